@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { EMAIL_MAX, NameFieldsSchema } from './auth';
+import { RoleSchema, UserTypeSchema } from './roles';
+
+const email = z
+  .string({ message: 'Invalid email address' })
+  .trim()
+  .max(EMAIL_MAX, `Email must be at most ${EMAIL_MAX} characters`)
+  .pipe(z.email({ message: 'Invalid email address' }))
+  .transform((value) => value.toLowerCase());
+
+/** POST /api/admin/users: the Add New Staff Member form (spec sections 5 and 7). */
+export const CreateUserBodySchema = NameFieldsSchema.extend({
+  email,
+  userType: UserTypeSchema,
+});
+export type CreateUserBody = z.infer<typeof CreateUserBodySchema>;
+
+/** PATCH /api/admin/users/{id}/edit */
+export const EditUserBodySchema = NameFieldsSchema.extend({ email, role: RoleSchema });
+export type EditUserBody = z.infer<typeof EditUserBodySchema>;
+
+/** PATCH /api/admin/users/{id}/status */
+export const UserStatusBodySchema = z.object({ isActive: z.boolean({ message: 'isActive must be true or false' }) });
+export type UserStatusBody = z.infer<typeof UserStatusBodySchema>;
+
+/** PUT /api/admin/users/{id}/role */
+export const UserRoleBodySchema = z.object({ role: RoleSchema });
+export type UserRoleBody = z.infer<typeof UserRoleBodySchema>;
+
+/** POST /api/admin/users/{id}/approve: approves a pending registration with the role chosen. */
+export const ApproveUserBodySchema = z.object({ role: RoleSchema });
+export type ApproveUserBody = z.infer<typeof ApproveUserBodySchema>;
+
+/** One row of GET /api/admin/users. */
+export const AdminUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: RoleSchema,
+  isAdmin: z.boolean(),
+  isMasterAdmin: z.boolean(),
+  isActive: z.boolean(),
+  profileImageUrl: z.string().nullable(),
+  /** True while a registration awaits approval. */
+  pendingApproval: z.boolean(),
+  /** The role asked for at registration, as the form spelt it. */
+  requestedRole: z.string().nullable(),
+  /** True while an invited member has not yet chosen a password. */
+  invitePending: z.boolean(),
+  createdAt: z.string(),
+  lastLoginAt: z.string().nullable(),
+});
+export type AdminUser = z.infer<typeof AdminUserSchema>;

@@ -1,0 +1,66 @@
+/** Business constants of spec section 9 and the fixed lists of section 3. */
+
+export const PRODUCT_NAME = 'Staff Portal';
+export const BRAND_COLOR = '#4C307D';
+
+/** The nine named houses of spec section 3; the tenth carries the organisation's name (ORG_NAME). */
+export const NAMED_HOUSES = [
+  'Apps House',
+  'Chartwell & Community',
+  'Flora Innes House',
+  'Giles House',
+  'Hanover Drive',
+  'The Lodges',
+  'Main Road',
+  'Tudor Way',
+  'Westminster Croft',
+] as const;
+
+/** All ten houses, the tenth named after the operating organisation. */
+export function listHouses(orgName: string): string[] {
+  return [...NAMED_HOUSES, orgName];
+}
+
+export const MINUTE_MS = 60_000;
+
+export const LIMITS = {
+  inactivityLogoutMs: 30 * MINUTE_MS,
+  inactivityWarningMs: 25 * MINUTE_MS,
+  currentUserFreshMs: 5 * MINUTE_MS,
+  toastDurationMs: 5000,
+  toastLimit: 1,
+  passwordMinLength: 8,
+  postUploaderFiles: 20,
+  pickerDefaultFiles: 5,
+  uploadMaxBytes: 25 * 1024 * 1024,
+  profilePictureMaxBytes: 5 * 1024 * 1024,
+  suggestionTitleMax: 255,
+  suggestionContentMax: 1000,
+  bellMaxPosts: 5,
+  searchMaxResults: 5,
+  highlightMs: 3000,
+  highlightLinkDelayMs: 1000,
+  pushPromptDelayMs: 2000,
+  testNotificationDelayMs: 1000,
+  serviceWorkerReadyMs: 10_000,
+  redirectDelayMs: 500,
+  backToTopPx: 300,
+  mobilePostImages: 2,
+  reactionTooltipNames: 5,
+  /** How long an emailed password-reset link stays valid. */
+  resetTokenMs: 60 * MINUTE_MS,
+  /** How long an invitation link for a new staff member stays valid. */
+  inviteTokenMs: 7 * 24 * 60 * MINUTE_MS,
+  /** Failed sign-ins for one account before it is locked for the window (issue 2). */
+  loginFailuresPerAccount: 5,
+  /** Failed sign-ins from one address before it is locked for the window. */
+  loginFailuresPerAddress: 30,
+  loginFailureWindowMs: 15 * MINUTE_MS,
+  /** Upper bound of a session however active it is (decision 6). */
+  sessionMaxAgeMs: 12 * 60 * MINUTE_MS,
+  /** Client reports user activity to the server at most this often. */
+  activityHeartbeatMs: MINUTE_MS,
+} as const;
+
+export const REGISTRATION_MODES = ['approval', 'closed'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];

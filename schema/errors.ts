@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** Stable error ids every non-2xx answer carries (house style: Errors). */
+export const ERROR_CODES = [
+  'bad_request',
+  'validation_failed',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'gone',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const ErrorBodySchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;

@@ -1,0 +1,31 @@
+import type { Role } from './roles';
+
+/** The parts of a user that permission rules look at. */
+export interface Actor {
+  id: string;
+  role: Role;
+}
+
+export function isSystemAdmin(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'system_admin';
+}
+
+/** Admin Dashboard link: role admin, or isAdmin, or isMasterAdmin (spec section 6). */
+export function canSeeAdminLink(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}
+
+/** The /admin page and every user-management call: system administrators only. */
+export function canManageUsers(actor: Pick<Actor, 'role'>): boolean {
+  return isSystemAdmin(actor);
+}
+
+/** Edit and delete of a post: its author, or an admin or system admin (spec section 6). */
+export function canEditPost(actor: Actor, post: { authorId: string | null }): boolean {
+  return post.authorId === actor.id || actor.role === 'admin' || actor.role === 'system_admin';
+}
+
+/** Delete of a comment: its author, or a System Administrator (spec section 6). */
+export function canDeleteComment(actor: Actor, comment: { authorId: string | null }): boolean {
+  return comment.authorId === actor.id || isSystemAdmin(actor);
+}

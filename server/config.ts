@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { StrongPasswordSchema } from '../schema/auth';
+import { REGISTRATION_MODES } from '../schema/constants';
+
+/** Every setting of the server, read from the environment in this one place and checked at start. */
+export const ConfigSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATA_DIR: z.string().min(1).default('data'),
+    PUBLIC_URL: z.url({ message: 'must be a full URL such as https://portal.example.org' }).optional(),
+    ORG_NAME: z.string().trim().min(1).max(100).default('Staff Portal Care Ltd'),
+    SUPPORT_EMAIL: z.email({ message: 'must be an e-mail address' }).default('support@example.org'),
+    HANDBOOK_URL: z.url({ message: 'must be a full URL' }).default('https://handbook.example.org'),
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+      .optional(),
+    MAIL_FROM: z.string().min(3).default('Staff Portal <no-reply@localhost>'),
+    ADMIN_EMAIL: z.email({ message: 'must be an e-mail address' }).optional(),
+    ADMIN_PASSWORD: z.string().min(1).optional(),
+    REGISTRATION: z.enum(REGISTRATION_MODES, { message: 'must be approval or closed' }).default('approval'),
+    TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+    LOG_LEVEL: z.enum(['silent', 'error', 'info'], { message: 'must be silent, error or info' }).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
+      ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'ADMIN_EMAIL and ADMIN_PASSWORD go together' });
+    }
+    if (env.ADMIN_PASSWORD) {
+      const weak = StrongPasswordSchema.safeParse(env.ADMIN_PASSWORD);
+      if (!weak.success) ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: weak.error.issues[0].message });
+    }
+  });
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string | undefined;
+  orgName: string;
+  supportEmail: string;
+  handbookUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  registration: 'approval' | 'closed';
+  trustProxy: boolean;
+  logLevel: 'silent' | 'error' | 'info';
+  /** Cookies get Secure and HSTS is sent when the public URL is https. */
+  secure: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and checks the environment; throws ConfigError naming every bad key. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
+    orgName: e.ORG_NAME,
+    supportEmail: e.SUPPORT_EMAIL,
+    handbookUrl: e.HANDBOOK_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    adminEmail: e.ADMIN_EMAIL?.toLowerCase(),
+    adminPassword: e.ADMIN_PASSWORD,
+    registration: e.REGISTRATION,
+    trustProxy: e.TRUST_PROXY === 'true',
+    logLevel: e.LOG_LEVEL,
+    secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
+  };
+}
+
+/** The address links in e-mails and console messages point to. */
+export function baseUrl(config: Config): string {
+  return config.publicUrl ?? `http://localhost:${config.port}`;
+}

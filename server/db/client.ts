@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as tables from './tables';
+
+export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Database };
+
+const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Opens (creating if needed) the SQLite file in WAL mode with foreign keys on, and applies migrations. */
+export function openDb(file: string): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema: tables }) as Db;
+  migrate(db, { migrationsFolder });
+  return db;
+}
+
+export class DataDirLockedError extends Error {}
+
+/**
+ * Takes the data folder for this process: a second server on the same folder would corrupt nothing in
+ * SQLite, but would double-send mail and split live streams, so it refuses with a clear message.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockFile = path.join(dataDir, 'server.pid');
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      return () => {
+        try {
+          if (fs.readFileSync(lockFile, 'utf8') === String(process.pid)) fs.unlinkSync(lockFile);
+        } catch {
+          /* already gone */
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number(fs.readFileSync(lockFile, 'utf8'));
+      if (pid && pid !== process.pid && isRunning(pid)) {
+        throw new DataDirLockedError(
+          `Another Staff Portal server (process ${pid}) is already using the data folder ${dataDir}. ` +
+            'Stop it first, or start this one with a different DATA_DIR.',
+        );
+      }
+      fs.unlinkSync(lockFile); // left behind by a server that crashed
+    }
+  }
+  throw new DataDirLockedError(`Could not lock the data folder ${dataDir}`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,53 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  ApproveUserBodySchema,
+  CreateUserBodySchema,
+  EditUserBodySchema,
+  UserRoleBodySchema,
+  UserStatusBodySchema,
+} from '../../../schema/admin';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import { requestMeta, requireSystemAdmin } from '../auth/auth.middleware';
+import {
+  approveRegistration,
+  createStaffMember,
+  deleteStaffMember,
+  editStaffMember,
+  listStaff,
+  setStaffRole,
+  setStaffStatus,
+} from './admin.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** Staff administration (spec section 7 "Administration"): system administrators only. */
+export const adminRoutes = new Hono<AppEnv>()
+  .use('/admin/*', requireSystemAdmin)
+  .get('/admin/users', (c) => c.json(listStaff(c.var.deps)))
+  .post('/admin/users', validate('json', CreateUserBodySchema), async (c) =>
+    c.json(await createStaffMember(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),
+  )
+  .patch('/admin/users/:id/edit', validate('param', IdParamsSchema), validate('json', EditUserBodySchema), (c) =>
+    c.json(editStaffMember(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  )
+  .patch('/admin/users/:id/status', validate('param', IdParamsSchema), validate('json', UserStatusBodySchema), (c) =>
+    c.json(setStaffStatus(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  )
+  .put('/admin/users/:id/role', validate('param', IdParamsSchema), validate('json', UserRoleBodySchema), (c) =>
+    c.json(setStaffRole(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  )
+  .post(
+    '/admin/users/:id/approve',
+    validate('param', IdParamsSchema),
+    validate('json', ApproveUserBodySchema),
+    async (c) =>
+      c.json(
+        await approveRegistration(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c)),
+      ),
+  )
+  .delete('/admin/users/:id', validate('param', IdParamsSchema), (c) => {
+    deleteStaffMember(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
+    return c.body(null, 204);
+  });

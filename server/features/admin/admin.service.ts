@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  AdminUser,
+  ApproveUserBody,
+  CreateUserBody,
+  EditUserBody,
+  UserRoleBody,
+  UserStatusBody,
+} from '../../../schema/admin';
+import type { Role } from '../../../schema/roles';
+import { ROLE_LABELS, toRole } from '../../../schema/roles';
+import { baseUrl } from '../../config';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { conflict, forbidden, notFound } from '../../lib/errors';
+import { recordAudit } from '../audit/audit.service';
+import { endAllSessions, issueUserToken } from '../auth/auth.service';
+import {
+  countOtherActiveSystemAdmins,
+  deleteUserRow,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  listUsers,
+  updateUser,
+  type UserRow,
+} from '../users/users.queries';
+import { toAdminUser } from '../users/users.service';
+
+const LAST_ADMIN = 'There must always be at least one active System Administrator.';
+
+/** Every account, for the admin page (system administrators only; the route checks). */
+export function listStaff(deps: AppDeps): AdminUser[] {
+  return listUsers(deps.db).map(toAdminUser);
+}
+
+function loadTarget(deps: AppDeps, id: string): UserRow {
+  return findUserById(deps.db, id) ?? notFound('User not found');
+}
+
+/** Admins cannot change their own role, status or record, nor delete themselves (spec section 5). */
+function refuseSelf(actor: SessionUser, target: UserRow, what: string): void {
+  if (actor.id === target.id) forbidden(`You cannot ${what} your own account`);
+}
+
+/** Refuses a change that would leave no active System Administrator. */
+function keepOneSystemAdmin(deps: AppDeps, target: UserRow, after: { role: Role; isActive: boolean } | null): void {
+  const wasLive = target.role === 'system_admin' && target.isActive;
+  const staysLive = after !== null && after.role === 'system_admin' && after.isActive;
+  if (wasLive && !staysLive && countOtherActiveSystemAdmins(deps.db, target.id) === 0) conflict(LAST_ADMIN);
+}
+
+function audit(deps: AppDeps, actor: SessionUser, meta: RequestMeta, action: string, id: string, details?: object) {
+  recordAudit(deps.db, {
+    actor,
+    action,
+    ip: meta.ip,
+    target: { type: 'user', id },
+    details: details as Record<string, unknown> | undefined,
+    at: deps.now(),
+  });
+}
+
+function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): void {
+  const other = findUserByEmail(deps.db, email);
+  if (other && other.id !== exceptId) conflict('A user with this email already exists');
+}
+
+/** Adds a staff member and e-mails them an invitation link to choose their password (valid 7 days). */
+export async function createStaffMember(
+  deps: AppDeps,
+  actor: SessionUser,
+  body: CreateUserBody,
+  meta: RequestMeta,
+): Promise<AdminUser> {
+  checkEmailFree(deps, body.email);
+  const id = randomUUID();
+  const at = deps.now();
+  const role = toRole(body.userType);
+  insertUser(deps.db, {
+    id,
+    email: body.email,
+    passwordHash: null,
+    firstName: body.firstName,
+    lastName: body.lastName,
+    role,
+    isActive: true,
+    pendingApproval: false,
+    createdAt: at,
+    updatedAt: at,
+  });
+  const link = issueUserToken(deps, id, 'invite');
+  await deps.mailer.send({
+    to: body.email,
+    subject: `You have been invited to ${deps.config.orgName} Staff Portal`,
+    link,
+    text:
+      `Hello ${body.firstName},\n\n${actor.firstName} ${actor.lastName} has created a Staff Portal account for you ` +
+      `as ${ROLE_LABELS[role]}. Open this link within 7 days to choose your password:\n\n${link}\n\n` +
+      `Then sign in at ${baseUrl(deps.config)}/login with this e-mail address.`,
+  });
+  audit(deps, actor, meta, 'admin.user_created', id, { email: body.email, role });
+  return toAdminUser(loadTarget(deps, id));
+}
+
+/** Changes a member's name, e-mail and role. */
+export function editStaffMember(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: EditUserBody,
+  meta: RequestMeta,
+): AdminUser {
+  const target = loadTarget(deps, id);
+  refuseSelf(actor, target, 'edit');
+  checkEmailFree(deps, body.email, id);
+  keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
+  updateUser(deps.db, id, { ...body, updatedAt: deps.now() });
+  audit(deps, actor, meta, 'admin.user_updated', id, {
+    changed: (['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
+  });
+  return toAdminUser(loadTarget(deps, id));
+}
+
+/** Activates or deactivates a member; deactivation ends their sessions at once. */
+export function setStaffStatus(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UserStatusBody,
+  meta: RequestMeta,
+): AdminUser {
+  const target = loadTarget(deps, id);
+  refuseSelf(actor, target, 'change the status of');
+  keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
+  updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
+  if (!body.isActive) endAllSessions(deps, id);
+  audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
+  return toAdminUser(loadTarget(deps, id));
+}
+
+/** Changes a member's role. */
+export function setStaffRole(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UserRoleBody,
+  meta: RequestMeta,
+): AdminUser {
+  const target = loadTarget(deps, id);
+  refuseSelf(actor, target, 'change the role of');
+  keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
+  updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
+  audit(deps, actor, meta, 'admin.user_role_changed', id, { from: target.role, to: body.role });
+  return toAdminUser(loadTarget(deps, id));
+}
+
+/** Approves a pending registration with the chosen role and activates it. */
+export async function approveRegistration(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: ApproveUserBody,
+  meta: RequestMeta,
+): Promise<AdminUser> {
+  const target = loadTarget(deps, id);
+  if (!target.pendingApproval) conflict('This account is not awaiting approval');
+  updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
+  audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
+  await deps.mailer.send({
+    to: target.email,
+    subject: 'Your Staff Portal account has been approved',
+    text:
+      `Hello ${target.firstName},\n\nYour Staff Portal account has been approved as ${ROLE_LABELS[body.role]}. ` +
+      `You can now sign in at ${baseUrl(deps.config)}/login.`,
+  });
+  return toAdminUser(loadTarget(deps, id));
+}
+
+/** Deletes an account and its personal data; what they wrote stays, attributed to "Deleted user". */
+export function deleteStaffMember(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
+  const target = loadTarget(deps, id);
+  refuseSelf(actor, target, 'delete');
+  keepOneSystemAdmin(deps, target, null);
+  endAllSessions(deps, id);
+  deleteUserRow(deps.db, id);
+  audit(deps, actor, meta, 'admin.user_deleted', id, { email: target.email });
+}

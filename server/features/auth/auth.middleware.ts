@@ -1,0 +1,63 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { canManageUsers } from '../../../schema/permissions';
+import type { AppEnv, RequestMeta } from '../../lib/context';
+import { forbidden, unauthenticated } from '../../lib/errors';
+import { resolveSession } from './auth.service';
+
+export const SESSION_COOKIE = 'sp_session';
+
+/** Requests that say they are background traffic (sync, polling) do not count as user activity. */
+export function isBackgroundRequest(c: Context<AppEnv>): boolean {
+  return c.req.header('x-background') === '1';
+}
+
+/** Loads the session of the cookie when there is one, without requiring it. */
+function loadUser(c: Context<AppEnv>) {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token) return null;
+  const found = resolveSession(c.var.deps, token, !isBackgroundRequest(c));
+  if (!found) {
+    clearSessionCookie(c);
+    return null;
+  }
+  c.set('user', found.user);
+  c.set('sessionHash', found.tokenHash);
+  return found.user;
+}
+
+/** Any signed-in, active user; 401 otherwise. */
+export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!loadUser(c)) unauthenticated();
+  await next();
+};
+
+/** System administrators only: 401 signed out, 403 for everyone else (spec section 6). */
+export const requireSystemAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const user = loadUser(c);
+  if (!user) unauthenticated();
+  else if (!canManageUsers(user)) forbidden('System Administrator access required.');
+  await next();
+};
+
+export function setSessionCookie(c: Context<AppEnv>, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: c.var.deps.config.secure,
+    path: '/',
+  });
+}
+
+export function clearSessionCookie(c: Context<AppEnv>): void {
+  deleteCookie(c, SESSION_COOKIE, { path: '/', secure: c.var.deps.config.secure });
+}
+
+export function requestMeta(c: Context<AppEnv>): RequestMeta {
+  return { ip: c.var.ip, userAgent: c.req.header('user-agent') ?? null };
+}
+
+/** Whether the request carries a live session; used by routes that answer both ways. */
+export function currentUserOrNull(c: Context<AppEnv>) {
+  return loadUser(c);
+}

@@ -1,0 +1,88 @@
+import { and, count, eq, gt, isNull, lt, min } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { loginFailures, sessions, settings, users, userTokens } from '../../db/tables';
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type TokenRow = typeof userTokens.$inferSelect;
+
+export function insertSession(db: Db, row: SessionRow): void {
+  db.insert(sessions).values(row).run();
+}
+
+/** The session and its user, in one query. */
+export function findSessionWithUser(db: Db, tokenHash: string) {
+  return db
+    .select({ session: sessions, user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(sessions.tokenHash, tokenHash))
+    .get();
+}
+
+export function touchSession(db: Db, tokenHash: string, at: number): void {
+  db.update(sessions).set({ lastActiveAt: at }).where(eq(sessions.tokenHash, tokenHash)).run();
+}
+
+export function deleteSession(db: Db, tokenHash: string): void {
+  db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
+}
+
+export function deleteSessionsOfUser(db: Db, userId: string): void {
+  db.delete(sessions).where(eq(sessions.userId, userId)).run();
+}
+
+/** Removes sessions idle since before `idleBefore` or created before `createdBefore`. */
+export function deleteDeadSessions(db: Db, idleBefore: number, createdBefore: number): void {
+  db.delete(sessions).where(lt(sessions.lastActiveAt, idleBefore)).run();
+  db.delete(sessions).where(lt(sessions.createdAt, createdBefore)).run();
+}
+
+export function insertUserToken(db: Db, row: TokenRow): void {
+  db.insert(userTokens).values(row).run();
+}
+
+export function findUserToken(db: Db, tokenHash: string): TokenRow | undefined {
+  return db.select().from(userTokens).where(eq(userTokens.tokenHash, tokenHash)).get();
+}
+
+/** Marks every unused token of a user used, so a reset ends all older links. */
+export function useAllTokensOfUser(db: Db, userId: string, at: number): void {
+  db.update(userTokens)
+    .set({ usedAt: at })
+    .where(and(eq(userTokens.userId, userId), isNull(userTokens.usedAt)))
+    .run();
+}
+
+export function insertLoginFailure(db: Db, email: string, ip: string, at: number): void {
+  db.insert(loginFailures).values({ email, ip, at }).run();
+}
+
+/** Failures since `since` and the time of the oldest, for an e-mail or an address. */
+export function countLoginFailures(db: Db, by: 'email' | 'ip', value: string, since: number) {
+  const column = by === 'email' ? loginFailures.email : loginFailures.ip;
+  return db
+    .select({ n: count(), oldest: min(loginFailures.at) })
+    .from(loginFailures)
+    .where(and(eq(column, value), gt(loginFailures.at, since)))
+    .get() ?? { n: 0, oldest: null };
+}
+
+export function deleteLoginFailuresOf(db: Db, email: string): void {
+  db.delete(loginFailures).where(eq(loginFailures.email, email)).run();
+}
+
+export function deleteLoginFailuresBefore(db: Db, before: number): void {
+  db.delete(loginFailures).where(lt(loginFailures.at, before)).run();
+}
+
+export function readSetting(db: Db, key: string): string | undefined {
+  return db.select().from(settings).where(eq(settings.key, key)).get()?.value;
+}
+
+export function writeSetting(db: Db, key: string, value: string): void {
+  db.insert(settings).values({ key, value }).onConflictDoUpdate({ target: settings.key, set: { value } }).run();
+}
+
+export function deleteSetting(db: Db, key: string): void {
+  db.delete(settings).where(eq(settings.key, key)).run();
+}

@@ -1,0 +1,68 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  ForgotPasswordBodySchema,
+  LoginBodySchema,
+  RegisterBodySchema,
+  ResetPasswordBodySchema,
+  SetupBodySchema,
+} from '../../../schema/auth';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import {
+  clearSessionCookie,
+  currentUserOrNull,
+  requestMeta,
+  requireUser,
+  setSessionCookie,
+} from './auth.middleware';
+import {
+  checkResetToken,
+  checkSetupLink,
+  completeSetup,
+  endSession,
+  legacyLogin,
+  login,
+  register,
+  requestPasswordReset,
+  resetPassword,
+} from './auth.service';
+
+const TokenQuerySchema = z.object({ token: z.string().min(1).max(200) });
+
+/** Sign-in, registration, password reset and the first-start setup (spec section 7 "Authentication"). */
+export const authRoutes = new Hono<AppEnv>()
+  .get('/auth/user', requireUser, (c) => c.json(c.var.user))
+  .post('/auth/login', validate('json', LoginBodySchema), async (c) => {
+    const { token, user } = await login(c.var.deps, c.req.valid('json'), requestMeta(c));
+    setSessionCookie(c, token);
+    return c.json(user);
+  })
+  .post('/auth/logout', (c) => {
+    const user = currentUserOrNull(c);
+    if (user) endSession(c.var.deps, c.var.sessionHash, user, requestMeta(c));
+    clearSessionCookie(c);
+    return c.body(null, 204);
+  })
+  .post('/auth/heartbeat', requireUser, (c) => c.body(null, 204))
+  .post('/auth/register', validate('json', RegisterBodySchema), async (c) =>
+    c.json(await register(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
+  )
+  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), async (c) =>
+    c.json(await requestPasswordReset(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
+  )
+  .get('/auth/reset-password/validate', validate('query', TokenQuerySchema), (c) =>
+    c.json(checkResetToken(c.var.deps, c.req.valid('query').token)),
+  )
+  .post('/auth/reset-password', validate('json', ResetPasswordBodySchema), async (c) =>
+    c.json(await resetPassword(c.var.deps, c.req.valid('json'), requestMeta(c))),
+  )
+  .post('/legacy-login', () => legacyLogin())
+  .get('/setup/validate', validate('query', TokenQuerySchema), (c) =>
+    c.json(checkSetupLink(c.var.deps, c.req.valid('query').token)),
+  )
+  .post('/setup', validate('json', SetupBodySchema), async (c) => {
+    const { token, user } = await completeSetup(c.var.deps, c.req.valid('json'), requestMeta(c));
+    setSessionCookie(c, token);
+    return c.json(user, 201);
+  });

@@ -1,0 +1,368 @@
+import { randomUUID } from 'node:crypto';
+import {
+  MESSAGES,
+  type CurrentUser,
+  type ForgotPasswordBody,
+  type LoginBody,
+  type RegisterBody,
+  type ResetPasswordBody,
+  type SetupBody,
+} from '../../../schema/auth';
+import { LIMITS } from '../../../schema/constants';
+import { baseUrl } from '../../config';
+import type { AppDeps, RequestMeta } from '../../lib/context';
+import { hashPassword, hashToken, randomToken, verifyPassword } from '../../lib/crypto';
+import { AppError, badRequest, conflict, forbidden, gone, tooManyRequests } from '../../lib/errors';
+import { recordAudit } from '../audit/audit.service';
+import { countActiveSystemAdmins, findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries';
+import { toCurrentUser } from '../users/users.service';
+import {
+  countLoginFailures,
+  deleteDeadSessions,
+  deleteLoginFailuresBefore,
+  deleteLoginFailuresOf,
+  deleteSession,
+  deleteSessionsOfUser,
+  deleteSetting,
+  findSessionWithUser,
+  findUserToken,
+  insertLoginFailure,
+  insertSession,
+  insertUserToken,
+  readSetting,
+  touchSession,
+  useAllTokensOfUser,
+  writeSetting,
+} from './auth.queries';
+
+/** Activity is written at most this often per session, to keep reads cheap. */
+const TOUCH_EVERY_MS = 10_000;
+const SETUP_TOKEN_KEY = 'setup_token_hash';
+
+export interface StartedSession {
+  token: string;
+  user: CurrentUser;
+}
+
+/** Creates a session for a user and returns the raw token for the cookie. */
+export function startSession(deps: AppDeps, userId: string, meta: RequestMeta): string {
+  const token = randomToken();
+  const at = deps.now();
+  insertSession(deps.db, {
+    tokenHash: hashToken(token),
+    userId,
+    createdAt: at,
+    lastActiveAt: at,
+    ip: meta.ip,
+    userAgent: meta.userAgent?.slice(0, 300) ?? null,
+  });
+  return token;
+}
+
+/**
+ * Finds the live session of a cookie token. A session is dead when idle for 30 minutes, older than the
+ * maximum age, or its user is inactive; a dead one is deleted. Foreground requests count as activity,
+ * background ones (sync, polling) do not (issue 2).
+ */
+export function resolveSession(deps: AppDeps, token: string, foreground: boolean) {
+  const tokenHash = hashToken(token);
+  const found = findSessionWithUser(deps.db, tokenHash);
+  if (!found) return null;
+  const at = deps.now();
+  const { session, user } = found;
+  const idle = at - session.lastActiveAt >= LIMITS.inactivityLogoutMs;
+  const expired = at - session.createdAt >= LIMITS.sessionMaxAgeMs;
+  if (idle || expired || !user.isActive) {
+    deleteSession(deps.db, tokenHash);
+    return null;
+  }
+  if (foreground && at - session.lastActiveAt >= TOUCH_EVERY_MS) touchSession(deps.db, tokenHash, at);
+  return { tokenHash, user: toCurrentUser(user) };
+}
+
+export function endSession(deps: AppDeps, tokenHash: string, user: CurrentUser, meta: RequestMeta): void {
+  deleteSession(deps.db, tokenHash);
+  recordAudit(deps.db, { actor: user, action: 'auth.logout', ip: meta.ip, at: deps.now() });
+}
+
+/** Ends every session of a user at once (deactivation, deletion, password change). */
+export function endAllSessions(deps: AppDeps, userId: string): void {
+  deleteSessionsOfUser(deps.db, userId);
+}
+
+function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
+  const since = deps.now() - LIMITS.loginFailureWindowMs;
+  const limits = [
+    { found: countLoginFailures(deps.db, 'email', email, since), max: LIMITS.loginFailuresPerAccount },
+    { found: countLoginFailures(deps.db, 'ip', ip, since), max: LIMITS.loginFailuresPerAddress },
+  ];
+  for (const { found, max } of limits) {
+    if (found.n >= max && found.oldest !== null) {
+      const waitMs = found.oldest + LIMITS.loginFailureWindowMs - deps.now();
+      const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+      tooManyRequests(
+        `Too many failed sign-in attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        Math.ceil(waitMs / 1000),
+      );
+    }
+  }
+}
+
+/** Signs in with e-mail and password; the same answer whether or not the e-mail exists. */
+export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): Promise<StartedSession> {
+  checkRateLimit(deps, body.email, meta.ip);
+  const user = findUserByEmail(deps.db, body.email);
+  const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
+  const at = deps.now();
+  if (!user || !ok) {
+    insertLoginFailure(deps.db, body.email, meta.ip, at);
+    recordAudit(deps.db, {
+      actor: { id: user?.id ?? null, email: body.email },
+      action: 'auth.login_failed',
+      ip: meta.ip,
+      at,
+    });
+    throw new AppError(401, 'unauthenticated', MESSAGES.invalidCredentials);
+  }
+  if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
+  if (!user.isActive) forbidden(MESSAGES.deactivated);
+  deleteLoginFailuresOf(deps.db, body.email);
+  updateUser(deps.db, user.id, { lastLoginAt: at });
+  const token = startSession(deps, user.id, meta);
+  recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, at });
+  return { token, user: toCurrentUser(user) };
+}
+
+/**
+ * Registration never grants a role: it creates an inactive staff account awaiting approval and records the
+ * role asked for. The answer is the same for a new and an already-registered e-mail.
+ */
+export async function register(deps: AppDeps, body: RegisterBody, meta: RequestMeta): Promise<{ message: string }> {
+  if (deps.config.registration === 'closed') forbidden(MESSAGES.registrationClosed);
+  const passwordHash = await hashPassword(body.password);
+  const existing = findUserByEmail(deps.db, body.email);
+  const at = deps.now();
+  if (existing) {
+    await deps.mailer.send({
+      to: existing.email,
+      subject: 'Someone tried to register with your e-mail',
+      text:
+        `Someone asked for a new Staff Portal account with this e-mail address, which already has one.\n\n` +
+        `If it was you, sign in at ${baseUrl(deps.config)}/login or reset your password at ` +
+        `${baseUrl(deps.config)}/forgot-password. Otherwise you can ignore this message.`,
+    });
+    recordAudit(deps.db, { actor: { id: null, email: body.email }, action: 'auth.register_existing', ip: meta.ip, at });
+    return { message: MESSAGES.registrationReceived };
+  }
+  const id = randomUUID();
+  insertUser(deps.db, {
+    id,
+    email: body.email,
+    passwordHash,
+    firstName: body.firstName,
+    lastName: body.lastName,
+    role: 'staff',
+    isActive: false,
+    pendingApproval: true,
+    requestedRole: body.role,
+    createdAt: at,
+    updatedAt: at,
+  });
+  recordAudit(deps.db, {
+    actor: { id, email: body.email },
+    action: 'auth.register',
+    ip: meta.ip,
+    target: { type: 'user', id },
+    details: { requestedRole: body.role },
+    at,
+  });
+  return { message: MESSAGES.registrationReceived };
+}
+
+/** Creates a single-use e-mailed token and returns the link that carries it. */
+export function issueUserToken(deps: AppDeps, userId: string, purpose: 'reset' | 'invite'): string {
+  const token = randomToken();
+  const at = deps.now();
+  insertUserToken(deps.db, {
+    tokenHash: hashToken(token),
+    userId,
+    purpose,
+    createdAt: at,
+    expiresAt: at + (purpose === 'reset' ? LIMITS.resetTokenMs : LIMITS.inviteTokenMs),
+    usedAt: null,
+  });
+  return `${baseUrl(deps.config)}/reset-password?token=${encodeURIComponent(token)}`;
+}
+
+/** Mails a reset link when the account exists and may sign in; the answer never tells which. */
+export async function requestPasswordReset(
+  deps: AppDeps,
+  body: ForgotPasswordBody,
+  meta: RequestMeta,
+): Promise<{ message: string }> {
+  const user = findUserByEmail(deps.db, body.email);
+  if (user && user.isActive && !user.pendingApproval) {
+    const link = issueUserToken(deps, user.id, 'reset');
+    await deps.mailer.send({
+      to: user.email,
+      subject: 'Reset your Staff Portal password',
+      link,
+      text:
+        `Hello ${user.firstName},\n\nSomeone asked to reset the password of your Staff Portal account. ` +
+        `Open this link within one hour to choose a new password:\n\n${link}\n\n` +
+        `If you did not ask for this, you can ignore this message; your password stays as it is.`,
+    });
+    recordAudit(deps.db, {
+      actor: { id: null, email: body.email },
+      action: 'auth.password_reset_requested',
+      ip: meta.ip,
+      target: { type: 'user', id: user.id },
+      at: deps.now(),
+    });
+  }
+  return { message: MESSAGES.resetSent };
+}
+
+function findLiveToken(deps: AppDeps, token: string) {
+  const row = findUserToken(deps.db, hashToken(token));
+  if (!row || row.usedAt !== null || row.expiresAt <= deps.now()) return badRequest(MESSAGES.invalidResetLink);
+  const user = findUserById(deps.db, row.userId);
+  if (!user) return badRequest(MESSAGES.invalidResetLink);
+  return { row, user };
+}
+
+/** Tells the reset screen whether its link is still good, and whether it is an invitation. */
+export function checkResetToken(deps: AppDeps, token: string) {
+  const { row, user } = findLiveToken(deps, token);
+  return { valid: true as const, purpose: row.purpose, email: user.email };
+}
+
+/** Sets a new password with a reset or invitation token; the token is spent and all sessions end. */
+export async function resetPassword(deps: AppDeps, body: ResetPasswordBody, meta: RequestMeta) {
+  const { row, user } = findLiveToken(deps, body.token);
+  const passwordHash = await hashPassword(body.password);
+  const at = deps.now();
+  deps.db.transaction(() => {
+    updateUser(deps.db, user.id, { passwordHash, updatedAt: at });
+    useAllTokensOfUser(deps.db, user.id, at);
+    deleteSessionsOfUser(deps.db, user.id);
+    deleteLoginFailuresOf(deps.db, user.email);
+  });
+  recordAudit(deps.db, {
+    actor: { id: user.id, email: user.email },
+    action: row.purpose === 'invite' ? 'auth.invitation_accepted' : 'auth.password_changed',
+    ip: meta.ip,
+    target: { type: 'user', id: user.id },
+    at,
+  });
+  return { message: 'Your password has been changed. You can now log in with your new password.' };
+}
+
+/** The legacy shared login is retired; the call stays so old clients get a clear answer. */
+export function legacyLogin(): never {
+  return gone(MESSAGES.legacyRetired);
+}
+
+/** Removes expired sessions and old failure records; run now and then. */
+export function sweepExpired(deps: AppDeps): void {
+  const at = deps.now();
+  deleteDeadSessions(deps.db, at - LIMITS.inactivityLogoutMs, at - LIMITS.sessionMaxAgeMs);
+  deleteLoginFailuresBefore(deps.db, at - LIMITS.loginFailureWindowMs);
+}
+
+/**
+ * First start: creates the System Administrator from ADMIN_EMAIL/ADMIN_PASSWORD, or returns a one-time
+ * setup link for the person at the console. Returns null when a System Administrator already exists.
+ */
+export async function ensureFirstAdmin(deps: AppDeps): Promise<{ created?: string; setupLink?: string } | null> {
+  if (countActiveSystemAdmins(deps.db) > 0) {
+    deleteSetting(deps.db, SETUP_TOKEN_KEY);
+    return null;
+  }
+  const { adminEmail, adminPassword } = deps.config;
+  if (adminEmail && adminPassword) {
+    const user = await createSystemAdmin(deps, {
+      email: adminEmail,
+      firstName: 'System',
+      lastName: 'Administrator',
+      password: adminPassword,
+    });
+    recordAudit(deps.db, {
+      actor: { id: null, email: null },
+      action: 'setup.admin_from_env',
+      ip: 'console',
+      target: { type: 'user', id: user.id },
+      at: deps.now(),
+    });
+    return { created: adminEmail };
+  }
+  const token = randomToken();
+  writeSetting(deps.db, SETUP_TOKEN_KEY, hashToken(token));
+  return { setupLink: `${baseUrl(deps.config)}/setup?token=${encodeURIComponent(token)}` };
+}
+
+async function createSystemAdmin(
+  deps: AppDeps,
+  input: { email: string; firstName: string; lastName: string; password: string },
+) {
+  const passwordHash = await hashPassword(input.password);
+  const at = deps.now();
+  const existing = findUserByEmail(deps.db, input.email);
+  if (existing) {
+    updateUser(deps.db, existing.id, {
+      role: 'system_admin',
+      isActive: true,
+      pendingApproval: false,
+      passwordHash,
+      updatedAt: at,
+    });
+    return findUserById(deps.db, existing.id)!;
+  }
+  const id = randomUUID();
+  insertUser(deps.db, {
+    id,
+    email: input.email,
+    passwordHash,
+    firstName: input.firstName,
+    lastName: input.lastName,
+    role: 'system_admin',
+    isActive: true,
+    pendingApproval: false,
+    createdAt: at,
+    updatedAt: at,
+  });
+  return findUserById(deps.db, id)!;
+}
+
+function checkSetupToken(deps: AppDeps, token: string): void {
+  const stored = readSetting(deps.db, SETUP_TOKEN_KEY);
+  if (countActiveSystemAdmins(deps.db) > 0) conflict('Staff Portal is already set up. Please sign in.');
+  if (!stored || stored !== hashToken(token)) badRequest('This setup link is invalid or has already been used.');
+}
+
+/** Whether a console setup link is still good. */
+export function checkSetupLink(deps: AppDeps, token: string): { valid: true } {
+  checkSetupToken(deps, token);
+  return { valid: true };
+}
+
+/** Creates the first System Administrator through the one-time console link and signs them in. */
+export async function completeSetup(deps: AppDeps, body: SetupBody, meta: RequestMeta): Promise<StartedSession> {
+  checkSetupToken(deps, body.token);
+  const user = await createSystemAdmin(deps, body);
+  deleteSetting(deps.db, SETUP_TOKEN_KEY);
+  recordAudit(deps.db, {
+    actor: { id: user.id, email: user.email },
+    action: 'setup.admin_created',
+    ip: meta.ip,
+    target: { type: 'user', id: user.id },
+    at: deps.now(),
+  });
+  updateUser(deps.db, user.id, { lastLoginAt: deps.now() });
+  return { token: startSession(deps, user.id, meta), user: toCurrentUser(user) };
+}
+
+/** Whether the app still waits for its first System Administrator. */
+export function needsSetup(deps: AppDeps): boolean {
+  return countActiveSystemAdmins(deps.db) === 0;
+}

@@ -1,0 +1,19 @@
+import { Hono } from 'hono';
+import type { PublicConfig } from '../../../schema/auth';
+import { listHouses } from '../../../schema/constants';
+import type { AppEnv } from '../../lib/context';
+import { needsSetup } from '../auth/auth.service';
+
+/** GET /api/config: the public settings the screens show before and after sign-in. */
+export const configRoutes = new Hono<AppEnv>().get('/config', (c) => {
+  const { config } = c.var.deps;
+  const body: PublicConfig = {
+    orgName: config.orgName,
+    supportEmail: config.supportEmail,
+    handbookUrl: config.handbookUrl,
+    registration: config.registration,
+    houses: listHouses(config.orgName),
+    needsSetup: needsSetup(c.var.deps),
+  };
+  return c.json(body);
+});

@@ -1,0 +1,38 @@
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import type { CurrentUser } from '../../schema/auth';
+import type { Mailer } from './mail';
+
+/** A signed-in user as the server sees it for a request. */
+export type SessionUser = CurrentUser;
+
+/** Things every request can reach: passed to createApp so tests build a fresh app. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  mailer: Mailer;
+  /** Milliseconds now; tests move it to check expiry rules. */
+  now: () => number;
+  log: Logger;
+}
+
+export interface Logger {
+  info: (message: string) => void;
+  error: (message: string, error?: unknown) => void;
+}
+
+export interface AppEnv {
+  Variables: {
+    deps: AppDeps;
+    db: Db;
+    ip: string;
+    user: SessionUser;
+    sessionHash: string;
+  };
+}
+
+/** Where a request came from, for the audit log and rate limits. */
+export interface RequestMeta {
+  ip: string;
+  userAgent: string | null;
+}

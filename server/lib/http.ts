@@ -1,0 +1,75 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { zValidator } from '@hono/zod-validator';
+import type { Context, MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ZodType } from 'zod';
+import { MESSAGES } from '../../schema/auth';
+import type { ErrorBody } from '../../schema/errors';
+import { AppError } from './errors';
+import type { AppEnv } from './context';
+
+type Target = 'json' | 'query' | 'param' | 'form';
+
+/** zod validation of one part of a request; every issue is reported, the first one is the message. */
+export function validate<T extends ZodType, K extends Target>(target: K, schema: T) {
+  return zValidator(target, schema, (result) => {
+    if (!result.success) {
+      const issues = result.error.issues;
+      const details = issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+      throw new AppError(400, 'validation_failed', details[0]?.message ?? 'Invalid request', details);
+    }
+  });
+}
+
+/** One error handler: AppError as JSON, framework errors by status, anything else a plain 500. */
+export function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof AppError) {
+    const body: ErrorBody = { code: error.code, message: error.message, details: error.details };
+    return c.json(body, error.status as ContentfulStatusCode, error.headers);
+  }
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    const code = status === 413 ? 'payload_too_large' : status === 401 ? 'unauthenticated' : 'bad_request';
+    const message =
+      status === 413 ? 'The request is too large' : /json/i.test(error.message) ? 'The request body is not valid JSON' : 'Bad request';
+    return c.json({ code, message } satisfies ErrorBody, status);
+  }
+  c.var.deps?.log.error(`${c.req.method} ${c.req.path} failed`, error);
+  return c.json({ code: 'internal', message: 'Something went wrong. Please try again.' } satisfies ErrorBody, 500);
+}
+
+/** The client's address: the socket's, or the proxy's first X-Forwarded-For entry when TRUST_PROXY=true. */
+export function clientIp(c: Context<AppEnv>, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses state-changing calls made by a browser from another site: the Origin must be this app's
+ * (PUBLIC_URL or the Host it was reached on). Clients that send no Origin and no Fetch metadata are
+ * not browsers acting for a victim, so they pass (curl, tests, server-to-server).
+ */
+export function sameOriginOnly(publicUrl: string | undefined): MiddlewareHandler<AppEnv> {
+  const allowed = publicUrl ? new URL(publicUrl).origin : undefined;
+  return async (c, next) => {
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    const origin = c.req.header('origin');
+    const site = c.req.header('sec-fetch-site');
+    const host = c.req.header('host');
+    const own = new Set([allowed, host && `http://${host}`, host && `https://${host}`].filter(Boolean));
+    if (origin ? !own.has(origin) : site === 'cross-site' || site === 'same-site') {
+      throw new AppError(403, 'forbidden', MESSAGES.crossSite);
+    }
+    return next();
+  };
+}

@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { serve } from '@hono/node-server';
+import { createApp } from './app';
+import { baseUrl, type Config } from './config';
+import { lockDataDir, openDb, type Db } from './db/client';
+import { ensureFirstAdmin, sweepExpired } from './features/auth/auth.service';
+import type { AppDeps, Logger } from './lib/context';
+import { createMailer } from './lib/mail';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  deps: AppDeps;
+  close: () => Promise<void>;
+}
+
+/** A console logger that honours LOG_LEVEL and never prints a stack to a user (only to the console). */
+export function createLogger(level: Config['logLevel']): Logger {
+  return {
+    info: (message) => level === 'info' && console.log(message),
+    error: (message, error) => level !== 'silent' && console.error(message, error ?? ''),
+  };
+}
+
+/** The database file inside the data folder. */
+export function databaseFile(config: Config): string {
+  return path.join(config.dataDir, 'staff-portal.db');
+}
+
+/**
+ * Starts the whole server on its data folder: lock, migrations, first administrator, HTTP. Used by
+ * `npm start`, `npm run demo` and the end-to-end tests, so all of them run the same code.
+ */
+export async function startServer(
+  config: Config,
+  options: { clientDir?: string; now?: () => number } = {},
+): Promise<RunningServer> {
+  const log = createLogger(config.logLevel);
+  const unlock = lockDataDir(config.dataDir);
+  let db: Db;
+  try {
+    db = openDb(databaseFile(config));
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const deps: AppDeps = { config, db, mailer: createMailer(config, log), now: options.now ?? Date.now, log };
+  const first = await ensureFirstAdmin(deps);
+  if (first?.created) log.info(`Created the System Administrator ${first.created} from ADMIN_EMAIL.`);
+  if (first?.setupLink) {
+    console.log(
+      `\nNo System Administrator exists yet. Open this one-time link to create the first one:\n\n  ${first.setupLink}\n`,
+    );
+  }
+  const app = createApp(deps, options);
+  const sweep = setInterval(() => sweepExpired(deps), 60_000);
+  sweep.unref();
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  let closed = false;
+  return {
+    url: config.publicUrl ?? `http://localhost:${port}`,
+    port,
+    deps,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweep);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      db.$client.close();
+      unlock();
+    },
+  };
+}
+
+export { baseUrl };

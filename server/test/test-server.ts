@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../config';
+import { hashPassword } from '../lib/crypto';
+import { startServer } from '../server';
+import { insertUser, type NewUserRow } from '../features/users/users.queries';
+import { startSmtpServer } from './smtp';
+
+export const TEST_PASSWORD = 'Str0ng!Passw0rd';
+export const ADMIN = { email: 'admin@test.example', password: 'Adm1n!Passw0rd' };
+
+let hashed: Promise<string> | undefined;
+
+/**
+ * A real server on a fresh SQLite file and a real SMTP server, reached over real HTTP. The clock can be
+ * moved forward to test expiry rules.
+ */
+export async function startTestServer(env: Record<string, string> = {}) {
+  const smtp = await startSmtpServer();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-test-'));
+  let offset = 0;
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    SMTP_URL: smtp.url,
+    LOG_LEVEL: 'silent',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ORG_NAME: 'Test Care Ltd',
+    ...env,
+  });
+  const server = await startServer(config, { now: () => Date.now() + offset, clientDir: path.join(dataDir, 'no-client') });
+  const url = `http://127.0.0.1:${server.port}`;
+  return {
+    url,
+    server,
+    smtp,
+    dataDir,
+    db: server.deps.db,
+    /** Moves the server's clock forward. */
+    advance(ms: number) {
+      offset += ms;
+    },
+    client: () => new TestClient(url),
+    /** Inserts an active user with the test password (factory). */
+    async buildUser(overrides: Partial<NewUserRow> = {}) {
+      hashed ??= hashPassword(TEST_PASSWORD);
+      const id = overrides.id ?? randomUUID();
+      const row: NewUserRow = {
+        id,
+        email: `user-${id.slice(0, 8)}@test.example`,
+        passwordHash: await hashed,
+        firstName: 'Test',
+        lastName: 'User',
+        role: 'staff',
+        isActive: true,
+        pendingApproval: false,
+        createdAt: Date.now() + offset,
+        updatedAt: Date.now() + offset,
+        ...overrides,
+      };
+      insertUser(server.deps.db, row);
+      return row;
+    },
+    /** A client signed in as a new user of that role. */
+    async signedIn(overrides: Partial<NewUserRow> = {}) {
+      const user = await this.buildUser(overrides);
+      const client = new TestClient(url);
+      const res = await client.post('/api/auth/login', { email: user.email, password: TEST_PASSWORD });
+      if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return { user, client };
+    },
+    async close() {
+      await server.close();
+      await smtp.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestServer = Awaited<ReturnType<typeof startTestServer>>;
+
+export interface TestResponse<T = Record<string, unknown>> {
+  status: number;
+  // Tests read arbitrary JSON; the schema under test is what they assert against.
+  body: T & Record<string, unknown>;
+  headers: Headers;
+  text: string;
+}
+
+/** A tiny HTTP client with a cookie jar, like a browser tab without JavaScript. */
+export class TestClient {
+  cookie = '';
+  constructor(readonly base: string) {}
+
+  async request(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (this.cookie) (init.headers as Record<string, string>).cookie = this.cookie;
+    if (body !== undefined) {
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const res = await fetch(this.base + urlPath, init);
+    const setCookie = res.headers.getSetCookie();
+    for (const c of setCookie) {
+      const [pair] = c.split(';');
+      const [name, value] = pair.split('=');
+      if (name === 'sp_session') this.cookie = value ? `sp_session=${value}` : '';
+      if (/Max-Age=0/i.test(c) && name === 'sp_session') this.cookie = '';
+    }
+    const text = await res.text();
+    let parsed: unknown = {};
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      parsed = {};
+    }
+    return { status: res.status, body: parsed, headers: res.headers, text } as TestResponse;
+  }
+
+  get = (p: string, headers?: Record<string, string>) => this.request('GET', p, undefined, headers);
+  post = (p: string, body?: unknown, headers?: Record<string, string>) => this.request('POST', p, body ?? {}, headers);
+  patch = (p: string, body?: unknown) => this.request('PATCH', p, body ?? {});
+  put = (p: string, body?: unknown) => this.request('PUT', p, body ?? {});
+  delete = (p: string) => this.request('DELETE', p);
+}
