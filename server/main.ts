@@ -1,11 +1,12 @@
 import { ensureClientBuilt } from './build-client';
 import { ConfigError, loadConfig } from './config';
-import { DataDirLockedError } from './db/client';
+import { assertDataDirFree, DataDirLockedError } from './db/client';
 import { startServer } from './server';
 
 /** `npm start`: check settings, build the client when needed, then serve app and API from one process. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  assertDataDirFree(config.dataDir);
   await ensureClientBuilt((m) => console.log(m));
   const server = await startServer(config);
   console.log(`Staff Portal is running at ${server.url} (data in ${config.dataDir})`);

@@ -44,14 +44,9 @@ export async function startServer(
     unlock();
     throw error;
   }
-  const deps: AppDeps = { config, db, mailer: createMailer(config, log), now: options.now ?? Date.now, log };
-  const first = await ensureFirstAdmin(deps);
-  if (first?.created) log.info(`Created the System Administrator ${first.created} from ADMIN_EMAIL.`);
-  if (first?.setupLink) {
-    console.log(
-      `\nNo System Administrator exists yet. Open this one-time link to create the first one:\n\n  ${first.setupLink}\n`,
-    );
-  }
+  // A copy, so the port actually bound (PORT=0 in tests) reaches links in mail and on the console.
+  const runtimeConfig: Config = { ...config };
+  const deps: AppDeps = { config: runtimeConfig, db, mailer: createMailer(config, log), now: options.now ?? Date.now, log };
   const app = createApp(deps, options);
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
@@ -61,6 +56,14 @@ export async function startServer(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  runtimeConfig.port = port;
+  const first = await ensureFirstAdmin(deps);
+  if (first?.created) log.info(`Created the System Administrator ${first.created} from ADMIN_EMAIL.`);
+  if (first?.setupLink) {
+    console.log(
+      `\nNo System Administrator exists yet. Open this one-time link to create the first one:\n\n  ${first.setupLink}\n`,
+    );
+  }
   let closed = false;
   return {
     url: config.publicUrl ?? `http://localhost:${port}`,

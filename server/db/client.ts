@@ -25,6 +25,21 @@ export function openDb(file: string): Db {
 
 export class DataDirLockedError extends Error {}
 
+/** Refuses early (before a slow client build) when another live server holds the data folder. */
+export function assertDataDirFree(dataDir: string): void {
+  const lockFile = path.join(dataDir, 'server.pid');
+  if (!fs.existsSync(lockFile)) return;
+  const pid = Number(fs.readFileSync(lockFile, 'utf8'));
+  if (pid && pid !== process.pid && isRunning(pid)) throw lockedError(pid, dataDir);
+}
+
+function lockedError(pid: number, dataDir: string): DataDirLockedError {
+  return new DataDirLockedError(
+    `Another Staff Portal server (process ${pid}) is already using the data folder ${dataDir}. ` +
+      'Stop it first, or start this one with a different DATA_DIR.',
+  );
+}
+
 /**
  * Takes the data folder for this process: a second server on the same folder would corrupt nothing in
  * SQLite, but would double-send mail and split live streams, so it refuses with a clear message.
@@ -45,11 +60,8 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(fs.readFileSync(lockFile, 'utf8'));
-      if (pid && pid !== process.pid && isRunning(pid)) {
-        throw new DataDirLockedError(
-          `Another Staff Portal server (process ${pid}) is already using the data folder ${dataDir}. ` +
-            'Stop it first, or start this one with a different DATA_DIR.',
-        );
+      if (pid && isRunning(pid)) {
+        throw lockedError(pid, dataDir);
       }
       fs.unlinkSync(lockFile); // left behind by a server that crashed
     }

@@ -1,0 +1,214 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config';
+import { startServer } from './server';
+import { startTestServer, TestClient } from './test/test-server';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const tempDirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-srv-'));
+  tempDirs.push(dir);
+  return dir;
+};
+afterAll(() => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** Runs `npm start`'s entry point as a real process and collects what it prints. */
+function runMain(env: Record<string, string>, untilMatch: RegExp, timeoutMs = 20_000) {
+  return new Promise<{ code: number | null; output: string; kill: () => void }>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    });
+    let output = '';
+    const done = (code: number | null) => resolve({ code, output, kill: () => child.kill('SIGTERM') });
+    const timer = setTimeout(() => done(null), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (untilMatch.test(output)) {
+        clearTimeout(timer);
+        done(null);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      done(code);
+    });
+  });
+}
+
+describe('configuration', () => {
+  it('names every bad setting', () => {
+    expect(() => loadConfig({ PORT: 'abc', REGISTRATION: 'open', SMTP_URL: 'mail.example', PUBLIC_URL: 'nope' })).toThrow(
+      ConfigError,
+    );
+    try {
+      loadConfig({ PORT: 'abc', REGISTRATION: 'open', SMTP_URL: 'mail.example', PUBLIC_URL: 'nope' });
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const key of ['PORT', 'REGISTRATION', 'SMTP_URL', 'PUBLIC_URL']) expect(message).toContain(key);
+    }
+  });
+
+  it('refuses a weak or lone ADMIN_PASSWORD: never a default password', () => {
+    expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.example', ADMIN_PASSWORD: 'password' })).toThrow(/ADMIN_PASSWORD/);
+    expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.example' })).toThrow(/ADMIN_PASSWORD/);
+  });
+
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, registration: 'approval', secure: false });
+    expect(config.dataDir).toBe(path.resolve('data'));
+  });
+
+  it('stops the real process with a message naming the bad value', async () => {
+    const run = await runMain({ PORT: 'not-a-port', DATA_DIR: tempDir() }, /$^/);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain('PORT');
+    expect(run.output).not.toMatch(/at .*\(/);
+  });
+});
+
+describe('the data folder', () => {
+  it('refuses a second server on the same folder with a clear message', async () => {
+    const dataDir = tempDir();
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const first = await startServer(config, { clientDir: dataDir });
+    try {
+      await expect(startServer(config, { clientDir: dataDir })).rejects.toThrow(/already using the data folder/);
+      const run = await runMain({ PORT: '0', DATA_DIR: dataDir }, /$^/);
+      expect(run.code).toBe(1);
+      expect(run.output).toMatch(/Another Staff Portal server \(process \d+\) is already using the data folder/);
+    } finally {
+      await first.close();
+    }
+    const again = await startServer(config, { clientDir: dataDir });
+    await again.close();
+  });
+
+  it('uses SQLite in WAL mode with foreign keys on, and the audit log cannot be changed', async () => {
+    const t = await startTestServer();
+    try {
+      expect(t.db.$client.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(t.db.$client.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(fs.existsSync(path.join(t.dataDir, 'staff-portal.db'))).toBe(true);
+      expect(() => t.db.$client.prepare("update audit_log set action = 'x'").run()).toThrow(/append-only/);
+      expect(() => t.db.$client.prepare('delete from audit_log').run()).toThrow(/append-only/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('first start without a System Administrator', () => {
+  it('prints a one-time link that creates the first System Administrator and signs them in', async () => {
+    const dataDir = tempDir();
+    const logs: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => logs.push(args.join(' '));
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const server = await startServer(config, { clientDir: dataDir }).finally(() => (console.log = original));
+    try {
+      const link = /http:\/\/\S+\/setup\?token=\S+/.exec(logs.join('\n'))?.[0];
+      expect(link).toBeDefined();
+      const token = new URL(link!).searchParams.get('token')!;
+      const client = new TestClient(`http://127.0.0.1:${server.port}`);
+      expect((await client.get('/api/config')).body.needsSetup).toBe(true);
+      expect((await client.get('/api/setup/validate?token=wrong')).status).toBe(400);
+      expect((await client.get(`/api/setup/validate?token=${token}`)).body).toEqual({ valid: true });
+      const form = {
+        token,
+        email: 'Boss@Care.Example',
+        firstName: 'Bo',
+        lastName: 'Ss',
+        password: 'F1rst!Admin',
+        confirmPassword: 'F1rst!Admin',
+      };
+      const weak = await client.post('/api/setup', { ...form, password: 'weak', confirmPassword: 'weak' });
+      expect(weak.status).toBe(400);
+      const res = await client.post('/api/setup', form);
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ email: 'boss@care.example', role: 'system_admin', isMasterAdmin: true });
+      expect((await client.get('/api/auth/user')).status).toBe(200);
+      expect((await client.get('/api/config')).body.needsSetup).toBe(false);
+      const reuse = await new TestClient(client.base).post('/api/setup', { ...form, email: 'other@care.example' });
+      expect(reuse.status).toBe(409);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('mail without SMTP', () => {
+  it('writes each message as an .eml file under DATA_DIR/outbox and logs its link', async () => {
+    const dataDir = tempDir();
+    const logs: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => logs.push(args.join(' '));
+    try {
+      const config = loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ADMIN_EMAIL: 'root@care.example',
+        ADMIN_PASSWORD: 'R00t!Passw0rd',
+      });
+      const server = await startServer(config, { clientDir: dataDir });
+      try {
+        const client = new TestClient(`http://127.0.0.1:${server.port}`);
+        expect((await client.post('/api/auth/forgot-password', { email: 'root@care.example' })).status).toBe(202);
+        const files = fs.readdirSync(path.join(dataDir, 'outbox'));
+        expect(files).toHaveLength(1);
+        const eml = fs.readFileSync(path.join(dataDir, 'outbox', files[0]), 'utf8');
+        expect(eml).toMatch(/^To: root@care\.example$/m);
+        expect(eml).toMatch(/Subject: Reset your Staff Portal password/);
+        expect(logs.join('\n')).toMatch(/outbox.*\/reset-password\?token=/);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      console.log = original;
+    }
+  });
+});
+
+describe('settings that change behaviour', () => {
+  it('REGISTRATION=closed refuses registration with a clear message', async () => {
+    const t = await startTestServer({ REGISTRATION: 'closed' });
+    try {
+      const res = await t.client().post('/api/auth/register', {
+        email: 'a@test.example',
+        password: 'Str0ng!Pass',
+        confirmPassword: 'Str0ng!Pass',
+        firstName: 'A',
+        lastName: 'B',
+        role: 'staff',
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.message).toBe('Registration is closed. Please contact your administrator for an account.');
+      expect((await t.client().get('/api/config')).body.registration).toBe('closed');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('an https PUBLIC_URL makes the cookie Secure and sends HSTS', async () => {
+    const t = await startTestServer({ PUBLIC_URL: 'https://portal.care.example' });
+    try {
+      const res = await t.client().post('/api/auth/login', { email: 'admin@test.example', password: 'Adm1n!Passw0rd' });
+      expect(res.headers.getSetCookie()[0]).toMatch(/Secure/);
+      expect(res.headers.get('strict-transport-security')).toMatch(/max-age=/);
+      const cross = await t.client().post('/api/auth/logout', {}, { origin: 'http://127.0.0.1:1' });
+      expect(cross.status).toBe(403);
+      const own = await t.client().post('/api/auth/logout', {}, { origin: 'https://portal.care.example' });
+      expect(own.status).toBe(204);
+    } finally {
+      await t.close();
+    }
+  });
+});
