@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test as base, type Page } from '@playwright/test';
+import { E2E_ADMIN, E2E_DATA_DIR } from './env';
+
+export { expect };
+export const ADMIN = E2E_ADMIN;
+
+/** The newest message in the server's outbox to an address, with its link (mail without SMTP). */
+export async function readOutbox(to: string, after = 0): Promise<{ text: string; link: string | null }> {
+  const dir = path.join(E2E_DATA_DIR, 'outbox');
+  for (let i = 0; i < 100; i += 1) {
+    const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.includes(to)).sort() : [];
+    const fresh = files.filter((f) => Number(f.split('-')[0]) > after);
+    if (fresh.length) {
+      const raw = fs.readFileSync(path.join(dir, fresh[fresh.length - 1]), 'utf8');
+      const text = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      return { text, link: /https?:\/\/\S+/.exec(text)?.[0] ?? null };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no mail to ${to} in ${dir}`);
+}
+
+/** A unique e-mail for one test run, so journeys never depend on each other's data. */
+export function uniqueEmail(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@care.example`;
+}
+
+/** Signs in through the real sign-in screen. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await expect(page.getByText('Welcome back!').first()).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+}
+
+/** Every request the page makes must go to the app's own origin (no third-party hosts). */
+export const test = base.extend<{ ownOriginOnly: void }>({
+  ownOriginOnly: [
+    async ({ page, baseURL }, use) => {
+      const foreign: string[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (!['http:', 'https:'].includes(url.protocol)) return;
+        if (url.origin !== new URL(baseURL!).origin) foreign.push(request.url());
+      });
+      await use();
+      expect(foreign, 'requests to third-party hosts').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
