@@ -29,7 +29,7 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: 'desktop', use: { ...devices['Desktop Chrome'], channel: undefined } },
+    { name: 'desktop', use: { ...devices['Desktop Chrome'], channel: undefined }, testIgnore: '**/*.phone.spec.ts' },
     {
       name: 'phone',
       use: { ...devices['Pixel 7'], channel: undefined },

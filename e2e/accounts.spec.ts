@@ -1,0 +1,118 @@
+import { ADMIN, expect, readOutbox, signIn, test, uniqueEmail } from './fixtures';
+
+const PASSWORD = 'Care!Worker2026';
+
+async function signOut(page: import('@playwright/test').Page) {
+  await page.getByRole('button', { name: /profile menu|account menu|open profile/i }).click();
+  await page.getByRole('menuitem', { name: 'Sign Out' }).click();
+  await expect(page.getByText('You have been logged out successfully')).toBeVisible();
+}
+
+test('register, be approved by a System Administrator, then sign in', async ({ page }) => {
+  const email = uniqueEmail('applicant');
+  await page.goto('/register');
+  await page.getByLabel('First Name').fill('Robin');
+  await page.getByLabel('Last Name').fill('Applicant');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Confirm Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create Account' }).click();
+  await expect(page.getByText('Account created successfully!').first()).toBeVisible();
+  await expect(page.getByText(/administrator must approve/i).first()).toBeVisible();
+  await expect(page).toHaveURL(/\/login$/);
+
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await expect(page.getByText('Your account is awaiting approval by an administrator.').first()).toBeVisible();
+
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.getByRole('link', { name: 'Admin Dashboard' }).first().click();
+  await expect(page.getByText('User Management Panel')).toBeVisible();
+  await page.getByRole('tab', { name: /Pending approval/ }).click();
+  const row = page.getByRole('row', { name: new RegExp(email) }).or(page.getByTestId(`user-${email}`));
+  await expect(row).toBeVisible();
+  await row.getByRole('button', { name: 'Approve' }).click();
+  await expect(page.getByText('User approved successfully').first()).toBeVisible();
+  await signOut(page);
+
+  await signIn(page, email, PASSWORD);
+  await expect(page.getByRole('heading', { name: /Robin/ })).toBeVisible();
+});
+
+test('forgot password: the mailed link sets a new password that signs in', async ({ page }) => {
+  const email = uniqueEmail('forgetful');
+  // The admin invites the member, who sets a first password; then they forget it.
+  const started = Date.now();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto('/admin');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('First Name').fill('Forget');
+  await page.getByLabel('Last Name').fill('Ful');
+  await page.getByRole('button', { name: /Add Staff Member|Create User|Add User/ }).click();
+  await expect(page.getByText('User created successfully').first()).toBeVisible();
+  const invite = await readOutbox(email, started - 1);
+  await signOut(page);
+
+  await page.goto(invite.link!);
+  await page.getByLabel('New Password').fill(PASSWORD);
+  await page.getByLabel('Confirm Password').fill(PASSWORD);
+  await page.getByRole('button', { name: /Reset Password|Set Password|Save/ }).click();
+  await expect(page.getByText('Password Changed!')).toBeVisible();
+
+  const asked = Date.now();
+  await page.goto('/forgot-password');
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send Reset Instructions' }).click();
+  await expect(page.getByText('Check Your Email')).toBeVisible();
+  const mail = await readOutbox(email, asked - 1);
+  expect(mail.link).toMatch(/\/reset-password\?token=/);
+
+  await page.goto(mail.link!);
+  await expect(page).not.toHaveURL(/token=/);
+  const newPassword = 'Brand!New2026';
+  await page.getByLabel('New Password').fill(newPassword);
+  await page.getByLabel('Confirm Password').fill(newPassword);
+  await page.getByRole('button', { name: /Reset Password|Set Password|Save/ }).click();
+  await expect(page.getByText('Password Changed!')).toBeVisible();
+  await page.getByRole('link', { name: 'Go to Login' }).click();
+
+  await signIn(page, email, newPassword);
+});
+
+test('the admin adds a member; the invited member sets a password and signs in', async ({ page }) => {
+  const email = uniqueEmail('invited');
+  const started = Date.now();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto('/admin');
+  await expect(page.getByText('Add New Staff Member').first()).toBeVisible();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('First Name').fill('Ivy');
+  await page.getByLabel('Last Name').fill('Invited');
+  await page.getByRole('button', { name: /Add Staff Member|Create User|Add User/ }).click();
+  await expect(page.getByText('User created successfully').first()).toBeVisible();
+  await expect(page.getByText(email)).toBeVisible();
+
+  const mail = await readOutbox(email, started - 1);
+  await signOut(page);
+  await page.goto(mail.link!);
+  await page.getByLabel('New Password').fill(PASSWORD);
+  await page.getByLabel('Confirm Password').fill(PASSWORD);
+  await page.getByRole('button', { name: /Reset Password|Set Password|Save/ }).click();
+  await expect(page.getByText('Password Changed!')).toBeVisible();
+  await signIn(page, email, PASSWORD);
+  await expect(page.getByRole('link', { name: 'Admin Dashboard' })).toHaveCount(0);
+  await page.goto('/admin');
+  await expect(page.getByText('System Administrator access required.')).toBeVisible();
+});
+
+test('inactivity: a warning at 25 minutes, sign-out at 30', async ({ page }) => {
+  await page.clock.install();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.clock.fastForward('25:01');
+  await expect(page.getByText('Session Expiring').first()).toBeVisible();
+  await page.clock.fastForward('05:00');
+  await expect(page.getByRole('button', { name: 'Sign In with Email & Password' }).or(page.getByRole('link', { name: 'Sign In with Email & Password' }))).toBeVisible();
+  const status = await page.evaluate(async () => (await fetch('/api/auth/user')).status);
+  expect(status).toBe(401);
+});

@@ -1,0 +1,57 @@
+import { expect, test } from './fixtures';
+
+test.describe('landing screen', () => {
+  test('shows the staff login card, the shared computer notice and the footer', async ({ page }) => {
+    await page.goto('/');
+    await expect(page.getByRole('button', { name: 'Sign In with Email & Password' }).or(page.getByRole('link', { name: 'Sign In with Email & Password' }))).toBeVisible();
+    await expect(page.getByText('Shared Computer Notice')).toBeVisible();
+    await expect(page.getByText(/Example Care Ltd/).first()).toBeVisible();
+    await expect(page.getByRole('link', { name: /help@care\.example/ })).toHaveAttribute('href', 'mailto:help@care.example');
+  });
+
+  test('says "You have been logged out successfully" and removes logged_out from the address', async ({ page }) => {
+    await page.goto('/?logged_out=true');
+    await expect(page.getByText('You have been logged out successfully')).toBeVisible();
+    await expect(page).toHaveURL(/\/$/);
+    expect(new URL(page.url()).search).toBe('');
+  });
+
+  test('Legacy Access asks for a password and shows the retirement message', async ({ page }) => {
+    await page.goto('/');
+    const seen: string[] = [];
+    page.on('dialog', async (dialog) => {
+      seen.push(`${dialog.type()}:${dialog.message()}`);
+      if (dialog.type() === 'prompt') await dialog.accept('old-shared-password');
+      else await dialog.accept();
+    });
+    await page.getByRole('button', { name: 'Legacy Access' }).click();
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen[1]).toBe(
+      'alert:Legacy access has been retired. Please sign in with your own account or contact support.',
+    );
+  });
+
+  test('an unknown path shows Page Not Found with a way home', async ({ page }) => {
+    await page.goto('/no/such/page');
+    await expect(page.getByText("The page you're looking for doesn't exist or has been moved.")).toBeVisible();
+    await page.getByRole('button', { name: 'Return to Home' }).or(page.getByRole('link', { name: 'Return to Home' })).click();
+    await expect(page).toHaveURL(/\/$/);
+  });
+
+  test('the sign-in form reports the spec’s validation messages', async ({ page }) => {
+    await page.goto('/login');
+    await page.getByLabel('Email').fill('not-an-email');
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page.getByText('Invalid email address')).toBeVisible();
+    await expect(page.getByText('Password is required')).toBeVisible();
+  });
+
+  test('a wrong password shows "Login failed" with "Invalid email or password"', async ({ page }) => {
+    await page.goto('/login');
+    await page.getByLabel('Email').fill('nobody@care.example');
+    await page.getByLabel('Password', { exact: true }).fill('Wrong!Pass1');
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page.getByText('Login failed').first()).toBeVisible();
+    await expect(page.getByText('Invalid email or password').first()).toBeVisible();
+  });
+});
