@@ -18,8 +18,10 @@ export const users = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     lastLoginAt: integer('last_login_at'),
+    /** Place in the sync change feed; bumped when a field of the staff directory changes. */
+    serverSeq: integer('server_seq').notNull().default(0),
   },
-  (t) => [uniqueIndex('users_email_unique').on(t.email)],
+  (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_server_seq_idx').on(t.serverSeq, t.id)],
 );
 
 export const sessions = sqliteTable(
@@ -87,3 +89,113 @@ export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+/**
+ * The global sync sequence (docs/sync.md): one row, incremented inside every transaction that writes a synced
+ * row, so `server_seq` is strictly increasing across all synced tables and never depends on a client clock.
+ */
+export const syncCounter = sqliteTable('sync_counter', {
+  id: integer('id').primaryKey(),
+  seq: integer('seq').notNull(),
+});
+
+/** Tombstones of deleted accounts, so the synced staff directory can remove them from every client. */
+export const deletedUsers = sqliteTable(
+  'deleted_users',
+  {
+    id: text('id').primaryKey(),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [index('deleted_users_server_seq_idx').on(t.serverSeq, t.id)],
+);
+
+/** Feed posts (spec section 3, Post). JSON lists are stored as text; deletes are tombstones. */
+export const posts = sqliteTable(
+  'posts',
+  {
+    /** A client-generated UUID, so a post written offline keeps its id. */
+    id: text('id').primaryKey(),
+    authorId: text('author_id').references(() => users.id, { onDelete: 'set null' }),
+    content: text('content').notNull(),
+    category: text('category').notNull(),
+    isUrgent: integer('is_urgent', { mode: 'boolean' }).notNull(),
+    /** JSON array of house names. */
+    houseTags: text('house_tags').notNull().default('[]'),
+    /** JSON array of upload URLs. */
+    images: text('images').notNull().default('[]'),
+    /** JSON array of { id, url, originalName, fileType, fileSize }. */
+    attachments: text('attachments').notNull().default('[]'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('posts_created_idx').on(t.createdAt, t.id),
+    index('posts_category_created_idx').on(t.category, t.createdAt, t.id),
+    index('posts_server_seq_idx').on(t.serverSeq, t.id),
+    index('posts_author_idx').on(t.authorId),
+  ],
+);
+
+export const comments = sqliteTable(
+  'comments',
+  {
+    id: text('id').primaryKey(),
+    postId: text('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    authorId: text('author_id').references(() => users.id, { onDelete: 'set null' }),
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('comments_post_idx').on(t.postId, t.createdAt),
+    index('comments_server_seq_idx').on(t.serverSeq, t.id),
+    index('comments_author_idx').on(t.authorId),
+  ],
+);
+
+/**
+ * One reaction per (post, user), id `${postId}:${userId}`. Removing one, or deleting the user, leaves a
+ * tombstone (user_id set to null on account deletion) so every client learns it is gone (decision 20).
+ */
+export const reactions = sqliteTable(
+  'reactions',
+  {
+    id: text('id').primaryKey(),
+    postId: text('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: text('user_id').references(() => users.id, { onDelete: 'set null' }),
+    type: text('type').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('reactions_post_idx').on(t.postId, t.type),
+    index('reactions_server_seq_idx').on(t.serverSeq, t.id),
+    index('reactions_user_idx').on(t.userId),
+  ],
+);
+
+/** Uploaded files: stored under DATA_DIR/uploads/ by a random name, never the client's. */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    id: text('id').primaryKey(),
+    ownerId: text('owner_id').references(() => users.id, { onDelete: 'set null' }),
+    originalName: text('original_name').notNull(),
+    storedName: text('stored_name').notNull(),
+    mime: text('mime').notNull(),
+    size: integer('size').notNull(),
+    kind: text('kind', { enum: ['image', 'file'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('uploads_owner_idx').on(t.ownerId)],
+);

@@ -1,6 +1,7 @@
-import { and, asc, count, eq, ne } from 'drizzle-orm';
+import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { users } from '../../db/tables';
+import { deletedUsers, users } from '../../db/tables';
+import { nextSeq } from '../../lib/seq.queries';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = typeof users.$inferInsert;
@@ -17,16 +18,63 @@ export function listUsers(db: Db): UserRow[] {
   return db.select().from(users).orderBy(asc(users.firstName), asc(users.lastName)).all();
 }
 
+/** Fields the synced staff directory shows: a change to one of them moves the user up the change feed. */
+const DIRECTORY_FIELDS = ['firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'pendingApproval'] as const;
+
 export function insertUser(db: Db, row: NewUserRow): void {
-  db.insert(users).values(row).run();
+  db.transaction(() => {
+    db.insert(users)
+      .values({ ...row, serverSeq: nextSeq(db) })
+      .run();
+  });
 }
 
+/**
+ * Updates a user. Only changes the directory shows take a new sync sequence, so a sign-in (lastLoginAt) is
+ * not broadcast to every client.
+ */
 export function updateUser(db: Db, id: string, changes: Partial<NewUserRow>): void {
-  db.update(users).set(changes).where(eq(users.id, id)).run();
+  db.transaction(() => {
+    const visible = DIRECTORY_FIELDS.some((field) => field in changes);
+    db.update(users)
+      .set(visible ? { ...changes, serverSeq: nextSeq(db) } : changes)
+      .where(eq(users.id, id))
+      .run();
+  });
 }
 
+/** Deletes the account and leaves a directory tombstone, in one transaction. */
 export function deleteUserRow(db: Db, id: string): void {
-  db.delete(users).where(eq(users.id, id)).run();
+  db.transaction(() => {
+    const serverSeq = nextSeq(db);
+    db.insert(deletedUsers)
+      .values({ id, serverSeq })
+      .onConflictDoUpdate({ target: deletedUsers.id, set: { serverSeq } })
+      .run();
+    db.delete(users).where(eq(users.id, id)).run();
+  });
+}
+
+/** Directory entries changed after a checkpoint, in feed order; pending registrations are not staff yet. */
+export function listDirectorySince(db: Db, seq: number, id: string, limit: number): UserRow[] {
+  return db
+    .select()
+    .from(users)
+    .where(and(sql`(${users.serverSeq}, ${users.id}) > (${seq}, ${id})`, eq(users.pendingApproval, false)))
+    .orderBy(asc(users.serverSeq), asc(users.id))
+    .limit(limit)
+    .all();
+}
+
+/** Deleted accounts after a checkpoint, in feed order. */
+export function listDeletedUsersSince(db: Db, seq: number, id: string, limit: number) {
+  return db
+    .select()
+    .from(deletedUsers)
+    .where(sql`(${deletedUsers.serverSeq}, ${deletedUsers.id}) > (${seq}, ${id})`)
+    .orderBy(asc(deletedUsers.serverSeq), asc(deletedUsers.id))
+    .limit(limit)
+    .all();
 }
 
 /** Active system administrators other than the given user. */
