@@ -1,0 +1,269 @@
+import { z } from 'zod';
+import { LIMITS } from './constants';
+import { RoleSchema } from './roles';
+import { UploadViewSchema } from './uploads';
+
+export { ALLOWED_UPLOAD_EXTENSIONS } from './uploads';
+
+/** Post categories of spec section 3, in the order the chips show them. */
+export const POST_CATEGORIES = [
+  'buildings_maintenance',
+  'company_announcement',
+  'residents_activities',
+  'wages_hr',
+  'shifts_lifts',
+] as const;
+export type PostCategory = (typeof POST_CATEGORIES)[number];
+export const DEFAULT_POST_CATEGORY: PostCategory = 'company_announcement';
+
+export const POST_CATEGORY_LABELS: Record<PostCategory, string> = {
+  buildings_maintenance: 'Buildings and Maintenance',
+  company_announcement: 'Company Announcement',
+  residents_activities: 'Residents Activities',
+  wages_hr: 'Wages and HR',
+  shifts_lifts: 'Shifts & Lifts',
+};
+
+/** Older category values still found in data; each shows and filters as its modern category. */
+export const LEGACY_CATEGORY_ALIASES = {
+  business: 'buildings_maintenance',
+  activity: 'residents_activities',
+  wages: 'wages_hr',
+} as const satisfies Record<string, PostCategory>;
+
+/** The category that carries house tags (spec section 5, Post). */
+export const HOUSE_TAGGED_CATEGORY: PostCategory = 'residents_activities';
+
+/** The modern category of a modern or legacy value; null for anything else. */
+export function toPostCategory(value: string): PostCategory | null {
+  if ((POST_CATEGORIES as readonly string[]).includes(value)) return value as PostCategory;
+  return (LEGACY_CATEGORY_ALIASES as Record<string, PostCategory>)[value] ?? null;
+}
+
+/** Label of a stored category: legacy values show their modern label, anything else "General" (spec section 3). */
+export function categoryLabel(value: string | null | undefined): string {
+  const category = value ? toPostCategory(value) : null;
+  return category ? POST_CATEGORY_LABELS[category] : 'General';
+}
+
+/** Every stored value that belongs to a category: the modern one and its legacy aliases. */
+export function categoryValues(category: PostCategory): string[] {
+  const legacy = Object.entries(LEGACY_CATEGORY_ALIASES)
+    .filter(([, modern]) => modern === category)
+    .map(([old]) => old);
+  return [category, ...legacy];
+}
+
+/** Reaction types of spec section 3, in the order the reaction bar shows them. */
+export const REACTION_TYPES = ['like', 'love', 'laugh', 'wow', 'sad', 'angry'] as const;
+export type ReactionType = (typeof REACTION_TYPES)[number];
+export const ReactionTypeSchema = z.enum(REACTION_TYPES, {
+  message: `Reaction must be one of: ${REACTION_TYPES.join(', ')}`,
+});
+
+/** Bounds the spec leaves open (decision 16). */
+export const POST_CONTENT_MAX = 10_000;
+export const COMMENT_CONTENT_MAX = 2000;
+export const HOUSE_NAME_MAX = 100;
+export const POSTS_PAGE_DEFAULT = 20;
+export const POSTS_PAGE_MAX = 100;
+
+export const POST_MESSAGES = {
+  contentRequired: 'Post content is required',
+  contentTooLong: `Post content must be at most ${POST_CONTENT_MAX} characters`,
+  commentRequired: 'Comment cannot be empty',
+  commentTooLong: `Comment must be at most ${COMMENT_CONTENT_MAX} characters`,
+  unknownCategory: `Category must be one of: ${POST_CATEGORIES.join(', ')}`,
+  urgentBoolean: 'isUrgent must be true or false',
+  tooManyFiles: `At most ${LIMITS.postUploaderFiles} files can be attached to a post`,
+  postNotFound: 'Post not found',
+  commentNotFound: 'Comment not found',
+  cannotEditPost: 'Only the author or an administrator can edit this post',
+  cannotDeletePost: 'Only the author or an administrator can delete this post',
+  cannotDeleteComment: 'Only the author or a System Administrator can delete this comment',
+  invalidCursor: 'Invalid cursor',
+} as const;
+
+/** A client-generated id (offline-created posts and comments keep theirs). */
+export const ClientIdSchema = z.uuid({ message: 'id must be a UUID' });
+
+const postContent = z
+  .string({ message: POST_MESSAGES.contentRequired })
+  .trim()
+  .min(1, POST_MESSAGES.contentRequired)
+  .max(POST_CONTENT_MAX, POST_MESSAGES.contentTooLong);
+
+/** A modern or legacy category, stored as the modern one. */
+const knownCategory = z.string({ message: POST_MESSAGES.unknownCategory }).transform((value, ctx) => {
+  const category = toPostCategory(value);
+  if (!category) {
+    ctx.addIssue({ code: 'custom', message: POST_MESSAGES.unknownCategory });
+    return z.NEVER;
+  }
+  return category;
+});
+
+/** A boolean, or "true"/"false" as a multipart form sends it. */
+const booleanInput = z
+  .union([z.boolean(), z.enum(['true', 'false'])], { message: POST_MESSAGES.urgentBoolean })
+  .transform((value) => value === true || value === 'true');
+
+/** House names; the server checks them against the ten houses (the tenth is the organisation's name). */
+export const HouseTagsSchema = z
+  .array(z.string().trim().min(1).max(HOUSE_NAME_MAX, `A house name must be at most ${HOUSE_NAME_MAX} characters`))
+  .max(10, 'At most 10 houses can be tagged')
+  .transform((tags) => [...new Set(tags)]);
+
+/** One attachment of a post (brief of issue 3: the uploaded file and its name). */
+export const AttachmentSchema = UploadViewSchema.pick({
+  id: true,
+  url: true,
+  originalName: true,
+  fileType: true,
+  fileSize: true,
+});
+export type Attachment = z.infer<typeof AttachmentSchema>;
+
+/** An attachment as a client refers to it: only the upload id is trusted, the rest is read from the server. */
+const AttachmentRefSchema = z.looseObject({ id: z.string().min(1).max(100) });
+
+/** House tags stay only on Residents Activities posts (spec section 5: another category clears them). */
+export function keptHouseTags(category: string, houseTags: string[]): string[] {
+  return toPostCategory(category) === HOUSE_TAGGED_CATEGORY ? houseTags : [];
+}
+
+/** POST /api/posts (multipart or JSON) and a post created through sync. */
+export const CreatePostBodySchema = z
+  .object({
+    id: ClientIdSchema.optional(),
+    content: postContent,
+    /** Missing or empty: the default category. */
+    category: z
+      .string({ message: POST_MESSAGES.unknownCategory })
+      .optional()
+      .transform((value) => value || undefined)
+      .pipe(knownCategory.optional())
+      .transform((value) => value ?? DEFAULT_POST_CATEGORY),
+    isUrgent: booleanInput.optional().transform((value) => value ?? false),
+    houseTags: HouseTagsSchema.default([]),
+    /** Upload URLs (/api/uploads/{id}) of pictures uploaded first. */
+    images: z.array(z.string().max(300)).default([]),
+    attachments: z.array(AttachmentRefSchema).default([]),
+  })
+  .refine((body) => body.images.length + body.attachments.length <= LIMITS.postUploaderFiles, {
+    message: POST_MESSAGES.tooManyFiles,
+    path: ['images'],
+  })
+  .transform((body) => ({ ...body, houseTags: keptHouseTags(body.category, body.houseTags) }));
+export type CreatePostBody = z.infer<typeof CreatePostBodySchema>;
+export type CreatePostInput = z.input<typeof CreatePostBodySchema>;
+
+/**
+ * PATCH /api/posts/{id}: content, category and urgency (spec section 7). A missing category or urgency keeps
+ * the stored one; house tags may come along and are cleared when the category is not Residents Activities.
+ */
+export const UpdatePostBodySchema = z.object({
+  content: postContent,
+  category: knownCategory.optional(),
+  isUrgent: booleanInput.optional(),
+  houseTags: HouseTagsSchema.optional(),
+});
+export type UpdatePostBody = z.infer<typeof UpdatePostBodySchema>;
+
+/** GET /api/posts: newest first, a page at a time. */
+export const ListPostsQuerySchema = z.object({
+  limit: z.coerce
+    .number({ message: `limit must be a number from 1 to ${POSTS_PAGE_MAX}` })
+    .int()
+    .min(1, `limit must be a number from 1 to ${POSTS_PAGE_MAX}`)
+    .max(POSTS_PAGE_MAX, `limit must be a number from 1 to ${POSTS_PAGE_MAX}`)
+    .default(POSTS_PAGE_DEFAULT),
+  cursor: z.string().max(200).optional(),
+  /** A category, a legacy alias of one, or "all". */
+  category: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '' || value === 'all') return undefined;
+      const category = toPostCategory(value);
+      if (!category) {
+        ctx.addIssue({ code: 'custom', message: POST_MESSAGES.unknownCategory });
+        return z.NEVER;
+      }
+      return category;
+    }),
+});
+export type ListPostsQuery = z.infer<typeof ListPostsQuerySchema>;
+
+/** The header that carries the cursor of the next page of GET /api/posts (absent on the last page). */
+export const NEXT_CURSOR_HEADER = 'X-Next-Cursor';
+
+/** POST /api/posts/{id}/comments */
+export const CreateCommentBodySchema = z.object({
+  id: ClientIdSchema.optional(),
+  content: z
+    .string({ message: POST_MESSAGES.commentRequired })
+    .trim()
+    .min(1, POST_MESSAGES.commentRequired)
+    .max(COMMENT_CONTENT_MAX, POST_MESSAGES.commentTooLong),
+});
+export type CreateCommentBody = z.infer<typeof CreateCommentBodySchema>;
+
+/** POST /api/posts/{id}/reactions */
+export const ReactionBodySchema = z.object({ type: ReactionTypeSchema });
+export type ReactionBody = z.infer<typeof ReactionBodySchema>;
+
+/** The author as a post shows it; an account that was deleted shows as "Deleted user" (decision 9). */
+export const PostAuthorSchema = z.object({
+  id: z.string().nullable(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: RoleSchema.nullable(),
+  profileImageUrl: z.string().nullable(),
+});
+export type PostAuthor = z.infer<typeof PostAuthorSchema>;
+
+export const DELETED_AUTHOR = { firstName: 'Deleted', lastName: 'user' } as const;
+
+/** A post as GET /api/posts answers it (spec section 3, Post). */
+export const PostViewSchema = z.object({
+  id: z.string(),
+  content: z.string(),
+  /** As stored: one of the five, or a legacy value (show it with categoryLabel). */
+  category: z.string(),
+  isUrgent: z.boolean(),
+  houseTags: z.array(z.string()),
+  images: z.array(z.string()),
+  attachments: z.array(AttachmentSchema),
+  /** ISO 8601, set by the server. */
+  createdAt: z.string(),
+  author: PostAuthorSchema,
+  /** Only the types someone chose, with their counts. */
+  reactionCounts: z.partialRecord(ReactionTypeSchema, z.number().int().positive()),
+  userReaction: ReactionTypeSchema.nullable(),
+  commentCount: z.number().int().nonnegative(),
+});
+export type PostView = z.infer<typeof PostViewSchema>;
+
+/** A comment (spec section 3, Comment). */
+export const CommentViewSchema = z.object({
+  id: z.string(),
+  postId: z.string(),
+  content: z.string(),
+  createdAt: z.string(),
+  author: PostAuthorSchema.omit({ role: true }),
+});
+export type CommentView = z.infer<typeof CommentViewSchema>;
+
+/** GET /api/posts/{id}/reactions: who chose what (spec section 3, Reaction details). */
+export const ReactionDetailsSchema = z.array(
+  z.object({
+    type: ReactionTypeSchema,
+    users: z.array(z.object({ firstName: z.string(), lastName: z.string() })),
+  }),
+);
+export type ReactionDetails = z.infer<typeof ReactionDetailsSchema>;
+
+/** Answer of POST /api/posts/{id}/reactions: the user's reaction after the toggle and the new counts. */
+export const ReactionStateSchema = PostViewSchema.pick({ reactionCounts: true, userReaction: true });
+export type ReactionState = z.infer<typeof ReactionStateSchema>;

@@ -1,0 +1,144 @@
+/** Replication wire types (docs/sync.md): what pull answers, what push sends, and the live stream's events. */
+import { z } from 'zod';
+import { AttachmentSchema, ReactionTypeSchema } from './posts';
+import { RoleSchema } from './roles';
+
+/** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
+export const SYNC_COLLECTIONS = ['users', 'posts', 'comments', 'reactions'] as const;
+export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
+export const SyncCollectionSchema = z.enum(SYNC_COLLECTIONS, { message: 'No such sync collection' });
+
+/** Collections a client may push to; the staff directory is read-only. */
+export const PUSHABLE_COLLECTIONS = ['posts', 'comments', 'reactions'] as const satisfies readonly SyncCollection[];
+
+export const PULL_LIMIT_DEFAULT = 500;
+export const PULL_LIMIT_MAX = 1000;
+export const PUSH_ROWS_MAX = 100;
+
+/** Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change. */
+export const SYNC_WRITABLE_FIELDS = {
+  posts: ['content', 'category', 'isUrgent', 'houseTags', 'images', 'attachments'],
+  comments: ['postId', 'content'],
+  reactions: ['postId', 'type'],
+  users: [],
+} as const satisfies Record<SyncCollection, readonly string[]>;
+
+/** Where a client is in the change feed: the last (server_seq, id) it has seen. */
+export const SyncCheckpointSchema = z.object({ seq: z.number().int().nonnegative(), id: z.string() });
+export type SyncCheckpoint = z.infer<typeof SyncCheckpointSchema>;
+
+/** GET /api/sync/{collection}/pull?seq=&id=&limit= */
+export const PullQuerySchema = z.object({
+  seq: z.coerce.number({ message: 'seq must be a number' }).int().nonnegative().default(0),
+  id: z.string().max(200).default(''),
+  limit: z.coerce
+    .number({ message: `limit must be a number from 1 to ${PULL_LIMIT_MAX}` })
+    .int()
+    .min(1, `limit must be a number from 1 to ${PULL_LIMIT_MAX}`)
+    .max(PULL_LIMIT_MAX, `limit must be a number from 1 to ${PULL_LIMIT_MAX}`)
+    .default(PULL_LIMIT_DEFAULT),
+});
+export type PullQuery = z.infer<typeof PullQuerySchema>;
+
+/** Times in documents are integer milliseconds since the epoch, set by the server. */
+const millis = z.number().int().nonnegative();
+
+export const PostDocSchema = z.object({
+  id: z.string(),
+  /** Set by the server to the signed-in author; null once the account is deleted. */
+  authorId: z.string().nullable(),
+  content: z.string(),
+  category: z.string(),
+  isUrgent: z.boolean(),
+  houseTags: z.array(z.string()),
+  images: z.array(z.string()),
+  attachments: z.array(AttachmentSchema),
+  createdAt: millis,
+  updatedAt: millis,
+  _deleted: z.boolean(),
+});
+export type PostDoc = z.infer<typeof PostDocSchema>;
+
+export const CommentDocSchema = z.object({
+  id: z.string(),
+  postId: z.string(),
+  authorId: z.string().nullable(),
+  content: z.string(),
+  createdAt: millis,
+  updatedAt: millis,
+  _deleted: z.boolean(),
+});
+export type CommentDoc = z.infer<typeof CommentDocSchema>;
+
+/** One user's reaction to one post; its id is `${postId}:${userId}`. A removed reaction is a tombstone. */
+export const ReactionDocSchema = z.object({
+  id: z.string(),
+  postId: z.string(),
+  userId: z.string(),
+  type: ReactionTypeSchema,
+  createdAt: millis,
+  updatedAt: millis,
+  _deleted: z.boolean(),
+});
+export type ReactionDoc = z.infer<typeof ReactionDocSchema>;
+
+/** The reaction id of a user on a post. */
+export function reactionId(postId: string, userId: string): string {
+  return `${postId}:${userId}`;
+}
+
+/** An entry of the staff directory (no e-mail); a deleted account arrives as a tombstone. */
+export const DirectoryUserDocSchema = z.object({
+  id: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: RoleSchema,
+  profileImageUrl: z.string().nullable(),
+  isActive: z.boolean(),
+  updatedAt: millis,
+  _deleted: z.boolean(),
+});
+export type DirectoryUserDoc = z.infer<typeof DirectoryUserDocSchema>;
+
+export interface SyncDocs {
+  posts: PostDoc;
+  comments: CommentDoc;
+  reactions: ReactionDoc;
+  users: DirectoryUserDoc;
+}
+
+export interface PullResponse<T> {
+  documents: T[];
+  checkpoint: SyncCheckpoint;
+}
+
+/** A pushed document: an id, `_deleted`, and the collection's fields (checked per collection). */
+const PushedDocSchema = z.looseObject({ id: z.string().min(1).max(200), _deleted: z.boolean().optional() });
+
+/** One row of RxDB's push: the state the client wants and the master state it started from (null: a create). */
+export const PushRowSchema = z.object({
+  newDocumentState: PushedDocSchema,
+  assumedMasterState: PushedDocSchema.nullable().optional(),
+});
+export type PushRow = z.infer<typeof PushRowSchema>;
+
+/** POST /api/sync/{collection}/push */
+export const PushBodySchema = z
+  .array(PushRowSchema, { message: 'The push body must be a list of rows' })
+  .max(PUSH_ROWS_MAX, `At most ${PUSH_ROWS_MAX} rows can be pushed at once`);
+
+/** Push answers only the master documents of the rows that conflicted or were refused. */
+export interface PushResponse<T> {
+  conflicts: T[];
+}
+
+/** Events of GET /api/sync/stream. */
+export const SYNC_EVENTS = {
+  /** Sent on connect: pull every collection, changes may have been missed while away. */
+  resync: 'RESYNC',
+  /** A committed change; data is {"collection": "..."}. Pull that collection. */
+  change: 'change',
+} as const;
+
+export const SyncChangeEventSchema = z.object({ collection: SyncCollectionSchema });
+export type SyncChangeEvent = z.infer<typeof SyncChangeEventSchema>;
