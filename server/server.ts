@@ -3,7 +3,8 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { baseUrl, type Config } from './config';
 import { lockDataDir, openDb, type Db } from './db/client';
-import { ensureFirstAdmin, sweepExpired } from './features/auth/auth.service';
+import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
+import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
 
@@ -46,7 +47,16 @@ export async function startServer(
   }
   // A copy, so the port actually bound (PORT=0 in tests) reaches links in mail and on the console.
   const runtimeConfig: Config = { ...config };
-  const deps: AppDeps = { config: runtimeConfig, db, mailer: createMailer(config, log), now: options.now ?? Date.now, log };
+  const hub = createSyncHub();
+  const deps: AppDeps = {
+    config: runtimeConfig,
+    db,
+    mailer: createMailer(config, log),
+    now: options.now ?? Date.now,
+    log,
+    hub,
+  };
+  hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   const app = createApp(deps, options);
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
@@ -73,6 +83,7 @@ export async function startServer(
       if (closed) return;
       closed = true;
       clearInterval(sweep);
+      hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { CurrentUser } from '../../schema/auth';
+import type { SyncHub } from '../features/sync/sync.hub';
 import type { Mailer } from './mail';
 
 /** A signed-in user as the server sees it for a request. */
@@ -14,6 +15,8 @@ export interface AppDeps {
   /** Milliseconds now; tests move it to check expiry rules. */
   now: () => number;
   log: Logger;
+  /** Live sync streams: told about every committed change to a synced collection. */
+  hub: SyncHub;
 }
 
 export interface Logger {

@@ -7,9 +7,12 @@ import { resolveSession } from './auth.service';
 
 export const SESSION_COOKIE = 'sp_session';
 
-/** Requests that say they are background traffic (sync, polling) do not count as user activity. */
+/**
+ * Requests that say they are background traffic (polling) do not count as user activity, and neither does
+ * any sync call or the live stream, whatever its headers (docs/sync.md).
+ */
 export function isBackgroundRequest(c: Context<AppEnv>): boolean {
-  return c.req.header('x-background') === '1';
+  return c.req.header('x-background') === '1' || c.req.path.startsWith('/api/sync/');
 }
 
 /** Loads the session of the cookie when there is one, without requiring it. */

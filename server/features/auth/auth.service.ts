@@ -66,6 +66,12 @@ export function startSession(deps: AppDeps, userId: string, meta: RequestMeta): 
  */
 export function resolveSession(deps: AppDeps, token: string, foreground: boolean) {
   const tokenHash = hashToken(token);
+  const user = liveSessionUser(deps, tokenHash, foreground);
+  return user ? { tokenHash, user: toCurrentUser(user) } : null;
+}
+
+/** The user of a live session, deleting the session when it has died; touches it when `foreground`. */
+function liveSessionUser(deps: AppDeps, tokenHash: string, foreground: boolean) {
   const found = findSessionWithUser(deps.db, tokenHash);
   if (!found) return null;
   const at = deps.now();
@@ -77,17 +83,24 @@ export function resolveSession(deps: AppDeps, token: string, foreground: boolean
     return null;
   }
   if (foreground && at - session.lastActiveAt >= TOUCH_EVERY_MS) touchSession(deps.db, tokenHash, at);
-  return { tokenHash, user: toCurrentUser(user) };
+  return user;
+}
+
+/** Whether a session (by its hash) is still alive, without counting as activity; used by live streams. */
+export function isSessionLive(deps: AppDeps, tokenHash: string): boolean {
+  return liveSessionUser(deps, tokenHash, false) !== null;
 }
 
 export function endSession(deps: AppDeps, tokenHash: string, user: CurrentUser, meta: RequestMeta): void {
   deleteSession(deps.db, tokenHash);
+  deps.hub.disconnectSession(tokenHash);
   recordAudit(deps.db, { actor: user, action: 'auth.logout', ip: meta.ip, at: deps.now() });
 }
 
 /** Ends every session of a user at once (deactivation, deletion, password change). */
 export function endAllSessions(deps: AppDeps, userId: string): void {
   deleteSessionsOfUser(deps.db, userId);
+  deps.hub.disconnectUser(userId);
 }
 
 function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
@@ -248,6 +261,7 @@ export async function resetPassword(deps: AppDeps, body: ResetPasswordBody, meta
     deleteSessionsOfUser(deps.db, user.id);
     deleteLoginFailuresOf(deps.db, user.email);
   });
+  deps.hub.disconnectUser(user.id);
   recordAudit(deps.db, {
     actor: { id: user.id, email: user.email },
     action: row.purpose === 'invite' ? 'auth.invitation_accepted' : 'auth.password_changed',

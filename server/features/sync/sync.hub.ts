@@ -1,0 +1,106 @@
+import { SYNC_EVENTS, type SyncCollection } from '../../../schema/sync';
+
+/** Every 25 s a comment line keeps proxies from closing idle streams (docs/sync.md). */
+export const PING_EVERY_MS = 25_000;
+
+/** One open live stream of one signed-in client. */
+export interface SyncConnection {
+  userId: string;
+  sessionHash: string;
+  /** Writes one SSE event. */
+  send: (event: string, data: string) => Promise<unknown>;
+  /** Writes the keep-alive comment. */
+  ping: () => Promise<unknown>;
+  /** Ends the stream. */
+  close: () => void;
+}
+
+/** The live-stream hub: knows the open streams and tells them about committed changes. */
+export interface SyncHub {
+  /** Registers a stream; the returned function unregisters it. */
+  connect: (connection: SyncConnection) => () => void;
+  /** A change to a collection was committed; coalesced and sent once the current task has finished. */
+  notify: (collection: SyncCollection) => void;
+  /** Closes every stream of a user (deactivated, deleted, password changed). */
+  disconnectUser: (userId: string) => void;
+  /** Closes the streams of one session (signed out). */
+  disconnectSession: (sessionHash: string) => void;
+  /** Streams are checked at each ping: a session that died (idle, too old) loses its stream. */
+  checkSessionsWith: (isLive: (sessionHash: string) => boolean) => void;
+  /** How many streams are open. */
+  size: () => number;
+  /** Closes every stream and stops the ping timer (server shutdown). */
+  close: () => void;
+}
+
+/**
+ * Builds the hub. Idle streams cost a map entry each: one shared interval pings them all, and notifications
+ * are batched per event-loop turn, so a push of 100 rows sends one event per collection.
+ */
+export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
+  const byUser = new Map<string, Set<SyncConnection>>();
+  const pending = new Set<SyncCollection>();
+  let flushScheduled = false;
+  let isLive: ((sessionHash: string) => boolean) | undefined;
+
+  const all = () => [...byUser.values()].flatMap((set) => [...set]);
+  const remove = (connection: SyncConnection) => {
+    const set = byUser.get(connection.userId);
+    if (!set) return;
+    set.delete(connection);
+    if (set.size === 0) byUser.delete(connection.userId);
+  };
+  const end = (connection: SyncConnection) => {
+    remove(connection);
+    connection.close();
+  };
+  const ignore = () => undefined;
+
+  const flush = () => {
+    flushScheduled = false;
+    const collections = [...pending];
+    pending.clear();
+    const connections = all();
+    for (const collection of collections) {
+      const data = JSON.stringify({ collection });
+      for (const connection of connections) connection.send(SYNC_EVENTS.change, data).catch(ignore);
+    }
+  };
+
+  const timer = setInterval(() => {
+    for (const connection of all()) {
+      if (isLive && !isLive(connection.sessionHash)) end(connection);
+      else connection.ping().catch(ignore);
+    }
+  }, options.pingEveryMs ?? PING_EVERY_MS);
+  timer.unref();
+
+  return {
+    connect(connection) {
+      let set = byUser.get(connection.userId);
+      if (!set) byUser.set(connection.userId, (set = new Set()));
+      set.add(connection);
+      return () => remove(connection);
+    },
+    notify(collection) {
+      pending.add(collection);
+      if (flushScheduled) return;
+      flushScheduled = true;
+      setImmediate(flush);
+    },
+    disconnectUser(userId) {
+      for (const connection of byUser.get(userId) ?? []) end(connection);
+    },
+    disconnectSession(sessionHash) {
+      for (const connection of all()) if (connection.sessionHash === sessionHash) end(connection);
+    },
+    checkSessionsWith(check) {
+      isLive = check;
+    },
+    size: () => all().length,
+    close() {
+      clearInterval(timer);
+      for (const connection of all()) end(connection);
+    },
+  };
+}
