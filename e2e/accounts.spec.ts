@@ -64,7 +64,7 @@ test('forgot password: the mailed link sets a new password that signs in', async
   await page.goto('/forgot-password');
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Send Reset Instructions' }).click();
-  await expect(page.getByText('Check Your Email')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Check Your Email' })).toBeVisible();
   const mail = await readOutbox(email, asked - 1);
   expect(mail.link).toMatch(/\/reset-password\?token=/);
 
@@ -112,7 +112,11 @@ test('inactivity: a warning at 25 minutes, sign-out at 30', async ({ page }) => 
   await page.clock.fastForward('25:01');
   await expect(page.getByText('Session Expiring').first()).toBeVisible();
   await page.clock.fastForward('05:00');
-  await expect(page.getByRole('button', { name: 'Sign In with Email & Password' }).or(page.getByRole('link', { name: 'Sign In with Email & Password' }))).toBeVisible();
+  await expect(
+    page
+      .getByRole('button', { name: 'Sign In with Email & Password' })
+      .or(page.getByRole('link', { name: 'Sign In with Email & Password' })),
+  ).toBeVisible();
   const status = await page.evaluate(async () => (await fetch('/api/auth/user')).status);
   expect(status).toBe(401);
 });

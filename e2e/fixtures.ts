@@ -10,7 +10,12 @@ export const ADMIN = E2E_ADMIN;
 export async function readOutbox(to: string, after = 0): Promise<{ text: string; link: string | null }> {
   const dir = path.join(E2E_DATA_DIR, 'outbox');
   for (let i = 0; i < 100; i += 1) {
-    const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.includes(to)).sort() : [];
+    const files = fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((f) => f.includes(to))
+          .sort()
+      : [];
     const fresh = files.filter((f) => Number(f.split('-')[0]) > after);
     if (fresh.length) {
       const raw = fs.readFileSync(path.join(dir, fresh[fresh.length - 1]), 'utf8');

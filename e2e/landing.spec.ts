@@ -3,10 +3,17 @@ import { expect, test } from './fixtures';
 test.describe('landing screen', () => {
   test('shows the staff login card, the shared computer notice and the footer', async ({ page }) => {
     await page.goto('/');
-    await expect(page.getByRole('button', { name: 'Sign In with Email & Password' }).or(page.getByRole('link', { name: 'Sign In with Email & Password' }))).toBeVisible();
+    await expect(
+      page
+        .getByRole('button', { name: 'Sign In with Email & Password' })
+        .or(page.getByRole('link', { name: 'Sign In with Email & Password' })),
+    ).toBeVisible();
     await expect(page.getByText('Shared Computer Notice')).toBeVisible();
     await expect(page.getByText(/Example Care Ltd/).first()).toBeVisible();
-    await expect(page.getByRole('link', { name: /help@care\.example/ })).toHaveAttribute('href', 'mailto:help@care.example');
+    await expect(page.getByRole('link', { name: /help@care\.example/ })).toHaveAttribute(
+      'href',
+      'mailto:help@care.example',
+    );
   });
 
   test('says "You have been logged out successfully" and removes logged_out from the address', async ({ page }) => {
@@ -34,7 +41,10 @@ test.describe('landing screen', () => {
   test('an unknown path shows Page Not Found with a way home', async ({ page }) => {
     await page.goto('/no/such/page');
     await expect(page.getByText("The page you're looking for doesn't exist or has been moved.")).toBeVisible();
-    await page.getByRole('button', { name: 'Return to Home' }).or(page.getByRole('link', { name: 'Return to Home' })).click();
+    await page
+      .getByRole('button', { name: 'Return to Home' })
+      .or(page.getByRole('link', { name: 'Return to Home' }))
+      .click();
     await expect(page).toHaveURL(/\/$/);
   });
 

@@ -1,0 +1,84 @@
+import { ArrowLeft, RefreshCw, ShieldAlert } from 'lucide-react';
+import { Link } from 'react-router-dom';
+import type { CurrentUser } from '../../schema/auth';
+import { canManageUsers } from '../../schema/permissions';
+import { CopyrightFooter } from '../components/copyright-footer';
+import { Button } from '../components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
+import { PageSpinner } from '../components/ui/spinner';
+import { AddStaffForm } from '../features/admin/add-staff-form';
+import { useAdminUsers } from '../features/admin/use-admin-users';
+import { UserList } from '../features/admin/user-list';
+import { AppHeader } from './app-header';
+
+function AccessDenied({ reason }: { reason: string }) {
+  return (
+    <main className="center-page">
+      <Card className="auth-card">
+        <CardHeader>
+          <div className="card-icon card-icon-danger">
+            <ShieldAlert aria-hidden size={28} />
+          </div>
+          <CardTitle>Access Denied</CardTitle>
+          <CardDescription>{reason}</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <Button asChild variant="outline">
+            <Link to="/">Back to Home</Link>
+          </Button>
+        </CardContent>
+      </Card>
+    </main>
+  );
+}
+
+/** /admin: System Administration, User Management Panel (spec section 2), for system administrators only. */
+export function AdminScreen({ user }: { user: CurrentUser | null }) {
+  if (!user) return <AccessDenied reason="You must be logged in to access this page." />;
+  if (!canManageUsers(user)) return <AccessDenied reason="System Administrator access required." />;
+  return <AdminPanel user={user} />;
+}
+
+function AdminPanel({ user }: { user: CurrentUser }) {
+  const { state, added, replaced, removed } = useAdminUsers();
+  return (
+    <div className="app-page">
+      <AppHeader user={user} />
+      <main className="app-main admin-main">
+        <div className="page-title-row">
+          <div>
+            <h1 className="page-title">System Administration</h1>
+            <p className="page-subtitle">User Management Panel</p>
+          </div>
+          <Button asChild variant="outline" size="sm">
+            <Link to="/">
+              <ArrowLeft aria-hidden size={16} />
+              Back to Home
+            </Link>
+          </Button>
+        </div>
+        <AddStaffForm onCreated={added} />
+        {state.status === 'loading' ? <PageSpinner /> : null}
+        {state.status === 'error' ? (
+          <Card>
+            <CardContent className="stack">
+              <p className="error-text" role="alert">
+                {`Error: ${state.message}`}
+              </p>
+              <div>
+                <Button variant="outline" onClick={() => window.location.reload()}>
+                  <RefreshCw aria-hidden size={16} />
+                  Retry
+                </Button>
+              </div>
+            </CardContent>
+          </Card>
+        ) : null}
+        {state.status === 'ready' ? (
+          <UserList users={state.users} selfId={user.id} onChanged={replaced} onDeleted={removed} />
+        ) : null}
+      </main>
+      <CopyrightFooter />
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import { LayoutDashboard, LogOut, Newspaper, Users } from 'lucide-react';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
+import type { CurrentUser } from '../../schema/auth';
+import { PRODUCT_NAME } from '../../schema/constants';
+import { displayName } from '../../schema/format';
+import { canSeeAdminLink } from '../../schema/permissions';
+import { roleLabel } from '../../schema/roles';
+import { Logo } from '../components/logo';
+import { UserAvatar } from '../components/ui/avatar';
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuLabel,
+  DropdownMenuSeparator,
+  DropdownMenuTrigger,
+} from '../components/ui/dropdown-menu';
+import { cx } from '../lib/cx';
+import { signOut } from '../features/auth/session';
+
+/** The sticky header of the signed-in screens (spec section 2: Home feed). */
+export function AppHeader({ user }: { user: CurrentUser }) {
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const onFeed = pathname === '/';
+  const name = displayName(user);
+  return (
+    <header className="app-header">
+      <div className="app-header-inner">
+        <Link to="/" className="brand-link">
+          <Logo size={34} decorative />
+          <span className="brand-name">{PRODUCT_NAME}</span>
+        </Link>
+        <nav className="app-nav" aria-label="Main">
+          <Link to="/" className={cx('nav-tab', onFeed && 'nav-tab-active')} aria-current={onFeed ? 'page' : undefined}>
+            <Newspaper aria-hidden size={16} />
+            Feed
+          </Link>
+          {/* Spec section 6 compares the role label, so only System Administrators see this placeholder. */}
+          {roleLabel(user.role) === 'System Administrator' ? (
+            <button type="button" className="nav-tab" disabled>
+              <Users aria-hidden size={16} />
+              Residents OPP - Coming Soon
+            </button>
+          ) : null}
+          {canSeeAdminLink(user) ? (
+            <Link
+              to="/admin"
+              className={cx('nav-tab', pathname === '/admin' && 'nav-tab-active')}
+              aria-current={pathname === '/admin' ? 'page' : undefined}
+            >
+              <LayoutDashboard aria-hidden size={16} />
+              Admin Dashboard
+            </Link>
+          ) : null}
+        </nav>
+        <DropdownMenu>
+          <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">
+            <UserAvatar user={user} size={36} />
+          </DropdownMenuTrigger>
+          <DropdownMenuContent className="profile-menu">
+            <DropdownMenuLabel>
+              <span className="profile-name">{name}</span>
+              <span className="profile-role">{roleLabel(user.role)}</span>
+              <span className="profile-email">{user.email}</span>
+            </DropdownMenuLabel>
+            <DropdownMenuSeparator />
+            <DropdownMenuItem onSelect={() => void signOut(navigate)}>
+              <LogOut aria-hidden size={16} />
+              Sign Out
+            </DropdownMenuItem>
+          </DropdownMenuContent>
+        </DropdownMenu>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,125 @@
+import { useAtomValue } from 'jotai';
+import { HeartHandshake, MessagesSquare, Users } from 'lucide-react';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { LoginBodySchema, MESSAGES } from '../../schema/auth';
+import { Button } from '../components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
+import { PasswordField, TextField } from '../components/ui/field';
+import { InlineSpinner } from '../components/ui/spinner';
+import { AuthLayout } from '../features/auth/auth-layout';
+import { toastConnectionError } from '../features/auth/auth-toasts';
+import { refreshCurrentUser } from '../features/auth/current-user';
+import { NetworkError, api, serverMessageOf } from '../lib/api';
+import { useFormValidation } from '../lib/form';
+import { configAtom } from '../lib/public-config';
+import { toast } from '../lib/toast';
+
+/** /login (spec section 2: Sign-in screen). */
+export function LoginScreen() {
+  const navigate = useNavigate();
+  const { orgName } = useAtomValue(configAtom);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const { errors, check } = useFormValidation(LoginBodySchema, { email, password });
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const body = check();
+    if (!body) return;
+    setBusy(true);
+    try {
+      await api.post('/api/auth/login', body);
+      toast({ title: 'Welcome back!', description: 'You have been successfully logged in.' });
+      await refreshCurrentUser();
+      navigate('/');
+    } catch (error) {
+      if (error instanceof NetworkError) toastConnectionError();
+      else
+        toast({
+          title: 'Login failed',
+          description: serverMessageOf(error, MESSAGES.invalidCredentials),
+          variant: 'destructive',
+        });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthLayout wide>
+      <div className="auth-split">
+        <Card className="auth-card">
+          <CardHeader>
+            <CardTitle>Staff Login</CardTitle>
+            <CardDescription>Use the email and password of your staff account.</CardDescription>
+          </CardHeader>
+          <CardContent>
+            <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+              <TextField
+                id="login-email"
+                label="Email"
+                type="email"
+                autoComplete="username"
+                inputMode="email"
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                error={errors.email}
+              />
+              <PasswordField
+                id="login-password"
+                label="Password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                error={errors.password}
+              />
+              <div className="row-end">
+                <Link to="/forgot-password" className="text-link">
+                  Forgot password?
+                </Link>
+              </div>
+              <Button type="submit" size="lg" disabled={busy}>
+                {busy ? <InlineSpinner /> : null}
+                {busy ? 'Signing in...' : 'Sign In'}
+              </Button>
+            </form>
+            <p className="auth-alt">
+              <Link to="/register" className="text-link">
+                Don&apos;t have an account? Contact your administrator
+              </Link>
+            </p>
+          </CardContent>
+        </Card>
+
+        <section className="blurbs" aria-label="What the portal offers">
+          <div className="blurb">
+            <Users aria-hidden size={22} />
+            <div>
+              <h2>Team Communication</h2>
+              <p>Share updates, news and announcements with the whole team.</p>
+            </div>
+          </div>
+          <div className="blurb">
+            <MessagesSquare aria-hidden size={22} />
+            <div>
+              <h2>Private Messaging</h2>
+              <p>Talk one to one with colleagues in a private chat.</p>
+            </div>
+          </div>
+          <div className="blurb">
+            <HeartHandshake aria-hidden size={22} />
+            <div>
+              <h2>Resident Care</h2>
+              <p>Celebrate resident activities and keep everyone informed.</p>
+            </div>
+          </div>
+        </section>
+      </div>
+      <p className="auth-operator">
+        Operated by {orgName} · Staff Portal, the staff communication platform for residential care
+      </p>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,181 @@
+import { CircleCheck } from 'lucide-react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { z } from 'zod';
+import { ResetPasswordFormSchema } from '../../schema/auth';
+import { PRODUCT_NAME } from '../../schema/constants';
+import { Button } from '../components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
+import { PasswordField } from '../components/ui/field';
+import { InlineSpinner, PageSpinner } from '../components/ui/spinner';
+import { AuthLayout } from '../features/auth/auth-layout';
+import { toastConnectionError, toastInvalidLink } from '../features/auth/auth-toasts';
+import { useLinkToken } from '../features/auth/use-link-token';
+import { NetworkError, api, serverMessageOf } from '../lib/api';
+import { useFormValidation, withPasswordMatch } from '../lib/form';
+import { toast } from '../lib/toast';
+
+const ValidateAnswerSchema = z.object({
+  valid: z.literal(true),
+  purpose: z.enum(['reset', 'invite']),
+  email: z.string().optional(),
+});
+type LinkInfo = z.infer<typeof ValidateAnswerSchema>;
+
+type Phase = { name: 'validating' } | { name: 'offline' } | { name: 'form'; link: LinkInfo } | { name: 'done' };
+
+/** /reset-password?token= (spec section 2), also used by invitations to choose a first password. */
+export function ResetPasswordScreen() {
+  const navigate = useNavigate();
+  const token = useLinkToken();
+  const [phase, setPhase] = useState<Phase>({ name: 'validating' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    const rejectLink = () => {
+      toastInvalidLink();
+      navigate('/forgot-password', { replace: true });
+    };
+    if (!token) {
+      rejectLink();
+      return;
+    }
+    let cancelled = false;
+    api
+      .get(`/api/auth/reset-password/validate?token=${encodeURIComponent(token)}`)
+      .then((answer) => {
+        if (!cancelled) setPhase({ name: 'form', link: ValidateAnswerSchema.parse(answer) });
+      })
+      .catch((error: unknown) => {
+        if (cancelled) return;
+        if (error instanceof NetworkError) {
+          toastConnectionError();
+          setPhase({ name: 'offline' });
+        } else rejectLink();
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [token, navigate, attempt]);
+
+  let content;
+  if (phase.name === 'validating') content = <PageSpinner text="Validating reset link..." />;
+  else if (phase.name === 'offline')
+    content = (
+      <Card className="auth-card">
+        <CardHeader>
+          <CardTitle>Connection error</CardTitle>
+          <CardDescription>Unable to connect to the server. Please try again.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <Button
+            onClick={() => {
+              setPhase({ name: 'validating' });
+              setAttempt((n) => n + 1);
+            }}
+          >
+            Try again
+          </Button>
+        </CardContent>
+      </Card>
+    );
+  else if (phase.name === 'done')
+    content = (
+      <Card className="auth-card">
+        <CardHeader>
+          <div className="card-icon card-icon-success">
+            <CircleCheck aria-hidden size={28} />
+          </div>
+          <CardTitle>Password Changed!</CardTitle>
+          <CardDescription>You can now log in with your new password.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <Button asChild size="lg" className="full-width">
+            <Link to="/login">Go to Login</Link>
+          </Button>
+        </CardContent>
+      </Card>
+    );
+  else content = <NewPasswordForm token={token} link={phase.link} onDone={() => setPhase({ name: 'done' })} />;
+
+  return <AuthLayout>{content}</AuthLayout>;
+}
+
+function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInfo; onDone: () => void }) {
+  const [password, setPassword] = useState('');
+  const [confirmPassword, setConfirmPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const { errors, check } = useFormValidation(
+    ResetPasswordFormSchema,
+    { password, confirmPassword },
+    withPasswordMatch(password, confirmPassword),
+  );
+  const invite = link.purpose === 'invite';
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const body = check();
+    if (!body) return;
+    setBusy(true);
+    try {
+      await api.post('/api/auth/reset-password', { token, password: body.password });
+      toast({
+        title: 'Password Reset Successful',
+        description: 'Your password has been changed. You can now log in with your new password.',
+      });
+      onDone();
+    } catch (error) {
+      toast({
+        title: 'Error',
+        description: serverMessageOf(error, 'Failed to reset password. Please try again.'),
+        variant: 'destructive',
+      });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Card className="auth-card">
+      <CardHeader>
+        <CardTitle>{invite ? 'Choose your password' : 'Reset your password'}</CardTitle>
+        <CardDescription>
+          {invite
+            ? `Welcome to ${PRODUCT_NAME}! Choose a password to activate your account.`
+            : 'Choose a new password for your account.'}
+          {link.email ? ` (${link.email})` : ''}
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+          <PasswordField
+            id="reset-password"
+            label="New Password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={errors.password}
+            hint="At least 8 characters, with an uppercase letter, a lowercase letter and a number."
+          />
+          <PasswordField
+            id="reset-confirm-password"
+            label="Confirm Password"
+            autoComplete="new-password"
+            value={confirmPassword}
+            onChange={(e) => setConfirmPassword(e.target.value)}
+            error={errors.confirmPassword}
+          />
+          <Button type="submit" size="lg" disabled={busy}>
+            {busy ? <InlineSpinner /> : null}
+            {invite ? 'Set Password' : 'Reset Password'}
+          </Button>
+        </form>
+        <p className="auth-alt">
+          <Link to="/login" className="text-link">
+            Back to Login
+          </Link>
+        </p>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,17 @@
+import { useAtomValue } from 'jotai';
+import { configAtom } from '../lib/public-config';
+
+const YEAR = new Date().getFullYear();
+
+/** The proprietary-software notice of spec section 1, with the organisation's name. */
+export function CopyrightFooter() {
+  const { orgName } = useAtomValue(configAtom);
+  return (
+    <footer className="site-footer">
+      <p>
+        © {YEAR} {orgName}. All rights reserved. Proprietary software: use is permitted only under an authorised
+        licence.
+      </p>
+    </footer>
+  );
+}

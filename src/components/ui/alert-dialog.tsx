@@ -1,0 +1,40 @@
+import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
+import type { ComponentProps } from 'react';
+import { cx } from '../../lib/cx';
+import { buttonClass } from './button';
+
+export const AlertDialog = AlertDialogPrimitive.Root;
+export const AlertDialogTrigger = AlertDialogPrimitive.Trigger;
+
+/** A confirmation that must be answered: no click outside closes it (radix AlertDialog). */
+export function AlertDialogContent({ className, ...props }: ComponentProps<typeof AlertDialogPrimitive.Content>) {
+  return (
+    <AlertDialogPrimitive.Portal>
+      <AlertDialogPrimitive.Overlay className="overlay" />
+      <AlertDialogPrimitive.Content className={cx('dialog', className)} {...props} />
+    </AlertDialogPrimitive.Portal>
+  );
+}
+
+export function AlertDialogTitle({ className, ...props }: ComponentProps<typeof AlertDialogPrimitive.Title>) {
+  return <AlertDialogPrimitive.Title className={cx('dialog-title', className)} {...props} />;
+}
+
+export function AlertDialogDescription({
+  className,
+  ...props
+}: ComponentProps<typeof AlertDialogPrimitive.Description>) {
+  return <AlertDialogPrimitive.Description className={cx('dialog-description', className)} {...props} />;
+}
+
+export function AlertDialogFooter({ className, ...props }: ComponentProps<'div'>) {
+  return <div className={cx('dialog-footer', className)} {...props} />;
+}
+
+export function AlertDialogCancel({ className, ...props }: ComponentProps<typeof AlertDialogPrimitive.Cancel>) {
+  return <AlertDialogPrimitive.Cancel className={buttonClass('outline', 'md', className)} {...props} />;
+}
+
+export function AlertDialogAction({ className, ...props }: ComponentProps<typeof AlertDialogPrimitive.Action>) {
+  return <AlertDialogPrimitive.Action className={buttonClass('destructive', 'md', className)} {...props} />;
+}

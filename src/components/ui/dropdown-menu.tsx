@@ -1,0 +1,31 @@
+import { DropdownMenu as MenuPrimitive } from 'radix-ui';
+import type { ComponentProps } from 'react';
+import { cx } from '../../lib/cx';
+
+export const DropdownMenu = MenuPrimitive.Root;
+export const DropdownMenuTrigger = MenuPrimitive.Trigger;
+
+export function DropdownMenuContent({
+  className,
+  sideOffset = 6,
+  align = 'end',
+  ...props
+}: ComponentProps<typeof MenuPrimitive.Content>) {
+  return (
+    <MenuPrimitive.Portal>
+      <MenuPrimitive.Content className={cx('menu', className)} sideOffset={sideOffset} align={align} {...props} />
+    </MenuPrimitive.Portal>
+  );
+}
+
+export function DropdownMenuItem({ className, ...props }: ComponentProps<typeof MenuPrimitive.Item>) {
+  return <MenuPrimitive.Item className={cx('menu-item', className)} {...props} />;
+}
+
+export function DropdownMenuLabel({ className, ...props }: ComponentProps<typeof MenuPrimitive.Label>) {
+  return <MenuPrimitive.Label className={cx('menu-label', className)} {...props} />;
+}
+
+export function DropdownMenuSeparator({ className, ...props }: ComponentProps<typeof MenuPrimitive.Separator>) {
+  return <MenuPrimitive.Separator className={cx('menu-separator', className)} {...props} />;
+}

@@ -1,0 +1,62 @@
+import { Check, ChevronDown } from 'lucide-react';
+import { Select as SelectPrimitive } from 'radix-ui';
+import { cx } from '../../lib/cx';
+
+export interface SelectOption<T extends string> {
+  value: T;
+  label: string;
+}
+
+export interface SelectProps<T extends string> {
+  value: T;
+  onValueChange: (value: T) => void;
+  options: readonly SelectOption<T>[];
+  /** Id of the trigger, for a <Label htmlFor>. */
+  id?: string;
+  name?: string;
+  disabled?: boolean;
+  className?: string;
+  'aria-label'?: string;
+  'aria-invalid'?: boolean;
+  'aria-describedby'?: string;
+}
+
+/** A list box on radix Select; the value is always one of the options' values. */
+export function Select<T extends string>({
+  value,
+  onValueChange,
+  options,
+  name,
+  disabled,
+  className,
+  ...trigger
+}: SelectProps<T>) {
+  const choose = (next: string) => {
+    const option = options.find((o) => o.value === next);
+    if (option) onValueChange(option.value);
+  };
+  return (
+    <SelectPrimitive.Root value={value} onValueChange={choose} name={name} disabled={disabled}>
+      <SelectPrimitive.Trigger className={cx('select-trigger', className)} {...trigger}>
+        <SelectPrimitive.Value />
+        <SelectPrimitive.Icon className="select-icon">
+          <ChevronDown aria-hidden size={16} />
+        </SelectPrimitive.Icon>
+      </SelectPrimitive.Trigger>
+      <SelectPrimitive.Portal>
+        <SelectPrimitive.Content className="select-content" position="popper" sideOffset={4}>
+          <SelectPrimitive.Viewport className="select-viewport">
+            {options.map((option) => (
+              <SelectPrimitive.Item key={option.value} value={option.value} className="select-item">
+                <SelectPrimitive.ItemText>{option.label}</SelectPrimitive.ItemText>
+                <SelectPrimitive.ItemIndicator className="select-item-indicator">
+                  <Check aria-hidden size={14} />
+                </SelectPrimitive.ItemIndicator>
+              </SelectPrimitive.Item>
+            ))}
+          </SelectPrimitive.Viewport>
+        </SelectPrimitive.Content>
+      </SelectPrimitive.Portal>
+    </SelectPrimitive.Root>
+  );
+}

@@ -1,0 +1,75 @@
+import 'fake-indexeddb/auto';
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  closeUserDatabase,
+  databaseNameFor,
+  destroyUserDatabase,
+  getUserDatabase,
+  openUserDatabase,
+  type DatabaseEnvironment,
+} from './database';
+import type { StaffDirectoryEntry } from './users-collection';
+
+const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
+
+const colleague: StaffDirectoryEntry = {
+  id: 'user-2',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  role: 'staff',
+  profileImageUrl: null,
+  updatedAt: 1_700_000_000_000,
+};
+
+async function indexedDatabaseNames(): Promise<string[]> {
+  return (await indexedDB.databases()).map((info) => info.name ?? '');
+}
+
+afterEach(async () => {
+  await destroyUserDatabase(env);
+});
+
+describe('user database', () => {
+  it('derives a valid RxDB name from any user id', () => {
+    const name = databaseNameFor('0f8c7e52-Ab12-4c3d-9e8f-UPPER case');
+    expect(name).toMatch(/^[a-z][_$a-z0-9-]*$/);
+    expect(name.startsWith('sp_')).toBe(true);
+    expect(databaseNameFor('a')).not.toBe(databaseNameFor('b'));
+  });
+
+  it('keeps documents across close and reopen, and leaves nothing behind once destroyed', async () => {
+    const db = await openUserDatabase('user-1', env);
+    await db.users.insert(colleague);
+    await closeUserDatabase();
+    expect(getUserDatabase()).toBeNull();
+
+    const reopened = await openUserDatabase('user-1', env);
+    const found = await reopened.users.findOne('user-2').exec();
+    expect(found?.toJSON()).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', profileImageUrl: null });
+
+    const prefix = `rxdb-dexie-${databaseNameFor('user-1')}--`;
+    expect((await indexedDatabaseNames()).some((name) => name.startsWith(prefix))).toBe(true);
+
+    await destroyUserDatabase(env);
+    expect(getUserDatabase()).toBeNull();
+    expect((await indexedDatabaseNames()).filter((name) => name.startsWith(prefix))).toEqual([]);
+  });
+
+  it('returns the same database when the same user opens it twice', async () => {
+    const [a, b] = await Promise.all([openUserDatabase('user-1', env), openUserDatabase('user-1', env)]);
+    expect(a).toBe(b);
+  });
+
+  it("wipes another user's leftover data when a different user signs in", async () => {
+    const first = await openUserDatabase('user-1', env);
+    await first.users.insert(colleague);
+    await closeUserDatabase();
+
+    const second = await openUserDatabase('user-3', env);
+    expect(await second.users.count().exec()).toBe(0);
+    const names = await indexedDatabaseNames();
+    expect(names.filter((name) => name.startsWith(`rxdb-dexie-${databaseNameFor('user-1')}--`))).toEqual([]);
+    expect(names.some((name) => name.startsWith(`rxdb-dexie-${databaseNameFor('user-3')}--`))).toBe(true);
+  });
+});

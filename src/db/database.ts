@@ -1,0 +1,148 @@
+import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from 'rxdb';
+import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
+import { usersSchema, type UsersCollection } from './users-collection';
+
+export interface UserDatabaseCollections {
+  users: UsersCollection;
+}
+export type UserDatabase = RxDatabase<UserDatabaseCollections>;
+
+/** Where the database lives; the browser's IndexedDB unless a test passes fake-indexeddb. */
+export interface DatabaseEnvironment {
+  indexedDB?: IDBFactory;
+  IDBKeyRange?: typeof IDBKeyRange;
+  /** Share changes between tabs of one browser (BroadcastChannel); tests turn it off. */
+  multiInstance?: boolean;
+}
+
+type DexieSettings = NonNullable<Parameters<typeof getRxStorageDexie>[0]>;
+type Storage = RxStorage<unknown, DexieSettings>;
+
+const NAME_PREFIX = 'sp_';
+/** storage-dexie keeps one IndexedDB database per collection, named `rxdb-dexie-{db}--{version}--{collection}`. */
+const DEXIE_PREFIX = 'rxdb-dexie-';
+
+interface OpenDatabase {
+  name: string;
+  db: UserDatabase;
+  env: DatabaseEnvironment;
+}
+
+let current: OpenDatabase | null = null;
+let queue: Promise<unknown> = Promise.resolve();
+let devModeLoaded: Promise<void> | undefined;
+
+/** Runs database operations one after another so sign-in, sign-out and React's double effects cannot interleave. */
+function enqueue<T>(operation: () => Promise<T>): Promise<T> {
+  const run = queue.then(operation, operation);
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+/** RxDB names must match /^[a-z][_$a-z0-9-]*$/, so the user id is written as hex after a fixed prefix. */
+export function databaseNameFor(userId: string): string {
+  const hex = Array.from(new TextEncoder().encode(userId), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return NAME_PREFIX + hex;
+}
+
+function factoryOf(env: DatabaseEnvironment): IDBFactory | undefined {
+  return env.indexedDB ?? globalThis.indexedDB;
+}
+
+async function createStorage(env: DatabaseEnvironment): Promise<Storage> {
+  // Only defined keys: Dexie merges options over its defaults, so an explicit undefined would erase them.
+  const settings: DexieSettings = {};
+  if (env.indexedDB) settings.indexedDB = env.indexedDB;
+  if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
+  const storage: Storage = getRxStorageDexie(settings);
+  if (!import.meta.env.DEV) return storage;
+  // Development only: schema checks and validation; the import is dropped from production builds.
+  devModeLoaded ??= import('rxdb/plugins/dev-mode').then(({ RxDBDevModePlugin, disableWarnings }) => {
+    disableWarnings();
+    addRxPlugin(RxDBDevModePlugin);
+  });
+  await devModeLoaded;
+  const { wrappedValidateAjvStorage } = await import('rxdb/plugins/validate-ajv');
+  return wrappedValidateAjvStorage({ storage });
+}
+
+function deleteIndexedDatabase(factory: IDBFactory, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = factory.deleteDatabase(name);
+    request.onsuccess = () => resolve();
+    request.onerror = () => reject(request.error ?? new Error(`Could not delete ${name}`));
+    // Another tab still holds it open: the deletion completes when that tab closes its connection.
+    request.onblocked = () => resolve();
+  });
+}
+
+/** IndexedDB databases that belong to any user's local store. */
+async function listUserIndexedDatabases(factory: IDBFactory): Promise<string[]> {
+  if (typeof factory.databases !== 'function') return [];
+  const infos = await factory.databases();
+  return infos.map((info) => info.name ?? '').filter((name) => name.startsWith(DEXIE_PREFIX + NAME_PREFIX));
+}
+
+/** Deletes every user's IndexedDB data except the database named `keep`. */
+async function deleteUserIndexedDatabases(factory: IDBFactory | undefined, keep?: string): Promise<void> {
+  if (!factory) return;
+  const names = await listUserIndexedDatabases(factory);
+  const doomed = keep ? names.filter((name) => !name.startsWith(`${DEXIE_PREFIX}${keep}--`)) : names;
+  await Promise.all(doomed.map((name) => deleteIndexedDatabase(factory, name)));
+}
+
+/** Opens (or returns) the signed-in user's local database; data of any other user on this browser is wiped. */
+export function openUserDatabase(userId: string, env: DatabaseEnvironment = {}): Promise<UserDatabase> {
+  return enqueue(async () => {
+    const name = databaseNameFor(userId);
+    if (current && current.name === name && !current.db.closed) return current.db;
+    if (current) {
+      await current.db.close();
+      current = null;
+    }
+    await deleteUserIndexedDatabases(factoryOf(env), name);
+    const db = await createRxDatabase<UserDatabaseCollections>({
+      name,
+      storage: await createStorage(env),
+      multiInstance: env.multiInstance ?? true,
+      eventReduce: true,
+    });
+    try {
+      await db.addCollections({ users: { schema: usersSchema } });
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    current = { name, db, env };
+    return db;
+  });
+}
+
+/** The database opened for the signed-in user, if any. */
+export function getUserDatabase(): UserDatabase | null {
+  return current && !current.db.closed ? current.db : null;
+}
+
+/** Closes the local database and keeps its data (used by tests and on page unload). */
+export function closeUserDatabase(): Promise<void> {
+  return enqueue(async () => {
+    if (!current) return;
+    const { db } = current;
+    current = null;
+    await db.close();
+  });
+}
+
+/** Removes the local database on sign-out so nothing of the user stays in IndexedDB (spec section 4). */
+export function destroyUserDatabase(env: DatabaseEnvironment = {}): Promise<void> {
+  return enqueue(async () => {
+    const factory = factoryOf(current?.env.indexedDB ? current.env : env);
+    if (current) {
+      const { db } = current;
+      current = null;
+      await db.remove();
+    }
+    // db.remove() empties the Dexie tables but leaves the IndexedDB databases behind; delete them too.
+    await deleteUserIndexedDatabases(factory);
+  });
+}

@@ -1,0 +1,65 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { appStore } from '../../lib/store';
+import { authStateAtom, refreshCurrentUser, refreshCurrentUserIfStale } from './current-user';
+
+const user = {
+  id: 'u1',
+  email: 'ada@example.org',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  role: 'staff',
+  isAdmin: false,
+  isMasterAdmin: false,
+  isActive: true,
+  profileImageUrl: null,
+};
+
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+
+beforeEach(() => {
+  appStore.set(authStateAtom, { status: 'loading' });
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+describe('current user', () => {
+  it('is signed in when GET /api/auth/user answers a user', async () => {
+    vi.stubGlobal('fetch', async () => json(200, user));
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom)).toMatchObject({ status: 'signedIn', user: { id: 'u1' } });
+  });
+
+  it('is signed out on 401 without retrying', async () => {
+    const fetchMock = vi.fn<typeof fetch>(async () => json(401, { code: 'unauthenticated', message: 'Unauthorized' }));
+    vi.stubGlobal('fetch', fetchMock);
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom).status).toBe('signedOut');
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps a signed-in user while the server cannot be reached', async () => {
+    vi.stubGlobal('fetch', async () => json(200, user));
+    await refreshCurrentUser();
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom).status).toBe('signedIn');
+  });
+
+  it('shares one request between concurrent callers and stays fresh for five minutes', async () => {
+    vi.useFakeTimers();
+    const fetchMock = vi.fn<typeof fetch>(async () => json(200, user));
+    vi.stubGlobal('fetch', fetchMock);
+    await Promise.all([refreshCurrentUser(), refreshCurrentUser()]);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(4 * 60_000);
+    expect(refreshCurrentUserIfStale()).toBeNull();
+    vi.advanceTimersByTime(60_000);
+    await refreshCurrentUserIfStale();
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+  });
+});

@@ -1,0 +1,59 @@
+import { atom } from 'jotai';
+import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
+import { LIMITS } from '../../../schema/constants';
+import { ApiError, NetworkError, api } from '../../lib/api';
+import { appStore } from '../../lib/store';
+
+/** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
+export type AuthState =
+  | { status: 'loading' }
+  | { status: 'signedIn'; user: CurrentUser; fetchedAt: number }
+  | { status: 'signedOut'; fetchedAt: number };
+
+export const authStateAtom = atom<AuthState>({ status: 'loading' });
+
+export const currentUserAtom = atom((get) => {
+  const state = get(authStateAtom);
+  return state.status === 'signedIn' ? state.user : null;
+});
+
+let inFlight: Promise<AuthState> | null = null;
+
+async function fetchAuthState(): Promise<AuthState> {
+  const previous = appStore.get(authStateAtom);
+  try {
+    const user = CurrentUserSchema.parse(await api.get('/api/auth/user'));
+    return { status: 'signedIn', user, fetchedAt: Date.now() };
+  } catch (error) {
+    const unauthorized = error instanceof ApiError && error.status === 401;
+    if (!unauthorized && !(error instanceof NetworkError)) console.error('Could not read the current user', error);
+    // Signed in and offline (or a passing server fault): keep the user, the app works offline. Only a 401 ends it.
+    if (previous.status === 'signedIn' && !unauthorized) return previous;
+    return { status: 'signedOut', fetchedAt: Date.now() };
+  }
+}
+
+/** Asks the server who is signed in (no retry); concurrent callers share one request. */
+export function refreshCurrentUser(): Promise<AuthState> {
+  inFlight ??= fetchAuthState()
+    .then((state) => {
+      appStore.set(authStateAtom, state);
+      return state;
+    })
+    .finally(() => {
+      inFlight = null;
+    });
+  return inFlight;
+}
+
+/** Refreshes only when the last answer is older than five minutes (spec section 9). */
+export function refreshCurrentUserIfStale(): Promise<AuthState> | null {
+  const state = appStore.get(authStateAtom);
+  if (state.status !== 'loading' && Date.now() - state.fetchedAt < LIMITS.currentUserFreshMs) return null;
+  return refreshCurrentUser();
+}
+
+/** Forgets the user at once (sign-out, inactivity, a dead session). */
+export function setSignedOut(): void {
+  appStore.set(authStateAtom, { status: 'signedOut', fetchedAt: Date.now() });
+}

@@ -1,0 +1,54 @@
+import type { NavigateFunction } from 'react-router-dom';
+import { LIMITS } from '../../../schema/constants';
+import { destroyUserDatabase } from '../../db/database';
+import { api } from '../../lib/api';
+import { toast } from '../../lib/toast';
+import { setSignedOut } from './current-user';
+
+async function destroyLocalData(): Promise<void> {
+  try {
+    await destroyUserDatabase();
+  } catch (error) {
+    console.error('Could not remove the local database', error);
+  }
+}
+
+/** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
+export async function signOut(navigate: NavigateFunction): Promise<void> {
+  try {
+    await api.post('/api/auth/logout');
+  } catch {
+    // The browser leaves the session either way (spec section 7).
+  }
+  await destroyLocalData();
+  // Address first, so the Landing screen mounts already seeing logged_out=true.
+  navigate('/?logged_out=true');
+  setSignedOut();
+}
+
+/** Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/' (spec 8). */
+export async function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
+  try {
+    await api.post('/api/auth/logout');
+  } catch (error) {
+    console.error('Automatic logout failed', error);
+  }
+  await destroyLocalData();
+  setSignedOut();
+  navigate('/');
+}
+
+let ending = false;
+
+/** The server says the session is over: "Unauthorized" toast, then /login after 500 ms (spec section 4). */
+export function endLostSession(navigate: NavigateFunction): void {
+  if (ending) return;
+  ending = true;
+  toast({ title: 'Unauthorized', description: 'You are logged out. Logging in again...', variant: 'destructive' });
+  void destroyLocalData();
+  setTimeout(() => {
+    ending = false;
+    setSignedOut();
+    navigate('/login');
+  }, LIMITS.redirectDelayMs);
+}

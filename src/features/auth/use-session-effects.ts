@@ -1,0 +1,73 @@
+import { useAtomValue } from 'jotai';
+import { useEffect } from 'react';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { LIMITS } from '../../../schema/constants';
+import { openUserDatabase } from '../../db/database';
+import { ApiError, api } from '../../lib/api';
+import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
+import { toast } from '../../lib/toast';
+import { currentUserAtom, refreshCurrentUserIfStale } from './current-user';
+import { endLostSession, logOutForInactivity } from './session';
+
+/** Opens the signed-in user's local database (wiping any other user's) whenever the user changes. */
+function useUserDatabase(userId: string | undefined): void {
+  useEffect(() => {
+    if (!userId) return;
+    openUserDatabase(userId).catch((error: unknown) => console.error('Could not open the local database', error));
+  }, [userId]);
+}
+
+/** Spec section 4: warning at 25 minutes, logout at 30; activity also feeds the server's idle clock. */
+function useInactivityLogout(signedIn: boolean): void {
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (!signedIn) return;
+    const monitor = startInactivityMonitor({
+      warningMs: LIMITS.inactivityWarningMs,
+      logoutMs: LIMITS.inactivityLogoutMs,
+      heartbeatMs: LIMITS.activityHeartbeatMs,
+      onWarning: () =>
+        toast({
+          title: 'Session Expiring',
+          description:
+            'You will be logged out in 5 minutes due to inactivity. Move the mouse or click to stay logged in.',
+          variant: 'destructive',
+        }),
+      onLogout: () => void logOutForInactivity(navigate),
+      onHeartbeat: () => {
+        api.post('/api/auth/heartbeat').catch((error: unknown) => {
+          if (error instanceof ApiError && error.status === 401) endLostSession(navigate);
+        });
+      },
+    });
+    const options = { capture: true, passive: true };
+    for (const name of ACTIVITY_EVENTS) document.addEventListener(name, monitor.activity, options);
+    return () => {
+      monitor.stop();
+      for (const name of ACTIVITY_EVENTS) document.removeEventListener(name, monitor.activity, options);
+    };
+  }, [signedIn, navigate]);
+}
+
+/** Re-reads the current user on navigation once the last answer is five minutes old (spec section 9). */
+function useStaleUserRefresh(): void {
+  const { pathname } = useLocation();
+  const navigate = useNavigate();
+  const user = useAtomValue(currentUserAtom);
+  const signedIn = user !== null;
+  useEffect(() => {
+    const refresh = refreshCurrentUserIfStale();
+    if (!refresh || !signedIn) return;
+    void refresh.then((state) => {
+      if (state.status === 'signedOut') endLostSession(navigate);
+    });
+  }, [pathname, signedIn, navigate]);
+}
+
+/** Everything that runs while the app is open: local database, inactivity timers, session freshness. */
+export function useSessionEffects(): void {
+  const user = useAtomValue(currentUserAtom);
+  useUserDatabase(user?.id);
+  useInactivityLogout(user !== null);
+  useStaleUserRefresh();
+}

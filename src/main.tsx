@@ -1,0 +1,22 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { AppProviders } from './app/providers';
+import { AppRouter } from './app/router';
+import { refreshCurrentUser } from './features/auth/current-user';
+import { loadPublicConfig } from './lib/public-config';
+import './styles.css';
+
+// Both requests start before the first render; the router shows "Loading..." until the user is known.
+void refreshCurrentUser();
+void loadPublicConfig();
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+
+createRoot(root).render(
+  <StrictMode>
+    <AppProviders>
+      <AppRouter />
+    </AppProviders>
+  </StrictMode>,
+);
