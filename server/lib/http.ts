@@ -3,7 +3,7 @@ import { zValidator } from '@hono/zod-validator';
 import type { Context, MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ZodType } from 'zod';
+import type { z, ZodType } from 'zod';
 import { MESSAGES } from '../../schema/auth';
 import type { ErrorBody } from '../../schema/errors';
 import { AppError } from './errors';
@@ -11,14 +11,23 @@ import type { AppEnv } from './context';
 
 type Target = 'json' | 'query' | 'param' | 'form';
 
+/** The 400 answer for a failed zod check: every issue is reported, the first one is the message. */
+function validationError(issues: readonly { path: PropertyKey[]; message: string }[]): AppError {
+  const details = issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  return new AppError(400, 'validation_failed', details[0]?.message ?? 'Invalid request', details);
+}
+
+/** Checks a value that did not come through `validate` (a multipart form, a synced document). */
+export function parseInput<T extends ZodType>(schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(result.error.issues);
+  return result.data;
+}
+
 /** zod validation of one part of a request; every issue is reported, the first one is the message. */
 export function validate<T extends ZodType, K extends Target>(target: K, schema: T) {
   return zValidator(target, schema, (result) => {
-    if (!result.success) {
-      const issues = result.error.issues;
-      const details = issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-      throw new AppError(400, 'validation_failed', details[0]?.message ?? 'Invalid request', details);
-    }
+    if (!result.success) throw validationError(result.error.issues);
   });
 }
 
@@ -32,7 +41,11 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     const status = error.status;
     const code = status === 413 ? 'payload_too_large' : status === 401 ? 'unauthenticated' : 'bad_request';
     const message =
-      status === 413 ? 'The request is too large' : /json/i.test(error.message) ? 'The request body is not valid JSON' : 'Bad request';
+      status === 413
+        ? 'The request is too large'
+        : /json/i.test(error.message)
+          ? 'The request body is not valid JSON'
+          : 'Bad request';
     return c.json({ code, message } satisfies ErrorBody, status);
   }
   c.var.deps?.log.error(`${c.req.method} ${c.req.path} failed`, error);
@@ -72,4 +85,27 @@ export function sameOriginOnly(publicUrl: string | undefined): MiddlewareHandler
     }
     return next();
   };
+}
+
+/** A multipart form's fields, each as the list of its values (fields such as houseTags repeat). */
+export type FormFields = Record<string, (string | File)[]>;
+
+/** Reads a multipart form; 400 when it cannot be read. */
+export async function readMultipart(c: Context<AppEnv>): Promise<FormFields> {
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    throw new AppError(400, 'bad_request', 'The form could not be read. Please try again.');
+  }
+  const fields: FormFields = {};
+  form.forEach((value, key) => {
+    (fields[key] ??= []).push(value);
+  });
+  return fields;
+}
+
+/** Whether a request carries a multipart form. */
+export function isMultipart(c: Context<AppEnv>): boolean {
+  return /^multipart\/form-data/i.test(c.req.header('content-type') ?? '');
 }

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { UPLOAD_MESSAGES } from '../../../schema/uploads';
+import type { AppEnv } from '../../lib/context';
+import { badRequest } from '../../lib/errors';
+import { contentDisposition, placeholderImage } from '../../lib/files';
+import { readMultipart, validate } from '../../lib/http';
+import { requireUser } from '../auth/auth.middleware';
+import { openUpload, uploadFile } from './uploads.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** POST /api/uploads, GET /api/uploads/{id} and the placeholder picture. */
+export const uploadRoutes = new Hono<AppEnv>()
+  .post('/uploads', requireUser, async (c) => {
+    const files = (await readMultipart(c)).file ?? [];
+    const file = files.length === 1 && files[0] instanceof File ? files[0] : badRequest(UPLOAD_MESSAGES.missingFile);
+    return c.json(await uploadFile(c.var.deps, c.var.user, file), 201);
+  })
+  .get('/uploads/:id', requireUser, validate('param', IdParamsSchema), (c) => {
+    const { row, file } = openUpload(c.var.deps, c.req.valid('param').id);
+    const body = Readable.toWeb(fs.createReadStream(file)) as ReadableStream; // Node's web stream type differs only in name
+    return c.body(body, 200, {
+      'Content-Type': row.mime,
+      'Content-Length': String(row.size),
+      'Content-Disposition': contentDisposition(row.kind, row.originalName),
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      // Uploads never change; only this browser's private cache may keep them (for the feed offline).
+      'Cache-Control': 'private, max-age=31536000, immutable',
+    });
+  })
+  .get('/placeholder-image', async (c) =>
+    c.body(new Uint8Array(await placeholderImage()), 200, {
+      'Content-Type': 'image/png',
+      'Cache-Control': 'public, max-age=86400',
+    }),
+  );
