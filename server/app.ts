@@ -2,20 +2,46 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
+import { LIMITS } from '../schema/constants';
 import { adminRoutes } from './features/admin/admin.routes';
 import { authRoutes } from './features/auth/auth.routes';
+import { commentRoutes } from './features/comments/comments.routes';
 import { configRoutes } from './features/config/config.routes';
+import { postRoutes } from './features/posts/posts.routes';
+import { reactionRoutes } from './features/reactions/reactions.routes';
+import { syncRoutes } from './features/sync/sync.routes';
+import { uploadRoutes } from './features/uploads/uploads.routes';
 import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
-import { clientIp, handleError, sameOriginOnly } from './lib/http';
+import { clientIp, handleError, isMultipart, sameOriginOnly } from './lib/http';
 
 export const CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
-/** JSON bodies are small; uploads (later issues) set their own, larger limit. */
+/** JSON bodies are small; multipart uploads and sync pushes get their own, larger limits (decision 16). */
 const JSON_BODY_LIMIT = 1024 * 1024;
+/** One file of at most 25 MB plus room for the form around it. */
+const UPLOAD_BODY_LIMIT = LIMITS.uploadMaxBytes + 1024 * 1024;
+/** A post with its 20 files sent in the same form. */
+const POST_FORM_BODY_LIMIT = LIMITS.postUploaderFiles * UPLOAD_BODY_LIMIT;
+/** 100 pushed rows, each two documents of up to 10,000 characters. */
+const SYNC_PUSH_BODY_LIMIT = 10 * 1024 * 1024;
+
+/** The body limit of a request: only the upload forms and sync pushes may exceed the JSON limit. */
+function bodyLimitFor(c: Context<AppEnv>): number {
+  if (c.req.method !== 'POST') return JSON_BODY_LIMIT;
+  const path = c.req.path;
+  if (isMultipart(c) && path === '/api/uploads') return UPLOAD_BODY_LIMIT;
+  if (isMultipart(c) && path === '/api/posts') return POST_FORM_BODY_LIMIT;
+  if (/^\/api\/sync\/[a-z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
+  return JSON_BODY_LIMIT;
+}
+
+const tooLarge = (): never => {
+  throw new AppError(413, 'payload_too_large', 'The request is too large');
+};
 
 const CSP = {
   defaultSrc: ["'self'"],
@@ -57,20 +83,27 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   const api = new Hono<AppEnv>();
   api.use(async (c, next) => {
     await next();
-    c.header('Cache-Control', 'no-store');
+    // Answers that may be cached (uploaded files, the placeholder picture) say so themselves.
+    if (!c.res.headers.has('Cache-Control') || c.res.headers.get('Content-Type')?.startsWith('text/event-stream')) {
+      c.header('Cache-Control', 'no-store');
+    }
   });
   api.use(sameOriginOnly(deps.config.publicUrl));
-  api.use(
-    bodyLimit({
-      maxSize: JSON_BODY_LIMIT,
-      onError: () => {
-        throw new AppError(413, 'payload_too_large', 'The request is too large');
-      },
-    }),
+  const limits = new Map(
+    [JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT, POST_FORM_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT].map((maxSize) => [
+      maxSize,
+      bodyLimit({ maxSize, onError: tooLarge }),
+    ]),
   );
+  api.use((c, next) => limits.get(bodyLimitFor(c))!(c, next));
   api.route('/', configRoutes);
   api.route('/', authRoutes);
   api.route('/', adminRoutes);
+  api.route('/', postRoutes);
+  api.route('/', commentRoutes);
+  api.route('/', reactionRoutes);
+  api.route('/', uploadRoutes);
+  api.route('/', syncRoutes);
   api.all('*', () => notFound('No such API call'));
   app.route('/api', api);
 

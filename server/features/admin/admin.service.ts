@@ -24,7 +24,8 @@ import {
   updateUser,
   type UserRow,
 } from '../users/users.queries';
-import { toAdminUser } from '../users/users.service';
+import { releaseAuthorContent } from '../posts/posts.service';
+import { directoryChanged, toAdminUser } from '../users/users.service';
 
 const LAST_ADMIN = 'There must always be at least one active System Administrator.';
 
@@ -88,6 +89,7 @@ export async function createStaffMember(
     createdAt: at,
     updatedAt: at,
   });
+  directoryChanged(deps);
   const link = issueUserToken(deps, id, 'invite');
   await deps.mailer.send({
     to: body.email,
@@ -115,6 +117,7 @@ export function editStaffMember(
   checkEmailFree(deps, body.email, id);
   keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
   updateUser(deps.db, id, { ...body, updatedAt: deps.now() });
+  directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_updated', id, {
     changed: (['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
   });
@@ -133,7 +136,9 @@ export function setStaffStatus(
   refuseSelf(actor, target, 'change the status of');
   keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
   updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
+  // Ends their sessions and closes their live sync streams at once.
   if (!body.isActive) endAllSessions(deps, id);
+  directoryChanged(deps);
   audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
   return toAdminUser(loadTarget(deps, id));
 }
@@ -150,6 +155,7 @@ export function setStaffRole(
   refuseSelf(actor, target, 'change the role of');
   keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
   updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
+  directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_role_changed', id, { from: target.role, to: body.role });
   return toAdminUser(loadTarget(deps, id));
 }
@@ -165,6 +171,7 @@ export async function approveRegistration(
   const target = loadTarget(deps, id);
   if (!target.pendingApproval) conflict('This account is not awaiting approval');
   updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
+  directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
   await deps.mailer.send({
     to: target.email,
@@ -176,12 +183,19 @@ export async function approveRegistration(
   return toAdminUser(loadTarget(deps, id));
 }
 
-/** Deletes an account and its personal data; what they wrote stays, attributed to "Deleted user". */
+/**
+ * Deletes an account and its personal data; what they wrote stays, attributed to "Deleted user", their
+ * reactions go, and synced clients get the change and a directory tombstone.
+ */
 export function deleteStaffMember(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
   const target = loadTarget(deps, id);
   refuseSelf(actor, target, 'delete');
   keepOneSystemAdmin(deps, target, null);
   endAllSessions(deps, id);
-  deleteUserRow(deps.db, id);
+  deps.db.transaction(() => {
+    releaseAuthorContent(deps, id);
+    deleteUserRow(deps.db, id);
+  });
+  directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_deleted', id, { email: target.email });
 }

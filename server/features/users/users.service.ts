@@ -1,6 +1,8 @@
 import type { AdminUser } from '../../../schema/admin';
 import type { CurrentUser } from '../../../schema/auth';
-import type { UserRow } from './users.queries';
+import type { DirectoryUserDoc } from '../../../schema/sync';
+import type { AppDeps } from '../../lib/context';
+import { listDeletedUsersSince, listDirectorySince, type UserRow } from './users.queries';
 
 /** The shape of GET /api/auth/user (issue 2). */
 export function toCurrentUser(row: UserRow): CurrentUser {
@@ -27,4 +29,55 @@ export function toAdminUser(row: UserRow): AdminUser {
     createdAt: new Date(row.createdAt).toISOString(),
     lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt).toISOString() : null,
   };
+}
+
+/** An entry of the synced staff directory: what every colleague may see, no e-mail. */
+export function toDirectoryUserDoc(row: UserRow): DirectoryUserDoc {
+  return {
+    id: row.id,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    role: row.role,
+    profileImageUrl: row.profileImageUrl ?? null,
+    isActive: row.isActive,
+    updatedAt: row.updatedAt,
+    _deleted: false,
+  };
+}
+
+/** A deleted account as the directory sends it: a tombstone without personal data. */
+export function deletedDirectoryUserDoc(id: string): DirectoryUserDoc {
+  return {
+    id,
+    firstName: 'Deleted',
+    lastName: 'user',
+    role: 'staff',
+    profileImageUrl: null,
+    isActive: false,
+    updatedAt: 0,
+    _deleted: true,
+  };
+}
+
+/** Tells live clients the staff directory changed (an account added, edited, (de)activated or deleted). */
+export function directoryChanged(deps: AppDeps): void {
+  deps.hub.notify('users');
+}
+
+/**
+ * Directory entries changed after a checkpoint: every account but pending registrations, and a tombstone for
+ * each deleted account; two sources merged in (server_seq, id) order.
+ */
+export function listDirectoryDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  const live = listDirectorySince(deps.db, seq, id, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: toDirectoryUserDoc(row),
+  }));
+  const gone = listDeletedUsersSince(deps.db, seq, id, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: deletedDirectoryUserDoc(row.id),
+  }));
+  return [...live, ...gone]
+    .sort((a, b) => a.seq - b.seq || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0))
+    .slice(0, limit);
 }

@@ -1,0 +1,66 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { comments, users } from '../../db/tables';
+import { nextSeq } from '../../lib/seq.queries';
+
+export type CommentRow = typeof comments.$inferSelect;
+export type NewCommentRow = Omit<typeof comments.$inferInsert, 'serverSeq'>;
+
+const authorColumns = {
+  id: users.id,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  profileImageUrl: users.profileImageUrl,
+};
+
+export function findComment(db: Db, id: string): CommentRow | undefined {
+  return db.select().from(comments).where(eq(comments.id, id)).get();
+}
+
+export function insertComment(db: Db, row: NewCommentRow): void {
+  db.transaction(() => {
+    db.insert(comments)
+      .values({ ...row, serverSeq: nextSeq(db) })
+      .run();
+  });
+}
+
+export function markCommentDeleted(db: Db, id: string, at: number): void {
+  db.transaction(() => {
+    db.update(comments)
+      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db) })
+      .where(eq(comments.id, id))
+      .run();
+  });
+}
+
+/** A post's live comments, oldest first, with their authors. */
+export function listCommentsOfPost(db: Db, postId: string) {
+  return db
+    .select({ comment: comments, author: authorColumns })
+    .from(comments)
+    .leftJoin(users, eq(users.id, comments.authorId))
+    .where(and(eq(comments.postId, postId), eq(comments.deleted, false)))
+    .orderBy(asc(comments.createdAt), asc(comments.id))
+    .all();
+}
+
+export function findCommentWithAuthor(db: Db, id: string) {
+  return db
+    .select({ comment: comments, author: authorColumns })
+    .from(comments)
+    .leftJoin(users, eq(users.id, comments.authorId))
+    .where(eq(comments.id, id))
+    .get();
+}
+
+/** Comments (live and tombstones) changed after a checkpoint, in change-feed order. */
+export function listCommentsSince(db: Db, seq: number, id: string, limit: number): CommentRow[] {
+  return db
+    .select()
+    .from(comments)
+    .where(sql`(${comments.serverSeq}, ${comments.id}) > (${seq}, ${id})`)
+    .orderBy(asc(comments.serverSeq), asc(comments.id))
+    .limit(limit)
+    .all();
+}

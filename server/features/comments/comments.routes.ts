@@ -1,0 +1,26 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { CreateCommentBodySchema } from '../../../schema/posts';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import { requireUser } from '../auth/auth.middleware';
+import { addComment, deleteComment, listComments } from './comments.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** Comments of a post (spec section 7). */
+export const commentRoutes = new Hono<AppEnv>()
+  .get('/posts/:id/comments', requireUser, validate('param', IdParamsSchema), (c) =>
+    c.json(listComments(c.var.deps, c.req.valid('param').id)),
+  )
+  .post(
+    '/posts/:id/comments',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('json', CreateCommentBodySchema),
+    (c) => c.json(addComment(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
+  )
+  .delete('/comments/:id', requireUser, validate('param', IdParamsSchema), (c) => {
+    deleteComment(c.var.deps, c.var.user, c.req.valid('param').id);
+    return c.body(null, 204);
+  });

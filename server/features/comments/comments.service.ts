@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { canDeleteComment } from '../../../schema/permissions';
+import { POST_MESSAGES, type CommentView, type CreateCommentBody } from '../../../schema/posts';
+import type { CommentDoc } from '../../../schema/sync';
+import type { AppDeps, SessionUser } from '../../lib/context';
+import { conflict, forbidden, notFound } from '../../lib/errors';
+import { requirePost, toAuthor } from '../posts/posts.service';
+import {
+  findComment,
+  findCommentWithAuthor,
+  insertComment,
+  listCommentsOfPost,
+  listCommentsSince,
+  markCommentDeleted,
+  type CommentRow,
+} from './comments.queries';
+
+type CommentWithAuthor = NonNullable<ReturnType<typeof findCommentWithAuthor>>;
+
+function toCommentView({ comment, author }: CommentWithAuthor): CommentView {
+  const { role: _role, ...shown } = toAuthor(author && { ...author, role: null });
+  return {
+    id: comment.id,
+    postId: comment.postId,
+    content: comment.content,
+    createdAt: new Date(comment.createdAt).toISOString(),
+    author: shown,
+  };
+}
+
+function loadCommentView(deps: AppDeps, id: string): CommentView {
+  const row = findCommentWithAuthor(deps.db, id);
+  return row && !row.comment.deleted ? toCommentView(row) : notFound(POST_MESSAGES.commentNotFound);
+}
+
+/** GET /api/posts/{id}/comments: oldest first, with authors. */
+export function listComments(deps: AppDeps, postId: string): CommentView[] {
+  requirePost(deps, postId);
+  return listCommentsOfPost(deps.db, postId).map(toCommentView);
+}
+
+/**
+ * Adds a comment by the signed-in user at the server's time. A client id makes a re-send return the same
+ * comment instead of a second one.
+ */
+export function addComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): CommentView {
+  if (body.id) {
+    const existing = findComment(deps.db, body.id);
+    if (existing) {
+      if (existing.authorId !== actor.id || existing.postId !== postId || existing.deleted) {
+        conflict('A comment with this id already exists');
+      }
+      return loadCommentView(deps, body.id);
+    }
+  }
+  requirePost(deps, postId);
+  const id = body.id ?? randomUUID();
+  const at = deps.now();
+  insertComment(deps.db, {
+    id,
+    postId,
+    authorId: actor.id,
+    content: body.content,
+    createdAt: at,
+    updatedAt: at,
+    deleted: false,
+  });
+  deps.hub.notify('comments');
+  return loadCommentView(deps, id);
+}
+
+/** Deletes a comment (a tombstone): its author or a System Administrator only (spec section 6). */
+export function deleteComment(deps: AppDeps, actor: SessionUser, id: string): void {
+  const comment = findComment(deps.db, id);
+  if (!comment || comment.deleted) return notFound(POST_MESSAGES.commentNotFound);
+  if (!canDeleteComment(actor, comment)) forbidden(POST_MESSAGES.cannotDeleteComment);
+  markCommentDeleted(deps.db, id, deps.now());
+  deps.hub.notify('comments');
+}
+
+/** A comment as replication sends it; a tombstone carries no content. */
+export function toCommentDoc(row: CommentRow): CommentDoc {
+  return {
+    id: row.id,
+    postId: row.postId,
+    authorId: row.authorId,
+    content: row.deleted ? '' : row.content,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    _deleted: row.deleted,
+  };
+}
+
+export function findCommentDoc(deps: AppDeps, id: string): CommentDoc | null {
+  const row = findComment(deps.db, id);
+  return row ? toCommentDoc(row) : null;
+}
+
+export function listCommentDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  return listCommentsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toCommentDoc(row) }));
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { CreateCommentBodySchema } from '../../../schema/posts';
+import type { CommentDoc } from '../../../schema/sync';
+import { badRequest } from '../../lib/errors';
+import { parseInput } from '../../lib/http';
+import type { SyncHandler } from '../sync/sync.service';
+import { addComment, deleteComment, findCommentDoc, listCommentDocsSince } from './comments.service';
+
+const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId is required').max(100);
+
+/** Comments are created once and never edited; a delete (author or System Administrator) wins. */
+export const commentsSync: SyncHandler<CommentDoc> = {
+  pull: (deps, _actor, seq, id, limit) => listCommentDocsSince(deps, seq, id, limit),
+  findMaster: (deps, id) => findCommentDoc(deps, id),
+  apply(deps, actor, doc, master) {
+    const { postId, content } = doc as Partial<CommentDoc>;
+    if (!master) {
+      if (doc._deleted) return;
+      addComment(
+        deps,
+        actor,
+        parseInput(PostIdSchema, postId),
+        parseInput(CreateCommentBodySchema, { id: doc.id, content }),
+      );
+      return;
+    }
+    if (master._deleted) badRequest('This comment has been deleted');
+    if (doc._deleted) return deleteComment(deps, actor, doc.id);
+    badRequest('Comments cannot be edited');
+  },
+};

@@ -1,0 +1,75 @@
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  CreatePostBodySchema,
+  ListPostsQuerySchema,
+  NEXT_CURSOR_HEADER,
+  UpdatePostBodySchema,
+  type CreatePostInput,
+} from '../../../schema/posts';
+import { uploadIdFromUrl } from '../../../schema/uploads';
+import type { AppEnv } from '../../lib/context';
+import { badRequest } from '../../lib/errors';
+import { isMultipart, parseInput, readMultipart, validate, type FormFields } from '../../lib/http';
+import { requireUser } from '../auth/auth.middleware';
+import { createPost, createPostWithFiles, deletePost, editPost, listPosts } from './posts.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+const texts = (form: FormFields, key: string) =>
+  [...(form[key] ?? []), ...(form[`${key}[]`] ?? [])].filter((v): v is string => typeof v === 'string');
+const files = (form: FormFields, key: string) =>
+  [...(form[key] ?? []), ...(form[`${key}[]`] ?? [])].filter((v): v is File => typeof v !== 'string');
+
+/** House tags arrive repeated, or as one JSON list as older forms send them. */
+function houseTagsOf(form: FormFields): unknown {
+  const values = texts(form, 'houseTags');
+  if (values.length === 1 && values[0].trim().startsWith('[')) {
+    try {
+      return JSON.parse(values[0]);
+    } catch {
+      return values;
+    }
+  }
+  return values;
+}
+
+/** The multipart form of spec section 7: text fields, then files (or upload URLs/ids sent as text). */
+async function readPostForm(c: Context<AppEnv>) {
+  const form = await readMultipart(c);
+  const input: CreatePostInput = {
+    id: texts(form, 'id')[0] || undefined,
+    content: texts(form, 'content')[0] ?? '',
+    category: texts(form, 'category')[0],
+    isUrgent: (texts(form, 'isUrgent')[0] as 'true' | 'false' | undefined) ?? undefined,
+    houseTags: houseTagsOf(form) as string[],
+    images: texts(form, 'images'),
+    attachments: texts(form, 'attachments').map((value) => ({ id: uploadIdFromUrl(value) ?? value })),
+  };
+  const body = parseInput(CreatePostBodySchema, input);
+  return { body, files: { images: files(form, 'images'), attachments: files(form, 'attachments') } };
+}
+
+/** Posts (spec section 7 "Posts, comments, reactions"). */
+export const postRoutes = new Hono<AppEnv>()
+  .get('/posts', requireUser, validate('query', ListPostsQuerySchema), (c) => {
+    const { posts, nextCursor } = listPosts(c.var.deps, c.var.user, c.req.valid('query'));
+    if (nextCursor) c.header(NEXT_CURSOR_HEADER, nextCursor);
+    return c.json(posts);
+  })
+  .post('/posts', requireUser, async (c) => {
+    if (isMultipart(c)) {
+      const { body, files } = await readPostForm(c);
+      return c.json(await createPostWithFiles(c.var.deps, c.var.user, body, files), 201);
+    }
+    const json: unknown = await c.req.json().catch(() => badRequest('The request body is not valid JSON'));
+    return c.json(createPost(c.var.deps, c.var.user, parseInput(CreatePostBodySchema, json)), 201);
+  })
+  .patch('/posts/:id', requireUser, validate('param', IdParamsSchema), validate('json', UpdatePostBodySchema), (c) =>
+    c.json(editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'))),
+  )
+  .delete('/posts/:id', requireUser, validate('param', IdParamsSchema), (c) => {
+    deletePost(c.var.deps, c.var.user, c.req.valid('param').id);
+    return c.body(null, 204);
+  });

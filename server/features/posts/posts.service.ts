@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import { listHouses } from '../../../schema/constants';
+import { canEditPost } from '../../../schema/permissions';
+import {
+  categoryValues,
+  DELETED_AUTHOR,
+  keptHouseTags,
+  POST_MESSAGES,
+  REACTION_TYPES,
+  type Attachment,
+  type CreatePostBody,
+  type ListPostsQuery,
+  type PostAuthor,
+  type PostView,
+  type ReactionType,
+  type UpdatePostBody,
+} from '../../../schema/posts';
+import { LIMITS } from '../../../schema/constants';
+import type { PostDoc } from '../../../schema/sync';
+import { UPLOAD_MESSAGES } from '../../../schema/uploads';
+import type { AppDeps, SessionUser } from '../../lib/context';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { checkFiles, discardUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
+import {
+  countComments,
+  countReactions,
+  findPost,
+  findPostWithAuthor,
+  insertPost,
+  listPostPage,
+  listPostsSince,
+  markPostDeleted,
+  releaseAuthor,
+  updatePost,
+  type AuthorRow,
+  type PostRow,
+  type PostWithAuthor,
+} from './posts.queries';
+
+/** A JSON list column; anything unreadable counts as empty. */
+export function parseList<T>(text: string): T[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as T[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The author as shown; a deleted account is "Deleted user" (decision 9). */
+export function toAuthor(row: AuthorRow | null): PostAuthor {
+  if (!row?.id) return { id: null, ...DELETED_AUTHOR, role: null, profileImageUrl: null };
+  return {
+    id: row.id,
+    firstName: row.firstName ?? '',
+    lastName: row.lastName ?? '',
+    role: row.role,
+    profileImageUrl: row.profileImageUrl ?? null,
+  };
+}
+
+/** The live post with this id, or 404. */
+export function requirePost(deps: AppDeps, id: string): PostRow {
+  const post = findPost(deps.db, id);
+  return post && !post.deleted ? post : notFound(POST_MESSAGES.postNotFound);
+}
+
+/** Turns posts with authors into PostViews with counts, in two more queries whatever the number of posts. */
+function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostView[] {
+  const ids = rows.map((r) => r.post.id);
+  const counts = new Map<string, { reactionCounts: PostView['reactionCounts']; userReaction: ReactionType | null }>();
+  for (const row of countReactions(deps.db, ids, viewerId)) {
+    const entry = counts.get(row.postId) ?? { reactionCounts: {}, userReaction: null };
+    const type = row.type as ReactionType;
+    if ((REACTION_TYPES as readonly string[]).includes(type)) entry.reactionCounts[type] = row.n;
+    if (row.mine) entry.userReaction = type;
+    counts.set(row.postId, entry);
+  }
+  const comments = new Map(countComments(deps.db, ids).map((row) => [row.postId, row.n]));
+  return rows.map(({ post, author }) => ({
+    id: post.id,
+    content: post.content,
+    category: post.category,
+    isUrgent: post.isUrgent,
+    houseTags: parseList<string>(post.houseTags),
+    images: parseList<string>(post.images),
+    attachments: parseList<Attachment>(post.attachments),
+    createdAt: new Date(post.createdAt).toISOString(),
+    author: toAuthor(author),
+    reactionCounts: counts.get(post.id)?.reactionCounts ?? {},
+    userReaction: counts.get(post.id)?.userReaction ?? null,
+    commentCount: comments.get(post.id) ?? 0,
+  }));
+}
+
+/** One post as the viewer sees it. */
+export function loadPostView(deps: AppDeps, id: string, viewerId: string): PostView {
+  const row = findPostWithAuthor(deps.db, id);
+  if (!row || row.post.deleted) return notFound(POST_MESSAGES.postNotFound);
+  return toViews(deps, viewerId, [row])[0];
+}
+
+/** The cursor is opaque to clients: the (createdAt, id) of the last post of the page, base64url JSON. */
+function encodeCursor(post: PostRow): string {
+  return Buffer.from(JSON.stringify([post.createdAt, post.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && Number.isInteger(value[0]) && typeof value[1] === 'string') {
+      return { createdAt: value[0] as number, id: value[1] };
+    }
+  } catch {
+    // falls through to the 400 below
+  }
+  return badRequest(POST_MESSAGES.invalidCursor);
+}
+
+/**
+ * GET /api/posts: live posts newest first, a page at a time, optionally one category (legacy values
+ * included). Three queries per page, whatever its size: posts with authors, reaction counts, comment counts.
+ */
+export function listPosts(
+  deps: AppDeps,
+  viewer: SessionUser,
+  query: ListPostsQuery,
+): { posts: PostView[]; nextCursor: string | null } {
+  const rows = listPostPage(deps.db, {
+    limit: query.limit + 1,
+    before: query.cursor ? decodeCursor(query.cursor) : undefined,
+    categories: query.category ? categoryValues(query.category) : undefined,
+  });
+  const page = rows.slice(0, query.limit);
+  const nextCursor = rows.length > query.limit ? encodeCursor(page[page.length - 1].post) : null;
+  return { posts: toViews(deps, viewer.id, page), nextCursor };
+}
+
+function checkHouses(deps: AppDeps, houseTags: string[]): void {
+  const houses = listHouses(deps.config.orgName);
+  const unknown = houseTags.find((tag) => !houses.includes(tag));
+  if (unknown !== undefined) badRequest(`Unknown house: ${unknown}`);
+}
+
+/** A post with this client id already exists: the same author's re-send gets it back, anyone else a 409. */
+function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined): PostView | null {
+  if (!id) return null;
+  const existing = findPost(deps.db, id);
+  if (!existing) return null;
+  if (existing.authorId !== actor.id || existing.deleted) conflict('A post with this id already exists');
+  return loadPostView(deps, id, actor.id);
+}
+
+/**
+ * Creates a post by the signed-in user at the server's time. A client id lets a post written offline keep
+ * its id; sending the same post again returns it instead of making a second one. Pictures and attachments
+ * must be the author's own uploads.
+ */
+export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView {
+  const existing = existingPost(deps, actor, body.id);
+  if (existing) return existing;
+  checkHouses(deps, body.houseTags);
+  const files = resolvePostFiles(deps, actor, body);
+  const id = body.id ?? randomUUID();
+  const at = deps.now();
+  insertPost(deps.db, {
+    id,
+    authorId: actor.id,
+    content: body.content,
+    category: body.category,
+    isUrgent: body.isUrgent,
+    houseTags: JSON.stringify(body.houseTags),
+    images: JSON.stringify(files.images),
+    attachments: JSON.stringify(files.attachments),
+    createdAt: at,
+    updatedAt: at,
+    deleted: false,
+  });
+  deps.hub.notify('posts');
+  return loadPostView(deps, id, actor.id);
+}
+
+/**
+ * POST /api/posts as a multipart form: the files come in the same request. All files are checked before any
+ * is stored, and stored files are removed again if the post is then refused.
+ */
+export async function createPostWithFiles(
+  deps: AppDeps,
+  actor: SessionUser,
+  body: CreatePostBody,
+  files: { images: File[]; attachments: File[] },
+): Promise<PostView> {
+  const existing = existingPost(deps, actor, body.id);
+  if (existing) return existing;
+  const total = body.images.length + body.attachments.length + files.images.length + files.attachments.length;
+  if (total > LIMITS.postUploaderFiles) badRequest(UPLOAD_MESSAGES.tooManyFiles);
+  checkHouses(deps, body.houseTags);
+  const images = await checkFiles(files.images);
+  const attachments = await checkFiles(files.attachments);
+  // A file sent as a picture that is not one is kept as an attachment.
+  const saved = await saveFiles(deps, actor, [...images, ...attachments]);
+  try {
+    return createPost(deps, actor, {
+      ...body,
+      images: [...body.images, ...saved.filter((f) => f.kind === 'image').map((f) => f.url)],
+      attachments: [...body.attachments, ...saved.filter((f) => f.kind !== 'image')],
+    });
+  } catch (error) {
+    await discardUploads(
+      deps,
+      saved.map((f) => f.id),
+    );
+    throw error;
+  }
+}
+
+/** Edits content, category and urgency (and house tags); only the author or an admin may (spec section 6). */
+export function editPost(deps: AppDeps, actor: SessionUser, id: string, body: UpdatePostBody): PostView {
+  const post = requirePost(deps, id);
+  if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
+  const category = body.category ?? post.category;
+  const houseTags = keptHouseTags(category, body.houseTags ?? parseList<string>(post.houseTags));
+  checkHouses(deps, houseTags);
+  updatePost(deps.db, id, {
+    content: body.content,
+    category,
+    isUrgent: body.isUrgent ?? post.isUrgent,
+    houseTags: JSON.stringify(houseTags),
+    updatedAt: deps.now(),
+  });
+  deps.hub.notify('posts');
+  return loadPostView(deps, id, actor.id);
+}
+
+/** Deletes a post (a tombstone) with its comments and reactions; only the author or an admin may. */
+export function deletePost(deps: AppDeps, actor: SessionUser, id: string): void {
+  const post = requirePost(deps, id);
+  if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotDeletePost);
+  markPostDeleted(deps.db, id, deps.now());
+  deps.hub.notify('posts');
+  deps.hub.notify('comments');
+  deps.hub.notify('reactions');
+}
+
+/** Before an account is deleted: its posts and comments stay as "Deleted user", its reactions go. */
+export function releaseAuthorContent(deps: AppDeps, userId: string): void {
+  releaseAuthor(deps.db, userId, deps.now());
+  deps.hub.notify('posts');
+  deps.hub.notify('comments');
+  deps.hub.notify('reactions');
+}
+
+/** A post as replication sends it; a tombstone carries no content. */
+export function toPostDoc(row: PostRow): PostDoc {
+  const live = !row.deleted;
+  return {
+    id: row.id,
+    authorId: row.authorId,
+    content: live ? row.content : '',
+    category: row.category,
+    isUrgent: row.isUrgent,
+    houseTags: live ? parseList<string>(row.houseTags) : [],
+    images: live ? parseList<string>(row.images) : [],
+    attachments: live ? parseList<Attachment>(row.attachments) : [],
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    _deleted: row.deleted,
+  };
+}
+
+/** The stored post as replication sends it, or null. */
+export function findPostDoc(deps: AppDeps, id: string): PostDoc | null {
+  const row = findPost(deps.db, id);
+  return row ? toPostDoc(row) : null;
+}
+
+/** Posts changed after a checkpoint (every signed-in user sees every post). */
+export function listPostDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  return listPostsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toPostDoc(row) }));
+}

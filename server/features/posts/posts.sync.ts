@@ -1,0 +1,34 @@
+import { CreatePostBodySchema, UpdatePostBodySchema } from '../../../schema/posts';
+import type { PostDoc } from '../../../schema/sync';
+import { badRequest } from '../../lib/errors';
+import { parseInput } from '../../lib/http';
+import { sameJson, type SyncHandler } from '../sync/sync.service';
+import { createPost, deletePost, editPost, findPostDoc, listPostDocsSince } from './posts.service';
+
+/**
+ * Posts replicate both ways. A new document is createPost, `_deleted` is deletePost, any other change is
+ * editPost: the author or an admin, the same validation as REST. The author, times and counts are the
+ * server's; pictures and attachments are fixed once posted.
+ */
+export const postsSync: SyncHandler<PostDoc> = {
+  pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
+  findMaster: (deps, id) => findPostDoc(deps, id),
+  apply(deps, actor, doc, master) {
+    const { content, category, isUrgent, houseTags, images, attachments } = doc as Partial<PostDoc>;
+    if (!master) {
+      if (doc._deleted) return; // written and removed while offline: nothing to keep
+      createPost(
+        deps,
+        actor,
+        parseInput(CreatePostBodySchema, { id: doc.id, content, category, isUrgent, houseTags, images, attachments }),
+      );
+      return;
+    }
+    if (master._deleted) badRequest('This post has been deleted');
+    if (doc._deleted) return deletePost(deps, actor, doc.id);
+    if (!sameJson(images, master.images) || !sameJson(attachments, master.attachments)) {
+      badRequest('Pictures and attachments cannot be changed after posting');
+    }
+    editPost(deps, actor, doc.id, parseInput(UpdatePostBodySchema, { content, category, isUrgent, houseTags }));
+  },
+};

@@ -1,0 +1,22 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { ReactionBodySchema } from '../../../schema/posts';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import { requireUser } from '../auth/auth.middleware';
+import { listReactionDetails, toggleReaction } from './reactions.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** Reactions to a post (spec sections 4 and 7). */
+export const reactionRoutes = new Hono<AppEnv>()
+  .post(
+    '/posts/:id/reactions',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('json', ReactionBodySchema),
+    (c) => c.json(toggleReaction(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json').type)),
+  )
+  .get('/posts/:id/reactions', requireUser, validate('param', IdParamsSchema), (c) =>
+    c.json(listReactionDetails(c.var.deps, c.req.valid('param').id)),
+  );

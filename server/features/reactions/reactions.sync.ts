@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { ReactionTypeSchema } from '../../../schema/posts';
+import { reactionId, type ReactionDoc } from '../../../schema/sync';
+import { forbidden } from '../../lib/errors';
+import { parseInput } from '../../lib/http';
+import type { SyncHandler } from '../sync/sync.service';
+import { findReactionDoc, listReactionDocsSince, setReaction } from './reactions.service';
+
+const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId is required').max(100);
+
+/**
+ * A reaction document is one user's choice on one post (id `${postId}:${userId}`): only that user writes it,
+ * so the last push wins; `_deleted` removes it.
+ */
+export const reactionsSync: SyncHandler<ReactionDoc> = {
+  pull: (deps, _actor, seq, id, limit) => listReactionDocsSince(deps, seq, id, limit),
+  findMaster: (deps, id) => findReactionDoc(deps, id),
+  lastPushWins: true,
+  apply(deps, actor, doc) {
+    const { postId, type } = doc as Partial<ReactionDoc>;
+    const post = parseInput(PostIdSchema, postId);
+    if (doc.id !== reactionId(post, actor.id)) forbidden('You can only change your own reaction');
+    setReaction(deps, actor, post, doc._deleted ? null : parseInput(ReactionTypeSchema, type));
+  },
+};

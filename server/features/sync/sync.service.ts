@@ -1,0 +1,112 @@
+import { SYNC_WRITABLE_FIELDS, type PullResponse, type PushRow, type SyncCollection } from '../../../schema/sync';
+import type { AppDeps, SessionUser } from '../../lib/context';
+import { AppError, badRequest } from '../../lib/errors';
+
+/** A document as replication carries it. */
+export interface SyncDoc {
+  id: string;
+  _deleted: boolean;
+}
+
+/** A pushed document: checked field by field by the collection's handler. */
+export type PushedDoc = PushRow['newDocumentState'];
+
+/**
+ * What a feature exports from its `<feature>.sync.ts`: how to pull its documents and how to apply a pushed
+ * change through its own service functions (the same ones its REST routes call).
+ */
+export interface SyncHandler<D extends SyncDoc = SyncDoc> {
+  /** Documents this user may see whose (server_seq, id) is after the checkpoint, in that order. */
+  pull(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number): { seq: number; doc: D }[];
+  /** The stored master document, as pull would send it. */
+  findMaster?(deps: AppDeps, id: string): D | null;
+  /** Applies a change whose assumed master matched; throws an AppError to refuse it. */
+  apply?(deps: AppDeps, actor: SessionUser, doc: PushedDoc, master: D | null): void;
+  /**
+   * Skip the assumed-master check: only one user ever writes these documents (a reaction is per user), so the
+   * last push wins.
+   */
+  lastPushWins?: boolean;
+}
+
+/** Structural equality of JSON values (key order does not matter). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+    return (
+      ka.length === kb.length &&
+      ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
+  }
+  return false;
+}
+
+/** Whether the client's assumed master is the stored master: its writable fields and `_deleted` (docs/sync.md). */
+export function sameState(collection: SyncCollection, assumed: PushedDoc | null, master: SyncDoc | null): boolean {
+  if (!assumed || !master) return !assumed && !master;
+  if (Boolean(assumed._deleted) !== master._deleted) return false;
+  const a = assumed as Record<string, unknown>;
+  const m = master as unknown as Record<string, unknown>;
+  return SYNC_WRITABLE_FIELDS[collection].every((field) => sameJson(a[field], m[field]));
+}
+
+/** What a refused create turns into on the client: its own document, deleted. */
+function tombstoneOf(doc: PushedDoc): SyncDoc {
+  return { ...doc, _deleted: true };
+}
+
+/** GET /api/sync/{collection}/pull: a page after the checkpoint; an empty page keeps the checkpoint. */
+export function pullDocuments(
+  deps: AppDeps,
+  actor: SessionUser,
+  handler: SyncHandler,
+  query: { seq: number; id: string; limit: number },
+): PullResponse<SyncDoc> {
+  const rows = handler.pull(deps, actor, query.seq, query.id, query.limit);
+  const last = rows[rows.length - 1];
+  return {
+    documents: rows.map((r) => r.doc),
+    checkpoint: last ? { seq: last.seq, id: last.doc.id } : { seq: query.seq, id: query.id },
+  };
+}
+
+/**
+ * POST /api/sync/{collection}/push. Each row in order, in its own transaction: a row whose assumed master is
+ * not the stored one is a conflict (the master goes back); otherwise the change goes through the feature's
+ * service. A refused row (400, 403, 404, 409...) answers the master, or a tombstone for a refused create,
+ * and the rest of the batch carries on.
+ */
+export function pushDocuments(
+  deps: AppDeps,
+  actor: SessionUser,
+  collection: SyncCollection,
+  handler: SyncHandler,
+  rows: PushRow[],
+): SyncDoc[] {
+  if (!handler.findMaster || !handler.apply) return badRequest('This collection is read-only');
+  const findMaster = (id: string) => handler.findMaster!(deps, id);
+  const conflicts: SyncDoc[] = [];
+  for (const row of rows) {
+    const doc = row.newDocumentState;
+    try {
+      const answer = deps.db.transaction(() => {
+        const master = findMaster(doc.id);
+        if (!handler.lastPushWins && !sameState(collection, row.assumedMasterState ?? null, master)) {
+          return master ?? tombstoneOf(doc);
+        }
+        handler.apply!(deps, actor, doc, master);
+        return null;
+      });
+      if (answer) conflicts.push(answer);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      conflicts.push(findMaster(doc.id) ?? tombstoneOf(doc));
+    }
+  }
+  return conflicts;
+}
