@@ -5,6 +5,9 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config';
 import { hashPassword } from '../lib/crypto';
 import { startServer } from '../server';
+import { insertComment, type NewCommentRow } from '../features/comments/comments.queries';
+import { insertPost, type NewPostRow } from '../features/posts/posts.queries';
+import { upsertReaction } from '../features/reactions/reactions.queries';
 import { insertUser, type NewUserRow } from '../features/users/users.queries';
 import { startSmtpServer } from './smtp';
 
@@ -32,7 +35,10 @@ export async function startTestServer(env: Record<string, string> = {}) {
     ORG_NAME: 'Test Care Ltd',
     ...env,
   });
-  const server = await startServer(config, { now: () => Date.now() + offset, clientDir: path.join(dataDir, 'no-client') });
+  const server = await startServer(config, {
+    now: () => Date.now() + offset,
+    clientDir: path.join(dataDir, 'no-client'),
+  });
   const url = `http://127.0.0.1:${server.port}`;
   return {
     url,
@@ -64,6 +70,48 @@ export async function startTestServer(env: Record<string, string> = {}) {
       };
       insertUser(server.deps.db, row);
       return row;
+    },
+    /** Inserts a post (factory); the author defaults to a new staff member. */
+    async buildPost(overrides: Partial<NewPostRow> = {}) {
+      const authorId = overrides.authorId === undefined ? (await this.buildUser()).id : overrides.authorId;
+      const at = Date.now() + offset;
+      const row: NewPostRow = {
+        id: randomUUID(),
+        authorId,
+        content: 'A post',
+        category: 'company_announcement',
+        isUrgent: false,
+        houseTags: '[]',
+        images: '[]',
+        attachments: '[]',
+        createdAt: at,
+        updatedAt: at,
+        deleted: false,
+        ...overrides,
+      };
+      insertPost(server.deps.db, row);
+      return row;
+    },
+    /** Inserts a comment on a post (factory). */
+    buildComment(postId: string, authorId: string | null, overrides: Partial<NewCommentRow> = {}) {
+      const at = Date.now() + offset;
+      const row: NewCommentRow = {
+        id: randomUUID(),
+        postId,
+        authorId,
+        content: 'A comment',
+        createdAt: at,
+        updatedAt: at,
+        deleted: false,
+        ...overrides,
+      };
+      insertComment(server.deps.db, row);
+      return row;
+    },
+    /** Inserts a user's reaction to a post (factory). */
+    buildReaction(postId: string, userId: string, type = 'like') {
+      const at = Date.now() + offset;
+      upsertReaction(server.deps.db, { id: `${postId}:${userId}`, postId, userId, type, createdAt: at, updatedAt: at });
     },
     /** A client signed in as a new user of that role. */
     async signedIn(overrides: Partial<NewUserRow> = {}) {
@@ -119,6 +167,107 @@ export class TestClient {
       parsed = {};
     }
     return { status: res.status, body: parsed, headers: res.headers, text } as TestResponse;
+  }
+
+  /** Sends a multipart form (the browser's FormData), keeping the cookie. */
+  async postForm(urlPath: string, form: FormData) {
+    const res = await fetch(this.base + urlPath, {
+      method: 'POST',
+      body: form,
+      headers: this.cookie ? { cookie: this.cookie } : {},
+    });
+    const text = await res.text();
+    let parsed: unknown = {};
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      parsed = {};
+    }
+    return { status: res.status, body: parsed, headers: res.headers, text } as TestResponse;
+  }
+
+  /** Fetches raw bytes (downloads). */
+  async download(urlPath: string) {
+    const res = await fetch(this.base + urlPath, { headers: this.cookie ? { cookie: this.cookie } : {} });
+    return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  /**
+   * Opens the live sync stream the way a browser client does without EventSource: fetch and a stream reader.
+   * Collects events; `next` waits for one by name; `ended` resolves when the server closes the stream.
+   */
+  async openStream(urlPath = '/api/sync/stream') {
+    const controller = new AbortController();
+    const res = await fetch(this.base + urlPath, {
+      headers: this.cookie ? { cookie: this.cookie } : {},
+      signal: controller.signal,
+    });
+    const events: { event: string; data: string }[] = [];
+    const comments: string[] = [];
+    const waiters = new Set<() => void>();
+    let buffer = '';
+    const ended = (async () => {
+      if (!res.body) return;
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          buffer += decoder.decode(value, { stream: true });
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const lines = block.split('\n');
+            if (lines.every((l) => l.startsWith(':'))) comments.push(...lines);
+            else {
+              const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
+              const data = lines
+                .filter((l) => l.startsWith('data: '))
+                .map((l) => l.slice(6))
+                .join('\n');
+              events.push({ event, data });
+            }
+            waiters.forEach((wake) => wake());
+          }
+        }
+      } catch {
+        // aborted by the test
+      } finally {
+        waiters.forEach((wake) => wake());
+      }
+    })();
+    let closed = false;
+    void ended.then(() => (closed = true));
+    return {
+      status: res.status,
+      headers: res.headers,
+      events,
+      comments,
+      ended,
+      get closed() {
+        return closed;
+      },
+      /** Waits for the next event of that name after `after` events were seen. */
+      async next(name: string, after = 0, timeoutMs = 3000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const found = events.slice(after).find((e) => e.event === name);
+          if (found) return found;
+          if (closed || Date.now() > deadline) throw new Error(`no ${name} event within ${timeoutMs} ms`);
+          await new Promise<void>((resolve) => {
+            const wake = () => {
+              waiters.delete(wake);
+              resolve();
+            };
+            waiters.add(wake);
+            setTimeout(wake, 50);
+          });
+        }
+      },
+      close: () => controller.abort(),
+    };
   }
 
   get = (p: string, headers?: Record<string, string>) => this.request('GET', p, undefined, headers);

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POST_MESSAGES, type CommentView } from '../../../schema/posts';
+import { startTestServer, type TestServer } from '../../test/test-server';
+
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const comments = (body: unknown) => body as unknown as CommentView[];
+
+describe('GET and POST /api/posts/{id}/comments', () => {
+  it('adds comments by the signed-in user and lists them oldest first with their authors', async () => {
+    const post = await t.buildPost();
+    const { user, client } = await t.signedIn({ firstName: 'Ola', lastName: 'Nordmann' });
+    const first = await client.post(`/api/posts/${post.id}/comments`, { content: '  First!  ' });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      postId: post.id,
+      content: 'First!',
+      author: { id: user.id, firstName: 'Ola', lastName: 'Nordmann', profileImageUrl: null },
+    });
+    const second = await (await t.signedIn()).client.post(`/api/posts/${post.id}/comments`, { content: 'Second' });
+    expect(second.status).toBe(201);
+    const res = await client.get(`/api/posts/${post.id}/comments`);
+    expect(res.status).toBe(200);
+    expect(comments(res.body).map((c) => c.content)).toEqual(['First!', 'Second']);
+    expect(typeof comments(res.body)[0].createdAt).toBe('string');
+  });
+
+  it.each([
+    [{ content: '   ' }, POST_MESSAGES.commentRequired],
+    [{}, POST_MESSAGES.commentRequired],
+    [{ content: 'x'.repeat(2001) }, POST_MESSAGES.commentTooLong],
+  ])('refuses %j with "%s"', async (body, message) => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn();
+    const res = await client.post(`/api/posts/${post.id}/comments`, body);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  it('answers 404 for a missing or deleted post', async () => {
+    const { client } = await t.signedIn();
+    const deleted = await t.buildPost({ deleted: true });
+    for (const id of [randomUUID(), deleted.id]) {
+      expect((await client.get(`/api/posts/${id}/comments`)).status).toBe(404);
+      const res = await client.post(`/api/posts/${id}/comments`, { content: 'Hello?' });
+      expect(res.status).toBe(404);
+      expect(res.body.message).toBe('Post not found');
+    }
+  });
+
+  it('stores a comment sent twice with the same client id once', async () => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn();
+    const id = randomUUID();
+    expect((await client.post(`/api/posts/${post.id}/comments`, { id, content: 'Offline' })).status).toBe(201);
+    const again = await client.post(`/api/posts/${post.id}/comments`, { id, content: 'Offline' });
+    expect(again.body.id).toBe(id);
+    expect(comments((await client.get(`/api/posts/${post.id}/comments`)).body)).toHaveLength(1);
+    const thief = (await t.signedIn()).client;
+    expect((await thief.post(`/api/posts/${post.id}/comments`, { id, content: 'Mine?' })).status).toBe(409);
+  });
+});
+
+describe('DELETE /api/comments/{id}', () => {
+  it('lets the author delete their comment, which then leaves the list and the count', async () => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn();
+    const made = await client.post(`/api/posts/${post.id}/comments`, { content: 'Oops' });
+    expect((await client.delete(`/api/comments/${made.body.id as string}`)).status).toBe(204);
+    expect(comments((await client.get(`/api/posts/${post.id}/comments`)).body)).toHaveLength(0);
+    const posts = (await client.get('/api/posts?limit=100')).body as unknown as { id: string; commentCount: number }[];
+    expect(posts.find((p) => p.id === post.id)?.commentCount).toBe(0);
+    expect((await client.delete(`/api/comments/${made.body.id as string}`)).status).toBe(404);
+  });
+
+  it("refuses another staff member and an administrator, but lets a System Administrator delete anyone's comment", async () => {
+    const post = await t.buildPost();
+    const author = await t.buildUser();
+    const comment = t.buildComment(post.id, author.id);
+    for (const role of ['staff', 'admin'] as const) {
+      const res = await (await t.signedIn({ role })).client.delete(`/api/comments/${comment.id}`);
+      expect(res.status).toBe(403);
+      expect(res.body.message).toBe(POST_MESSAGES.cannotDeleteComment);
+    }
+    const sysadmin = (await t.signedIn({ role: 'system_admin' })).client;
+    expect((await sysadmin.delete(`/api/comments/${comment.id}`)).status).toBe(204);
+  });
+});

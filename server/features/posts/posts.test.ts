@@ -1,0 +1,363 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POST_MESSAGES, type PostView } from '../../../schema/posts';
+import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+
+let t: TestServer;
+let admin: TestClient;
+
+beforeAll(async () => {
+  t = await startTestServer({ ORG_NAME: 'Test Care Ltd' });
+  admin = t.client();
+  await admin.post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const list = (body: unknown) => body as unknown as PostView[];
+
+describe('access to the feed calls', () => {
+  const calls: [string, string, unknown?][] = [
+    ['GET', '/api/posts'],
+    ['POST', '/api/posts', { content: 'Hello' }],
+    ['PATCH', '/api/posts/some-id', { content: 'Hello' }],
+    ['DELETE', '/api/posts/some-id'],
+    ['GET', '/api/posts/some-id/comments'],
+    ['POST', '/api/posts/some-id/comments', { content: 'Hi' }],
+    ['DELETE', '/api/comments/some-id'],
+    ['POST', '/api/posts/some-id/reactions', { type: 'like' }],
+    ['GET', '/api/posts/some-id/reactions'],
+    ['GET', '/api/uploads/some-id'],
+  ];
+
+  it.each(calls)('%s %s answers 401 when signed out', async (method, path, body) => {
+    const res = await t.client().request(method, path, body);
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'unauthenticated', message: 'Unauthorized' });
+  });
+});
+
+describe('POST /api/posts', () => {
+  it('creates a post from the multipart form of spec section 7, by the signed-in author at the server time', async () => {
+    const { user, client } = await t.signedIn({ firstName: 'Maya', lastName: 'Jones' });
+    const form = new FormData();
+    form.append('content', '  Garden party on Friday  ');
+    form.append('category', 'residents_activities');
+    form.append('isUrgent', 'true');
+    form.append('houseTags', 'Apps House');
+    form.append('houseTags', 'Test Care Ltd');
+    const before = Date.now();
+    const res = await client.postForm('/api/posts', form);
+    expect(res.status).toBe(201);
+    const post = res.body as unknown as PostView;
+    expect(post).toMatchObject({
+      content: 'Garden party on Friday',
+      category: 'residents_activities',
+      isUrgent: true,
+      houseTags: ['Apps House', 'Test Care Ltd'],
+      images: [],
+      attachments: [],
+      author: { id: user.id, firstName: 'Maya', lastName: 'Jones', role: 'staff', profileImageUrl: null },
+      reactionCounts: {},
+      userReaction: null,
+      commentCount: 0,
+    });
+    expect(Date.parse(post.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+  });
+
+  it('keeps house tags only for Residents Activities and defaults to a Company Announcement', async () => {
+    const { client } = await t.signedIn();
+    const form = new FormData();
+    form.append('content', 'Boiler fixed');
+    form.append('houseTags', 'Apps House');
+    const res = await client.postForm('/api/posts', form);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ category: 'company_announcement', houseTags: [], isUrgent: false });
+  });
+
+  it('accepts a JSON body and stores a legacy category as its modern one', async () => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/posts', { content: 'Rota', category: 'wages', isUrgent: false });
+    expect(res.status).toBe(201);
+    expect(res.body.category).toBe('wages_hr');
+  });
+
+  it.each([
+    [{ content: '   ' }, POST_MESSAGES.contentRequired],
+    [{}, POST_MESSAGES.contentRequired],
+    [{ content: 'x'.repeat(10_001) }, POST_MESSAGES.contentTooLong],
+    [{ content: 'Hi', category: 'gossip' }, POST_MESSAGES.unknownCategory],
+    [{ content: 'Hi', isUrgent: 'maybe' }, POST_MESSAGES.urgentBoolean],
+    [{ content: 'Hi', category: 'residents_activities', houseTags: ['Nowhere'] }, 'Unknown house: Nowhere'],
+    [{ content: 'Hi', images: Array.from({ length: 21 }, (_, i) => `/api/uploads/${i}`) }, POST_MESSAGES.tooManyFiles],
+  ])('refuses %j with "%s"', async (body, message) => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/posts', body);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  it('refuses a blank multipart post with the same message', async () => {
+    const { client } = await t.signedIn();
+    const form = new FormData();
+    form.append('content', ' ');
+    const res = await client.postForm('/api/posts', form);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe('Post content is required');
+  });
+
+  it('keeps a client id, and the same post sent twice is stored once', async () => {
+    const { client } = await t.signedIn();
+    const id = randomUUID();
+    const first = await client.post('/api/posts', { id, content: 'Written offline' });
+    const again = await client.post('/api/posts', { id, content: 'Written offline' });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(id);
+    const all = list((await client.get('/api/posts?limit=100')).body);
+    expect(all.filter((p) => p.id === id)).toHaveLength(1);
+  });
+
+  it("answers 409 when someone else's post already has the client id", async () => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/posts', { id: post.id, content: 'Mine now?' });
+    expect(res.status).toBe(409);
+  });
+
+  it('ignores an author or creation time the client sends', async () => {
+    const victim = await t.buildUser();
+    const { user, client } = await t.signedIn();
+    const res = await client.post('/api/posts', {
+      content: 'Forged?',
+      authorId: victim.id,
+      author: { id: victim.id },
+      createdAt: '2001-01-01T00:00:00.000Z',
+    });
+    expect(res.status).toBe(201);
+    expect((res.body.author as { id: string }).id).toBe(user.id);
+    expect(Date.parse(res.body.createdAt as string)).toBeGreaterThan(Date.parse('2020-01-01'));
+  });
+});
+
+describe('GET /api/posts', () => {
+  let fresh: TestServer;
+  beforeAll(async () => {
+    fresh = await startTestServer();
+  });
+  afterAll(async () => {
+    await fresh.close();
+  });
+
+  it('lists newest first, a page at a time, with an opaque cursor in X-Next-Cursor', async () => {
+    const base = Date.now() - 100_000;
+    const made = [];
+    for (let i = 0; i < 7; i += 1)
+      made.push(await fresh.buildPost({ content: `post ${i}`, createdAt: base + i * 1000 }));
+    // Two posts at the same millisecond are still ordered, by id.
+    made.push(await fresh.buildPost({ content: 'twin', createdAt: base + 6000 }));
+    const { client } = await fresh.signedIn();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: Awaited<ReturnType<TestClient['get']>> = await client.get(
+        `/api/posts?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(res.status).toBe(200);
+      seen.push(...list(res.body).map((p) => p.id));
+      cursor = res.headers.get('x-next-cursor');
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBe(3);
+    const expected = [...made].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((p) => p.id);
+    expect(seen).toEqual(expected);
+  });
+
+  it('defaults to 20 posts and refuses a limit above 100 or a bad cursor', async () => {
+    for (let i = 0; i < 22; i += 1) await fresh.buildPost();
+    const { client } = await fresh.signedIn();
+    expect(list((await client.get('/api/posts')).body)).toHaveLength(20);
+    const tooMany = await client.get('/api/posts?limit=101');
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.message).toBe('limit must be a number from 1 to 100');
+    const bad = await client.get('/api/posts?cursor=nonsense');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('Invalid cursor');
+  });
+
+  it('filters by category, legacy values included under their modern category', async () => {
+    const legacy = await fresh.buildPost({ category: 'activity', content: 'old activity' });
+    const modern = await fresh.buildPost({ category: 'residents_activities', content: 'new activity' });
+    const other = await fresh.buildPost({ category: 'business' });
+    const { client } = await fresh.signedIn();
+    for (const category of ['residents_activities', 'activity']) {
+      const ids = list((await client.get(`/api/posts?limit=100&category=${category}`)).body).map((p) => p.id);
+      expect(ids).toEqual(expect.arrayContaining([legacy.id, modern.id]));
+      expect(ids).not.toContain(other.id);
+      expect(ids).toHaveLength(2);
+    }
+    const business = list((await client.get('/api/posts?limit=100&category=buildings_maintenance')).body);
+    expect(business.map((p) => p.id)).toEqual([other.id]);
+    expect(business[0].category).toBe('business');
+    const all = list((await client.get('/api/posts?limit=100&category=all')).body);
+    expect(all.length).toBeGreaterThan(3);
+    expect((await client.get('/api/posts?category=gossip')).status).toBe(400);
+  });
+
+  it('counts reactions and live comments and shows the viewer their own reaction', async () => {
+    const post = await fresh.buildPost({ createdAt: Date.now() + 60_000 });
+    const { user: viewer, client } = await fresh.signedIn();
+    const others = await Promise.all([fresh.buildUser(), fresh.buildUser(), fresh.buildUser()]);
+    fresh.buildReaction(post.id, others[0].id, 'like');
+    fresh.buildReaction(post.id, others[1].id, 'like');
+    fresh.buildReaction(post.id, others[2].id, 'sad');
+    fresh.buildReaction(post.id, viewer.id, 'love');
+    fresh.buildComment(post.id, others[0].id);
+    fresh.buildComment(post.id, viewer.id);
+    fresh.buildComment(post.id, others[1].id, { deleted: true });
+    const [first] = list((await client.get('/api/posts?limit=1')).body);
+    expect(first.id).toBe(post.id);
+    expect(first.reactionCounts).toEqual({ like: 2, sad: 1, love: 1 });
+    expect(first.userReaction).toBe('love');
+    expect(first.commentCount).toBe(2);
+    const [asOther] = list((await (await fresh.signedIn()).client.get('/api/posts?limit=1')).body);
+    expect(asOther.userReaction).toBeNull();
+  });
+
+  it('reads a page in the same number of SQL statements whatever its size (no N+1)', async () => {
+    for (let i = 0; i < 30; i += 1) await fresh.buildPost();
+    const { client } = await fresh.signedIn();
+    const sqlite = fresh.db.$client;
+    const original = sqlite.prepare.bind(sqlite);
+    let statements = 0;
+    sqlite.prepare = ((source: string) => {
+      statements += 1;
+      return original(source);
+    }) as typeof sqlite.prepare;
+    const count = async (limit: number) => {
+      statements = 0;
+      const res = await client.get(`/api/posts?limit=${limit}`);
+      expect(list(res.body).length).toBe(limit);
+      return statements;
+    };
+    try {
+      const small = await count(2);
+      const large = await count(30);
+      expect(large).toBe(small);
+      expect(small).toBeGreaterThanOrEqual(4);
+      expect(large).toBeLessThanOrEqual(5);
+    } finally {
+      sqlite.prepare = original;
+    }
+  });
+
+  it('shows the author of a deleted account as "Deleted user"', async () => {
+    const gone = await fresh.buildUser({ firstName: 'Gone', lastName: 'Away' });
+    const post = await fresh.buildPost({ authorId: gone.id, createdAt: Date.now() + 120_000 });
+    const sysadmin = fresh.client();
+    await sysadmin.post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password });
+    expect((await sysadmin.delete(`/api/admin/users/${gone.id}`)).status).toBe(204);
+    const [first] = list((await sysadmin.get('/api/posts?limit=1')).body);
+    expect(first.id).toBe(post.id);
+    expect(first.author).toEqual({
+      id: null,
+      firstName: 'Deleted',
+      lastName: 'user',
+      role: null,
+      profileImageUrl: null,
+    });
+  });
+});
+
+describe('PATCH /api/posts/{id}', () => {
+  it('lets the author change content, category and urgency', async () => {
+    const { user, client } = await t.signedIn();
+    const post = await t.buildPost({
+      authorId: user.id,
+      category: 'residents_activities',
+      houseTags: '["Apps House"]',
+    });
+    const res = await client.patch(`/api/posts/${post.id}`, {
+      content: 'Edited',
+      category: 'shifts_lifts',
+      isUrgent: true,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ content: 'Edited', category: 'shifts_lifts', isUrgent: true, houseTags: [] });
+  });
+
+  it("refuses another staff member's edit with 403", async () => {
+    const post = await t.buildPost({ content: 'Original' });
+    const { client } = await t.signedIn();
+    const res = await client.patch(`/api/posts/${post.id}`, {
+      content: 'Hijacked',
+      category: 'wages_hr',
+      isUrgent: false,
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ code: 'forbidden', message: POST_MESSAGES.cannotEditPost });
+    const stored = list((await client.get('/api/posts?limit=100')).body).find((p) => p.id === post.id);
+    expect(stored?.content).toBe('Original');
+  });
+
+  it.each(['admin', 'system_admin'] as const)('lets an %s edit any post', async (role) => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn({ role });
+    const res = await client.patch(`/api/posts/${post.id}`, {
+      content: 'Moderated',
+      category: 'company_announcement',
+      isUrgent: false,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.content).toBe('Moderated');
+  });
+
+  it('refuses blank content and answers 404 for a missing post', async () => {
+    const { user, client } = await t.signedIn();
+    const post = await t.buildPost({ authorId: user.id });
+    const blank = await client.patch(`/api/posts/${post.id}`, { content: ' ', category: 'wages_hr', isUrgent: false });
+    expect(blank.status).toBe(400);
+    expect(blank.body.message).toBe(POST_MESSAGES.contentRequired);
+    const missing = await client.patch(`/api/posts/${randomUUID()}`, {
+      content: 'x',
+      category: 'wages_hr',
+      isUrgent: false,
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toBe('Post not found');
+  });
+});
+
+describe('DELETE /api/posts/{id}', () => {
+  it("refuses another staff member's delete, lets the author delete, and the post leaves the feed", async () => {
+    const { user, client } = await t.signedIn();
+    const post = await t.buildPost({ authorId: user.id });
+    const other = (await t.signedIn()).client;
+    const refused = await other.delete(`/api/posts/${post.id}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(POST_MESSAGES.cannotDeletePost);
+    expect((await client.delete(`/api/posts/${post.id}`)).status).toBe(204);
+    const ids = list((await client.get('/api/posts?limit=100')).body).map((p) => p.id);
+    expect(ids).not.toContain(post.id);
+    expect((await client.delete(`/api/posts/${post.id}`)).status).toBe(404);
+    expect((await client.get(`/api/posts/${post.id}/comments`)).status).toBe(404);
+  });
+
+  it.each(['admin', 'system_admin'] as const)('lets an %s delete any post', async (role) => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn({ role });
+    expect((await client.delete(`/api/posts/${post.id}`)).status).toBe(204);
+  });
+});
+
+describe('GET /api/placeholder-image', () => {
+  it('answers a cacheable grey PNG', async () => {
+    const res = await t.client().download('/api/placeholder-image');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    expect(res.bytes.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
