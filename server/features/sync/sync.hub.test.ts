@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSyncHub, type SyncConnection, type SyncHub } from './sync.hub';
+
+let hub: SyncHub | undefined;
+afterEach(() => hub?.close());
+
+function fakeConnection(userId: string, sessionHash = `${userId}-session`) {
+  const sent: string[] = [];
+  let pings = 0;
+  let closed = false;
+  const connection: SyncConnection = {
+    userId,
+    sessionHash,
+    send: async (event, data) => sent.push(`${event} ${data}`),
+    ping: async () => (pings += 1),
+    close: () => (closed = true),
+  };
+  return {
+    connection,
+    sent,
+    get pings() {
+      return pings;
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the sync hub', () => {
+  it('batches notifications of one turn into one event per collection, sent to every stream', async () => {
+    hub = createSyncHub();
+    const a = fakeConnection('a');
+    const b = fakeConnection('b');
+    hub.connect(a.connection);
+    hub.connect(b.connection);
+    hub.notify('posts');
+    hub.notify('posts');
+    hub.notify('comments');
+    expect(a.sent).toEqual([]); // nothing before the current task (and its transaction) has finished
+    await turn();
+    expect(a.sent).toEqual(['change {"collection":"posts"}', 'change {"collection":"comments"}']);
+    expect(b.sent).toEqual(a.sent);
+  });
+
+  it('pings every stream on one shared timer and drops streams whose session died', async () => {
+    hub = createSyncHub({ pingEveryMs: 20 });
+    const live = fakeConnection('a', 'live');
+    const dead = fakeConnection('b', 'dead');
+    hub.connect(live.connection);
+    hub.connect(dead.connection);
+    hub.checkSessionsWith((hash) => hash === 'live');
+    await new Promise((resolve) => setTimeout(resolve, 70));
+    expect(live.pings).toBeGreaterThanOrEqual(2);
+    expect(live.closed).toBe(false);
+    expect(dead.closed).toBe(true);
+    expect(hub.size()).toBe(1);
+  });
+
+  it('closes the streams of one user or one session, and unregisters a stream that ended', () => {
+    hub = createSyncHub();
+    const phone = fakeConnection('a', 'phone');
+    const laptop = fakeConnection('a', 'laptop');
+    const other = fakeConnection('b');
+    hub.connect(phone.connection);
+    hub.connect(laptop.connection);
+    const remove = hub.connect(other.connection);
+    hub.disconnectSession('phone');
+    expect([phone.closed, laptop.closed]).toEqual([true, false]);
+    hub.disconnectUser('a');
+    expect(laptop.closed).toBe(true);
+    remove();
+    expect(hub.size()).toBe(0);
+    expect(other.closed).toBe(false);
+  });
+});
