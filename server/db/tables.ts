@@ -153,7 +153,8 @@ export const comments = sqliteTable(
     serverSeq: integer('server_seq').notNull(),
   },
   (t) => [
-    index('comments_post_idx').on(t.postId, t.createdAt),
+    // Covers a post's comment list (oldest first) and its live count without reading the table.
+    index('comments_post_live_idx').on(t.postId, t.deleted, t.createdAt),
     index('comments_server_seq_idx').on(t.serverSeq, t.id),
     index('comments_author_idx').on(t.authorId),
   ],
@@ -178,7 +179,8 @@ export const reactions = sqliteTable(
     serverSeq: integer('server_seq').notNull(),
   },
   (t) => [
-    index('reactions_post_idx').on(t.postId, t.type),
+    // Covers the feed's per-post counts and the viewer's own reaction without reading the table.
+    index('reactions_post_live_idx').on(t.postId, t.deleted, t.type, t.userId),
     index('reactions_server_seq_idx').on(t.serverSeq, t.id),
     index('reactions_user_idx').on(t.userId),
   ],

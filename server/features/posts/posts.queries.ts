@@ -86,24 +86,37 @@ export function releaseAuthor(db: Db, userId: string, at: number): void {
   });
 }
 
-/** One page of live posts, newest first, with their authors; `before` is the last post of the previous page. */
+/**
+ * One page of live posts, newest first, with their authors; `before` is the last post of the previous page.
+ * With categories, each stored value is read along its own index in order (one query per value, at most two:
+ * a category and its legacy alias) and the pages merged, rather than sorting every post of the category.
+ */
 export function listPostPage(
   db: Db,
   options: { limit: number; before?: { createdAt: number; id: string }; categories?: string[] },
 ): PostWithAuthor[] {
-  const where: SQL[] = [eq(posts.deleted, false)];
-  if (options.categories) where.push(inArray(posts.category, options.categories));
-  if (options.before) {
-    where.push(sql`(${posts.createdAt}, ${posts.id}) < (${options.before.createdAt}, ${options.before.id})`);
-  }
-  return db
-    .select({ post: posts, author: authorColumns })
-    .from(posts)
-    .leftJoin(users, eq(users.id, posts.authorId))
-    .where(and(...where))
-    .orderBy(desc(posts.createdAt), desc(posts.id))
-    .limit(options.limit)
-    .all();
+  const page = (category?: string) => {
+    const where: SQL[] = [eq(posts.deleted, false)];
+    if (category !== undefined) where.push(eq(posts.category, category));
+    if (options.before) {
+      where.push(sql`(${posts.createdAt}, ${posts.id}) < (${options.before.createdAt}, ${options.before.id})`);
+    }
+    return db
+      .select({ post: posts, author: authorColumns })
+      .from(posts)
+      .leftJoin(users, eq(users.id, posts.authorId))
+      .where(and(...where))
+      .orderBy(desc(posts.createdAt), desc(posts.id))
+      .limit(options.limit)
+      .all();
+  };
+  if (!options.categories) return page();
+  const newestFirst = (a: PostWithAuthor, b: PostWithAuthor) =>
+    b.post.createdAt - a.post.createdAt || (a.post.id < b.post.id ? 1 : a.post.id > b.post.id ? -1 : 0);
+  return options.categories
+    .flatMap((category) => page(category))
+    .sort(newestFirst)
+    .slice(0, options.limit);
 }
 
 export function findPostWithAuthor(db: Db, id: string): PostWithAuthor | undefined {
