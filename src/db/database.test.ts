@@ -9,17 +9,19 @@ import {
   openUserDatabase,
   type DatabaseEnvironment,
 } from './database';
-import type { StaffDirectoryEntry } from './users-collection';
+import type { DirectoryUserLocal } from './collections';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
 
-const colleague: StaffDirectoryEntry = {
+const colleague: DirectoryUserLocal = {
   id: 'user-2',
   firstName: 'Ada',
   lastName: 'Lovelace',
   role: 'staff',
   profileImageUrl: null,
+  isActive: true,
   updatedAt: 1_700_000_000_000,
+  localPending: false,
 };
 
 async function indexedDatabaseNames(): Promise<string[]> {

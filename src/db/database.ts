@@ -1,10 +1,8 @@
 import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { usersSchema, type UsersCollection } from './users-collection';
+import { SYNCED_COLLECTIONS, type SyncedCollections } from './collections';
 
-export interface UserDatabaseCollections {
-  users: UsersCollection;
-}
+export type UserDatabaseCollections = SyncedCollections;
 export type UserDatabase = RxDatabase<UserDatabaseCollections>;
 
 /** Where the database lives; the browser's IndexedDB unless a test passes fake-indexeddb. */
@@ -91,6 +89,23 @@ async function deleteUserIndexedDatabases(factory: IDBFactory | undefined, keep?
   await Promise.all(doomed.map((name) => deleteIndexedDatabase(factory, name)));
 }
 
+/** Creates an RxDB database with every synced collection (tests use it to run several clients at once). */
+export async function createSyncedDatabase(name: string, env: DatabaseEnvironment = {}): Promise<UserDatabase> {
+  const db = await createRxDatabase<UserDatabaseCollections>({
+    name,
+    storage: await createStorage(env),
+    multiInstance: env.multiInstance ?? true,
+    eventReduce: true,
+  });
+  try {
+    await db.addCollections(SYNCED_COLLECTIONS);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
+
 /** Opens (or returns) the signed-in user's local database; data of any other user on this browser is wiped. */
 export function openUserDatabase(userId: string, env: DatabaseEnvironment = {}): Promise<UserDatabase> {
   return enqueue(async () => {
@@ -101,18 +116,7 @@ export function openUserDatabase(userId: string, env: DatabaseEnvironment = {}):
       current = null;
     }
     await deleteUserIndexedDatabases(factoryOf(env), name);
-    const db = await createRxDatabase<UserDatabaseCollections>({
-      name,
-      storage: await createStorage(env),
-      multiInstance: env.multiInstance ?? true,
-      eventReduce: true,
-    });
-    try {
-      await db.addCollections({ users: { schema: usersSchema } });
-    } catch (error) {
-      await db.close();
-      throw error;
-    }
+    const db = await createSyncedDatabase(name, env);
     current = { name, db, env };
     return db;
   });

@@ -1,0 +1,243 @@
+import 'fake-indexeddb/auto';
+import { randomUUID } from 'node:crypto';
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { firstValueFrom, filter } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Client replication is tested against the real server over real HTTP (house style: client store tests).
+import { startTestServer, type TestServer } from '../../server/test/test-server';
+import type { SyncCollection } from '../../schema/sync';
+import { createSyncedDatabase, type UserDatabase } from './database';
+import { startSync, type SyncController } from './replication';
+
+const env = { indexedDB, IDBKeyRange, multiInstance: false };
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** One browser: its own signed-in session, local database and a network switch. */
+async function makeDevice(role: 'staff' | 'admin' = 'staff') {
+  const { user, client } = await t.signedIn({ role });
+  const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env);
+  const device = {
+    user,
+    db,
+    online: true,
+    sync: null as SyncController | null,
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (!device.online) throw new TypeError('Failed to fetch (offline)');
+      const headers = new Headers(init?.headers);
+      headers.set('cookie', client.cookie);
+      return fetch(input, { ...init, headers });
+    }) as typeof fetch,
+    start() {
+      device.sync = startSync(db as unknown as Record<SyncCollection, never>, {
+        baseUrl: t.url,
+        fetch: device.fetch,
+        retryMs: 100,
+        batchSize: 50,
+      });
+      return device.sync;
+    },
+    async goOnline() {
+      device.online = true;
+      device.sync?.resync();
+    },
+    async close() {
+      await device.sync?.stop();
+      await db.remove();
+    },
+  };
+  return device;
+}
+type Device = Awaited<ReturnType<typeof makeDevice>>;
+
+function newPost(device: Device, content: string) {
+  const now = Date.now();
+  return device.db.posts.insert({
+    id: randomUUID(),
+    authorId: device.user.id,
+    content,
+    category: 'company_announcement',
+    isUrgent: false,
+    houseTags: [],
+    images: [],
+    attachments: [],
+    createdAt: now,
+    updatedAt: now,
+    localPending: true,
+  });
+}
+
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const serverPost = (id: string) =>
+  t.db.$client.prepare('select content, category, deleted, author_id as authorId from posts where id = ?').get(id) as
+    { content: string; category: string; deleted: number; authorId: string } | undefined;
+
+describe('replication with the real server', () => {
+  it('carries a post written offline to the server and to another device, once, and clears the pending count', async () => {
+    const a = await makeDevice();
+    const b = await makeDevice();
+    try {
+      a.online = false;
+      a.start();
+      b.start();
+      const post = await newPost(a, 'Written in the garden with no Wi-Fi');
+      expect(await firstValueFrom(a.sync!.pending$)).toBe(1);
+      a.goOnline();
+      await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null);
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      const onB = (await b.db.posts.findOne(post.id).exec())!.toJSON();
+      expect(onB).toMatchObject({ content: 'Written in the garden with no Wi-Fi', authorId: a.user.id });
+      expect(onB.localPending).toBe(false);
+      const count = t.db.$client.prepare('select count(*) as n from posts where id = ?').get(post.id);
+      expect(count).toEqual({ n: 1 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('loses none of 20 quick edits', async () => {
+    const a = await makeDevice();
+    try {
+      a.start();
+      const post = await newPost(a, 'edit 0');
+      for (let i = 1; i <= 20; i += 1) {
+        const doc = (await a.db.posts.findOne(post.id).exec())!;
+        await doc.incrementalPatch({ content: `edit ${i}`, localPending: true });
+      }
+      await until(() => serverPost(post.id)?.content === 'edit 20');
+      await a.sync!.awaitInSync();
+      await until(async () => (await a.db.posts.findOne(post.id).exec())!.content === 'edit 20');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('merges conflicting offline edits field by field, and a delete wins over an edit', async () => {
+    const a = await makeDevice('admin');
+    const b = await makeDevice('admin');
+    try {
+      a.start();
+      b.start();
+      const post = await newPost(a, 'Fire drill on Friday');
+      await until(
+        async () =>
+          (await b.db.posts.findOne(post.id).exec())?.localPending === false &&
+          !!(await b.db.posts.findOne(post.id).exec()),
+      );
+      await until(async () => (await a.db.posts.findOne(post.id).exec())!.localPending === false);
+
+      a.online = false;
+      b.online = false;
+      await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        content: 'Fire drill on Saturday',
+        localPending: true,
+      });
+      await (await b.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        category: 'buildings_maintenance',
+        localPending: true,
+      });
+      a.goOnline();
+      await until(() => serverPost(post.id)?.content === 'Fire drill on Saturday');
+      b.goOnline();
+      await until(() => serverPost(post.id)?.category === 'buildings_maintenance');
+      expect(serverPost(post.id)).toMatchObject({
+        content: 'Fire drill on Saturday',
+        category: 'buildings_maintenance',
+      });
+      await until(async () => (await a.db.posts.findOne(post.id).exec())?.category === 'buildings_maintenance');
+
+      a.online = false;
+      b.online = false;
+      await (await a.db.posts.findOne(post.id).exec())!.remove();
+      await (await b.db.posts.findOne(post.id).exec())!.incrementalPatch({ content: 'Cancelled?', localPending: true });
+      b.goOnline();
+      await until(() => serverPost(post.id)?.content === 'Cancelled?');
+      a.goOnline();
+      await until(() => serverPost(post.id)?.deleted === 1);
+      await until(async () => (await b.db.posts.findOne(post.id).exec()) === null);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('gives the server’s version back when a push is refused (editing someone else’s post)', async () => {
+    const author = await makeDevice();
+    const other = await makeDevice();
+    try {
+      author.start();
+      other.start();
+      const post = await newPost(author, 'My own words');
+      await until(async () => (await other.db.posts.findOne(post.id).exec()) !== null);
+      await (await other.db.posts.findOne(post.id).exec())!.incrementalPatch({ content: 'Forged', localPending: true });
+      await until(async () => (await other.db.posts.findOne(post.id).exec())!.content === 'My own words');
+      expect(serverPost(post.id)?.content).toBe('My own words');
+      await firstValueFrom(other.sync!.pending$.pipe(filter((n) => n === 0)));
+    } finally {
+      await author.close();
+      await other.close();
+    }
+  });
+
+  it('converges three devices after reactions and comments made offline', async () => {
+    const devices = [await makeDevice(), await makeDevice(), await makeDevice()];
+    try {
+      devices.forEach((d) => d.start());
+      const post = await newPost(devices[0], 'Who is coming to the summer fair?');
+      await until(async () => {
+        const found = await Promise.all(devices.map((d) => d.db.posts.findOne(post.id).exec()));
+        return found.every(Boolean);
+      });
+      devices.forEach((d) => (d.online = false));
+      for (const d of devices) {
+        const now = Date.now();
+        await d.db.reactions.insert({
+          id: `${post.id}:${d.user.id}`,
+          postId: post.id,
+          userId: d.user.id,
+          type: 'like',
+          createdAt: now,
+          updatedAt: now,
+          localPending: true,
+        });
+        await d.db.comments.insert({
+          id: randomUUID(),
+          postId: post.id,
+          authorId: d.user.id,
+          content: `Me! (${d.user.id.slice(0, 4)})`,
+          createdAt: now,
+          updatedAt: now,
+          localPending: true,
+        });
+      }
+      devices.forEach((d) => d.goOnline());
+      await until(async () => {
+        const counts = await Promise.all(
+          devices.map(async (d) => [
+            await d.db.reactions.count().exec(),
+            await d.db.comments.count({ selector: { postId: post.id } }).exec(),
+          ]),
+        );
+        return counts.every(([r, c]) => r >= 3 && c === 3);
+      }, 15_000);
+      const onServer = t.db.$client.prepare('select count(*) as n from comments where post_id = ?').get(post.id);
+      expect(onServer).toEqual({ n: 3 });
+    } finally {
+      await Promise.all(devices.map((d) => d.close()));
+    }
+  });
+});

@@ -1,0 +1,189 @@
+import { BehaviorSubject, combineLatest, map, Subject, type Observable } from 'rxjs';
+import type { RxCollection, RxReplicationPullStreamItem } from 'rxdb';
+import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
+import {
+  PUSHABLE_COLLECTIONS,
+  SYNC_COLLECTIONS,
+  SYNC_EVENTS,
+  type PullResponse,
+  type PushResponse,
+  type SyncCheckpoint,
+  type SyncCollection,
+} from '../../schema/sync';
+import { readEventStream } from './event-stream';
+
+/** What the replication needs from its surroundings; tests pass a fetch with a cookie jar and a base URL. */
+export interface SyncOptions {
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** The server answered 401: the session is over. */
+  onUnauthorized?: () => void;
+  /** Pull page size (documents per request). */
+  batchSize?: number;
+  /** How long to wait before retrying after a failed request, and between stream reconnects. */
+  retryMs?: number;
+}
+
+export interface SyncController {
+  /** Local writes not yet confirmed by the server (the spec's offline items), across all collections. */
+  pending$: Observable<number>;
+  /** True once every collection has pulled everything the server had at start. */
+  initialSyncDone: Promise<void>;
+  /** Whether the live stream is connected. */
+  connected$: Observable<boolean>;
+  /** Pull everything again (after reconnecting). */
+  resync: () => void;
+  /** Waits until every collection has nothing left to push or pull. */
+  awaitInSync: () => Promise<void>;
+  stop: () => Promise<void>;
+}
+
+type AnyCollection = RxCollection<Record<string, unknown>>;
+
+class HttpError extends Error {
+  constructor(readonly status: number) {
+    super(`${status}: sync request failed`);
+  }
+}
+
+/**
+ * Replicates each synced collection with the server (docs/sync.md): pull by checkpoint, push with conflict
+ * detection, and one live stream that says when to pull. Requests are marked as background traffic so they
+ * never keep an idle session alive.
+ */
+export function startSync(
+  collections: Record<SyncCollection, AnyCollection>,
+  options: SyncOptions = {},
+): SyncController {
+  const base = options.baseUrl ?? '';
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const retryMs = options.retryMs ?? 5000;
+  const headers = { 'X-Background': '1', Accept: 'application/json' };
+  const streams = new Map<
+    SyncCollection,
+    Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>
+  >();
+  const connected$ = new BehaviorSubject(false);
+  const abort = new AbortController();
+
+  async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const response = await doFetch(base + path, {
+      credentials: 'include',
+      ...init,
+      headers: { ...headers, ...init.headers },
+      signal: abort.signal,
+    });
+    if (response.status === 401) options.onUnauthorized?.();
+    if (!response.ok) throw new HttpError(response.status);
+    return (await response.json()) as T;
+  }
+
+  const states = SYNC_COLLECTIONS.map((name) => {
+    const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
+    streams.set(name, stream$);
+    const canPush = (PUSHABLE_COLLECTIONS as readonly string[]).includes(name);
+    const state: RxReplicationState<Record<string, unknown>, SyncCheckpoint> = replicateRxCollection({
+      collection: collections[name],
+      replicationIdentifier: `staff-portal-${name}`,
+      live: true,
+      retryTime: retryMs,
+      waitForLeadership: false,
+      autoStart: true,
+      pull: {
+        batchSize: options.batchSize ?? 500,
+        stream$: stream$.asObservable(),
+        // What the server sends is, by definition, not pending.
+        modifier: (doc) => ({ ...doc, localPending: false }),
+        async handler(checkpoint, batchSize) {
+          const query = new URLSearchParams({ limit: String(batchSize) });
+          if (checkpoint) {
+            query.set('seq', String(checkpoint.seq));
+            query.set('id', checkpoint.id);
+          }
+          const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
+          return { documents: page.documents as never[], checkpoint: page.checkpoint };
+        },
+      },
+      push: canPush
+        ? {
+            batchSize: 50,
+            // Local-only flag: never sent to the server.
+            modifier: (doc) => {
+              const { localPending, ...rest } = doc as Record<string, unknown>;
+              void localPending;
+              return rest;
+            },
+            async handler(rows) {
+              const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/json' },
+                body: JSON.stringify(rows),
+              });
+              // Conflicts are master documents: like pulled ones, they are not pending.
+              return answer.conflicts.map((doc) => ({ ...doc, localPending: false })) as never[];
+            },
+          }
+        : undefined,
+    });
+    state.error$.subscribe((error) => {
+      // Offline is normal: RxDB retries by itself. Anything else is worth a line in the console.
+      const causes = (error.parameters as { errors?: unknown[] } | undefined)?.errors ?? [];
+      const offline = causes.length > 0 && causes.every((e) => (e as { name?: string }).name === 'TypeError');
+      if (!abort.signal.aborted && !offline) console.warn(`sync ${name}:`, error.message);
+    });
+    return state;
+  });
+
+  const resync = () => streams.forEach((s) => s.next('RESYNC'));
+
+  void (async function listen() {
+    while (!abort.signal.aborted) {
+      try {
+        await readEventStream(
+          `${base}/api/sync/stream`,
+          { credentials: 'include', headers, signal: abort.signal },
+          (event) => {
+            if (event.event === SYNC_EVENTS.resync) {
+              connected$.next(true);
+              resync();
+            } else if (event.event === SYNC_EVENTS.change) {
+              const { collection } = JSON.parse(event.data) as { collection: SyncCollection };
+              streams.get(collection)?.next('RESYNC');
+            }
+          },
+          doFetch,
+        );
+      } catch (error) {
+        if ((error as { status?: number }).status === 401) options.onUnauthorized?.();
+      }
+      connected$.next(false);
+      if (abort.signal.aborted) break;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  })();
+
+  const onOnline = () => {
+    resync();
+    states.forEach((s) => s.reSync());
+  };
+  globalThis.addEventListener?.('online', onOnline);
+
+  const pending$ = combineLatest(
+    SYNC_COLLECTIONS.map((name) => collections[name].count({ selector: { localPending: true } }).$),
+  ).pipe(map((counts) => counts.reduce((a, b) => a + b, 0)));
+
+  return {
+    pending$,
+    connected$: connected$.asObservable(),
+    initialSyncDone: Promise.all(states.map((s) => s.awaitInitialReplication())).then(() => undefined),
+    resync,
+    awaitInSync: async () => {
+      await Promise.all(states.map((s) => s.awaitInSync()));
+    },
+    stop: async () => {
+      abort.abort();
+      globalThis.removeEventListener?.('online', onOnline);
+      await Promise.all(states.map((s) => s.cancel()));
+    },
+  };
+}
