@@ -30,7 +30,8 @@ export const ConfigSchema = z
     }
     if (env.ADMIN_PASSWORD) {
       const weak = StrongPasswordSchema.safeParse(env.ADMIN_PASSWORD);
-      if (!weak.success) ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: weak.error.issues[0].message });
+      if (!weak.success)
+        ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: weak.error.issues[0].message });
     }
   });
 

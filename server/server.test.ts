@@ -44,9 +44,9 @@ function runMain(env: Record<string, string>, untilMatch: RegExp, timeoutMs = 20
 
 describe('configuration', () => {
   it('names every bad setting', () => {
-    expect(() => loadConfig({ PORT: 'abc', REGISTRATION: 'open', SMTP_URL: 'mail.example', PUBLIC_URL: 'nope' })).toThrow(
-      ConfigError,
-    );
+    expect(() =>
+      loadConfig({ PORT: 'abc', REGISTRATION: 'open', SMTP_URL: 'mail.example', PUBLIC_URL: 'nope' }),
+    ).toThrow(ConfigError);
     try {
       loadConfig({ PORT: 'abc', REGISTRATION: 'open', SMTP_URL: 'mail.example', PUBLIC_URL: 'nope' });
     } catch (error) {

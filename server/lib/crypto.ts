@@ -41,5 +41,4 @@ export async function verifyPassword(password: string, stored: string | null): P
 }
 
 /** Checked when there is no account, so an unknown e-mail takes as long as a wrong password. */
-const DUMMY_HASH =
-  'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');

@@ -25,7 +25,12 @@ export function createMailer(config: Config, log: Logger): Mailer {
     const transport = nodemailer.createTransport(config.smtpUrl);
     return {
       async send(message) {
-        await transport.sendMail({ from: config.mailFrom, to: message.to, subject: message.subject, text: message.text });
+        await transport.sendMail({
+          from: config.mailFrom,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+        });
       },
     };
   }

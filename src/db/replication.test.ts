@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Client replication is tested against the real server over real HTTP (house style: client store tests).
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import type { SyncCollection } from '../../schema/sync';
-import { createSyncedDatabase, type UserDatabase } from './database';
+import { createSyncedDatabase } from './database';
 import { startSync, type SyncController } from './replication';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };

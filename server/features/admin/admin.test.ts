@@ -28,7 +28,11 @@ describe('access to the administration calls', () => {
   const calls: [string, string, unknown?][] = [
     ['GET', '/api/admin/users'],
     ['POST', '/api/admin/users', { email: 'x@test.example', firstName: 'X', lastName: 'Y', userType: 'staff' }],
-    ['PATCH', '/api/admin/users/some-id/edit', { email: 'x@test.example', firstName: 'X', lastName: 'Y', role: 'staff' }],
+    [
+      'PATCH',
+      '/api/admin/users/some-id/edit',
+      { email: 'x@test.example', firstName: 'X', lastName: 'Y', role: 'staff' },
+    ],
     ['PATCH', '/api/admin/users/some-id/status', { isActive: false }],
     ['PUT', '/api/admin/users/some-id/role', { role: 'staff' }],
     ['POST', '/api/admin/users/some-id/approve', { role: 'staff' }],
@@ -51,13 +55,23 @@ describe('access to the administration calls', () => {
 
 describe('GET /api/admin/users', () => {
   it('lists every account as an array with its states and no secrets', async () => {
-    await t.buildUser({ email: 'pending@test.example', isActive: false, pendingApproval: true, requestedRole: 'administrator' });
+    await t.buildUser({
+      email: 'pending@test.example',
+      isActive: false,
+      pendingApproval: true,
+      requestedRole: 'administrator',
+    });
     const res = await admin.get('/api/admin/users');
     expect(res.status).toBe(200);
     const list = res.body as unknown as Record<string, unknown>[];
     expect(Array.isArray(list)).toBe(true);
     const pending = list.find((u) => u.email === 'pending@test.example');
-    expect(pending).toMatchObject({ pendingApproval: true, requestedRole: 'administrator', isActive: false, role: 'staff' });
+    expect(pending).toMatchObject({
+      pendingApproval: true,
+      requestedRole: 'administrator',
+      isActive: false,
+      role: 'staff',
+    });
     expect(JSON.stringify(list)).not.toMatch(/password/i);
   });
 });
@@ -71,7 +85,12 @@ describe('adding a staff member', () => {
       userType: 'master_admin',
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email: 'new.carer@test.example', role: 'system_admin', invitePending: true, isActive: true });
+    expect(res.body).toMatchObject({
+      email: 'new.carer@test.example',
+      role: 'system_admin',
+      invitePending: true,
+      isActive: true,
+    });
 
     const mail = await t.smtp.waitFor('new.carer@test.example');
     expect(mail.raw.replace(/=\r?\n/g, '')).toMatch(/choose your password/);
@@ -80,7 +99,9 @@ describe('adding a staff member', () => {
     const check = await t.client().get(`/api/auth/reset-password/validate?token=${token}`);
     expect(check.body).toMatchObject({ purpose: 'invite' });
 
-    expect((await t.client().post('/api/auth/login', { email: 'new.carer@test.example', password: PASSWORD })).status).toBe(401);
+    expect(
+      (await t.client().post('/api/auth/login', { email: 'new.carer@test.example', password: PASSWORD })).status,
+    ).toBe(401);
     expect((await t.client().post('/api/auth/reset-password', { token, password: PASSWORD })).status).toBe(200);
     const signIn = await t.client().post('/api/auth/login', { email: 'new.carer@test.example', password: PASSWORD });
     expect(signIn.status).toBe(200);
@@ -88,19 +109,34 @@ describe('adding a staff member', () => {
   });
 
   it('maps user type admin to the admin role', async () => {
-    const res = await admin.post('/api/admin/users', { email: 'deputy@test.example', firstName: 'De', lastName: 'Puty', userType: 'admin' });
+    const res = await admin.post('/api/admin/users', {
+      email: 'deputy@test.example',
+      firstName: 'De',
+      lastName: 'Puty',
+      userType: 'admin',
+    });
     expect(res.body.role).toBe('admin');
   });
 
   it('refuses an invitation link after 7 days', async () => {
-    await admin.post('/api/admin/users', { email: 'late@test.example', firstName: 'La', lastName: 'Te', userType: 'staff' });
+    await admin.post('/api/admin/users', {
+      email: 'late@test.example',
+      firstName: 'La',
+      lastName: 'Te',
+      userType: 'staff',
+    });
     const token = new URL((await t.smtp.waitFor('late@test.example')).link!).searchParams.get('token')!;
     t.advance(LIMITS.inviteTokenMs + 60_000);
     expect((await t.client().post('/api/auth/reset-password', { token, password: PASSWORD })).status).toBe(400);
   });
 
   it('refuses an e-mail already in use with 409', async () => {
-    const res = await admin.post('/api/admin/users', { email: ADMIN.email, firstName: 'A', lastName: 'B', userType: 'staff' });
+    const res = await admin.post('/api/admin/users', {
+      email: ADMIN.email,
+      firstName: 'A',
+      lastName: 'B',
+      userType: 'staff',
+    });
     expect(res.status).toBe(409);
     expect(res.body.message).toBe('A user with this email already exists');
   });
@@ -129,7 +165,9 @@ describe('approving a registration', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ role: 'admin', isActive: true, pendingApproval: false });
     await t.smtp.waitFor('applicant@test.example');
-    expect((await t.client().post('/api/auth/login', { email: 'applicant@test.example', password: TEST_PASSWORD })).status).toBe(200);
+    expect(
+      (await t.client().post('/api/auth/login', { email: 'applicant@test.example', password: TEST_PASSWORD })).status,
+    ).toBe(200);
     expect((await admin.post(`/api/admin/users/${id}/approve`, { role: 'admin' })).status).toBe(409);
   });
 });
@@ -144,7 +182,12 @@ describe('changing a member', () => {
       role: 'admin',
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ email: 'renamed@test.example', firstName: 'Re', lastName: 'Named', role: 'admin' });
+    expect(res.body).toMatchObject({
+      email: 'renamed@test.example',
+      firstName: 'Re',
+      lastName: 'Named',
+      role: 'admin',
+    });
   });
 
   it('changes the role and records it in the audit log', async () => {
@@ -152,7 +195,9 @@ describe('changing a member', () => {
     const res = await admin.put(`/api/admin/users/${user.id}/role`, { role: 'system_admin' });
     expect(res.body.role).toBe('system_admin');
     const row = t.db.$client
-      .prepare("select actor_id as actorId, details from audit_log where action = 'admin.user_role_changed' and target_id = ?")
+      .prepare(
+        "select actor_id as actorId, details from audit_log where action = 'admin.user_role_changed' and target_id = ?",
+      )
       .get(user.id);
     expect(row).toEqual({ actorId: adminId, details: JSON.stringify({ from: 'staff', to: 'system_admin' }) });
   });
@@ -176,7 +221,9 @@ describe('changing a member', () => {
     expect((await client.get('/api/auth/user')).status).toBe(401);
     const rows = t.db.$client.prepare('select count(*) as n from users where id = ?').get(user.id);
     expect(rows).toEqual({ n: 0 });
-    const audit = t.db.$client.prepare("select count(*) as n from audit_log where action = 'admin.user_deleted' and target_id = ?").get(user.id);
+    const audit = t.db.$client
+      .prepare("select count(*) as n from audit_log where action = 'admin.user_deleted' and target_id = ?")
+      .get(user.id);
     expect(audit).toEqual({ n: 1 });
   });
 });
@@ -186,7 +233,12 @@ describe('self-protection', () => {
     const own = [
       await admin.put(`/api/admin/users/${adminId}/role`, { role: 'staff' }),
       await admin.patch(`/api/admin/users/${adminId}/status`, { isActive: false }),
-      await admin.patch(`/api/admin/users/${adminId}/edit`, { email: ADMIN.email, firstName: 'A', lastName: 'B', role: 'system_admin' }),
+      await admin.patch(`/api/admin/users/${adminId}/edit`, {
+        email: ADMIN.email,
+        firstName: 'A',
+        lastName: 'B',
+        role: 'system_admin',
+      }),
       await admin.delete(`/api/admin/users/${adminId}`),
     ];
     expect(own.map((r) => r.status)).toEqual([403, 403, 403, 403]);
@@ -197,14 +249,33 @@ describe('self-protection', () => {
     // defence in the service: call it as a caller that is not itself an active system admin would.
     const server = await startTestServer();
     try {
-      const [last] = server.db.$client.prepare("select id from users where role = 'system_admin'").all() as { id: string }[];
-      const actor = { id: 'someone-else', email: 'x@test.example', firstName: 'X', lastName: 'Y', role: 'system_admin' as const, isAdmin: true, isMasterAdmin: true, isActive: true, profileImageUrl: null };
+      const [last] = server.db.$client.prepare("select id from users where role = 'system_admin'").all() as {
+        id: string;
+      }[];
+      const actor = {
+        id: 'someone-else',
+        email: 'x@test.example',
+        firstName: 'X',
+        lastName: 'Y',
+        role: 'system_admin' as const,
+        isAdmin: true,
+        isMasterAdmin: true,
+        isActive: true,
+        profileImageUrl: null,
+      };
       const meta = { ip: '127.0.0.1', userAgent: null };
       const deps = server.server.deps;
       const attempts = [
         () => setStaffStatus(deps, actor, last.id, { isActive: false }, meta),
         () => setStaffRole(deps, actor, last.id, { role: 'admin' }, meta),
-        () => editStaffMember(deps, actor, last.id, { email: ADMIN.email, firstName: 'A', lastName: 'B', role: 'staff' }, meta),
+        () =>
+          editStaffMember(
+            deps,
+            actor,
+            last.id,
+            { email: ADMIN.email, firstName: 'A', lastName: 'B', role: 'staff' },
+            meta,
+          ),
         () => deleteStaffMember(deps, actor, last.id, meta),
       ];
       for (const attempt of attempts) {

@@ -60,11 +60,13 @@ export function insertLoginFailure(db: Db, email: string, ip: string, at: number
 /** Failures since `since` and the time of the oldest, for an e-mail or an address. */
 export function countLoginFailures(db: Db, by: 'email' | 'ip', value: string, since: number) {
   const column = by === 'email' ? loginFailures.email : loginFailures.ip;
-  return db
-    .select({ n: count(), oldest: min(loginFailures.at) })
-    .from(loginFailures)
-    .where(and(eq(column, value), gt(loginFailures.at, since)))
-    .get() ?? { n: 0, oldest: null };
+  return (
+    db
+      .select({ n: count(), oldest: min(loginFailures.at) })
+      .from(loginFailures)
+      .where(and(eq(column, value), gt(loginFailures.at, since)))
+      .get() ?? { n: 0, oldest: null }
+  );
 }
 
 export function deleteLoginFailuresOf(db: Db, email: string): void {

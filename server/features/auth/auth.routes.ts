@@ -9,13 +9,7 @@ import {
 } from '../../../schema/auth';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
-import {
-  clearSessionCookie,
-  currentUserOrNull,
-  requestMeta,
-  requireUser,
-  setSessionCookie,
-} from './auth.middleware';
+import { clearSessionCookie, currentUserOrNull, requestMeta, requireUser, setSessionCookie } from './auth.middleware';
 import {
   checkResetToken,
   checkSetupLink,

@@ -40,7 +40,9 @@ describe('GET /api/auth/user', () => {
 
 describe('POST /api/auth/login', () => {
   it('signs in the first System Administrator made from ADMIN_EMAIL and sets a safe session cookie', async () => {
-    const res = await t.client().post('/api/auth/login', { email: ADMIN.email.toUpperCase(), password: ADMIN.password });
+    const res = await t
+      .client()
+      .post('/api/auth/login', { email: ADMIN.email.toUpperCase(), password: ADMIN.password });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ email: ADMIN.email, role: 'system_admin', isMasterAdmin: true, isAdmin: true });
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('sp_session='))!;
@@ -71,7 +73,9 @@ describe('POST /api/auth/login', () => {
   });
 
   it('answers a clear message for a body that is not JSON, with no stack trace', async () => {
-    const res = await t.client().request('POST', '/api/auth/login', '{not json', { 'content-type': 'application/json' });
+    const res = await t
+      .client()
+      .request('POST', '/api/auth/login', '{not json', { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('The request body is not valid JSON');
     expect(res.text).not.toMatch(/at .*\.ts/);
@@ -97,7 +101,12 @@ describe('POST /api/auth/login', () => {
     // All test requests come from 127.0.0.1; use fresh e-mails so only the address limit applies.
     let last = 0;
     for (let i = 0; i <= LIMITS.loginFailuresPerAddress; i += 1) {
-      const res = await client.request('POST', '/api/auth/login', { email: `spray${i}@test.example`, password: 'x' }, headers);
+      const res = await client.request(
+        'POST',
+        '/api/auth/login',
+        { email: `spray${i}@test.example`, password: 'x' },
+        headers,
+      );
       last = res.status;
     }
     expect(last).toBe(429);
@@ -169,7 +178,9 @@ describe('sessions', () => {
   it('is stored hashed: the cookie value is not in the database', async () => {
     const { client } = await t.signedIn();
     const token = client.cookie.split('=')[1];
-    const hit = t.db.$client.prepare('select count(*) as n from sessions where token_hash = ?').get(token) as { n: number };
+    const hit = t.db.$client.prepare('select count(*) as n from sessions where token_hash = ?').get(token) as {
+      n: number;
+    };
     expect(hit.n).toBe(0);
   });
 });
@@ -189,7 +200,9 @@ describe('POST /api/auth/register', () => {
     expect(res.status).toBe(202);
     expect(res.body.message).toBe(MESSAGES.registrationReceived);
     const row = t.db.$client
-      .prepare('select role, is_active as isActive, pending_approval as pending, requested_role as requested from users where email = ?')
+      .prepare(
+        'select role, is_active as isActive, pending_approval as pending, requested_role as requested from users where email = ?',
+      )
       .get('new.person@test.example');
     expect(row).toEqual({ role: 'staff', isActive: 0, pending: 1, requested: 'system_administrator' });
   });
@@ -226,7 +239,9 @@ describe('POST /api/auth/register', () => {
   });
 
   it('reports the mismatch on the confirm field', async () => {
-    const res = await t.client().post('/api/auth/register', { ...form('mismatch@test.example'), confirmPassword: 'Other!Pass1' });
+    const res = await t
+      .client()
+      .post('/api/auth/register', { ...form('mismatch@test.example'), confirmPassword: 'Other!Pass1' });
     expect(res.body.details).toEqual([{ path: 'confirmPassword', message: "Passwords don't match" }]);
   });
 
@@ -259,7 +274,9 @@ describe('password reset', () => {
     await t.client().post('/api/auth/forgot-password', { email: user.email });
     const mail = await t.smtp.waitFor(user.email);
     const token = new URL(mail.link!).searchParams.get('token')!;
-    expect(t.db.$client.prepare('select count(*) as n from user_tokens where token_hash = ?').get(token)).toEqual({ n: 0 });
+    expect(t.db.$client.prepare('select count(*) as n from user_tokens where token_hash = ?').get(token)).toEqual({
+      n: 0,
+    });
 
     const check = await t.client().get(`/api/auth/reset-password/validate?token=${encodeURIComponent(token)}`);
     expect(check.body).toEqual({ valid: true, purpose: 'reset', email: user.email });
@@ -274,7 +291,9 @@ describe('password reset', () => {
 
     expect((await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD })).status).toBe(401);
     expect((await t.client().post('/api/auth/login', { email: user.email, password: NEW_PASSWORD })).status).toBe(200);
-    const audit = t.db.$client.prepare("select count(*) as n from audit_log where action = 'auth.password_changed' and actor_id = ?").get(user.id);
+    const audit = t.db.$client
+      .prepare("select count(*) as n from audit_log where action = 'auth.password_changed' and actor_id = ?")
+      .get(user.id);
     expect(audit).toEqual({ n: 1 });
   });
 
