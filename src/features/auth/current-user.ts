@@ -3,6 +3,7 @@ import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
+import { wipeLocalStore } from '../../db/local-store';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
 export type AuthState =
@@ -19,16 +20,47 @@ export const currentUserAtom = atom((get) => {
 
 let inFlight: Promise<AuthState> | null = null;
 
+/**
+ * The last signed-in user, so a reload without a connection still opens the app and its pending items
+ * (issue 3). Only who it is, never a secret: the session cookie stays HttpOnly. Removed at sign-out.
+ */
+const LAST_USER_KEY = 'sp_last_user';
+
+function rememberUser(user: CurrentUser | null): void {
+  try {
+    if (user) localStorage.setItem(LAST_USER_KEY, JSON.stringify(user));
+    else localStorage.removeItem(LAST_USER_KEY);
+  } catch {
+    // Storage may be unavailable (private mode); the app then simply needs a connection to start.
+  }
+}
+
+function rememberedUser(): CurrentUser | null {
+  try {
+    const parsed = CurrentUserSchema.safeParse(JSON.parse(localStorage.getItem(LAST_USER_KEY) ?? 'null'));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
 async function fetchAuthState(): Promise<AuthState> {
   const previous = appStore.get(authStateAtom);
   try {
     const user = CurrentUserSchema.parse(await api.get('/api/auth/user'));
+    rememberUser(user);
     return { status: 'signedIn', user, fetchedAt: Date.now() };
   } catch (error) {
     const unauthorized = error instanceof ApiError && error.status === 401;
     if (!unauthorized && !(error instanceof NetworkError)) console.error('Could not read the current user', error);
     // Signed in and offline (or a passing server fault): keep the user, the app works offline. Only a 401 ends it.
     if (previous.status === 'signedIn' && !unauthorized) return previous;
+    // Opened without a connection: carry on as the last user; the server decides once it is reachable.
+    const remembered = error instanceof NetworkError ? rememberedUser() : null;
+    if (remembered) return { status: 'signedIn', user: remembered, fetchedAt: 0 };
+    rememberUser(null);
+    // A dead session (idle, signed out elsewhere, deactivated): nothing of the user stays on this device.
+    if (unauthorized) void wipeLocalStore().catch((e: unknown) => console.error('Could not remove local data', e));
     return { status: 'signedOut', fetchedAt: Date.now() };
   }
 }
@@ -55,5 +87,6 @@ export function refreshCurrentUserIfStale(): Promise<AuthState> | null {
 
 /** Forgets the user at once (sign-out, inactivity, a dead session). */
 export function setSignedOut(): void {
+  rememberUser(null);
   appStore.set(authStateAtom, { status: 'signedOut', fetchedAt: Date.now() });
 }

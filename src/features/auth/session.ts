@@ -1,13 +1,13 @@
 import type { NavigateFunction } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { destroyUserDatabase } from '../../db/database';
+import { wipeLocalStore } from '../../db/local-store';
 import { api } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { setSignedOut } from './current-user';
 
 async function destroyLocalData(): Promise<void> {
   try {
-    await destroyUserDatabase();
+    await wipeLocalStore();
   } catch (error) {
     console.error('Could not remove the local database', error);
   }

@@ -2,19 +2,22 @@ import { useAtomValue } from 'jotai';
 import { useEffect } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { openUserDatabase } from '../../db/database';
+import { startLocalStore } from '../../db/local-store';
 import { ApiError, api } from '../../lib/api';
 import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
 import { toast } from '../../lib/toast';
 import { currentUserAtom, refreshCurrentUserIfStale } from './current-user';
 import { endLostSession, logOutForInactivity } from './session';
 
-/** Opens the signed-in user's local database (wiping any other user's) whenever the user changes. */
+/** Opens the signed-in user's local database (wiping any other user's) and starts syncing it. */
 function useUserDatabase(userId: string | undefined): void {
+  const navigate = useNavigate();
   useEffect(() => {
     if (!userId) return;
-    openUserDatabase(userId).catch((error: unknown) => console.error('Could not open the local database', error));
-  }, [userId]);
+    startLocalStore(userId, () => endLostSession(navigate)).catch((error: unknown) =>
+      console.error('Could not open the local database', error),
+    );
+  }, [userId, navigate]);
 }
 
 /** Spec section 4: warning at 25 minutes, logout at 30; activity also feeds the server's idle clock. */

@@ -1,0 +1,52 @@
+import { atom, useAtomValue } from 'jotai';
+import { appStore } from '../lib/store';
+import { destroyUserDatabase, openUserDatabase, type UserDatabase } from './database';
+import { startSync, type SyncController } from './replication';
+import type { SyncCollection } from '../../schema/sync';
+
+/** The signed-in user's local database and its replication, or null while signed out or opening. */
+export interface LocalStore {
+  userId: string;
+  db: UserDatabase;
+  sync: SyncController;
+}
+
+export const localStoreAtom = atom<LocalStore | null>(null);
+
+let opening: Promise<LocalStore> | null = null;
+
+/** Opens the user's database and starts replicating it; calling again for the same user returns the same store. */
+export function startLocalStore(userId: string, onUnauthorized: () => void): Promise<LocalStore> {
+  const existing = appStore.get(localStoreAtom);
+  if (existing?.userId === userId) return Promise.resolve(existing);
+  opening ??= (async () => {
+    await stopLocalStore();
+    const db = await openUserDatabase(userId);
+    // RxDB's collection type is generic per collection; replication only needs each one as a collection.
+    const sync = startSync(db as unknown as Record<SyncCollection, never>, { onUnauthorized });
+    const store = { userId, db, sync };
+    appStore.set(localStoreAtom, store);
+    return store;
+  })().finally(() => {
+    opening = null;
+  });
+  return opening;
+}
+
+/** Stops replication (pending items stay in the database until it is destroyed). */
+export async function stopLocalStore(): Promise<void> {
+  const store = appStore.get(localStoreAtom);
+  appStore.set(localStoreAtom, null);
+  await store?.sync.stop();
+}
+
+/** Sign-out and inactivity logout: stop syncing, then remove every local trace of the user. */
+export async function wipeLocalStore(): Promise<void> {
+  await stopLocalStore();
+  await destroyUserDatabase();
+}
+
+/** The local store for components; null until it is open. */
+export function useLocalStore(): LocalStore | null {
+  return useAtomValue(localStoreAtom, { store: appStore });
+}
