@@ -39,8 +39,9 @@ function bodyLimitFor(c: Context<AppEnv>): number {
   return JSON_BODY_LIMIT;
 }
 
+/** Answered before the body is read: the connection is closed so the unread rest cannot be mistaken for a request. */
 const tooLarge = (): never => {
-  throw new AppError(413, 'payload_too_large', 'The request is too large');
+  throw new AppError(413, 'payload_too_large', 'The request is too large', undefined, { Connection: 'close' });
 };
 
 const CSP = {
@@ -77,6 +78,8 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
       xFrameOptions: 'DENY',
       crossOriginEmbedderPolicy: false,
       permissionsPolicy: { camera: [], microphone: [], geolocation: [] },
+      // A route may set a stricter header of its own (uploaded files get a sandboxing CSP).
+      overwrite: false,
     }),
   );
 

@@ -82,7 +82,6 @@ export function releaseAuthor(db: Db, userId: string, at: number): void {
       .set({ deleted: true, updatedAt: at, serverSeq })
       .where(and(eq(reactions.userId, userId), eq(reactions.deleted, false)))
       .run();
-    db.update(reactions).set({ serverSeq }).where(eq(reactions.userId, userId)).run();
   });
 }
 

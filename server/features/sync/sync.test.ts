@@ -262,6 +262,16 @@ describe('push: posts', () => {
     expect(docs.has(invalid.id)).toBe(false);
   });
 
+  it('takes a full batch of long posts, beyond the 1 MB JSON limit', async () => {
+    const { client } = await t.signedIn();
+    const rows = Array.from({ length: 100 }, () => ({
+      newDocumentState: newPostDoc({ content: 'é'.repeat(10_000) }),
+      assumedMasterState: null,
+    }));
+    expect(Buffer.byteLength(JSON.stringify(rows))).toBeGreaterThan(1024 * 1024);
+    expect(await push(client, 'posts', rows)).toEqual([]);
+  });
+
   it('keeps server-owned fields and pictures fixed on an edit', async () => {
     const { user, client } = await t.signedIn();
     const post = await t.buildPost({ authorId: user.id });

@@ -53,6 +53,8 @@ describe('POST /api/uploads and GET /api/uploads/{id}', () => {
     expect(served.headers.get('content-type')).toBe(`image/${format}`);
     expect(served.headers.get('x-content-type-options')).toBe('nosniff');
     expect(served.headers.get('content-disposition')).toMatch(/^inline;/);
+    expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(served.headers.get('cache-control')).toMatch(/^private/);
     const meta = await sharp(served.bytes).metadata();
     expect(meta.exif).toBeUndefined();
     expect(meta.width).toBe(40);
@@ -200,6 +202,20 @@ describe('files on posts', () => {
     const picture = await client.download(post.images[0]);
     expect(picture.status).toBe(200);
     expect((await sharp(picture.bytes).metadata()).exif).toBeUndefined();
+  });
+
+  it('takes a post form far above the 1 MB JSON limit', async () => {
+    const data = new FormData();
+    data.append('content', 'Big minutes');
+    data.append('attachments', new File([new Uint8Array(3 * 1024 * 1024).fill(0x62)], 'minutes.txt'));
+    const res = await client.postForm('/api/posts', data);
+    expect(res.status).toBe(201);
+    expect((res.body as unknown as PostView).attachments[0].fileSize).toBe(3 * 1024 * 1024);
+  });
+
+  it('keeps JSON bodies at 1 MB', async () => {
+    const res = await client.post('/api/posts', { content: 'x', padding: 'y'.repeat(1024 * 1024) });
+    expect(res.status).toBe(413);
   });
 
   it('refuses a post whose files break the rules, keeping none of its files', async () => {
