@@ -162,7 +162,7 @@ export const comments = sqliteTable(
 
 /**
  * One reaction per (post, user), id `${postId}:${userId}`. Removing one, or deleting the user, leaves a
- * tombstone (user_id set to null on account deletion) so every client learns it is gone (decision 20).
+ * tombstone (user_id set to null on account deletion) so every client learns it is gone (decision 18).
  */
 export const reactions = sqliteTable(
   'reactions',
