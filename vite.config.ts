@@ -1,8 +1,40 @@
 import react from '@vitejs/plugin-react';
+import { VitePWA } from 'vite-plugin-pwa';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [
+    react(),
+    // The custom Workbox service worker in sw/ (design card): vite-plugin-pwa compiles it and injects the
+    // precache manifest; registration is ours (src/lib/service-worker.ts).
+    VitePWA({
+      strategies: 'injectManifest',
+      srcDir: 'sw',
+      filename: 'sw.ts',
+      injectRegister: false,
+      manifest: {
+        name: 'Staff Portal',
+        short_name: 'Staff Portal',
+        description: 'Secure staff-only communication for our care homes',
+        theme_color: '#4C307D',
+        background_color: '#ffffff',
+        display: 'standalone',
+        start_url: '/',
+        scope: '/',
+        icons: [
+          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          { src: '/icons/maskable-192.png', sizes: '192x192', type: 'image/png', purpose: 'maskable' },
+          { src: '/icons/maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      injectManifest: {
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        rollupFormat: 'iife',
+      },
+      devOptions: { enabled: false },
+    }),
+  ],
   build: { outDir: 'dist', sourcemap: false, chunkSizeWarningLimit: 1500 },
   server: { proxy: { '/api': 'http://localhost:3000' } },
   test: {

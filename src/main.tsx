@@ -4,11 +4,13 @@ import { AppProviders } from './app/providers';
 import { AppRouter } from './app/router';
 import { refreshCurrentUser } from './features/auth/current-user';
 import { loadPublicConfig } from './lib/public-config';
+import { registerServiceWorker } from './lib/service-worker';
 import './styles.css';
 
 // Both requests start before the first render; the router shows "Loading..." until the user is known.
 void refreshCurrentUser();
 void loadPublicConfig();
+registerServiceWorker();
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

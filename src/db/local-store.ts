@@ -2,6 +2,7 @@ import { atom, useAtomValue } from 'jotai';
 import { appStore } from '../lib/store';
 import { destroyUserDatabase, openUserDatabase, type UserDatabase } from './database';
 import { startSync, type SyncController } from './replication';
+import { UPLOADS_CACHE } from '../../schema/offline';
 import type { SyncCollection } from '../../schema/sync';
 
 /** The signed-in user's local database and its replication, or null while signed out or opening. */
@@ -44,6 +45,8 @@ export async function stopLocalStore(): Promise<void> {
 export async function wipeLocalStore(): Promise<void> {
   await stopLocalStore();
   await destroyUserDatabase();
+  // Pictures the service worker kept for offline reading belong to the user too.
+  if (typeof caches !== 'undefined') await caches.delete(UPLOADS_CACHE);
 }
 
 /** The local store for components; null until it is open. */

@@ -20,11 +20,30 @@ export const FALLBACK_CONFIG: PublicConfig = {
 /** The configuration, or the fallback while it loads. */
 export const configAtom = atom((get) => get(publicConfigAtom) ?? FALLBACK_CONFIG);
 
-/** Loads the public configuration once at start; a failure leaves the fallback in place. */
+/** The last configuration read, so the app opened offline still shows the houses and the footer. */
+const CONFIG_KEY = 'sp_public_config';
+
+/** Loads the public configuration once at start; offline it uses the last one read, else the fallback. */
 export async function loadPublicConfig(): Promise<void> {
   try {
-    appStore.set(publicConfigAtom, PublicConfigSchema.parse(await api.get('/api/config')));
+    const config = PublicConfigSchema.parse(await api.get('/api/config'));
+    appStore.set(publicConfigAtom, config);
+    try {
+      localStorage.setItem(CONFIG_KEY, JSON.stringify(config));
+    } catch {
+      // No storage: only the offline start loses the saved copy.
+    }
   } catch (error) {
-    console.error('Could not load the public configuration', error);
+    const saved = PublicConfigSchema.safeParse(readSaved());
+    if (saved.success) appStore.set(publicConfigAtom, saved.data);
+    else console.error('Could not load the public configuration', error);
+  }
+}
+
+function readSaved(): unknown {
+  try {
+    return JSON.parse(localStorage.getItem(CONFIG_KEY) ?? 'null');
+  } catch {
+    return null;
   }
 }

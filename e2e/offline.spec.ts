@@ -1,0 +1,20 @@
+import { ADMIN, expect, signIn, test } from './fixtures';
+
+test('the installed app opens and reloads without a connection, still signed in', async ({ page, context }) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  // The first load is not controlled by the service worker: wait for it, then reload (STACK-NOTES).
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
+  const manifest = await page.request.get('/manifest.webmanifest');
+  expect(manifest.ok()).toBe(true);
+  expect(await manifest.json()).toMatchObject({ name: 'Staff Portal', display: 'standalone', theme_color: '#4C307D' });
+
+  await context.setOffline(true);
+  const response = await page.reload();
+  expect(response?.fromServiceWorker()).toBe(true);
+  await expect(page.getByRole('button', { name: /profile menu|account menu|open profile/i })).toBeVisible();
+  await page.goto('/admin');
+  await expect(page.getByText('User Management Panel')).toBeVisible();
+  await context.setOffline(false);
+});

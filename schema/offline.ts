@@ -1,0 +1,10 @@
+/** Names shared by the app and its service worker. */
+
+/** Runtime cache of uploaded pictures; deleted at sign-out with the rest of the user's local data. */
+export const UPLOADS_CACHE = 'sp-uploads';
+
+/** Messages the app posts to its service worker. */
+export const SW_MESSAGES = {
+  /** Activate the waiting version now ("Update Now"). */
+  skipWaiting: 'SKIP_WAITING',
+} as const;
