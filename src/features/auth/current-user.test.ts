@@ -50,6 +50,29 @@ describe('current user', () => {
     expect(appStore.get(authStateAtom).status).toBe('signedIn');
   });
 
+  it('reopens offline as the last signed-in user, and forgets them on a 401', async () => {
+    const saved = new Map<string, string>();
+    vi.stubGlobal('localStorage', {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => saved.set(k, v),
+      removeItem: (k: string) => saved.delete(k),
+    });
+    vi.stubGlobal('fetch', async () => json(200, user));
+    await refreshCurrentUser();
+    // A new page load without a connection.
+    appStore.set(authStateAtom, { status: 'loading' });
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom)).toMatchObject({ status: 'signedIn', user: { id: 'u1' } });
+    // Back online, the session turns out to be dead.
+    vi.stubGlobal('fetch', async () => json(401, { code: 'unauthenticated', message: 'Unauthorized' }));
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom).status).toBe('signedOut');
+    expect(saved.size).toBe(0);
+  });
+
   it('shares one request between concurrent callers and stays fresh for five minutes', async () => {
     vi.useFakeTimers();
     const fetchMock = vi.fn<typeof fetch>(async () => json(200, user));
