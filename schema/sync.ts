@@ -13,6 +13,9 @@ export const PUSHABLE_COLLECTIONS = ['posts', 'comments', 'reactions'] as const 
 
 export const PULL_LIMIT_DEFAULT = 500;
 export const PULL_LIMIT_MAX = 1000;
+
+/** The checkpoint id that sorts after every real id (ids are UUIDs or `postId:userId`). */
+export const CHECKPOINT_ID_END = '~';
 export const PUSH_ROWS_MAX = 100;
 
 /** Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change. */
@@ -23,14 +26,26 @@ export const SYNC_WRITABLE_FIELDS = {
   users: [],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 
-/** Where a client is in the change feed: the last (server_seq, id) it has seen. */
-export const SyncCheckpointSchema = z.object({ seq: z.number().int().nonnegative(), id: z.string() });
+/**
+ * Where a client is in the change feed: the last (server_seq, id) it has seen. While a first sync fills a
+ * collection newest first (docs/sync.md, "Newest first"), `before` is where the backfill stands and `seq` is
+ * the sequence the backfill covers up to; the id `~` sorts after every real id.
+ */
+export const SyncCheckpointSchema = z.object({
+  seq: z.number().int().nonnegative(),
+  id: z.string(),
+  before: z.object({ seq: z.number().int().nonnegative(), id: z.string() }).optional(),
+});
 export type SyncCheckpoint = z.infer<typeof SyncCheckpointSchema>;
 
 /** GET /api/sync/{collection}/pull?seq=&id=&limit= */
 export const PullQuerySchema = z.object({
   seq: z.coerce.number({ message: 'seq must be a number' }).int().nonnegative().default(0),
   id: z.string().max(200).default(''),
+  /** First sync, newest first: "1" to start a backfill, with `beforeSeq`/`beforeId` to continue one. */
+  backfill: z.enum(['1']).optional(),
+  beforeSeq: z.coerce.number().int().nonnegative().optional(),
+  beforeId: z.string().max(200).optional(),
   limit: z.coerce
     .number({ message: `limit must be a number from 1 to ${PULL_LIMIT_MAX}` })
     .int()

@@ -11,3 +11,8 @@ export function nextSeq(db: Db): number {
   );
   return row.seq;
 }
+
+/** The last value handed out; everything written so far has a server_seq at or below it. */
+export function currentSeq(db: Db): number {
+  return db.get<{ seq: number } | undefined>(sql`SELECT seq FROM sync_counter WHERE id = 1`)?.seq ?? 0;
+}

@@ -96,11 +96,19 @@ export function startSync(
         modifier: (doc) => ({ ...doc, localPending: false }),
         async handler(checkpoint, batchSize) {
           const query = new URLSearchParams({ limit: String(batchSize) });
+          const filling = !checkpoint || checkpoint.before !== undefined;
+          if (filling) query.set('backfill', '1');
           if (checkpoint) {
             query.set('seq', String(checkpoint.seq));
             query.set('id', checkpoint.id);
           }
+          if (checkpoint?.before) {
+            query.set('beforeSeq', String(checkpoint.before.seq));
+            query.set('beforeId', checkpoint.before.id);
+          }
           const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
+          // The newest-first fill is over: pull what changed meanwhile, in change order.
+          if (filling && !page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
           return { documents: page.documents as never[], checkpoint: page.checkpoint };
         },
       },

@@ -164,3 +164,20 @@ export function listPostsSince(db: Db, seq: number, id: string, limit: number): 
     .limit(limit)
     .all();
 }
+
+/** Live posts at or below `until`, newest change first, before a backfill position (docs/sync.md). */
+export function listPostsBefore(
+  db: Db,
+  until: number,
+  before: { seq: number; id: string } | undefined,
+  limit: number,
+): PostRow[] {
+  const position = before ? sql`(${posts.serverSeq}, ${posts.id}) < (${before.seq}, ${before.id})` : sql`1 = 1`;
+  return db
+    .select()
+    .from(posts)
+    .where(and(sql`${posts.serverSeq} <= ${until}`, position, eq(posts.deleted, false)))
+    .orderBy(desc(posts.serverSeq), desc(posts.id))
+    .limit(limit)
+    .all();
+}

@@ -29,6 +29,7 @@ import {
   insertPost,
   listPostPage,
   listPostsSince,
+  listPostsBefore,
   markPostDeleted,
   releaseAuthor,
   updatePost,
@@ -277,4 +278,14 @@ export function findPostDoc(deps: AppDeps, id: string): PostDoc | null {
 /** Posts changed after a checkpoint (every signed-in user sees every post). */
 export function listPostDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
   return listPostsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toPostDoc(row) }));
+}
+
+/** Sync backfill of a first sync: live posts newest first, so the newest are on screen first. */
+export function listPostDocsBefore(
+  deps: AppDeps,
+  until: number,
+  before: { seq: number; id: string } | undefined,
+  limit: number,
+) {
+  return listPostsBefore(deps.db, until, before, limit).map((row) => ({ seq: row.serverSeq, doc: toPostDoc(row) }));
 }

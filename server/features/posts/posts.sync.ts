@@ -3,7 +3,7 @@ import type { PostDoc } from '../../../schema/sync';
 import { badRequest } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import { sameJson, type SyncHandler } from '../sync/sync.service';
-import { createPost, deletePost, editPost, findPostDoc, listPostDocsSince } from './posts.service';
+import { createPost, deletePost, editPost, findPostDoc, listPostDocsBefore, listPostDocsSince } from './posts.service';
 
 /**
  * Posts replicate both ways. A new document is createPost, `_deleted` is deletePost, any other change is
@@ -12,6 +12,7 @@ import { createPost, deletePost, editPost, findPostDoc, listPostDocsSince } from
  */
 export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
+  pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
   findMaster: (deps, id) => findPostDoc(deps, id),
   apply(deps, actor, doc, master) {
     const { content, category, isUrgent, houseTags, images, attachments } = doc as Partial<PostDoc>;

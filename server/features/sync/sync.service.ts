@@ -1,4 +1,12 @@
-import { SYNC_WRITABLE_FIELDS, type PullResponse, type PushRow, type SyncCollection } from '../../../schema/sync';
+import {
+  CHECKPOINT_ID_END,
+  SYNC_WRITABLE_FIELDS,
+  type PullQuery,
+  type PullResponse,
+  type PushRow,
+  type SyncCollection,
+} from '../../../schema/sync';
+import { currentSeq } from '../../lib/seq.queries';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { AppError, badRequest } from '../../lib/errors';
 
@@ -18,6 +26,17 @@ export type PushedDoc = PushRow['newDocumentState'];
 export interface SyncHandler<D extends SyncDoc = SyncDoc> {
   /** Documents this user may see whose (server_seq, id) is after the checkpoint, in that order. */
   pull(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number): { seq: number; doc: D }[];
+  /**
+   * First sync, newest first: live documents at or below `until` and before `before`, newest change first.
+   * Collections without it fill oldest first.
+   */
+  pullNewest?(
+    deps: AppDeps,
+    actor: SessionUser,
+    until: number,
+    before: { seq: number; id: string } | undefined,
+    limit: number,
+  ): { seq: number; doc: D }[];
   /** The stored master document, as pull would send it. */
   findMaster?(deps: AppDeps, id: string): D | null;
   /** Applies a change whose assumed master matched; throws an AppError to refuse it. */
@@ -60,13 +79,33 @@ function tombstoneOf(doc: PushedDoc): SyncDoc {
   return { ...doc, _deleted: true };
 }
 
-/** GET /api/sync/{collection}/pull: a page after the checkpoint; an empty page keeps the checkpoint. */
+/**
+ * GET /api/sync/{collection}/pull: a page after the checkpoint; an empty page keeps the checkpoint. With
+ * `backfill`, a first sync fills the collection newest first up to the sequence at its start, then carries
+ * on in change order from there (docs/sync.md, "Newest first").
+ */
 export function pullDocuments(
   deps: AppDeps,
   actor: SessionUser,
   handler: SyncHandler,
-  query: { seq: number; id: string; limit: number },
+  query: PullQuery,
 ): PullResponse<SyncDoc> {
+  if (query.backfill && handler.pullNewest) {
+    const until = query.beforeSeq === undefined ? currentSeq(deps.db) : query.seq;
+    const before = query.beforeSeq === undefined ? undefined : { seq: query.beforeSeq, id: query.beforeId ?? '' };
+    const rows = handler.pullNewest(deps, actor, until, before, query.limit);
+    const last = rows[rows.length - 1];
+    const done = rows.length < query.limit;
+    return {
+      documents: rows.map((r) => r.doc),
+      checkpoint: {
+        seq: until,
+        id: CHECKPOINT_ID_END,
+        ...(done || !last ? {} : { before: { seq: last.seq, id: last.doc.id } }),
+      },
+    };
+  }
+  if (query.backfill) query = { ...query, seq: 0, id: '' };
   const rows = handler.pull(deps, actor, query.seq, query.id, query.limit);
   const last = rows[rows.length - 1];
   return {

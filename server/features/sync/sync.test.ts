@@ -131,6 +131,54 @@ describe('pull', () => {
     }
   });
 
+  it('fills a first sync newest first, then carries on in change order with nothing missed', async () => {
+    const fresh = await startTestServer();
+    try {
+      const made: string[] = [];
+      for (let i = 0; i < 23; i += 1) made.push((await fresh.buildPost({ content: `p${i}` })).id);
+      const { client } = await fresh.signedIn();
+      const sysadmin = (await fresh.signedIn({ role: 'system_admin' })).client;
+      const query = (params: Record<string, string | number>) =>
+        client.get(
+          `/api/sync/posts/pull?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`,
+        );
+
+      const first = (await query({ backfill: 1, limit: 10 })).body as unknown as PullResponse<PostDoc>;
+      expect(first.documents.map((d) => d.id)).toEqual(made.slice(-10).reverse());
+      expect(first.checkpoint.before).toBeDefined();
+
+      // Changes made while the fill runs: an edit of a post not yet sent, and a new post.
+      await sysadmin.patch(`/api/posts/${made[0]}`, { content: 'edited during the fill' });
+      const late = await fresh.buildPost({ content: 'late' });
+
+      const seen = [...first.documents.map((d) => d.id)];
+      let checkpoint = first.checkpoint;
+      while (checkpoint.before) {
+        const page = (
+          await query({
+            backfill: 1,
+            limit: 10,
+            seq: checkpoint.seq,
+            id: checkpoint.id,
+            beforeSeq: checkpoint.before.seq,
+            beforeId: checkpoint.before.id,
+          })
+        ).body as unknown as PullResponse<PostDoc>;
+        seen.push(...page.documents.map((d) => d.id));
+        checkpoint = page.checkpoint;
+      }
+      // The edited post left the filled range (its change is newer); everything else came newest first.
+      expect(seen).toEqual(made.slice(1).reverse());
+      const rest = await pull<PostDoc>(client, 'posts', checkpoint);
+      expect(rest.documents.map((d) => [d.id, d.content])).toEqual([
+        [made[0], 'edited during the fill'],
+        [late.id, 'late'],
+      ]);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('returns deletes as tombstones without their content', async () => {
     const { user, client } = await t.signedIn();
     const post = await t.buildPost({ authorId: user.id, content: 'Soon gone' });
