@@ -1,0 +1,49 @@
+import { keptHouseTags, type Attachment, type PostCategory } from '../../../schema/posts';
+import type { UploadView } from '../../../schema/uploads';
+import type { PostLocal } from '../../db/collections';
+
+/** What the composer collects, before any file is uploaded. */
+export interface PostDraft {
+  content: string;
+  category: PostCategory;
+  isUrgent: boolean;
+  houseTags: string[];
+}
+
+/** An upload as a post's attachment: the fields the server stores (schema/posts AttachmentSchema). */
+export function toAttachment(upload: UploadView): Attachment {
+  return {
+    id: upload.id,
+    url: upload.url,
+    originalName: upload.originalName,
+    fileType: upload.fileType,
+    fileSize: upload.fileSize,
+  };
+}
+
+/**
+ * The local document of a new post (pending until the server has it). The server decides what is a
+ * picture (by content), so its answer sorts uploads into images and attachments. authorId and the times
+ * are the server's on sync; set here so the post shows at once.
+ */
+export function buildPostDoc(
+  id: string,
+  authorId: string,
+  draft: PostDraft,
+  uploads: readonly UploadView[],
+  now = Date.now(),
+): PostLocal {
+  return {
+    id,
+    authorId,
+    content: draft.content.trim(),
+    category: draft.category,
+    isUrgent: draft.isUrgent,
+    houseTags: keptHouseTags(draft.category, draft.houseTags),
+    images: uploads.filter((u) => u.kind === 'image').map((u) => u.url),
+    attachments: uploads.filter((u) => u.kind === 'file').map(toAttachment),
+    createdAt: now,
+    updatedAt: now,
+    localPending: true,
+  };
+}
