@@ -1,3 +1,5 @@
+// Base styles first, so feature stylesheets imported by screens come after them and can refine them.
+import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AppProviders } from './app/providers';
@@ -5,7 +7,6 @@ import { AppRouter } from './app/router';
 import { refreshCurrentUser } from './features/auth/current-user';
 import { loadPublicConfig } from './lib/public-config';
 import { registerServiceWorker } from './lib/service-worker';
-import './styles.css';
 
 // Both requests start before the first render; the router shows "Loading..." until the user is known.
 void refreshCurrentUser();

@@ -1,4 +1,4 @@
-import { LayoutDashboard, LogOut, Newspaper, Users } from 'lucide-react';
+import { LayoutDashboard, LogOut, Newspaper, Search, Users } from 'lucide-react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
@@ -17,9 +17,16 @@ import {
 } from '../components/ui/dropdown-menu';
 import { cx } from '../lib/cx';
 import { signOut } from '../features/auth/session';
+import { MobileMenu } from './mobile-menu';
+
+interface AppHeaderProps {
+  user: CurrentUser;
+  /** Opens the feed's search palette; the search button shows only where there is one. */
+  onOpenSearch?: () => void;
+}
 
 /** The sticky header of the signed-in screens (spec section 2: Home feed). */
-export function AppHeader({ user }: { user: CurrentUser }) {
+export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const onFeed = pathname === '/';
@@ -27,6 +34,7 @@ export function AppHeader({ user }: { user: CurrentUser }) {
   return (
     <header className="app-header">
       <div className="app-header-inner">
+        <MobileMenu user={user} />
         <Link to="/" className="brand-link">
           <Logo size={34} decorative />
           <span className="brand-name">{PRODUCT_NAME}</span>
@@ -54,23 +62,37 @@ export function AppHeader({ user }: { user: CurrentUser }) {
             </Link>
           ) : null}
         </nav>
-        <DropdownMenu>
-          <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">
-            <UserAvatar user={user} size={36} />
-          </DropdownMenuTrigger>
-          <DropdownMenuContent className="profile-menu">
-            <DropdownMenuLabel>
-              <span className="profile-name">{name}</span>
-              <span className="profile-role">{roleLabel(user.role)}</span>
-              <span className="profile-email">{user.email}</span>
-            </DropdownMenuLabel>
-            <DropdownMenuSeparator />
-            <DropdownMenuItem onSelect={() => void signOut(navigate)}>
-              <LogOut aria-hidden size={16} />
-              Sign Out
-            </DropdownMenuItem>
-          </DropdownMenuContent>
-        </DropdownMenu>
+        <div className="header-actions">
+          {onOpenSearch ? (
+            <button
+              type="button"
+              className="header-icon-button search-button"
+              aria-label="Search"
+              onClick={onOpenSearch}
+            >
+              <Search aria-hidden size={20} />
+              <span className="search-button-text">Search</span>
+              <kbd className="search-button-kbd">Ctrl K</kbd>
+            </button>
+          ) : null}
+          <DropdownMenu>
+            <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">
+              <UserAvatar user={user} size={36} />
+            </DropdownMenuTrigger>
+            <DropdownMenuContent className="profile-menu">
+              <DropdownMenuLabel>
+                <span className="profile-name">{name}</span>
+                <span className="profile-role">{roleLabel(user.role)}</span>
+                <span className="profile-email">{user.email}</span>
+              </DropdownMenuLabel>
+              <DropdownMenuSeparator />
+              <DropdownMenuItem onSelect={() => void signOut(navigate)}>
+                <LogOut aria-hidden size={16} />
+                Sign Out
+              </DropdownMenuItem>
+            </DropdownMenuContent>
+          </DropdownMenu>
+        </div>
       </div>
     </header>
   );

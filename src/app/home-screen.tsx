@@ -1,25 +1,139 @@
+import { useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { CurrentUser } from '../../schema/auth';
-import { roleLabel } from '../../schema/roles';
+import { LIMITS } from '../../schema/constants';
 import { CopyrightFooter } from '../components/copyright-footer';
-import { Card, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
+import { TooltipProvider } from '../components/ui/tooltip';
+import { useLocalStore } from '../db/local-store';
+import { BackToTop } from '../features/feed/back-to-top';
+import { FeedFiltersBar } from '../features/feed/feed-filters';
+import { FeedSidebar } from '../features/feed/feed-sidebar';
+import { FeedEmpty, FeedSkeleton } from '../features/feed/feed-states';
+import { filterPosts, isSearchActive, NO_FILTERS, type FeedFilters } from '../features/feed/filter-posts';
+import { PostCard } from '../features/feed/post-card';
+import { PostComposer } from '../features/feed/post-composer';
+import { PostList, type ScrollTarget } from '../features/feed/post-list';
+import { SearchPalette } from '../features/feed/search-palette';
+import { SyncBanner } from '../features/feed/sync-banner';
+import { useAuthors, useFeedReady, usePosts } from '../features/feed/use-feed-data';
+import { usePendingUploads, useWaitingPosts } from '../features/feed/use-pending-uploads';
+import { WaitingPostCard } from '../features/feed/waiting-post-card';
+import '../features/feed/feed.css';
 import { AppHeader } from './app-header';
 
-/** Signed-in "/" (spec section 2: Home feed). The feed itself arrives with the next issue. */
+/** Ctrl+K or Cmd+K opens the search palette (spec section 2). */
+function useSearchShortcut(open: () => void): void {
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        open();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [open]);
+}
+
+/** Which post is highlighted after the palette chose it; it fades after 3 s (spec section 9). */
+function useHighlight(): [string | null, (postId: string) => void] {
+  const [highlight, setHighlight] = useState<{ postId: string; seq: number } | null>(null);
+  useEffect(() => {
+    if (!highlight) return;
+    const timer = setTimeout(() => setHighlight(null), LIMITS.highlightMs);
+    return () => clearTimeout(timer);
+  }, [highlight]);
+  const start = useCallback((postId: string) => setHighlight({ postId, seq: Date.now() }), []);
+  return [highlight?.postId ?? null, start];
+}
+
+/** Signed-in "/": the home feed of spec section 2, read from and written to the local database. */
 export function HomeScreen({ user }: { user: CurrentUser }) {
+  const store = useLocalStore();
+  const db = store?.db ?? null;
+  const { posts, ready: postsReady } = usePosts(store);
+  const authors = useAuthors(store, user);
+  const ready = useFeedReady(store, postsReady, posts.length);
+  const waiting = useWaitingPosts(user.id);
+  usePendingUploads(store);
+
+  const [filters, setFilters] = useState<FeedFilters>(NO_FILTERS);
+  // The date filters count from the moment they were chosen.
+  const [now, setNow] = useState(() => Date.now());
+  const changeFilters = useCallback((next: FeedFilters) => {
+    setFilters(next);
+    setNow(Date.now());
+  }, []);
+  const deferred = useDeferredValue(filters);
+  const visible = useMemo(
+    () => filterPosts(posts, deferred, { now, authorName: (authorId) => authors(authorId).name }),
+    [posts, deferred, now, authors],
+  );
+
+  const [searchOpen, setSearchOpen] = useState(false);
+  const openSearch = useCallback(() => setSearchOpen(true), []);
+  useSearchShortcut(openSearch);
+  const [highlighted, highlight] = useHighlight();
+  const [scrollTarget, setScrollTarget] = useState<ScrollTarget | null>(null);
+
+  const choosePost = (postId: string) => {
+    // A post hidden by the filters is brought back by clearing them.
+    if (!visible.some((post) => post.id === postId)) changeFilters(NO_FILTERS);
+    setScrollTarget({ postId, seq: Date.now() });
+    highlight(postId);
+  };
+
+  const renderPost = useCallback(
+    (post: (typeof visible)[number], index: number) => (
+      <PostCard
+        db={db}
+        post={post}
+        user={user}
+        authors={authors}
+        highlighted={post.id === highlighted}
+        index={index}
+        total={visible.length}
+      />
+    ),
+    [db, user, authors, highlighted, visible.length],
+  );
+
   return (
-    <div className="app-page">
-      <AppHeader user={user} />
-      <main className="app-main">
-        <Card>
-          <CardHeader>
-            <CardTitle>Welcome, {user.firstName || 'there'}!</CardTitle>
-            <CardDescription>
-              You are signed in as {roleLabel(user.role)}. Team updates will appear here.
-            </CardDescription>
-          </CardHeader>
-        </Card>
-      </main>
-      <CopyrightFooter />
-    </div>
+    <TooltipProvider delayDuration={300}>
+      <div className="app-page feed-page">
+        <AppHeader user={user} onOpenSearch={openSearch} />
+        <div className="feed-layout">
+          <main className="feed-main" aria-label="Home feed">
+            <h1 className="visually-hidden">Home Feed</h1>
+            <SyncBanner store={store} waiting={waiting.length} />
+            <PostComposer db={db} user={user} />
+            <FeedFiltersBar filters={filters} onChange={changeFilters} />
+            {waiting.length > 0 ? (
+              <section className="waiting-list" aria-label="Waiting to upload">
+                {waiting.map((post) => (
+                  <WaitingPostCard key={post.id} post={post} user={user} />
+                ))}
+              </section>
+            ) : null}
+            {!ready ? (
+              <FeedSkeleton />
+            ) : visible.length === 0 ? (
+              <FeedEmpty searching={isSearchActive(deferred)} />
+            ) : (
+              <PostList posts={visible} renderPost={renderPost} scrollTarget={scrollTarget} />
+            )}
+          </main>
+          <FeedSidebar user={user} />
+        </div>
+        <CopyrightFooter />
+        <BackToTop />
+        <SearchPalette
+          open={searchOpen}
+          onOpenChange={setSearchOpen}
+          posts={posts}
+          authors={authors}
+          onChoose={choosePost}
+        />
+      </div>
+    </TooltipProvider>
   );
 }

@@ -1,0 +1,84 @@
+import { useAtomValue } from 'jotai';
+import { BookOpen, LayoutDashboard, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
+import { Dialog as DialogPrimitive } from 'radix-ui';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import type { CurrentUser } from '../../schema/auth';
+import { displayName } from '../../schema/format';
+import { canSeeAdminLink } from '../../schema/permissions';
+import { roleLabel } from '../../schema/roles';
+import { UserAvatar } from '../components/ui/avatar';
+import { signOut } from '../features/auth/session';
+import { configAtom } from '../lib/public-config';
+
+/**
+ * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile, Home Feed, the
+ * OPP placeholder, Admin Dashboard, Staff Handbook and Sign Out. Chat and push arrive with their issue.
+ */
+export function MobileMenu({ user }: { user: CurrentUser }) {
+  const [open, setOpen] = useState(false);
+  const navigate = useNavigate();
+  const { handbookUrl } = useAtomValue(configAtom);
+  const close = () => setOpen(false);
+  return (
+    <DialogPrimitive.Root open={open} onOpenChange={setOpen}>
+      <DialogPrimitive.Trigger className="header-icon-button menu-button" aria-label="Open menu">
+        <Menu aria-hidden size={22} />
+      </DialogPrimitive.Trigger>
+      <DialogPrimitive.Portal>
+        <DialogPrimitive.Overlay className="overlay" />
+        <DialogPrimitive.Content className="sheet" aria-describedby={undefined}>
+          <div className="sheet-head">
+            <DialogPrimitive.Title className="sheet-title">Menu</DialogPrimitive.Title>
+            <DialogPrimitive.Close className="dialog-close sheet-close" aria-label="Close menu">
+              <X aria-hidden size={18} />
+            </DialogPrimitive.Close>
+          </div>
+          <div className="sheet-profile">
+            <UserAvatar user={user} size={48} />
+            <div>
+              <p className="profile-name">{displayName(user)}</p>
+              <p className="profile-role">{roleLabel(user.role)}</p>
+              <p className="profile-email">{user.email}</p>
+            </div>
+          </div>
+          <nav className="sheet-nav" aria-label="Menu">
+            <Link to="/" className="sheet-item" onClick={close}>
+              <Newspaper aria-hidden size={18} />
+              Home Feed
+            </Link>
+            {roleLabel(user.role) === 'System Administrator' ? (
+              <button type="button" className="sheet-item" disabled>
+                <Users aria-hidden size={18} />
+                Residents OPP - Coming Soon
+              </button>
+            ) : null}
+            {canSeeAdminLink(user) ? (
+              <Link to="/admin" className="sheet-item" onClick={close}>
+                <LayoutDashboard aria-hidden size={18} />
+                Admin Dashboard
+              </Link>
+            ) : null}
+            {handbookUrl ? (
+              <a href={handbookUrl} target="_blank" rel="noopener noreferrer" className="sheet-item" onClick={close}>
+                <BookOpen aria-hidden size={18} />
+                Staff Handbook
+              </a>
+            ) : null}
+            <button
+              type="button"
+              className="sheet-item sheet-item-danger"
+              onClick={() => {
+                close();
+                void signOut(navigate);
+              }}
+            >
+              <LogOut aria-hidden size={18} />
+              Sign Out
+            </button>
+          </nav>
+        </DialogPrimitive.Content>
+      </DialogPrimitive.Portal>
+    </DialogPrimitive.Root>
+  );
+}

@@ -1,0 +1,8 @@
+import { POST_CATEGORIES, POST_CATEGORY_LABELS, type PostCategory } from '../../../schema/posts';
+import type { SelectOption } from '../../components/ui/select';
+
+/** The five categories as select options, labels from the schema (spec section 3). */
+export const CATEGORY_OPTIONS: SelectOption<PostCategory>[] = POST_CATEGORIES.map((value) => ({
+  value,
+  label: POST_CATEGORY_LABELS[value],
+}));

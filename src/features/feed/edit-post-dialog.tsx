@@ -1,0 +1,97 @@
+import { useId, useState, type FormEvent } from 'react';
+import { DEFAULT_POST_CATEGORY, POST_CONTENT_MAX, toPostCategory, type PostCategory } from '../../../schema/posts';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
+import { Label } from '../../components/ui/label';
+import { Select } from '../../components/ui/select';
+import { Switch } from '../../components/ui/switch';
+import { Textarea } from '../../components/ui/textarea';
+import type { PostLocal } from '../../db/collections';
+import type { UserDatabase } from '../../db/database';
+import { toast } from '../../lib/toast';
+import { CATEGORY_OPTIONS } from './category-options';
+import { editPost } from './feed-actions';
+
+interface EditPostDialogProps {
+  db: UserDatabase;
+  post: PostLocal;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}
+
+/** Edit of content, category and urgency (spec section 4), with the toasts of section 8. */
+export function EditPostDialog({ db, post, open, onOpenChange }: EditPostDialogProps) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      {open ? (
+        <DialogContent>
+          <EditPostForm db={db} post={post} onDone={() => onOpenChange(false)} />
+        </DialogContent>
+      ) : null}
+    </Dialog>
+  );
+}
+
+function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal; onDone: () => void }) {
+  const id = useId();
+  // A legacy value edits as its modern category; "General" (unknown) starts on the default but is only
+  // written if the user picks a category.
+  const initialCategory = toPostCategory(post.category) ?? DEFAULT_POST_CATEGORY;
+  const [content, setContent] = useState(post.content);
+  const [category, setCategory] = useState<PostCategory>(initialCategory);
+  const [isUrgent, setUrgent] = useState(post.isUrgent);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!content.trim() || busy) return;
+    setBusy(true);
+    try {
+      await editPost(db, post.id, {
+        content,
+        category: category === initialCategory ? undefined : category,
+        isUrgent,
+      });
+      toast({ title: 'Post updated', description: 'Your post has been updated successfully.' });
+      onDone();
+    } catch (error) {
+      console.error('Could not update the post', error);
+      toast({ title: 'Error', description: 'Failed to update post. Please try again.', variant: 'destructive' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="stack" onSubmit={(event) => void submit(event)}>
+      <DialogTitle>Edit Post</DialogTitle>
+      <DialogDescription>Change the text, category or urgency of this post.</DialogDescription>
+      <div className="field">
+        <Label htmlFor={`${id}-content`}>Content</Label>
+        <Textarea
+          id={`${id}-content`}
+          value={content}
+          rows={6}
+          maxLength={POST_CONTENT_MAX}
+          onChange={(event) => setContent(event.target.value)}
+        />
+      </div>
+      <div className="field">
+        <Label htmlFor={`${id}-category`}>Category</Label>
+        <Select id={`${id}-category`} value={category} onValueChange={setCategory} options={CATEGORY_OPTIONS} />
+      </div>
+      <div className="composer-urgent">
+        <Switch id={`${id}-urgent`} checked={isUrgent} onCheckedChange={setUrgent} className="switch-danger" />
+        <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
+      </div>
+      <DialogFooter>
+        <Button variant="outline" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={!content.trim() || busy}>
+          {busy ? 'Saving...' : 'Save Changes'}
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}

@@ -1,0 +1,81 @@
+import { useAtomValue } from 'jotai';
+import { BookOpen, LayoutDashboard, LifeBuoy, Mail, Users } from 'lucide-react';
+import { Link } from 'react-router-dom';
+import type { CurrentUser } from '../../../schema/auth';
+import { displayName } from '../../../schema/format';
+import { canSeeAdminLink } from '../../../schema/permissions';
+import { roleLabel } from '../../../schema/roles';
+import { UserAvatar } from '../../components/ui/avatar';
+import { Button } from '../../components/ui/button';
+import { Card } from '../../components/ui/card';
+import { configAtom } from '../../lib/public-config';
+
+/** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help? (push and chat come later). */
+export function FeedSidebar({ user }: { user: CurrentUser }) {
+  const { handbookUrl, supportEmail } = useAtomValue(configAtom);
+  return (
+    <aside className="feed-sidebar" aria-label="Sidebar">
+      <Card className="sidebar-card" aria-labelledby="sidebar-profile">
+        <h2 id="sidebar-profile" className="sidebar-title">
+          Your Profile
+        </h2>
+        <div className="sidebar-profile">
+          <UserAvatar user={user} size={56} />
+          <div className="sidebar-profile-text">
+            <h3 className="profile-name">{displayName(user)}</h3>
+            <span className="profile-role">{roleLabel(user.role)}</span>
+            <span className="profile-email">{user.email}</span>
+          </div>
+        </div>
+      </Card>
+
+      <Card className="sidebar-card" aria-labelledby="sidebar-resources">
+        <h2 id="sidebar-resources" className="sidebar-title">
+          Team Resources
+        </h2>
+        <div className="sidebar-actions">
+          {handbookUrl ? (
+            <Button asChild variant="outline" className="sidebar-button">
+              <a href={handbookUrl} target="_blank" rel="noopener noreferrer">
+                <BookOpen aria-hidden size={18} />
+                Staff Handbook
+              </a>
+            </Button>
+          ) : null}
+          {/* Spec section 6 compares the role label, so only System Administrators see this placeholder. */}
+          {roleLabel(user.role) === 'System Administrator' ? (
+            <Button variant="outline" className="sidebar-button" disabled>
+              <Users aria-hidden size={18} />
+              <span className="sidebar-button-text">
+                Resident Profiles (OPP)
+                <span className="sidebar-soon">Coming Soon</span>
+              </span>
+            </Button>
+          ) : null}
+          {canSeeAdminLink(user) ? (
+            <Button asChild variant="outline" className="sidebar-button">
+              <Link to="/admin">
+                <LayoutDashboard aria-hidden size={18} />
+                Admin Dashboard
+              </Link>
+            </Button>
+          ) : null}
+        </div>
+      </Card>
+
+      <Card className="sidebar-card sidebar-help" aria-labelledby="sidebar-help">
+        <h2 id="sidebar-help" className="sidebar-title">
+          <LifeBuoy aria-hidden size={18} />
+          Need Help?
+        </h2>
+        <p className="muted">Questions about the portal? Contact support.</p>
+        {supportEmail ? (
+          <a className="text-link sidebar-mail" href={`mailto:${supportEmail}`}>
+            <Mail aria-hidden size={16} />
+            {supportEmail}
+          </a>
+        ) : null}
+      </Card>
+    </aside>
+  );
+}

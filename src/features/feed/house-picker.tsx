@@ -1,0 +1,38 @@
+import { Check } from 'lucide-react';
+import { useHouses } from './use-houses';
+
+/** Multi-select of the ten houses, as checkable chips (spec section 5: only for Residents Activities). */
+export function HousePicker({
+  value,
+  onChange,
+  disabled,
+}: {
+  value: readonly string[];
+  onChange: (houses: string[]) => void;
+  disabled?: boolean;
+}) {
+  const houses = useHouses();
+  const toggle = (house: string, on: boolean) => onChange(on ? [...value, house] : value.filter((h) => h !== house));
+  return (
+    <fieldset className="house-picker" disabled={disabled}>
+      <legend className="label">Houses</legend>
+      <div className="chip-row chip-row-wrap">
+        {houses.map((house) => {
+          const on = value.includes(house);
+          return (
+            <label key={house} className={on ? 'chip chip-active' : 'chip'}>
+              <input
+                type="checkbox"
+                className="visually-hidden"
+                checked={on}
+                onChange={(event) => toggle(house, event.target.checked)}
+              />
+              {on ? <Check aria-hidden size={14} /> : null}
+              {house}
+            </label>
+          );
+        })}
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,132 @@
+import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'lucide-react';
+import { memo, useId, useState } from 'react';
+import type { CurrentUser } from '../../../schema/auth';
+import { formatDateTime } from '../../../schema/format';
+import { canEditPost } from '../../../schema/permissions';
+import { categoryLabel } from '../../../schema/posts';
+import { roleLabel } from '../../../schema/roles';
+import { UserAvatar } from '../../components/ui/avatar';
+import { Badge } from '../../components/ui/badge';
+import { Button } from '../../components/ui/button';
+import type { PostLocal } from '../../db/collections';
+import type { UserDatabase } from '../../db/database';
+import { cx } from '../../lib/cx';
+import { DeletePostDialog } from './delete-post-dialog';
+import { EditPostDialog } from './edit-post-dialog';
+import { PostAttachments } from './post-attachments';
+import { CommentsPanel, CommentsToggle } from './post-comments';
+import { PostImages } from './post-images';
+import { PostText } from './post-text';
+import { ReactionBar } from './reaction-bar';
+import type { AuthorLookup } from './use-feed-data';
+
+export interface PostCardProps {
+  db: UserDatabase | null;
+  post: PostLocal;
+  user: CurrentUser;
+  authors: AuthorLookup;
+  highlighted?: boolean;
+  /** Position in the list, for screen readers' "article 3 of 120". */
+  index?: number;
+  total?: number;
+}
+
+/** DOM id of a post's card, for the search palette's scroll and focus. */
+export const postDomId = (postId: string) => `post-${postId}`;
+
+/** One post as spec section 2 describes the card. */
+export const PostCard = memo(function PostCard({ db, post, user, authors, highlighted, index, total }: PostCardProps) {
+  const id = useId();
+  const [expanded, setExpanded] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const author = authors(post.authorId);
+  const mayEdit = canEditPost(user, post);
+
+  return (
+    <article
+      id={postDomId(post.id)}
+      tabIndex={-1}
+      className={cx('card', 'post-card', post.isUrgent && 'post-card-urgent', highlighted && 'post-card-highlight')}
+      aria-labelledby={`${id}-author`}
+      aria-describedby={`${id}-meta`}
+      aria-posinset={index === undefined ? undefined : index + 1}
+      aria-setsize={total}
+    >
+      {post.isUrgent ? (
+        <div className="urgent-banner">
+          <TriangleExclamationPoint aria-hidden size={16} />
+          URGENT POST
+        </div>
+      ) : null}
+      <header className="post-head">
+        <UserAvatar user={author} size={44} />
+        <div className="post-byline">
+          <h3 className="post-author" id={`${id}-author`}>
+            {author.name}
+          </h3>
+          <div className="post-meta" id={`${id}-meta`}>
+            {author.role ? <span className="post-role">{roleLabel(author.role)}</span> : null}
+            <Badge tone="brand">{categoryLabel(post.category)}</Badge>
+            <time dateTime={new Date(post.createdAt).toISOString()} className="post-time">
+              {formatDateTime(post.createdAt)}
+            </time>
+            {post.localPending ? (
+              <span className="pending-marker" title="Waiting to reach the server">
+                <CloudUpload aria-hidden size={12} />
+                Pending sync
+              </span>
+            ) : null}
+          </div>
+        </div>
+        {mayEdit && db ? (
+          <div className="post-tools">
+            <Button variant="ghost" size="icon" aria-label="Edit post" onClick={() => setEditing(true)}>
+              <Pencil aria-hidden size={16} />
+            </Button>
+            <Button variant="ghost" size="icon" aria-label="Delete post" onClick={() => setDeleting(true)}>
+              <Trash aria-hidden size={16} />
+            </Button>
+          </div>
+        ) : null}
+      </header>
+
+      <PostText text={post.content} />
+
+      {post.houseTags.length > 0 ? (
+        <ul className="post-houses" aria-label="Houses">
+          {post.houseTags.map((house) => (
+            <li key={house}>
+              <Badge tone="info">
+                <House aria-hidden size={12} />
+                {house}
+              </Badge>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+
+      <PostImages images={post.images} authorName={author.name} />
+      <PostAttachments attachments={post.attachments} />
+
+      <footer className="post-foot">
+        <ReactionBar db={db} postId={post.id} userId={user.id} authors={authors} />
+        <CommentsToggle
+          db={db}
+          postId={post.id}
+          expanded={expanded}
+          onToggle={() => setExpanded((open) => !open)}
+          controls={`${id}-comments`}
+        />
+      </footer>
+      {expanded ? <CommentsPanel id={`${id}-comments`} db={db} postId={post.id} user={user} authors={authors} /> : null}
+
+      {mayEdit && db ? (
+        <>
+          <EditPostDialog db={db} post={post} open={editing} onOpenChange={setEditing} />
+          <DeletePostDialog db={db} postId={post.id} open={deleting} onOpenChange={setDeleting} />
+        </>
+      ) : null}
+    </article>
+  );
+});

@@ -1,0 +1,158 @@
+import { CloudUpload, MessageCircle, Send, Trash } from 'lucide-react';
+import { useId, useState, type FormEvent } from 'react';
+import type { CurrentUser } from '../../../schema/auth';
+import { formatDateTime } from '../../../schema/format';
+import { canDeleteComment } from '../../../schema/permissions';
+import { COMMENT_CONTENT_MAX } from '../../../schema/posts';
+import { UserAvatar } from '../../components/ui/avatar';
+import { Button } from '../../components/ui/button';
+import { Label } from '../../components/ui/label';
+import type { CommentLocal } from '../../db/collections';
+import type { UserDatabase } from '../../db/database';
+import { toast } from '../../lib/toast';
+import { addComment, deleteComment } from './feed-actions';
+import { PostText } from './post-text';
+import type { AuthorLookup } from './use-feed-data';
+import { useCommentCount, usePostComments } from './use-post-queries';
+
+interface PostCommentsProps {
+  db: UserDatabase | null;
+  postId: string;
+  user: CurrentUser;
+  authors: AuthorLookup;
+  /** Rendered in the card's footer row, beside the reactions. */
+  expanded: boolean;
+  onToggle: () => void;
+}
+
+/** "{n} comments", the toggle of spec section 2 (the list below loads only while expanded). */
+export function CommentsToggle({
+  db,
+  postId,
+  expanded,
+  onToggle,
+  controls,
+}: Pick<PostCommentsProps, 'db' | 'postId' | 'expanded' | 'onToggle'> & { controls: string }) {
+  const count = useCommentCount(db, postId);
+  return (
+    <Button variant="ghost" size="sm" aria-expanded={expanded} aria-controls={controls} onClick={onToggle}>
+      <MessageCircle aria-hidden size={16} />
+      {count === 1 ? '1 comment' : `${count} comments`}
+    </Button>
+  );
+}
+
+function CommentItem({
+  db,
+  comment,
+  user,
+  authors,
+}: {
+  db: UserDatabase | null;
+  comment: CommentLocal;
+  user: CurrentUser;
+  authors: AuthorLookup;
+}) {
+  const author = authors(comment.authorId);
+  const remove = async () => {
+    if (!db) return;
+    try {
+      await deleteComment(db, comment.id);
+      toast({ title: 'Comment deleted' });
+    } catch (error) {
+      console.error('Could not delete the comment', error);
+      toast({ title: 'Error', description: 'Failed to delete comment. Please try again.', variant: 'destructive' });
+    }
+  };
+  return (
+    <li className="comment">
+      <UserAvatar user={author} size={32} />
+      <div className="comment-body">
+        <div className="comment-head">
+          <span className="comment-author">{author.name}</span>
+          <time className="comment-time" dateTime={new Date(comment.createdAt).toISOString()}>
+            {formatDateTime(comment.createdAt)}
+          </time>
+          {comment.localPending ? (
+            <span className="pending-marker" title="Pending sync">
+              <CloudUpload aria-hidden size={12} />
+              Pending sync
+            </span>
+          ) : null}
+        </div>
+        <PostText text={comment.content} className="comment-text" />
+      </div>
+      {canDeleteComment(user, comment) ? (
+        <Button
+          variant="ghost"
+          size="icon"
+          className="comment-delete"
+          aria-label={`Delete comment by ${author.name}`}
+          onClick={() => void remove()}
+        >
+          <Trash aria-hidden size={16} />
+        </Button>
+      ) : null}
+    </li>
+  );
+}
+
+/** The expanded comments of a post: the list, oldest first, and the add form (spec sections 2, 4 and 5). */
+export function CommentsPanel({
+  db,
+  postId,
+  user,
+  authors,
+  id,
+}: Omit<PostCommentsProps, 'expanded' | 'onToggle'> & { id: string }) {
+  const inputId = useId();
+  const { comments, ready } = usePostComments(db, postId, true);
+  const [draft, setDraft] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const content = draft.trim();
+    if (!content || !db || busy) return;
+    setBusy(true);
+    try {
+      await addComment(db, postId, user.id, content);
+      setDraft('');
+    } catch (error) {
+      console.error('Could not add the comment', error);
+      toast({ title: 'Error', description: 'Failed to add comment. Please try again.', variant: 'destructive' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="comments" id={id}>
+      {ready && comments.length === 0 ? <p className="comments-empty">No comments yet.</p> : null}
+      {comments.length > 0 ? (
+        <ul className="comment-list" aria-label="Comments">
+          {comments.map((comment) => (
+            <CommentItem key={comment.id} db={db} comment={comment} user={user} authors={authors} />
+          ))}
+        </ul>
+      ) : null}
+      <form className="comment-form" onSubmit={(event) => void submit(event)}>
+        <UserAvatar user={user} size={32} />
+        <Label htmlFor={inputId} className="visually-hidden">
+          Write a comment
+        </Label>
+        <input
+          id={inputId}
+          className="input comment-input"
+          placeholder="Write a comment..."
+          value={draft}
+          maxLength={COMMENT_CONTENT_MAX}
+          onChange={(event) => setDraft(event.target.value)}
+        />
+        <Button type="submit" size="icon" aria-label="Add comment" disabled={!draft.trim() || busy || !db}>
+          <Send aria-hidden size={16} />
+        </Button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,180 @@
+import { Send } from 'lucide-react';
+import { useId, useState, type FormEvent } from 'react';
+import type { CurrentUser } from '../../../schema/auth';
+import { LIMITS } from '../../../schema/constants';
+import {
+  DEFAULT_POST_CATEGORY,
+  HOUSE_TAGGED_CATEGORY,
+  POST_CONTENT_MAX,
+  type PostCategory,
+} from '../../../schema/posts';
+import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/uploads';
+import { UserAvatar } from '../../components/ui/avatar';
+import { Button } from '../../components/ui/button';
+import { Card } from '../../components/ui/card';
+import { Label } from '../../components/ui/label';
+import { Select } from '../../components/ui/select';
+import { InlineSpinner } from '../../components/ui/spinner';
+import { Switch } from '../../components/ui/switch';
+import { Textarea } from '../../components/ui/textarea';
+import type { UserDatabase } from '../../db/database';
+import { CATEGORY_OPTIONS } from './category-options';
+import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
+import { createPost, CreatePostError } from './create-post';
+import { HousePicker } from './house-picker';
+
+let fileKey = 0;
+
+/** Checks picked files against the spec's list and limits; returns those kept and why others were not. */
+function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; problem: string | null } {
+  let problem: string | null = null;
+  const kept: PickedFile[] = [];
+  for (const file of picked) {
+    if (!isAllowedUploadName(file.name)) problem = UPLOAD_MESSAGES.typeNotAllowed;
+    else if (file.size > LIMITS.uploadMaxBytes) problem = UPLOAD_MESSAGES.tooLarge;
+    else if (current + kept.length >= LIMITS.postUploaderFiles) problem = UPLOAD_MESSAGES.tooManyFiles;
+    else {
+      fileKey += 1;
+      kept.push({ key: `f${fileKey}`, file });
+    }
+  }
+  return { kept, problem };
+}
+
+/** The post composer of spec sections 2 and 5: content, category, urgency, houses and files. */
+export function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
+  const id = useId();
+  const [content, setContent] = useState('');
+  const [category, setCategory] = useState<PostCategory>(DEFAULT_POST_CATEGORY);
+  const [isUrgent, setUrgent] = useState(false);
+  const [houseTags, setHouseTags] = useState<string[]>([]);
+  const [files, setFiles] = useState<PickedFile[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  // The options stay folded until the composer is used, so phones see the feed sooner.
+  const [active, setActive] = useState(false);
+  const open = active || content !== '' || files.length > 0;
+
+  const blank = content.trim() === '';
+
+  const chooseCategory = (next: PostCategory) => {
+    setCategory(next);
+    // Spec section 5: changing the category clears the selected houses.
+    setHouseTags([]);
+  };
+
+  const addFiles = (picked: File[]) => {
+    const { kept, problem: why } = acceptFiles(files.length, picked);
+    setFiles((current) => [...current, ...kept]);
+    setProblem(why);
+  };
+
+  const reset = () => {
+    setContent('');
+    setCategory(DEFAULT_POST_CATEGORY);
+    setUrgent(false);
+    setHouseTags([]);
+    setFiles([]);
+    setProblem(null);
+    setActive(false);
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (blank || busy || !db) return;
+    setBusy('Posting...');
+    setProblem(null);
+    try {
+      await createPost({
+        db,
+        userId: user.id,
+        draft: { content: content.trim(), category, isUrgent, houseTags },
+        files: files.map((f) => f.file),
+        onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
+      });
+      reset();
+    } catch (error) {
+      console.error('Could not create the post', error);
+      setProblem(error instanceof CreatePostError ? error.reason : null);
+      // Spec section 8: a browser alert, only when nothing could be saved.
+      window.alert('Failed to create post. Please try again.');
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <Card className="composer" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`} className="visually-hidden">
+        Create a post
+      </h2>
+      <form onSubmit={(event) => void submit(event)} className="composer-form">
+        <div className="composer-top">
+          <UserAvatar user={user} size={40} />
+          <Label htmlFor={`${id}-content`} className="visually-hidden">
+            Post content
+          </Label>
+          <Textarea
+            id={`${id}-content`}
+            value={content}
+            onChange={(event) => setContent(event.target.value)}
+            onFocus={() => setActive(true)}
+            placeholder={`What's happening, ${user.firstName || 'there'}? Share an update with your team...`}
+            rows={open ? 3 : 2}
+            maxLength={POST_CONTENT_MAX}
+            disabled={Boolean(busy)}
+          />
+        </div>
+
+        <ComposerFileList
+          files={files}
+          disabled={Boolean(busy)}
+          onRemove={(key) => setFiles((current) => current.filter((f) => f.key !== key))}
+        />
+
+        {open ? (
+          <div className="composer-options">
+            <div className="composer-field">
+              <Label htmlFor={`${id}-category`}>Category</Label>
+              <Select
+                id={`${id}-category`}
+                value={category}
+                onValueChange={chooseCategory}
+                options={CATEGORY_OPTIONS}
+                disabled={Boolean(busy)}
+              />
+            </div>
+            <div className="composer-urgent">
+              <Switch
+                id={`${id}-urgent`}
+                checked={isUrgent}
+                onCheckedChange={setUrgent}
+                disabled={Boolean(busy)}
+                className="switch-danger"
+              />
+              <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
+            </div>
+          </div>
+        ) : null}
+
+        {open && category === HOUSE_TAGGED_CATEGORY ? (
+          <HousePicker value={houseTags} onChange={setHouseTags} disabled={Boolean(busy)} />
+        ) : null}
+
+        {problem ? (
+          <p className="field-error" role="alert">
+            {problem}
+          </p>
+        ) : null}
+
+        <div className="composer-actions">
+          <ComposerFilePicker files={files} onAdd={addFiles} disabled={Boolean(busy)} />
+          <Button type="submit" className="composer-submit" disabled={blank || Boolean(busy) || !db}>
+            {busy ? <InlineSpinner /> : <Send aria-hidden size={16} />}
+            {busy ?? 'Post'}
+          </Button>
+        </div>
+      </form>
+    </Card>
+  );
+}

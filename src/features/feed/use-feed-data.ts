@@ -1,0 +1,100 @@
+import { useEffect, useMemo, useState } from 'react';
+import { map } from 'rxjs';
+import type { CurrentUser } from '../../../schema/auth';
+import { DELETED_AUTHOR } from '../../../schema/posts';
+import { displayName } from '../../../schema/format';
+import type { Role } from '../../../schema/roles';
+import type { DirectoryUserLocal, PostLocal } from '../../db/collections';
+import type { LocalStore } from '../../db/local-store';
+import { useObservable } from './use-observable';
+import { useOnline } from './use-online';
+
+/** How an author is shown: from the staff directory, or "Deleted user" when unknown (decision 9). */
+export interface AuthorView {
+  id: string | null;
+  firstName: string;
+  lastName: string;
+  role: Role | null;
+  profileImageUrl: string | null;
+  name: string;
+}
+
+export const DELETED_AUTHOR_VIEW: AuthorView = {
+  id: null,
+  ...DELETED_AUTHOR,
+  role: null,
+  profileImageUrl: null,
+  name: displayName(DELETED_AUTHOR),
+};
+
+export type AuthorLookup = (authorId: string | null) => AuthorView;
+
+const NO_POSTS: PostLocal[] = [];
+const NO_USERS: DirectoryUserLocal[] = [];
+
+/** How long the feed waits for the first sync before showing what it has (a server that keeps failing). */
+const FIRST_SYNC_PATIENCE_MS = 15_000;
+
+function toAuthorView(user: Pick<DirectoryUserLocal, 'id' | 'firstName' | 'lastName' | 'role' | 'profileImageUrl'>) {
+  return {
+    id: user.id,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    role: user.role,
+    profileImageUrl: user.profileImageUrl,
+    name: displayName(user),
+  };
+}
+
+/** Every live post, newest first, as plain documents (reactive: the list follows the local database). */
+export function usePosts(store: LocalStore | null): { posts: PostLocal[]; ready: boolean } {
+  const posts$ = useMemo(
+    () =>
+      store?.db.posts
+        .find({ sort: [{ createdAt: 'desc' }] })
+        .$.pipe(map((docs) => docs.map((doc): PostLocal => doc._data))) ?? null,
+    [store],
+  );
+  const { value, ready } = useObservable(posts$, NO_POSTS);
+  return { posts: value, ready };
+}
+
+/** Authors by id from the staff directory; the signed-in user is known even before the directory arrives. */
+export function useAuthors(store: LocalStore | null, me: CurrentUser): AuthorLookup {
+  const users$ = useMemo(
+    () => store?.db.users.find().$.pipe(map((docs) => docs.map((doc): DirectoryUserLocal => doc._data))) ?? null,
+    [store],
+  );
+  const { value: users } = useObservable(users$, NO_USERS);
+  return useMemo(() => {
+    const byId = new Map(users.map((user) => [user.id, toAuthorView(user)]));
+    if (!byId.has(me.id)) byId.set(me.id, toAuthorView(me));
+    return (authorId) => (authorId ? byId.get(authorId) : undefined) ?? DELETED_AUTHOR_VIEW;
+  }, [users, me]);
+}
+
+/**
+ * Whether the feed can show its posts instead of skeletons (spec section 2, Loading): once the local store
+ * is open and it holds posts (the first sync fills newest first, so the first page is today's), or the
+ * first sync has finished, or the device is offline, or the server has kept us waiting too long.
+ */
+export function useFeedReady(store: LocalStore | null, postsReady: boolean, postCount: number): boolean {
+  const online = useOnline();
+  const [settled, setSettled] = useState<LocalStore | null>(null);
+  useEffect(() => {
+    if (!store) return;
+    let live = true;
+    const done = () => {
+      if (live) setSettled(store);
+    };
+    const timer = setTimeout(done, FIRST_SYNC_PATIENCE_MS);
+    store.sync.initialSyncDone.then(done, done);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [store]);
+
+  if (!store || !postsReady) return false;
+  return postCount > 0 || settled === store || !online;
+}

@@ -1,0 +1,44 @@
+import { useMemo } from 'react';
+import { map } from 'rxjs';
+import type { CommentLocal, ReactionLocal } from '../../db/collections';
+import type { UserDatabase } from '../../db/database';
+import { useObservable } from './use-observable';
+
+const NO_REACTIONS: ReactionLocal[] = [];
+const NO_COMMENTS: CommentLocal[] = [];
+
+/** The live reactions to one post (indexed by postId; only mounted cards ask). */
+export function usePostReactions(db: UserDatabase | null, postId: string): ReactionLocal[] {
+  const reactions$ = useMemo(
+    () =>
+      db?.reactions.find({ selector: { postId } }).$.pipe(map((docs) => docs.map((doc): ReactionLocal => doc._data))) ??
+      null,
+    [db, postId],
+  );
+  return useObservable(reactions$, NO_REACTIONS).value;
+}
+
+/** How many live comments a post has. */
+export function useCommentCount(db: UserDatabase | null, postId: string): number {
+  const count$ = useMemo(() => db?.comments.count({ selector: { postId } }).$ ?? null, [db, postId]);
+  return useObservable(count$, 0).value;
+}
+
+/** A post's comments, oldest first; queried only while `enabled` (spec section 4: load when expanded). */
+export function usePostComments(
+  db: UserDatabase | null,
+  postId: string,
+  enabled: boolean,
+): { comments: CommentLocal[]; ready: boolean } {
+  const comments$ = useMemo(
+    () =>
+      enabled && db
+        ? db.comments
+            .find({ selector: { postId }, sort: [{ createdAt: 'asc' }] })
+            .$.pipe(map((docs) => docs.map((doc): CommentLocal => doc._data)))
+        : null,
+    [db, postId, enabled],
+  );
+  const { value, ready } = useObservable(comments$, NO_COMMENTS);
+  return { comments: value, ready };
+}
