@@ -3,7 +3,6 @@ import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
-import { wipeLocalStore } from '../../db/local-store';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
 export type AuthState =
@@ -60,7 +59,11 @@ async function fetchAuthState(): Promise<AuthState> {
     if (remembered) return { status: 'signedIn', user: remembered, fetchedAt: 0 };
     rememberUser(null);
     // A dead session (idle, signed out elsewhere, deactivated): nothing of the user stays on this device.
-    if (unauthorized) void wipeLocalStore().catch((e: unknown) => console.error('Could not remove local data', e));
+    if (unauthorized) {
+      import('../../db/local-store')
+        .then(({ wipeLocalStore }) => wipeLocalStore())
+        .catch((e: unknown) => console.error('Could not remove local data', e));
+    }
     return { status: 'signedOut', fetchedAt: Date.now() };
   }
 }

@@ -1,12 +1,12 @@
 import type { NavigateFunction } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { wipeLocalStore } from '../../db/local-store';
 import { api } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { setSignedOut } from './current-user';
 
 async function destroyLocalData(): Promise<void> {
   try {
+    const { wipeLocalStore } = await import('../../db/local-store');
     await wipeLocalStore();
   } catch (error) {
     console.error('Could not remove the local database', error);

@@ -2,7 +2,6 @@ import { useAtomValue } from 'jotai';
 import { useEffect } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { startLocalStore } from '../../db/local-store';
 import { ApiError, api } from '../../lib/api';
 import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
 import { toast } from '../../lib/toast';
@@ -14,9 +13,10 @@ function useUserDatabase(userId: string | undefined): void {
   const navigate = useNavigate();
   useEffect(() => {
     if (!userId) return;
-    startLocalStore(userId, () => endLostSession(navigate)).catch((error: unknown) =>
-      console.error('Could not open the local database', error),
-    );
+    // Loaded on demand: the database code is not needed before someone signs in.
+    import('../../db/local-store')
+      .then(({ startLocalStore }) => startLocalStore(userId, () => endLostSession(navigate)))
+      .catch((error: unknown) => console.error('Could not open the local database', error));
   }, [userId, navigate]);
 }
 
