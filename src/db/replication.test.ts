@@ -27,9 +27,14 @@ async function makeDevice(role: 'staff' | 'admin' = 'staff') {
     user,
     db,
     online: true,
+    /** Delays post pushes, as a slow connection can, so other collections' pushes could overtake them. */
+    slowPostPushes: false,
     sync: null as SyncController | null,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       if (!device.online) throw new TypeError('Failed to fetch (offline)');
+      if (device.slowPostPushes && String(input).includes('/api/sync/posts/push')) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
       const headers = new Headers(init?.headers);
       headers.set('cookie', client.cookie);
       return fetch(input, { ...init, headers });
@@ -106,6 +111,44 @@ describe('replication with the real server', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('pushes a post written offline before the comment and reaction made on it offline', async () => {
+    const a = await makeDevice();
+    try {
+      a.online = false;
+      a.slowPostPushes = true;
+      a.start();
+      const post = await newPost(a, 'Garden party photos coming soon');
+      const now = Date.now();
+      const comment = await a.db.comments.insert({
+        id: randomUUID(),
+        postId: post.id,
+        authorId: a.user.id,
+        content: 'Written before the post reached the server',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      await a.db.reactions.insert({
+        id: `${post.id}:${a.user.id}`,
+        postId: post.id,
+        userId: a.user.id,
+        type: 'love',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      a.goOnline();
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      // Refused as pointing at a missing post, they would have come back deleted.
+      expect(await a.db.comments.findOne(comment.id).exec()).not.toBeNull();
+      expect(await a.db.reactions.count({ selector: { postId: post.id } }).exec()).toBe(1);
+      const comments = t.db.$client.prepare('select count(*) as n from comments where post_id = ? and deleted = 0');
+      expect(comments.get(post.id)).toEqual({ n: 1 });
+    } finally {
+      await a.close();
     }
   });
 

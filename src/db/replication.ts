@@ -78,6 +78,14 @@ export function startSync(
     return (await response.json()) as T;
   }
 
+  /**
+   * Comments and reactions point at a post. One made on a post that was itself written offline must not reach
+   * the server first: it would be refused as pointing at nothing, and the refusal deletes it locally. Their
+   * pushes therefore wait until the posts have gone up (the collections push in parallel otherwise).
+   */
+  const PUSH_AFTER: Partial<Record<SyncCollection, SyncCollection>> = { comments: 'posts', reactions: 'posts' };
+  const replications = new Map<SyncCollection, RxReplicationState<Record<string, unknown>, SyncCheckpoint>>();
+
   const states = SYNC_COLLECTIONS.map((name) => {
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
@@ -122,6 +130,8 @@ export function startSync(
               return rest;
             },
             async handler(rows) {
+              const before = PUSH_AFTER[name];
+              if (before) await replications.get(before)?.awaitInSync();
               const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
                 method: 'POST',
                 headers: { 'Content-Type': 'application/json' },
@@ -133,6 +143,7 @@ export function startSync(
           }
         : undefined,
     });
+    replications.set(name, state);
     state.error$.subscribe((error) => {
       // Offline is normal: RxDB retries by itself. Anything else is worth a line in the console.
       const causes = (error.parameters as { errors?: unknown[] } | undefined)?.errors ?? [];
