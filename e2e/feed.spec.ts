@@ -1,0 +1,260 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Locator, Page } from '@playwright/test';
+import sharp from 'sharp';
+import { ADMIN, expect, readOutbox, signIn, test, uniqueEmail } from './fixtures';
+
+const PASSWORD = 'Care!Worker2026';
+const FILES_DIR = path.resolve('test-results', 'feed-files');
+
+/** A short random word, so each journey finds its own posts on the shared e2e server. */
+const tag = () => Math.random().toString(36).slice(2, 8);
+
+/** Small real PNG pictures made for the test (the server re-encodes what it receives). */
+async function makePictures(names: string[]): Promise<string[]> {
+  fs.mkdirSync(FILES_DIR, { recursive: true });
+  const colours = ['#4C307D', '#047857', '#B45309'];
+  return Promise.all(
+    names.map(async (name, i) => {
+      const file = path.join(FILES_DIR, name);
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: colours[i % colours.length] } })
+        .png()
+        .toFile(file);
+      return file;
+    }),
+  );
+}
+
+/** A staff member created by the System Administrator on /admin, who then sets a password from the invitation. */
+async function createStaffMember(browser: Browser, firstName: string): Promise<{ email: string; name: string }> {
+  const email = uniqueEmail('feed');
+  const lastName = `Tester${tag()}`;
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  const started = Date.now();
+  await signIn(admin, ADMIN.email, ADMIN.password);
+  await admin.goto('/admin');
+  await admin.getByLabel('Email').fill(email);
+  await admin.getByLabel('First Name').fill(firstName);
+  await admin.getByLabel('Last Name').fill(lastName);
+  await admin.getByRole('button', { name: /Add Staff Member|Create User|Add User/ }).click();
+  await expect(admin.getByText('User created successfully').first()).toBeVisible();
+  const mail = await readOutbox(email, started - 1);
+  await adminContext.close();
+
+  const inviteContext = await browser.newContext();
+  const invite = await inviteContext.newPage();
+  await invite.goto(mail.link!);
+  await invite.getByLabel('New Password').fill(PASSWORD);
+  await invite.getByLabel('Confirm Password').fill(PASSWORD);
+  await invite.getByRole('button', { name: /Reset Password|Set Password|Save/ }).click();
+  await expect(invite.getByText('Password Changed!')).toBeVisible();
+  await inviteContext.close();
+  return { email, name: `${firstName} ${lastName}` };
+}
+
+/** Writes a post through the composer; the category is picked from the composer's own select. */
+async function writePost(page: Page, content: string, options: { category?: string; house?: string } = {}) {
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  await composer.getByLabel('Post content').fill(content);
+  if (options.category) {
+    await composer.getByLabel('Category').click();
+    await page.getByRole('option', { name: options.category, exact: true }).click();
+  }
+  if (options.house) await composer.getByRole('group', { name: 'Houses' }).getByText(options.house).click();
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  await expect(composer.getByLabel('Post content')).toHaveValue('');
+}
+
+const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
+
+/** The first load is not controlled by the service worker; it claims the page once it has installed. */
+async function waitForServiceWorker(page: Page): Promise<void> {
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+}
+
+test('a post with two pictures, shown in the feed, opened larger and downloaded', async ({ page }) => {
+  const text = `Garden party photos ${tag()}`;
+  const pictures = await makePictures(['garden-1.png', 'garden-2.png']);
+  await signIn(page, ADMIN.email, ADMIN.password);
+
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  await composer.getByLabel('Post content').fill(text);
+  await composer.getByLabel('Add photos or files').setInputFiles(pictures);
+  await expect(composer.getByRole('button', { name: 'Remove garden-1.png' })).toBeVisible();
+  await expect(composer.getByText('2/20 files')).toBeVisible();
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+
+  const card = postCard(page, text);
+  await expect(card).toBeVisible();
+  const images = card.getByRole('img', { name: /^Picture \d of 2 posted by/ });
+  await expect(images).toHaveCount(2);
+  await expect
+    .poll(() => images.evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth)))
+    .toEqual([64, 64]);
+  await expect(card.getByText('Pending sync')).toBeHidden();
+
+  await card.getByRole('button', { name: /^Open picture 2 of 2/ }).click();
+  const viewer = page.getByRole('dialog', { name: 'Picture 2 of 2' });
+  await expect(viewer).toBeVisible();
+  const download = page.waitForEvent('download');
+  await viewer.getByRole('button', { name: 'Download' }).click();
+  expect((await download).suggestedFilename()).toMatch(/^image-.+\.png$/);
+  await expect(page.getByText('Image downloaded').first()).toBeVisible();
+});
+
+test('offline: a post and a comment survive a reload and reach a colleague once back online', async ({
+  page,
+  context,
+  browser,
+}) => {
+  const member = await createStaffMember(browser, 'Olive');
+  const text = `Written without Wi-Fi ${tag()}`;
+  await signIn(page, member.email, PASSWORD);
+  await waitForServiceWorker(page);
+
+  await context.setOffline(true);
+  await expect(page.getByText('Working Offline')).toBeVisible();
+  await expect(page.getByText('Your changes will sync when reconnected')).toBeVisible();
+  await expect(page.getByText('Synced', { exact: true })).toBeVisible();
+
+  await writePost(page, text);
+  const card = postCard(page, text);
+  await expect(card.getByText('Pending sync')).toBeVisible();
+  await card.getByRole('button', { name: '0 comments' }).click();
+  await card.getByLabel('Write a comment').fill('Seen to while offline');
+  await card.getByRole('button', { name: 'Add comment' }).click();
+  await expect(card.getByText('Seen to while offline')).toBeVisible();
+  await expect(page.getByText('2 pending')).toBeVisible();
+
+  // A picture chosen offline waits in IndexedDB with its post; neither reaches the synced feed before it uploads.
+  const [picture] = await makePictures(['offline-photo.png']);
+  const withPicture = `Photo taken offline ${tag()}`;
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  await composer.getByLabel('Post content').fill(withPicture);
+  await composer.getByLabel('Add photos or files').setInputFiles([picture]);
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  const waiting = postCard(page, withPicture);
+  await expect(waiting.getByText('Waiting to upload')).toBeVisible();
+  await expect(waiting.getByText('offline-photo.png')).toBeVisible();
+  await expect(page.getByText('3 pending')).toBeVisible();
+
+  // The service worker serves the app shell; the pending items come back from IndexedDB.
+  await page.reload();
+  await expect(page.getByText('Working Offline')).toBeVisible();
+  await expect(page.getByText('3 pending')).toBeVisible();
+  await expect(card.getByText('Pending sync')).toBeVisible();
+  await expect(waiting.getByText('Waiting to upload')).toBeVisible();
+  await card.getByRole('button', { name: '1 comment' }).click();
+  await expect(card.getByText('Seen to while offline')).toBeVisible();
+
+  const colleagueContext = await browser.newContext();
+  const colleague = await colleagueContext.newPage();
+  await signIn(colleague, ADMIN.email, ADMIN.password);
+  await expect(
+    colleague.getByText('Be the first to share an update with your team!').or(colleague.getByRole('article').first()),
+  ).toBeVisible();
+  await expect(postCard(colleague, text)).toHaveCount(0);
+
+  await context.setOffline(false);
+  await expect(page.getByText('Working Offline')).toBeHidden();
+  // Both the post and its comment have reached the server.
+  await expect(card.getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+  await expect(page.getByText(/Syncing Changes/)).toBeHidden();
+
+  const arrived = postCard(colleague, text);
+  await expect(arrived).toBeVisible({ timeout: 15_000 });
+  await expect(arrived.getByRole('heading', { name: member.name })).toBeVisible();
+  await arrived.getByRole('button', { name: '1 comment' }).click();
+  await expect(arrived.getByText('Seen to while offline')).toBeVisible();
+
+  await expect(waiting.getByText('Waiting to upload')).toBeHidden({ timeout: 15_000 });
+  const photo = postCard(colleague, withPicture);
+  await expect(photo).toBeVisible({ timeout: 15_000 });
+  const image = photo.getByRole('img', { name: /^Picture 1 of 1 posted by/ });
+  await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(64);
+  await expect(page.getByText(/pending/)).toHaveCount(0);
+  await colleagueContext.close();
+});
+
+test('search, category, house and date filters, and the search palette', async ({ page }) => {
+  const word = tag();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await writePost(page, `Payslips are out ${word}`, { category: 'Wages and HR' });
+  await writePost(page, `Seaside trip ${word}`, { category: 'Residents Activities', house: 'Giles House' });
+  await writePost(page, `Boiler fixed ${word}`, { category: 'Buildings and Maintenance' });
+  const mine = page.getByRole('article').filter({ hasText: word });
+  await expect(mine).toHaveCount(3);
+
+  const filters = page.getByRole('region', { name: 'Filter posts' });
+  await filters.getByRole('button', { name: 'Wages and HR' }).click();
+  await expect(mine).toHaveCount(1);
+  await expect(postCard(page, `Payslips are out ${word}`)).toBeVisible();
+  await expect(filters.getByLabel('House')).toHaveCount(0);
+
+  await filters.getByRole('button', { name: 'Residents Activities' }).click();
+  await expect(mine).toHaveCount(1);
+  await filters.getByLabel('House').click();
+  await page.getByRole('option', { name: 'Tudor Way' }).click();
+  await expect(mine).toHaveCount(0);
+  await filters.getByLabel('House').click();
+  await page.getByRole('option', { name: 'Giles House' }).click();
+  await expect(postCard(page, `Seaside trip ${word}`)).toBeVisible();
+
+  // Choosing a category resets house and date.
+  await filters.getByRole('button', { name: 'All', exact: true }).click();
+  await expect(filters.getByLabel('House')).toHaveCount(0);
+  await expect(mine).toHaveCount(3);
+
+  await filters.getByLabel('Date').click();
+  await page.getByRole('option', { name: 'Yesterday' }).click();
+  await expect(page.getByText('No posts found')).toBeVisible();
+  await expect(page.getByText('Be the first to share an update with your team!')).toBeVisible();
+  await filters.getByLabel('Date').click();
+  await page.getByRole('option', { name: 'Today' }).click();
+  await expect(mine).toHaveCount(3);
+
+  await filters.getByLabel('Search posts').fill(`BOILER FIXED ${word}`);
+  await expect(mine).toHaveCount(1);
+  await filters.getByLabel('Search posts').fill(`nothing-like-this-${word}`);
+  await expect(page.getByText('No posts found')).toBeVisible();
+  await expect(page.getByText('Try adjusting your search terms.')).toBeVisible();
+  await filters.getByRole('button', { name: 'Clear search' }).click();
+  await expect(mine).toHaveCount(3);
+
+  await page.keyboard.press('Control+k');
+  const palette = page.getByRole('dialog');
+  await palette.getByPlaceholder('Search posts, users, or content...').fill(`zz-${word}`);
+  await expect(palette.getByText('No results found.')).toBeVisible();
+  await palette.getByPlaceholder('Search posts, users, or content...').fill(`seaside trip ${word}`);
+  await expect(palette.getByText('Search Results')).toBeVisible();
+  await palette.getByRole('option', { name: new RegExp(`Seaside trip ${word}`) }).click();
+  await expect(palette).toBeHidden();
+  const chosen = postCard(page, `Seaside trip ${word}`);
+  await expect(chosen).toHaveClass(/post-card-highlight/);
+  await expect(chosen).toBeInViewport();
+  await expect(chosen).not.toHaveClass(/post-card-highlight/, { timeout: 5000 });
+});
+
+test('markup in a post shows as text and never runs', async ({ page }) => {
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  const word = tag();
+  const content = `<script>alert(1)</script> <img src=x onerror=alert(1)> ${word}\nsee https://example.org/rota`;
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await writePost(page, content);
+
+  const card = postCard(page, word);
+  await expect(card.getByText('<script>alert(1)</script> <img src=x onerror=alert(1)>')).toBeVisible();
+  await expect(card.locator('script')).toHaveCount(0);
+  await expect(page.locator('img[src="x"]')).toHaveCount(0);
+  const link = card.getByRole('link', { name: 'https://example.org/rota' });
+  await expect(link).toHaveAttribute('target', '_blank');
+  await expect(link).toHaveAttribute('rel', 'noopener noreferrer');
+  await page.waitForTimeout(500);
+  expect(dialogs).toEqual([]);
+});
