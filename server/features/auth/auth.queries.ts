@@ -1,4 +1,4 @@
-import { and, count, eq, gt, isNull, lt, min } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { loginFailures, sessions, settings, users, userTokens } from '../../db/tables';
 
@@ -9,14 +9,23 @@ export function insertSession(db: Db, row: SessionRow): void {
   db.insert(sessions).values(row).run();
 }
 
-/** The session and its user, in one query. */
-export function findSessionWithUser(db: Db, tokenHash: string) {
+/** Prepared once per database: every signed-in request looks its session up (bench/posts-api.ts). */
+function prepareSessionLookup(db: Db) {
   return db
     .select({ session: sessions, user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.tokenHash, tokenHash))
-    .get();
+    .where(eq(sessions.tokenHash, sql.placeholder('tokenHash')))
+    .prepare();
+}
+
+const sessionLookups = new WeakMap<Db, ReturnType<typeof prepareSessionLookup>>();
+
+/** The session and its user, in one query. */
+export function findSessionWithUser(db: Db, tokenHash: string) {
+  let lookup = sessionLookups.get(db);
+  if (!lookup) sessionLookups.set(db, (lookup = prepareSessionLookup(db)));
+  return lookup.get({ tokenHash });
 }
 
 export function touchSession(db: Db, tokenHash: string, at: number): void {
