@@ -139,6 +139,18 @@ describe('pending files', () => {
     expect(await waiting('someone-else')).toEqual([]);
   });
 
+  it('creates no database until a post has to wait', async () => {
+    const factory = new IDBFactory();
+    setPendingFilesEnvironment({ indexedDB: factory, IDBKeyRange });
+    expect(await waiting()).toEqual([]);
+    await uploadPendingPosts(fakeServer().deps);
+    expect(await factory.databases()).toEqual([]);
+    await savePendingPost(pendingPost('p1', 'me', []));
+    expect((await factory.databases()).map((d) => d.name)).toEqual(['sp_pending_files']);
+    await wipePendingFiles();
+    expect(await factory.databases()).toEqual([]);
+  });
+
   it('lists waiting posts newest first and forgets them all at sign-out', async () => {
     await savePendingPost(pendingPost('old', 'me', [], 1));
     await savePendingPost(pendingPost('new', 'me', [], 2));

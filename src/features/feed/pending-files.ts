@@ -50,6 +50,14 @@ function db(): PendingFilesDatabase {
   return database;
 }
 
+/** Whether anything was ever saved: reading must not create the database, so a user who never wrote offline leaves nothing behind. */
+async function exists(): Promise<boolean> {
+  if (database?.isOpen()) return true;
+  const factory = environment?.indexedDB ?? globalThis.indexedDB;
+  if (typeof factory?.databases !== 'function') return true;
+  return (await factory.databases()).some((info) => info.name === DATABASE_NAME);
+}
+
 /** Tests run on fake-indexeddb. */
 export function setPendingFilesEnvironment(env: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }): void {
   database?.close();
@@ -91,14 +99,15 @@ export function pendingPosts$(userId: string): Observable<PendingPost[]> {
 }
 
 async function listPendingPosts(userId: string): Promise<PendingPost[]> {
+  if (!(await exists())) return [];
   return (await db().posts.where('userId').equals(userId).sortBy('createdAt')).reverse();
 }
 
 /** Sign-out: remove every waiting post and file of every user from this browser. */
 export async function wipePendingFiles(): Promise<void> {
-  const current = db();
+  const current = database ?? ((await exists()) ? db() : null);
   database = null;
-  await current.delete();
+  await current?.delete();
   changed$.next();
 }
 
@@ -139,6 +148,7 @@ let running: Promise<void> | null = null;
 let again = false;
 
 async function processAll(deps: UploadDeps): Promise<void> {
+  if (!(await exists())) return;
   // Pending posts of anyone else never go up under this session; they are removed (issue 3).
   if (await db().posts.where('userId').notEqual(deps.userId).delete()) changed$.next();
   const posts = await db().posts.where('userId').equals(deps.userId).sortBy('createdAt');
