@@ -1,0 +1,361 @@
+/**
+ * Figure (issue 3, Measured): `GET /api/posts?limit=50` on 100,000 posts, 1,000 staff, 300,000 reactions and
+ * 200,000 comments: p99 under 20 ms at 50 connections, and at least half the throughput of the same work (the
+ * listPosts service plus JSON encoding) in a plain loop. A bare Hono hello-world gives the scale of HTTP alone.
+ *
+ * Run: node --import tsx bench/posts-api.ts
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { serve } from '@hono/node-server';
+import autocannon from 'autocannon';
+import type Database from 'better-sqlite3';
+import { Hono } from 'hono';
+import { NAMED_HOUSES } from '../schema/constants';
+import { POST_CATEGORIES, REACTION_TYPES } from '../schema/posts';
+import { loadConfig } from '../server/config';
+import { openDb } from '../server/db/client';
+import { listPosts } from '../server/features/posts/posts.service';
+import { findUserById } from '../server/features/users/users.queries';
+import { toCurrentUser } from '../server/features/users/users.service';
+import { hashPassword } from '../server/lib/crypto';
+import { databaseFile, startServer } from '../server/server';
+import { machine, percentile, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+
+const SIZES = { users: 1000, posts: 100_000, reactions: 300_000, comments: 200_000 };
+const PAGE = 50;
+const CONNECTIONS = 50;
+const DURATION_S = 10;
+const LOOP_MS = 5000;
+const TARGET_P99_MS = 20;
+const TARGET_RATIO = 0.5;
+const PASSWORD = 'Bench!Passw0rd';
+
+/** A small seeded generator (mulberry32), so every run builds the same shape of data. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Inserts rows with multi-row INSERT statements prepared once (100 rows each), the fast path SQLite offers;
+ * the caller wraps it in a transaction.
+ */
+function bulkInsert(sqlite: Database.Database, table: string, columns: string[], rows: unknown[][]): void {
+  const CHUNK = 100;
+  const statement = (n: number) =>
+    sqlite.prepare(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ` +
+        Array.from({ length: n }, () => `(${columns.map(() => '?').join(', ')})`).join(', '),
+    );
+  const full = statement(CHUNK);
+  let i = 0;
+  for (; i + CHUNK <= rows.length; i += CHUNK) full.run(rows.slice(i, i + CHUNK).flat());
+  if (i < rows.length) statement(rows.length - i).run(rows.slice(i).flat());
+}
+
+const SENTENCES = [
+  'Reminder: the rota for next month is up in each house office.',
+  'The boiler has been serviced and hot water is back to normal.',
+  'Thank you to everyone who helped at the summer fair.',
+  'Can anyone swap a Saturday late for a Sunday early?',
+  'Payslips are available; pay day is Friday.',
+  'Garden club planted the raised beds this afternoon.',
+  'The lift is being inspected on Tuesday morning.',
+  'Film night on Friday, voting for the film is open.',
+  'Please report broken equipment on the maintenance form.',
+  'Lift share available for the 07:00 start, two seats free.',
+];
+
+/** Builds the database the figure asks for, in one transaction, with a correct sync sequence on every row. */
+async function buildDatabase(file: string): Promise<{ email: string; seconds: number }> {
+  const started = performance.now();
+  const db = openDb(file); // creates the schema through the real migrations
+  const sqlite = db.$client;
+  const random = seededRandom(42);
+  const int = (n: number) => Math.floor(random() * n);
+  const passwordHash = await hashPassword(PASSWORD);
+  const now = Date.now();
+  let seq =
+    (sqlite.prepare('SELECT seq FROM sync_counter WHERE id = 1').get() as { seq: number } | undefined)?.seq ?? 0;
+
+  const userIds = Array.from({ length: SIZES.users }, () => randomUUID());
+  const users = userIds.map((id, i) => [
+    id,
+    `staff${i}@bench.example`,
+    passwordHash,
+    `First${i}`,
+    `Last${i}`,
+    i === 0 ? 'system_admin' : i < 20 ? 'admin' : 'staff',
+    1,
+    0,
+    now - 800 * 86_400_000,
+    now - 800 * 86_400_000,
+    ++seq,
+  ]);
+
+  // Posts oldest first, one every ~10 minutes (about two years), so the sequence follows time as in real use.
+  const postIds: string[] = [];
+  const postTimes: number[] = [];
+  const houses = [...NAMED_HOUSES];
+  const posts = Array.from({ length: SIZES.posts }, (_, i) => {
+    const id = randomUUID();
+    const at = now - (SIZES.posts - i) * 600_000 + int(300_000);
+    postIds.push(id);
+    postTimes.push(at);
+    const legacy = i % 500 === 0;
+    const category = legacy ? 'business' : POST_CATEGORIES[int(POST_CATEGORIES.length)];
+    const tags = category === 'residents_activities' ? [houses[int(houses.length)]] : [];
+    const content = Array.from({ length: 1 + int(4) }, () => SENTENCES[int(SENTENCES.length)]).join('\n');
+    return [
+      id,
+      userIds[int(SIZES.users)],
+      content,
+      category,
+      int(50) === 0 ? 1 : 0,
+      JSON.stringify(tags),
+      '[]',
+      '[]',
+      at,
+      at,
+      0,
+      ++seq,
+    ];
+  });
+
+  // Three reactions per post on average (one to five), each by a different person (one per post and user).
+  const reactions: unknown[][] = [];
+  for (let p = 0; p < SIZES.posts; p += 1) {
+    const start = int(SIZES.users);
+    for (let k = 0; k < 1 + ((p * 7) % 5); k += 1) {
+      const userId = userIds[(start + k * 37) % SIZES.users];
+      const at = postTimes[p] + 60_000 * (k + 1);
+      const type = REACTION_TYPES[int(3) === 0 ? int(REACTION_TYPES.length) : 0];
+      reactions.push([`${postIds[p]}:${userId}`, postIds[p], userId, type, at, at, 0, ++seq]);
+    }
+  }
+  const comments = Array.from({ length: SIZES.comments }, () => {
+    const p = int(SIZES.posts);
+    const at = postTimes[p] + 120_000 + int(3_600_000);
+    return [randomUUID(), postIds[p], userIds[int(SIZES.users)], 'Thanks, noted!', at, at, 0, ++seq];
+  });
+
+  // A throwaway file loaded once: no rollback journal or fsync while loading, a large cache for the random-order
+  // index inserts (UUID keys), and foreign keys checked once at the end instead of per row.
+  sqlite.pragma('journal_mode = OFF');
+  sqlite.pragma('synchronous = OFF');
+  sqlite.pragma('cache_size = -262144');
+  sqlite.pragma('foreign_keys = OFF');
+  sqlite.transaction(() => {
+    bulkInsert(
+      sqlite,
+      'users',
+      [
+        'id',
+        'email',
+        'password_hash',
+        'first_name',
+        'last_name',
+        'role',
+        'is_active',
+        'pending_approval',
+        'created_at',
+        'updated_at',
+        'server_seq',
+      ],
+      users,
+    );
+    bulkInsert(
+      sqlite,
+      'posts',
+      [
+        'id',
+        'author_id',
+        'content',
+        'category',
+        'is_urgent',
+        'house_tags',
+        'images',
+        'attachments',
+        'created_at',
+        'updated_at',
+        'deleted',
+        'server_seq',
+      ],
+      posts,
+    );
+    const feedColumns = ['created_at', 'updated_at', 'deleted', 'server_seq'];
+    bulkInsert(sqlite, 'reactions', ['id', 'post_id', 'user_id', 'type', ...feedColumns], reactions);
+    bulkInsert(sqlite, 'comments', ['id', 'post_id', 'author_id', 'content', ...feedColumns], comments);
+    sqlite
+      .prepare('INSERT INTO sync_counter (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq')
+      .run(seq);
+  })();
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('journal_mode = WAL'); // as the server runs it
+  const broken = sqlite.pragma('foreign_key_check') as unknown[];
+  if (broken.length > 0) throw new Error(`generated data breaks ${broken.length} foreign keys`);
+  const counts = sqlite
+    .prepare(
+      `SELECT (SELECT count(*) FROM users) AS users, (SELECT count(*) FROM posts) AS posts,
+              (SELECT count(*) FROM reactions) AS reactions, (SELECT count(*) FROM comments) AS comments`,
+    )
+    .get();
+  console.log('Database:', JSON.stringify(counts), `sync sequence at ${seq}`);
+  sqlite.close();
+  return { email: 'staff500@bench.example', seconds: (performance.now() - started) / 1000 };
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  /** How busy the server's event loop was during the run (0 to 1). */
+  busy: number;
+}
+
+/** autocannon in a worker thread, so the load generator does not share the server's event loop. */
+async function load(url: string, headers: Record<string, string>, duration = DURATION_S): Promise<Load> {
+  const before = performance.eventLoopUtilization();
+  const result = await autocannon({ url, connections: CONNECTIONS, duration, headers, workers: 1 });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    busy: performance.eventLoopUtilization(before).utilization,
+  };
+}
+
+const line = (label: string, l: Load) =>
+  `  ${label.padEnd(34)} ${l.rps.toFixed(0).padStart(6)} req/s   p50 ${String(l.p50).padStart(4)} ms   ` +
+  `p99 ${String(l.p99).padStart(4)} ms   server loop busy ${(l.busy * 100).toFixed(0)}%` +
+  (l.errors || l.non2xx ? `   errors ${l.errors}, non-2xx ${l.non2xx}` : '');
+
+async function main(): Promise<void> {
+  printMachine();
+  const loadBefore = os.loadavg()[0];
+  const dataDir = tempDir('sp-bench-posts-');
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const built = await buildDatabase(databaseFile(config));
+  console.log(`Built in ${built.seconds.toFixed(1)} s`);
+
+  const coldStart = performance.now();
+  const server = await startServer(config, { clientDir: `${dataDir}/no-client` });
+  const coldMs = performance.now() - coldStart;
+  const base = `http://127.0.0.1:${server.port}`;
+  let hello: ReturnType<typeof serve> | undefined;
+  try {
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: built.email, password: PASSWORD }),
+    });
+    const session = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .find((c) => c.startsWith('sp_session='));
+    if (login.status !== 200 || !session) throw new Error(`sign-in failed: ${login.status}`);
+    const viewer = toCurrentUser(findUserById(server.deps.db, ((await login.json()) as { id: string }).id)!);
+    const headers = { cookie: session };
+    const pageUrl = `${base}/api/posts?limit=${PAGE}`;
+    const check = await fetch(pageUrl, { headers });
+    const page = (await check.json()) as unknown[];
+    if (check.status !== 200 || page.length !== PAGE) throw new Error(`GET /api/posts answered ${check.status}`);
+    console.log(`One page: ${PAGE} posts with authors and counts, ${JSON.stringify(page).length} bytes of JSON`);
+
+    // The same work without HTTP: the service call and the JSON encoding, in a plain loop.
+    const work = () => JSON.stringify(listPosts(server.deps, viewer, { limit: PAGE, category: undefined }).posts);
+    for (let i = 0; i < 300; i += 1) work();
+    const times: number[] = [];
+    const loopStart = performance.now();
+    while (performance.now() - loopStart < LOOP_MS) {
+      const t = performance.now();
+      work();
+      times.push(performance.now() - t);
+    }
+    const loopOps = times.length / ((performance.now() - loopStart) / 1000);
+    times.sort((a, b) => a - b);
+
+    await load(pageUrl, headers, 2); // warm-up
+    const api = await load(pageUrl, headers);
+    // For scale: the cheapest signed-in call (session check and a small JSON answer) through the same app.
+    const sessionOnly = await load(`${base}/api/auth/user`, headers);
+
+    const helloApp = new Hono().get('/', (c) => c.text('Hello, world!'));
+    hello = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: helloApp.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    const helloAddress = hello.address();
+    const helloUrl = `http://127.0.0.1:${typeof helloAddress === 'object' && helloAddress ? helloAddress.port : 0}/`;
+    await load(helloUrl, {}, 2);
+    const bare = await load(helloUrl, {});
+
+    const clean = api.errors === 0 && api.non2xx === 0;
+    const ratio = api.rps / loopOps;
+    const p99Pass = api.p99 < TARGET_P99_MS && clean;
+    const ratioPass = ratio >= TARGET_RATIO && clean;
+    const m = machine();
+    const loadAverage = `load average ${loadBefore.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after`;
+    console.log(
+      `\nGET /api/posts?limit=${PAGE}: ${CONNECTIONS} connections for ${DURATION_S} s (autocannon in a worker)`,
+    );
+    console.log(`${m.cores} cores, ${m.date}, ${loadAverage}`);
+    console.log(line(`HTTP, real server`, api));
+    console.log(
+      `  ${'plain loop (listPosts + JSON)'.padEnd(34)} ${loopOps.toFixed(0).padStart(6)} ops/s   ` +
+        `p50 ${percentile(times, 50).toFixed(2)} ms   p99 ${percentile(times, 99).toFixed(2)} ms`,
+    );
+    console.log(line('Hono hello-world', bare));
+    console.log(line('GET /api/auth/user (session only)', sessionOnly));
+    console.log(`  HTTP / plain loop: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})   ${verdict(ratioPass)}`);
+    console.log(`  p99: ${api.p99} ms (target < ${TARGET_P99_MS} ms)   ${verdict(p99Pass)}`);
+    console.log(`  cold start: ${coldMs.toFixed(0)} ms (startServer until listening, on the 100k-post database)`);
+
+    printFigure({
+      figure: `GET /api/posts?limit=${PAGE} p99 at ${CONNECTIONS} connections (100k posts)`,
+      target: `< ${TARGET_P99_MS} ms`,
+      measured: `${api.p99} ms (p50 ${api.p50} ms, ${round(api.rps, 0)} req/s)`,
+      baseline: `hello-world p99 ${bare.p99} ms; session-only call p99 ${sessionOnly.p99} ms`,
+      ratio: '-',
+      pass: p99Pass,
+    });
+    printFigure({
+      figure: `GET /api/posts?limit=${PAGE} throughput, HTTP vs plain loop`,
+      target: `>= ${TARGET_RATIO}`,
+      measured: `${round(api.rps, 0)} req/s`,
+      baseline: `${round(loopOps, 0)} ops/s plain loop (hello-world ${round(bare.rps, 0)} req/s)`,
+      ratio: ratio.toFixed(2),
+      pass: ratioPass,
+    });
+    printFigure({
+      figure: 'Server cold start on the 100k-post database',
+      target: '-',
+      measured: `${round(coldMs, 0)} ms`,
+      baseline: '-',
+      ratio: '-',
+      pass: true,
+    });
+  } finally {
+    await new Promise<void>((resolve) => (hello ? hello.close(() => resolve()) : resolve()));
+    await server.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
