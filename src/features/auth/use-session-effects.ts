@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { useEffect } from 'react';
+import { useEffect, useEffectEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
 import { ApiError, api } from '../../lib/api';
@@ -23,6 +23,9 @@ function useUserDatabase(userId: string | undefined): void {
 /** Spec section 4: warning at 25 minutes, logout at 30; activity also feeds the server's idle clock. */
 function useInactivityLogout(signedIn: boolean): void {
   const navigate = useNavigate();
+  // Effect events: navigating (which gives a new navigate function) must not restart the timers.
+  const logOut = useEffectEvent(() => void logOutForInactivity(navigate));
+  const sessionLost = useEffectEvent(() => endLostSession(navigate));
   useEffect(() => {
     if (!signedIn) return;
     const monitor = startInactivityMonitor({
@@ -36,10 +39,10 @@ function useInactivityLogout(signedIn: boolean): void {
             'You will be logged out in 5 minutes due to inactivity. Move the mouse or click to stay logged in.',
           variant: 'destructive',
         }),
-      onLogout: () => void logOutForInactivity(navigate),
+      onLogout: () => logOut(),
       onHeartbeat: () => {
         api.post('/api/auth/heartbeat').catch((error: unknown) => {
-          if (error instanceof ApiError && error.status === 401) endLostSession(navigate);
+          if (error instanceof ApiError && error.status === 401) sessionLost();
         });
       },
     });
@@ -49,7 +52,7 @@ function useInactivityLogout(signedIn: boolean): void {
       monitor.stop();
       for (const name of ACTIVITY_EVENTS) document.removeEventListener(name, monitor.activity, options);
     };
-  }, [signedIn, navigate]);
+  }, [signedIn]);
 }
 
 /** Re-reads the current user on navigation once the last answer is five minutes old (spec section 9). */
