@@ -40,6 +40,11 @@ export interface SyncController {
 
 type AnyCollection = RxCollection<Record<string, unknown>>;
 
+/** The fields of a document that the local schema knows. */
+function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(doc).filter(([key]) => known.has(key)));
+}
+
 class HttpError extends Error {
   constructor(readonly status: number) {
     super(`${status}: sync request failed`);
@@ -52,7 +57,7 @@ class HttpError extends Error {
  * never keep an idle session alive.
  */
 export function startSync(
-  collections: Record<SyncCollection, AnyCollection>,
+  collections: Partial<Record<SyncCollection, AnyCollection>>,
   options: SyncOptions = {},
 ): SyncController {
   const base = options.baseUrl ?? '';
@@ -86,12 +91,15 @@ export function startSync(
   const PUSH_AFTER: Partial<Record<SyncCollection, SyncCollection>> = { comments: 'posts', reactions: 'posts' };
   const replications = new Map<SyncCollection, RxReplicationState<Record<string, unknown>, SyncCheckpoint>>();
 
-  const states = SYNC_COLLECTIONS.map((name) => {
+  // Only the collections this client keeps: the server may offer more than an older client knows.
+  const names = SYNC_COLLECTIONS.filter((name) => collections[name] !== undefined);
+  const states = names.map((name) => {
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
     const canPush = (PUSHABLE_COLLECTIONS as readonly string[]).includes(name);
+    const known = new Set([...Object.keys(collections[name]!.schema.jsonSchema.properties), '_deleted']);
     const state: RxReplicationState<Record<string, unknown>, SyncCheckpoint> = replicateRxCollection({
-      collection: collections[name],
+      collection: collections[name]!,
       replicationIdentifier: `staff-portal-${name}`,
       live: true,
       retryTime: retryMs,
@@ -100,8 +108,13 @@ export function startSync(
       pull: {
         batchSize: options.batchSize ?? 500,
         stream$: stream$.asObservable(),
-        // What the server sends is, by definition, not pending.
-        modifier: (doc) => ({ ...doc, localPending: false }),
+        // What the server sends is, by definition, not pending. Fields this client's schema does not know
+        // (a newer server) are dropped rather than failing validation.
+        modifier: (doc: Record<string, unknown>) => ({
+          ...pickKnown(doc, known),
+          localPending: false,
+          _deleted: Boolean(doc._deleted),
+        }),
         async handler(checkpoint, batchSize) {
           const query = new URLSearchParams({ limit: String(batchSize) });
           const filling = !checkpoint || checkpoint.before !== undefined;
@@ -138,7 +151,7 @@ export function startSync(
                 body: JSON.stringify(rows),
               });
               // Conflicts are master documents: like pulled ones, they are not pending.
-              return answer.conflicts.map((doc) => ({ ...doc, localPending: false })) as never[];
+              return answer.conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
             },
           }
         : undefined,
@@ -188,7 +201,7 @@ export function startSync(
   globalThis.addEventListener?.('online', onOnline);
 
   const pending$ = combineLatest(
-    SYNC_COLLECTIONS.map((name) => collections[name].count({ selector: { localPending: true } }).$),
+    names.map((name) => collections[name]!.count({ selector: { localPending: true } }).$),
   ).pipe(map((counts) => counts.reduce((a, b) => a + b, 0)));
 
   return {
