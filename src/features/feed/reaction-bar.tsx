@@ -1,10 +1,10 @@
 import { useMemo } from 'react';
-import { LIMITS } from '../../../schema/constants';
 import { REACTION_TYPES, type ReactionType } from '../../../schema/posts';
 import { Tooltip, TooltipContent, TooltipTrigger } from '../../components/ui/tooltip';
 import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
 import { toggleReaction } from './feed-actions';
+import { namesLine } from './reaction-names';
 import type { AuthorLookup } from './use-feed-data';
 import { usePostReactions } from './use-post-queries';
 
@@ -17,14 +17,6 @@ export const REACTIONS: Record<ReactionType, { emoji: string; label: string }> =
   sad: { emoji: '😢', label: 'Sad' },
   angry: { emoji: '😠', label: 'Angry' },
 };
-
-/** "A, B, C, D, E and 3 others": up to five names, then how many more (spec section 4). */
-export function namesLine(names: readonly string[]): string {
-  const shown = names.slice(0, LIMITS.reactionTooltipNames);
-  const others = names.length - shown.length;
-  if (others === 0) return shown.join(', ');
-  return `${shown.join(', ')} and ${others} ${others === 1 ? 'other' : 'others'}`;
-}
 
 interface ReactionBarProps {
   db: UserDatabase | null;

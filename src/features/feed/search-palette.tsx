@@ -88,7 +88,7 @@ function PaletteBody({
           className="palette-input"
           role="combobox"
           aria-expanded={results.length > 0}
-          aria-controls={`${id}-list`}
+          aria-controls={results.length > 0 ? `${id}-list` : undefined}
           aria-activedescendant={results[current] ? `${id}-${results[current].id}` : undefined}
           aria-autocomplete="list"
           aria-label="Search posts, users, or content"
@@ -102,9 +102,9 @@ function PaletteBody({
         />
         <kbd className="palette-kbd">Esc</kbd>
       </div>
-      <div id={`${id}-list`} role="listbox" aria-label="Search Results" className="palette-list">
-        {search.trim() && results.length === 0 ? <p className="palette-empty">No results found.</p> : null}
-        {results.length > 0 ? (
+      {search.trim() && results.length === 0 ? <p className="palette-empty">No results found.</p> : null}
+      {results.length > 0 ? (
+        <div id={`${id}-list`} role="listbox" aria-labelledby={`${id}-group`} className="palette-list">
           <div role="group" aria-labelledby={`${id}-group`}>
             <p id={`${id}-group`} className="palette-group" role="presentation">
               Search Results
@@ -132,8 +132,8 @@ function PaletteBody({
               );
             })}
           </div>
-        ) : null}
-      </div>
+        </div>
+      ) : null}
     </>
   );
 }
