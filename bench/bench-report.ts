@@ -10,7 +10,8 @@ export interface BenchFigure {
   baseline: string;
   /** measured / baseline, or '-' when they are not comparable. */
   ratio: string;
-  pass: boolean;
+  /** Against the target; null for a figure printed for information, without a target. */
+  pass: boolean | null;
 }
 
 export const BENCH_PREFIX = 'BENCH ';
@@ -31,7 +32,7 @@ export function printMachine(): void {
   console.log(`Machine: ${m.cores} cores (${m.cpu}), Node ${m.node}, ${m.date}`);
 }
 
-export const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
+export const verdict = (pass: boolean | null) => (pass === null ? '-' : pass ? 'PASS' : 'MISS');
 
 /** Prints the machine-readable line; run-all reads every such line of a bench's output. */
 export function printFigure(figure: BenchFigure): void {

@@ -344,7 +344,7 @@ async function main(): Promise<void> {
       measured: `${round(coldMs, 0)} ms`,
       baseline: '-',
       ratio: '-',
-      pass: true,
+      pass: null,
     });
   } finally {
     await new Promise<void>((resolve) => (hello ? hello.close(() => resolve()) : resolve()));

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { BENCH_PREFIX, machine, type BenchFigure } from './bench-report';
+import { BENCH_PREFIX, machine, verdict, type BenchFigure } from './bench-report';
 
 const BENCH_DIR = import.meta.dirname;
 /** Files here that are not benches. */
@@ -56,7 +56,7 @@ function toMarkdown(rows: Row[], loadAverage: string): string {
     ...rows.map(
       (r) =>
         `| ${cell(r.figure)} | ${cell(r.target)} | ${cell(r.measured)} | ${cell(r.baseline)} | ${cell(r.ratio)} | ` +
-        `${r.pass ? 'PASS' : 'MISS'} |`,
+        `${verdict(r.pass)} |`,
     ),
     '',
   ];
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   const file = path.join(BENCH_DIR, 'RESULTS.md');
   fs.writeFileSync(file, toMarkdown(rows, loadAverage));
   console.log(`\nWrote ${path.relative(process.cwd(), file)}:`);
-  for (const r of rows) console.log(`  ${r.pass ? 'PASS' : 'MISS'}  ${r.figure}: ${r.measured} (target ${r.target})`);
+  for (const r of rows) console.log(`  ${verdict(r.pass).padEnd(4)}  ${r.figure}: ${r.measured} (target ${r.target})`);
   // A MISS is a finding, reported in the table; only a bench that could not run fails the command.
   process.exit(rows.some((r) => r.figure.endsWith('did not finish')) ? 1 : 0);
 }
