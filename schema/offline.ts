@@ -8,3 +8,6 @@ export const SW_MESSAGES = {
   /** Activate the waiting version now ("Update Now"). */
   skipWaiting: 'SKIP_WAITING',
 } as const;
+
+/** IndexedDB database where posts wait for their files to upload (src/features/feed/pending-files.ts). */
+export const PENDING_FILES_DB = 'sp_pending_files';

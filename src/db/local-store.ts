@@ -2,7 +2,7 @@ import { atom, useAtomValue } from 'jotai';
 import { appStore } from '../lib/store';
 import { destroyUserDatabase, openUserDatabase, type UserDatabase } from './database';
 import { startSync, type SyncController } from './replication';
-import { UPLOADS_CACHE } from '../../schema/offline';
+import { PENDING_FILES_DB, UPLOADS_CACHE } from '../../schema/offline';
 import type { SyncCollection } from '../../schema/sync';
 
 /** The signed-in user's local database and its replication, or null while signed out or opening. */
@@ -45,11 +45,21 @@ export async function stopLocalStore(): Promise<void> {
 export async function wipeLocalStore(): Promise<void> {
   await stopLocalStore();
   await destroyUserDatabase();
-  // Pictures the service worker kept for offline reading belong to the user too.
+  // Posts still waiting for their files, and pictures kept for offline reading, belong to the user too. Both
+  // are deleted by name, so they go even when the feature that wrote them was never loaded in this session.
+  await deleteIndexedDb(PENDING_FILES_DB);
   if (typeof caches !== 'undefined') await caches.delete(UPLOADS_CACHE);
 }
 
 /** The local store for components; null until it is open. */
 export function useLocalStore(): LocalStore | null {
   return useAtomValue(localStoreAtom, { store: appStore });
+}
+
+function deleteIndexedDb(name: string): Promise<void> {
+  if (typeof indexedDB === 'undefined') return Promise.resolve();
+  return new Promise((resolve) => {
+    const request = indexedDB.deleteDatabase(name);
+    request.onsuccess = request.onerror = request.onblocked = () => resolve();
+  });
 }

@@ -1,3 +1,4 @@
+import { PENDING_FILES_DB } from '../../../schema/offline';
 import { Dexie, type EntityTable } from 'dexie';
 import { from, startWith, Subject, switchMap, type Observable } from 'rxjs';
 import type { UploadView } from '../../../schema/uploads';
@@ -30,7 +31,7 @@ export interface PendingPost extends PostDraft {
   error: { fileIndex: number; message: string } | null;
 }
 
-const DATABASE_NAME = 'sp_pending_files';
+const DATABASE_NAME = PENDING_FILES_DB;
 
 class PendingFilesDatabase extends Dexie {
   posts!: EntityTable<PendingPost, 'id'>;
