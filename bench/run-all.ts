@@ -2,13 +2,15 @@
  * `npm run bench`: runs every bench script in turn, each in its own process, shows its output, collects the
  * `BENCH {json}` lines it prints and writes them as a table to bench/RESULTS.md. Not part of `npm test`.
  *
- * Run: node --import tsx bench/run-all.ts [name ...]   (names filter the scripts, e.g. `posts-api`)
+ * Run: node --import tsx bench/run-all.ts [name ...]   (names pick some scripts, e.g. `posts-api`; such a run
+ * prints its table without writing RESULTS.md)
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { format, resolveConfig } from 'prettier';
 import { BENCH_PREFIX, machine, verdict, type BenchFigure } from './bench-report';
 
 const BENCH_DIR = import.meta.dirname;
@@ -91,8 +93,14 @@ async function main(): Promise<void> {
   }
   const loadAverage = `load average ${loadBefore.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end`;
   const file = path.join(BENCH_DIR, 'RESULTS.md');
-  fs.writeFileSync(file, toMarkdown(rows, loadAverage));
-  console.log(`\nWrote ${path.relative(process.cwd(), file)}:`);
+  if (only.length === 0) {
+    // Formatted as the repository's Prettier check expects, so the committed table stays clean.
+    const options = { ...(await resolveConfig(file)), filepath: file };
+    fs.writeFileSync(file, await format(toMarkdown(rows, loadAverage), options));
+    console.log(`\nWrote ${path.relative(process.cwd(), file)}:`);
+  } else {
+    console.log(`\nA filtered run leaves ${path.relative(process.cwd(), file)} as it was:`);
+  }
   for (const r of rows) console.log(`  ${verdict(r.pass).padEnd(4)}  ${r.figure}: ${r.measured} (target ${r.target})`);
   // A MISS is a finding, reported in the table; only a bench that could not run fails the command.
   process.exit(rows.some((r) => r.figure.endsWith('did not finish')) ? 1 : 0);
