@@ -152,6 +152,27 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('does not keep pulling when there is nothing to pull', async () => {
+    const a = await makeDevice();
+    let pulls = 0;
+    const counting = a.fetch;
+    a.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input).includes('/pull')) pulls += 1;
+      return counting(input, init);
+    }) as typeof fetch;
+    try {
+      a.start();
+      await a.sync!.initialSyncDone;
+      await new Promise((r) => setTimeout(r, 1000));
+      const settled = pulls;
+      await new Promise((r) => setTimeout(r, 1000));
+      // Idle: no pull at all once the first sync is done (the stream says when to pull).
+      expect(pulls - settled).toBe(0);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('loses none of 20 quick edits', async () => {
     const a = await makeDevice();
     try {

@@ -128,8 +128,11 @@ export function startSync(
             query.set('beforeId', checkpoint.before.id);
           }
           const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
-          // The newest-first fill is over: pull what changed meanwhile, in change order.
-          if (filling && !page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
+          // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
+          // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly.
+          if (filling && !page.checkpoint.before && page.documents.length > 0) {
+            setTimeout(() => stream$.next('RESYNC'), 0);
+          }
           return { documents: page.documents as never[], checkpoint: page.checkpoint };
         },
       },
