@@ -45,6 +45,28 @@ describe('the sync hub', () => {
     expect(b.sent).toEqual(a.sent);
   });
 
+  it('sends a change meant for some users only to their streams, and merges audiences within a turn', async () => {
+    hub = createSyncHub();
+    const a = fakeConnection('a');
+    const aLaptop = fakeConnection('a', 'a-laptop');
+    const b = fakeConnection('b');
+    const c = fakeConnection('c');
+    for (const f of [a, aLaptop, b, c]) hub.connect(f.connection);
+    hub.notify('comments', ['a', 'b']);
+    hub.notify('reactions', ['a']);
+    hub.notify('reactions', ['b', 'nobody-connected']);
+    await turn();
+    const events = ['change {"collection":"comments"}', 'change {"collection":"reactions"}'];
+    expect(a.sent).toEqual(events);
+    expect(aLaptop.sent).toEqual(events);
+    expect(b.sent).toEqual(events);
+    expect(c.sent).toEqual([]);
+    hub.notify('comments', ['a']);
+    hub.notify('comments');
+    await turn();
+    expect(c.sent).toEqual(['change {"collection":"comments"}']);
+  });
+
   it('pings every stream on one shared timer and drops streams whose session died', async () => {
     hub = createSyncHub({ pingEveryMs: 20 });
     const live = fakeConnection('a', 'live');

@@ -19,8 +19,12 @@ export interface SyncConnection {
 export interface SyncHub {
   /** Registers a stream; the returned function unregisters it. */
   connect: (connection: SyncConnection) => () => void;
-  /** A change to a collection was committed; coalesced and sent once the current task has finished. */
-  notify: (collection: SyncCollection) => void;
+  /**
+   * A change to a collection was committed; coalesced and sent once the current task has finished. With
+   * `userIds`, only those users' streams hear of it (a conversation's two participants, one user's alert list);
+   * without, every stream does (the feed and the directory, which every user may see).
+   */
+  notify: (collection: SyncCollection, userIds?: Iterable<string>) => void;
   /** Closes every stream of a user (deactivated, deleted, password changed). */
   disconnectUser: (userId: string) => void;
   /** Closes the streams of one session (signed out). */
@@ -39,7 +43,8 @@ export interface SyncHub {
  */
 export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
   const byUser = new Map<string, Set<SyncConnection>>();
-  const pending = new Set<SyncCollection>();
+  /** Per collection, the users to tell, or null for everyone. */
+  const pending = new Map<SyncCollection, Set<string> | null>();
   let flushScheduled = false;
   let isLive: ((sessionHash: string) => boolean) | undefined;
 
@@ -58,11 +63,11 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
 
   const flush = () => {
     flushScheduled = false;
-    const collections = [...pending];
+    const changes = [...pending];
     pending.clear();
-    const connections = all();
-    for (const collection of collections) {
+    for (const [collection, userIds] of changes) {
       const data = JSON.stringify({ collection });
+      const connections = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
       for (const connection of connections) connection.send(SYNC_EVENTS.change, data).catch(ignore);
     }
   };
@@ -82,8 +87,14 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
       set.add(connection);
       return () => remove(connection);
     },
-    notify(collection) {
-      pending.add(collection);
+    notify(collection, userIds) {
+      const current = pending.get(collection);
+      if (userIds === undefined) pending.set(collection, null);
+      else if (current !== null) {
+        const set = current ?? new Set<string>();
+        for (const id of userIds) set.add(id);
+        pending.set(collection, set);
+      }
       if (flushScheduled) return;
       flushScheduled = true;
       setImmediate(flush);

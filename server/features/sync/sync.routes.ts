@@ -10,7 +10,7 @@ import {
 } from '../../../schema/sync';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
-import { requireUser } from '../auth/auth.middleware';
+import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { commentsSync } from '../comments/comments.sync';
 import { postsSync } from '../posts/posts.sync';
 import { reactionsSync } from '../reactions/reactions.sync';
@@ -62,6 +62,7 @@ export const syncRoutes = new Hono<AppEnv>()
   )
   .post('/sync/:collection/push', validate('param', CollectionParamsSchema), validate('json', PushBodySchema), (c) => {
     const { collection } = c.req.valid('param');
-    const conflicts = pushDocuments(c.var.deps, c.var.user, collection, HANDLERS[collection], c.req.valid('json'));
+    const rows = c.req.valid('json');
+    const conflicts = pushDocuments(c.var.deps, c.var.user, collection, HANDLERS[collection], rows, requestMeta(c));
     return c.json({ conflicts });
   });

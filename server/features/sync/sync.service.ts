@@ -7,7 +7,7 @@ import {
   type SyncCollection,
 } from '../../../schema/sync';
 import { currentSeq } from '../../lib/seq.queries';
-import type { AppDeps, SessionUser } from '../../lib/context';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { AppError, badRequest } from '../../lib/errors';
 
 /** A document as replication carries it. */
@@ -37,10 +37,13 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
     before: { seq: number; id: string } | undefined,
     limit: number,
   ): { seq: number; doc: D }[];
-  /** The stored master document, as pull would send it. */
-  findMaster?(deps: AppDeps, id: string): D | null;
+  /**
+   * The stored master document as pull would send it to this user, or null: also null when the user may not
+   * see it (another pair's message), so a refused push never answers someone else's document.
+   */
+  findMaster?(deps: AppDeps, id: string, actor: SessionUser): D | null;
   /** Applies a change whose assumed master matched; throws an AppError to refuse it. */
-  apply?(deps: AppDeps, actor: SessionUser, doc: PushedDoc, master: D | null): void;
+  apply?(deps: AppDeps, actor: SessionUser, doc: PushedDoc, master: D | null, meta: RequestMeta): void;
   /**
    * Skip the assumed-master check: only one user ever writes these documents (a reaction is per user), so the
    * last push wins.
@@ -126,9 +129,10 @@ export function pushDocuments(
   collection: SyncCollection,
   handler: SyncHandler,
   rows: PushRow[],
+  meta: RequestMeta,
 ): SyncDoc[] {
   if (!handler.findMaster || !handler.apply) return badRequest('This collection is read-only');
-  const findMaster = (id: string) => handler.findMaster!(deps, id);
+  const findMaster = (id: string) => handler.findMaster!(deps, id, actor);
   const conflicts: SyncDoc[] = [];
   for (const row of rows) {
     const doc = row.newDocumentState;
@@ -138,7 +142,7 @@ export function pushDocuments(
         if (!handler.lastPushWins && !sameState(collection, row.assumedMasterState ?? null, master)) {
           return master ?? tombstoneOf(doc);
         }
-        handler.apply!(deps, actor, doc, master);
+        handler.apply!(deps, actor, doc, master, meta);
         return null;
       });
       if (answer) conflicts.push(answer);
