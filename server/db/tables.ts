@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** Times are stored as integer milliseconds since the epoch (UTC). */
 
@@ -121,6 +122,8 @@ export const posts = sqliteTable(
     isUrgent: integer('is_urgent', { mode: 'boolean' }).notNull(),
     /** JSON array of house names. */
     houseTags: text('house_tags').notNull().default('[]'),
+    /** Urgent posts: JSON array of the houses the alert is addressed to; empty means all staff. */
+    audienceHouses: text('audience_houses').notNull().default('[]'),
     /** JSON array of upload URLs. */
     images: text('images').notNull().default('[]'),
     /** JSON array of { id, url, originalName, fileType, fileSize }. */
@@ -200,4 +203,114 @@ export const uploads = sqliteTable(
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('uploads_owner_idx').on(t.ownerId)],
+);
+
+/** The houses a staff member works in (set on the admin page); an urgent post can be addressed to houses. */
+export const userHouses = sqliteTable(
+  'user_houses',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    house: text('house').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.house] }), index('user_houses_house_idx').on(t.house, t.userId)],
+);
+
+/**
+ * A direct conversation between two users. The id is made from the pair (schema/chat.ts), the two ids sorted
+ * into user_a_id < user_b_id; a deleted account's side becomes null and the conversation stays. Each side
+ * keeps a read mark: the createdAt of the newest message from the other side it has read.
+ */
+export const conversations = sqliteTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    userAId: text('user_a_id').references(() => users.id, { onDelete: 'set null' }),
+    userBId: text('user_b_id').references(() => users.id, { onDelete: 'set null' }),
+    aReadUpTo: integer('a_read_up_to').notNull().default(0),
+    bReadUpTo: integer('b_read_up_to').notNull().default(0),
+    lastMessageAt: integer('last_message_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    uniqueIndex('conversations_pair_unique').on(t.userAId, t.userBId),
+    index('conversations_user_b_idx').on(t.userBId),
+  ],
+);
+
+/** Direct messages: created once, never edited; createdAt is strictly increasing within a conversation. */
+export const messages = sqliteTable(
+  'messages',
+  {
+    /** A client-generated UUID, so a message written offline keeps its id. */
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    senderId: text('sender_id').references(() => users.id, { onDelete: 'set null' }),
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    // A conversation's messages in order, its last message and its unread count, read along the index.
+    index('messages_conversation_created_idx').on(t.conversationId, t.createdAt, t.senderId),
+    index('messages_conversation_seq_idx').on(t.conversationId, t.serverSeq, t.id),
+    index('messages_sender_idx').on(t.senderId),
+  ],
+);
+
+/**
+ * One row per urgent post and member of its audience, made when the alert goes out (decision 32):
+ * acknowledged_at and viewed_at stay null until the user acknowledges it or opens the bell; reminded_at marks
+ * the one reminder push. A tombstone (deleted) is an alert withdrawn from this user before they acknowledged.
+ */
+export const acknowledgements = sqliteTable(
+  'acknowledgements',
+  {
+    /** `${postId}:${userId}` */
+    id: text('id').primaryKey(),
+    postId: text('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer('created_at').notNull(),
+    acknowledgedAt: integer('acknowledged_at'),
+    viewedAt: integer('viewed_at'),
+    remindedAt: integer('reminded_at'),
+    deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('acknowledgements_user_seq_idx').on(t.userId, t.serverSeq, t.id),
+    index('acknowledgements_post_idx').on(t.postId),
+    // The reminder check reads only the open ones, oldest first.
+    index('acknowledgements_due_idx')
+      .on(t.createdAt)
+      .where(sql`acknowledged_at IS NULL AND reminded_at IS NULL AND deleted = 0`),
+  ],
+);
+
+/** Browsers that asked for web push. An endpoint is a secret: it is never sent back to any client. */
+export const pushSubscriptions = sqliteTable(
+  'push_subscriptions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    endpoint: text('endpoint').notNull(),
+    p256dh: text('p256dh').notNull(),
+    auth: text('auth').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('push_subscriptions_endpoint_unique').on(t.endpoint),
+    index('push_subscriptions_user_idx').on(t.userId),
+  ],
 );

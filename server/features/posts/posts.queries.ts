@@ -97,7 +97,7 @@ function prepareFeedQueries(db: Db) {
       .prepare<Record<string, unknown>, FeedPageRow>(
         `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
                 p.created_at, p.updated_at, p.deleted, p.server_seq,
-                u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url
+                u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses
          FROM posts p LEFT JOIN users u ON u.id = p.author_id
          WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
@@ -136,6 +136,7 @@ type FeedPageRow = [
   lastName: string | null,
   role: AuthorRow['role'],
   profileImageUrl: string | null,
+  audienceHouses: string,
 ];
 
 function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
@@ -147,6 +148,7 @@ function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
       category: r[3],
       isUrgent: r[4] === 1,
       houseTags: r[5],
+      audienceHouses: r[17],
       images: r[6],
       attachments: r[7],
       createdAt: r[8],
