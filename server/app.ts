@@ -11,6 +11,7 @@ import { authRoutes } from './features/auth/auth.routes';
 import { commentRoutes } from './features/comments/comments.routes';
 import { configRoutes } from './features/config/config.routes';
 import { postRoutes } from './features/posts/posts.routes';
+import { pushRoutes } from './features/push/push.routes';
 import { reactionRoutes } from './features/reactions/reactions.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', commentRoutes);
   api.route('/', reactionRoutes);
   api.route('/', uploadRoutes);
+  api.route('/', pushRoutes);
   api.route('/', syncRoutes);
   api.all('*', () => notFound('No such API call'));
   app.route('/api', api);

@@ -23,6 +23,26 @@ export const ConfigSchema = z
     REGISTRATION: z.enum(REGISTRATION_MODES, { message: 'must be approval or closed' }).default('approval'),
     TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
     LOG_LEVEL: z.enum(['silent', 'error', 'info'], { message: 'must be silent, error or info' }).default('info'),
+    /** Origins that may receive web push without https (a local test receiver), comma-separated. */
+    PUSH_ALLOW_HOSTS: z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .refine(
+              (origin) => URL.canParse(origin) && new URL(origin).origin === origin.replace(/\/$/, ''),
+              'must be a comma-separated list of origins such as http://127.0.0.1:4000',
+            ),
+        ),
+      )
+      .default([]),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
@@ -50,6 +70,8 @@ export interface Config {
   registration: 'approval' | 'closed';
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info';
+  /** Origins web push may reach without https (PUSH_ALLOW_HOSTS): local receivers in tests. */
+  pushAllowOrigins: string[];
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
 }
@@ -80,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: e.REGISTRATION,
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    pushAllowOrigins: e.PUSH_ALLOW_HOSTS.map((origin) => new URL(origin).origin),
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };
 }

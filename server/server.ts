@@ -4,6 +4,7 @@ import { createApp } from './app';
 import { baseUrl, type Config } from './config';
 import { lockDataDir, openDb, type Db } from './db/client';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
+import { ensureVapidKeys, settlePushes } from './features/push/push.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
@@ -57,6 +58,7 @@ export async function startServer(
     hub,
   };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
+  ensureVapidKeys(deps);
   const app = createApp(deps, options);
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
@@ -88,6 +90,8 @@ export async function startServer(
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      // Pushes in flight may still remove a gone subscription: let them finish (each gives up after 10 s).
+      await settlePushes(deps);
       db.$client.close();
       unlock();
     },

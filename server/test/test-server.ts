@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import { hashPassword } from '../lib/crypto';
 import { startServer } from '../server';
 import { insertComment, type NewCommentRow } from '../features/comments/comments.queries';
+import { settlePushes } from '../features/push/push.service';
 import { insertPost, type NewPostRow } from '../features/posts/posts.queries';
 import { upsertReaction } from '../features/reactions/reactions.queries';
 import { insertUser, type NewUserRow } from '../features/users/users.queries';
@@ -92,6 +93,8 @@ export async function startTestServer(env: Record<string, string> = {}) {
       insertPost(server.deps.db, row);
       return row;
     },
+    /** Waits until every push the server has queued has reached its push service (or failed). */
+    settlePushes: () => settlePushes(server.deps),
     /** Inserts a comment on a post (factory). */
     buildComment(postId: string, authorId: string | null, overrides: Partial<NewCommentRow> = {}) {
       const at = Date.now() + offset;

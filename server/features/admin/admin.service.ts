@@ -14,6 +14,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken } from '../auth/auth.service';
+import { removeSubscriptionsOf } from '../push/push.service';
 import {
   countOtherActiveSystemAdmins,
   deleteUserRow,
@@ -136,8 +137,11 @@ export function setStaffStatus(
   refuseSelf(actor, target, 'change the status of');
   keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
   updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
-  // Ends their sessions and closes their live sync streams at once.
-  if (!body.isActive) endAllSessions(deps, id);
+  // Ends their sessions, closes their live sync streams and forgets their push subscriptions at once.
+  if (!body.isActive) {
+    endAllSessions(deps, id);
+    removeSubscriptionsOf(deps, id);
+  }
   directoryChanged(deps);
   audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
   return toAdminUser(loadTarget(deps, id));

@@ -1,0 +1,110 @@
+/** Web push (spec sections 3, 4 and 7 "Notifications and push"; docs/api-chat-alerts.md). */
+import { z } from 'zod';
+import { MINUTE_MS } from './constants';
+
+/** POST /api/test-notification/{userId}: at most this many per user in the window. */
+export const TEST_NOTIFICATION_LIMIT = 3;
+export const TEST_NOTIFICATION_WINDOW_MS = 10 * MINUTE_MS;
+/** A user's browsers and devices; subscribing one more drops the oldest (decision 37). */
+export const PUSH_SUBSCRIPTIONS_PER_USER = 10;
+export const PUSH_ENDPOINT_MAX = 2048;
+
+export const PUSH_MESSAGES = {
+  endpointInvalid: 'endpoint must be a push service URL',
+  endpointHttps: 'endpoint must be an https URL of a push service',
+  p256dhInvalid: 'keys.p256dh must be a base64url P-256 public key',
+  authInvalid: 'keys.auth must be a base64url 16-byte secret',
+  testOwnOnly: 'You can only send a test notification to yourself',
+  testRateLimited: (minutes: number) =>
+    `Too many test notifications. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+} as const;
+
+const base64url = /^[A-Za-z0-9_-]+$/;
+/** base64url of `bytes` bytes, with or without `=` padding. */
+const encodedBytes = (bytes: number, message: string) =>
+  z
+    .string({ message })
+    .max(200, message)
+    .transform((value) => value.replace(/=+$/, ''))
+    .refine((value) => base64url.test(value) && value.length === Math.ceil((bytes * 4) / 3), message);
+
+/** Whether a host is an address or a local name rather than a push service's domain. */
+function isLocalHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || /^[\d.]+$/.test(host) || host.includes(':');
+}
+
+/**
+ * Where the server may send a push: an https URL on a domain name (never an address or a local name), or any
+ * URL on an origin of `allowOrigins` (the server's PUSH_ALLOW_HOSTS: local receivers in tests).
+ */
+export function isAllowedPushEndpoint(endpoint: string, allowOrigins: readonly string[] = []): boolean {
+  if (!URL.canParse(endpoint)) return false;
+  const url = new URL(endpoint);
+  if (allowOrigins.includes(url.origin)) return true;
+  return url.protocol === 'https:' && !isLocalHost(url.hostname) && !url.username && !url.password;
+}
+
+/** The body of POST /api/push/subscribe; the endpoint as isAllowedPushEndpoint says. */
+export function pushSubscribeBodySchema(allowOrigins: readonly string[] = []) {
+  return z.object({
+    endpoint: z
+      .string({ message: PUSH_MESSAGES.endpointInvalid })
+      .max(PUSH_ENDPOINT_MAX, PUSH_MESSAGES.endpointInvalid)
+      .refine((value) => URL.canParse(value), PUSH_MESSAGES.endpointInvalid)
+      .refine(
+        (value) => !URL.canParse(value) || isAllowedPushEndpoint(value, allowOrigins),
+        PUSH_MESSAGES.endpointHttps,
+      ),
+    keys: z.object(
+      {
+        p256dh: encodedBytes(65, PUSH_MESSAGES.p256dhInvalid),
+        auth: encodedBytes(16, PUSH_MESSAGES.authInvalid),
+      },
+      { message: PUSH_MESSAGES.p256dhInvalid },
+    ),
+    expirationTime: z.number().nullable().optional(),
+  });
+}
+export const PushSubscribeBodySchema = pushSubscribeBodySchema();
+export type PushSubscribeBody = z.infer<typeof PushSubscribeBodySchema>;
+
+/** POST /api/push/unsubscribe */
+export const PushUnsubscribeBodySchema = z.object({
+  endpoint: z.string({ message: PUSH_MESSAGES.endpointInvalid }).min(1).max(PUSH_ENDPOINT_MAX),
+});
+export type PushUnsubscribeBody = z.infer<typeof PushUnsubscribeBodySchema>;
+
+/** GET /api/push/vapid-public-key */
+export const VapidPublicKeySchema = z.object({ publicKey: z.string() });
+
+/** GET /api/push/subscription-status: `debug` never carries an endpoint or keys (issue 4). */
+export const PushStatusSchema = z.object({
+  hasSubscription: z.boolean(),
+  debug: z.object({ subscriptionCount: z.number().int().nonnegative() }),
+});
+export type PushStatus = z.infer<typeof PushStatusSchema>;
+
+/** Answer of POST /api/test-notification/{userId}: how many of the user's subscriptions it was sent to. */
+export const TestNotificationResultSchema = z.object({ sent: z.number().int().nonnegative() });
+
+export const PUSH_TYPES = ['chat', 'urgent', 'announcement', 'test', 'reminder'] as const;
+export type PushType = (typeof PUSH_TYPES)[number];
+
+/**
+ * What the service worker receives. Only what the notification shows and ids: never a message's or post's
+ * content, so a locked screen shows no resident or health details (decision 36).
+ */
+export const PushPayloadSchema = z.object({
+  title: z.string(),
+  body: z.string(),
+  /** Notifications with the same tag replace each other. */
+  tag: z.string(),
+  data: z.object({
+    type: z.enum(PUSH_TYPES),
+    conversationId: z.string().optional(),
+    postId: z.string().optional(),
+    urgent: z.boolean().optional(),
+  }),
+});
+export type PushPayload = z.infer<typeof PushPayloadSchema>;

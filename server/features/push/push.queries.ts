@@ -1,0 +1,86 @@
+import { and, asc, count, eq, inArray, ne, notInArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { pushSubscriptions, settings, users } from '../../db/tables';
+
+export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
+
+export function findSetting(db: Db, key: string): string | undefined {
+  return db.select().from(settings).where(eq(settings.key, key)).get()?.value;
+}
+
+/** Stores a setting unless one is already there (two starts never replace each other's keys). */
+export function insertSettingIfAbsent(db: Db, key: string, value: string): void {
+  db.insert(settings).values({ key, value }).onConflictDoNothing().run();
+}
+
+/** Adds a subscription, or gives an endpoint already known to this user (the browser was signed into afresh). */
+export function upsertSubscription(db: Db, row: PushSubscriptionRow): void {
+  db.insert(pushSubscriptions)
+    .values(row)
+    .onConflictDoUpdate({
+      target: pushSubscriptions.endpoint,
+      set: { userId: row.userId, p256dh: row.p256dh, auth: row.auth, createdAt: row.createdAt },
+    })
+    .run();
+}
+
+/** Keeps a user's newest `keep` subscriptions. */
+export function trimSubscriptions(db: Db, userId: string, keep: number): void {
+  const newest = db
+    .select({ id: pushSubscriptions.id })
+    .from(pushSubscriptions)
+    .where(eq(pushSubscriptions.userId, userId))
+    .orderBy(sql`${pushSubscriptions.createdAt} DESC`, sql`${pushSubscriptions.id} DESC`)
+    .limit(keep)
+    .all()
+    .map((row) => row.id);
+  if (newest.length < keep) return;
+  db.delete(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.userId, userId), notInArray(pushSubscriptions.id, newest)))
+    .run();
+}
+
+export function deleteUserSubscription(db: Db, userId: string, endpoint: string): void {
+  db.delete(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint)))
+    .run();
+}
+
+export function deleteSubscriptionsOfUser(db: Db, userId: string): void {
+  db.delete(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).run();
+}
+
+/** Removes a subscription the push service said is gone, unless it was given new keys meanwhile. */
+export function deleteGoneSubscription(db: Db, endpoint: string, p256dh: string): void {
+  db.delete(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.endpoint, endpoint), eq(pushSubscriptions.p256dh, p256dh)))
+    .run();
+}
+
+export function countSubscriptionsOf(db: Db, userId: string): number {
+  return db.select({ n: count() }).from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).get()?.n ?? 0;
+}
+
+/** Subscriptions of active users: of the given users, or of everyone but `exceptUserId`. */
+export function listActiveSubscriptions(
+  db: Db,
+  who: { userIds: string[] } | { exceptUserId: string },
+): PushSubscriptionRow[] {
+  const whose =
+    'userIds' in who ? inArray(pushSubscriptions.userId, who.userIds) : ne(pushSubscriptions.userId, who.exceptUserId);
+  if ('userIds' in who && who.userIds.length === 0) return [];
+  return db
+    .select({
+      id: pushSubscriptions.id,
+      userId: pushSubscriptions.userId,
+      endpoint: pushSubscriptions.endpoint,
+      p256dh: pushSubscriptions.p256dh,
+      auth: pushSubscriptions.auth,
+      createdAt: pushSubscriptions.createdAt,
+    })
+    .from(pushSubscriptions)
+    .innerJoin(users, eq(users.id, pushSubscriptions.userId))
+    .where(and(whose, eq(users.isActive, true)))
+    .orderBy(asc(pushSubscriptions.userId))
+    .all();
+}

@@ -1,0 +1,27 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { PushUnsubscribeBodySchema, pushSubscribeBodySchema } from '../../../schema/push';
+import type { AppEnv } from '../../lib/context';
+import { badRequest } from '../../lib/errors';
+import { parseInput, validate } from '../../lib/http';
+import { requireUser } from '../auth/auth.middleware';
+import { pushStatus, sendTestNotification, subscribe, unsubscribe, vapidPublicKey } from './push.service';
+
+const UserIdParamsSchema = z.object({ userId: z.string().min(1).max(100) });
+
+/** Web push (spec section 7 "Notifications and push"); every user manages their own subscriptions. */
+export const pushRoutes = new Hono<AppEnv>()
+  .get('/push/vapid-public-key', requireUser, (c) => c.json(vapidPublicKey(c.var.deps)))
+  .get('/push/subscription-status', requireUser, (c) => c.json(pushStatus(c.var.deps, c.var.user)))
+  .post('/push/subscribe', requireUser, async (c) => {
+    const json: unknown = await c.req.json().catch(() => badRequest('The request body is not valid JSON'));
+    const body = parseInput(pushSubscribeBodySchema(c.var.deps.config.pushAllowOrigins), json);
+    return c.json(subscribe(c.var.deps, c.var.user, body), 201);
+  })
+  .post('/push/unsubscribe', requireUser, validate('json', PushUnsubscribeBodySchema), (c) =>
+    c.json(unsubscribe(c.var.deps, c.var.user, c.req.valid('json'))),
+  )
+  // The spec's client sends title, body and urgent: ignored, the server's own text goes out.
+  .post('/test-notification/:userId', requireUser, validate('param', UserIdParamsSchema), (c) =>
+    c.json(sendTestNotification(c.var.deps, c.var.user, c.req.valid('param').userId)),
+  );

@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import {
+  PUSH_MESSAGES,
+  PUSH_SUBSCRIPTIONS_PER_USER,
+  TEST_NOTIFICATION_LIMIT,
+  TEST_NOTIFICATION_WINDOW_MS,
+  type PushPayload,
+  type PushStatus,
+  type PushSubscribeBody,
+  type PushUnsubscribeBody,
+} from '../../../schema/push';
+import type { AppDeps, SessionUser } from '../../lib/context';
+import { forbidden, tooManyRequests } from '../../lib/errors';
+import { createPushSender, generateVapidKeys, type PushOptions, type PushSender, type VapidKeys } from '../../lib/push';
+import {
+  countSubscriptionsOf,
+  deleteGoneSubscription,
+  deleteSubscriptionsOfUser,
+  deleteUserSubscription,
+  findSetting,
+  insertSettingIfAbsent,
+  listActiveSubscriptions,
+  trimSubscriptions,
+  upsertSubscription,
+  type PushSubscriptionRow,
+} from './push.queries';
+
+const VAPID_PUBLIC = 'vapid_public_key';
+const VAPID_PRIVATE = 'vapid_private_key';
+const DAY_SECONDS = 24 * 60 * 60;
+
+/** What the push machinery keeps per running app: keys, the sender, sends in flight, test-send times. */
+interface PushState {
+  vapid?: VapidKeys;
+  sender: PushSender;
+  inFlight: Set<Promise<void>>;
+  testSends: Map<string, number[]>;
+}
+const states = new WeakMap<AppDeps, PushState>();
+
+function stateOf(deps: AppDeps): PushState {
+  let state = states.get(deps);
+  if (!state) {
+    state = { sender: createPushSender(deps.config), inFlight: new Set(), testSends: new Map() };
+    states.set(deps, state);
+  }
+  return state;
+}
+
+/** The VAPID key pair: made on first start and kept in the settings table, so subscriptions outlive restarts. */
+export function ensureVapidKeys(deps: AppDeps): VapidKeys {
+  const state = stateOf(deps);
+  if (state.vapid) return state.vapid;
+  if (!findSetting(deps.db, VAPID_PUBLIC) || !findSetting(deps.db, VAPID_PRIVATE)) {
+    const keys = generateVapidKeys();
+    deps.db.transaction(() => {
+      insertSettingIfAbsent(deps.db, VAPID_PUBLIC, keys.publicKey);
+      insertSettingIfAbsent(deps.db, VAPID_PRIVATE, keys.privateKey);
+    });
+  }
+  state.vapid = { publicKey: findSetting(deps.db, VAPID_PUBLIC)!, privateKey: findSetting(deps.db, VAPID_PRIVATE)! };
+  return state.vapid;
+}
+
+/** GET /api/push/vapid-public-key */
+export function vapidPublicKey(deps: AppDeps): { publicKey: string } {
+  return { publicKey: ensureVapidKeys(deps).publicKey };
+}
+
+/** GET /api/push/subscription-status: a count, never an endpoint or keys. */
+export function pushStatus(deps: AppDeps, actor: SessionUser): PushStatus {
+  const subscriptionCount = countSubscriptionsOf(deps.db, actor.id);
+  return { hasSubscription: subscriptionCount > 0, debug: { subscriptionCount } };
+}
+
+/**
+ * POST /api/push/subscribe. An endpoint belongs to one browser, so to one user at a time: subscribing it
+ * again (someone else signed in on that browser) moves it. A user keeps their newest ten.
+ */
+export function subscribe(deps: AppDeps, actor: SessionUser, body: PushSubscribeBody): PushStatus {
+  deps.db.transaction(() => {
+    upsertSubscription(deps.db, {
+      id: randomUUID(),
+      userId: actor.id,
+      endpoint: body.endpoint,
+      p256dh: body.keys.p256dh,
+      auth: body.keys.auth,
+      createdAt: deps.now(),
+    });
+    trimSubscriptions(deps.db, actor.id, PUSH_SUBSCRIPTIONS_PER_USER);
+  });
+  return pushStatus(deps, actor);
+}
+
+/** POST /api/push/unsubscribe: forgets the endpoint if it is the user's; anyone else's is left alone. */
+export function unsubscribe(deps: AppDeps, actor: SessionUser, body: PushUnsubscribeBody): PushStatus {
+  deleteUserSubscription(deps.db, actor.id, body.endpoint);
+  return pushStatus(deps, actor);
+}
+
+/** A deactivated user's devices must stop receiving pushes at once. */
+export function removeSubscriptionsOf(deps: AppDeps, userId: string): void {
+  deleteSubscriptionsOfUser(deps.db, userId);
+}
+
+/** Sends to each subscription after the current task (and its transaction) has finished; never throws. */
+function deliver(deps: AppDeps, rows: PushSubscriptionRow[], payload: PushPayload, options: PushOptions): number {
+  if (rows.length === 0) return 0;
+  const state = stateOf(deps);
+  const vapid = ensureVapidKeys(deps);
+  const body = JSON.stringify(payload);
+  const sendOne = async (row: PushSubscriptionRow) => {
+    try {
+      const target = { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } };
+      const status = await state.sender.send(target, body, vapid, options);
+      if (status === 404 || status === 410) deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
+      else if (status >= 400) deps.log.error(`Push service answered ${status} (${payload.data.type})`);
+    } catch (error) {
+      deps.log.error(`Push failed (${payload.data.type})`, error);
+    }
+  };
+  const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => Promise.all(rows.map(sendOne)))
+    .then(() => undefined)
+    .finally(() => state.inFlight.delete(job));
+  state.inFlight.add(job);
+  return rows.length;
+}
+
+/** Pushes to these users' devices (active users only); answers how many subscriptions it goes to. */
+export function pushToUsers(deps: AppDeps, userIds: string[], payload: PushPayload, options: PushOptions): number {
+  return deliver(deps, listActiveSubscriptions(deps.db, { userIds }), payload, options);
+}
+
+/** Pushes to every active user's devices but one user's (the author of an announcement). */
+export function pushToEveryoneBut(deps: AppDeps, userId: string, payload: PushPayload, options: PushOptions): number {
+  return deliver(deps, listActiveSubscriptions(deps.db, { exceptUserId: userId }), payload, options);
+}
+
+/** Waits for the pushes in flight (server shutdown, tests). */
+export async function settlePushes(deps: AppDeps): Promise<void> {
+  const state = states.get(deps);
+  while (state && state.inFlight.size > 0) await Promise.all([...state.inFlight]);
+}
+
+/**
+ * POST /api/test-notification/{userId}: only to oneself, with the server's own text whatever the client
+ * sends, at most three in ten minutes.
+ */
+export function sendTestNotification(deps: AppDeps, actor: SessionUser, userId: string): { sent: number } {
+  if (userId !== actor.id) forbidden(PUSH_MESSAGES.testOwnOnly);
+  const state = stateOf(deps);
+  const now = deps.now();
+  const recent = (state.testSends.get(actor.id) ?? []).filter((at) => at > now - TEST_NOTIFICATION_WINDOW_MS);
+  if (recent.length >= TEST_NOTIFICATION_LIMIT) {
+    const waitMs = recent[0] + TEST_NOTIFICATION_WINDOW_MS - now;
+    const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+    tooManyRequests(PUSH_MESSAGES.testRateLimited(minutes), Math.ceil(waitMs / 1000));
+  }
+  state.testSends.set(actor.id, [...recent, now]);
+  return { sent: pushToUsers(deps, [actor.id], testPush(), { ttlSeconds: 60, urgency: 'normal' }) };
+}
+
+/*
+ * Payloads (decision 36): what the notification shows and ids, never the content of a message or post, so a
+ * locked phone shows no resident or health details.
+ */
+
+export function chatPush(senderFirstName: string, conversationId: string): PushPayload {
+  return {
+    title: `New message from ${senderFirstName}`,
+    body: 'Open Staff Portal to read it.',
+    tag: `chat-${conversationId}`,
+    data: { type: 'chat', conversationId },
+  };
+}
+
+export function urgentPush(authorFirstName: string, postId: string): PushPayload {
+  return {
+    title: 'Emergency alert',
+    body: `New urgent message from ${authorFirstName}. Open Staff Portal to read and acknowledge it.`,
+    tag: `urgent-${postId}`,
+    data: { type: 'urgent', postId, urgent: true },
+  };
+}
+
+export function reminderPush(authorFirstName: string, postId: string): PushPayload {
+  return {
+    title: 'Emergency alert not acknowledged',
+    body: `Please open Staff Portal and acknowledge the urgent message from ${authorFirstName}.`,
+    tag: `urgent-${postId}`,
+    data: { type: 'reminder', postId, urgent: true },
+  };
+}
+
+export function announcementPush(authorFirstName: string, postId: string): PushPayload {
+  return {
+    title: 'Company announcement',
+    body: `New announcement from ${authorFirstName}.`,
+    tag: `announcement-${postId}`,
+    data: { type: 'announcement', postId },
+  };
+}
+
+export function testPush(): PushPayload {
+  return {
+    title: 'Staff Portal',
+    body: 'Push notifications are working on this device.',
+    tag: 'test',
+    data: { type: 'test' },
+  };
+}
+
+/** Delivery options: alerts and chat go at once and keep a day; announcements are normal priority. */
+export const PUSH_OPTIONS = {
+  urgent: { ttlSeconds: DAY_SECONDS, urgency: 'high' },
+  chat: { ttlSeconds: DAY_SECONDS, urgency: 'high' },
+  announcement: { ttlSeconds: 3 * DAY_SECONDS, urgency: 'normal' },
+} as const satisfies Record<string, PushOptions>;

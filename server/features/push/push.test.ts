@@ -1,0 +1,261 @@
+import { createECDH, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import webpush from 'web-push';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUSH_MESSAGES } from '../../../schema/push';
+import { ConfigError, loadConfig } from '../../config';
+import { startServer } from '../../server';
+import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../test/push-receiver';
+import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+
+let t: TestServer;
+let receiver: PushReceiver;
+/** An allowed origin where nothing listens: a push service that cannot be reached. */
+const UNREACHABLE = 'http://127.0.0.1:9';
+
+beforeAll(async () => {
+  receiver = await startPushReceiver();
+  t = await startTestServer({ PUSH_ALLOW_HOSTS: `${receiver.origin}, ${UNREACHABLE}` });
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+let devices = 0;
+/** A signed-in user whose browser subscribed to push; answers the device name its pushes arrive under. */
+async function subscribed(overrides: Parameters<TestServer['signedIn']>[0] = {}) {
+  const signed = await t.signedIn(overrides);
+  devices += 1;
+  const device = `device-${devices}`;
+  const res = await signed.client.post('/api/push/subscribe', receiver.subscription(device));
+  expect(res.status).toBe(201);
+  return { ...signed, device };
+}
+
+const subscriptionsOf = (userId: string) =>
+  (t.db.$client.prepare('SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?').get(userId) as { n: number })
+    .n;
+
+describe('access to the push calls', () => {
+  it.each([
+    ['GET', '/api/push/vapid-public-key'],
+    ['GET', '/api/push/subscription-status'],
+    ['POST', '/api/push/subscribe', { endpoint: 'https://push.example/x', keys: {} }],
+    ['POST', '/api/push/unsubscribe', { endpoint: 'https://push.example/x' }],
+    ['POST', '/api/test-notification/someone', {}],
+  ])('%s %s answers 401 when signed out', async (method, url, body?: unknown) => {
+    const res = await t.client().request(method, url, body);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('PUSH_ALLOW_HOSTS', () => {
+  it('is a comma-separated list of origins, and anything else stops the server at start', () => {
+    const config = loadConfig({ PUSH_ALLOW_HOSTS: 'http://127.0.0.1:4000/, https://push.test.example' });
+    expect(config.pushAllowOrigins).toEqual(['http://127.0.0.1:4000', 'https://push.test.example']);
+    expect(loadConfig({}).pushAllowOrigins).toEqual([]);
+    expect(() => loadConfig({ PUSH_ALLOW_HOSTS: 'http://127.0.0.1:4000/push' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PUSH_ALLOW_HOSTS: 'localhost' })).toThrow(/PUSH_ALLOW_HOSTS/);
+  });
+});
+
+describe('VAPID keys', () => {
+  it('are made on first start, kept in the database and the same after a restart', async () => {
+    const fresh = await startTestServer();
+    try {
+      const { client } = await fresh.signedIn();
+      const res = await client.get('/api/push/vapid-public-key');
+      expect(res.status).toBe(200);
+      const { publicKey } = res.body as { publicKey: string };
+      expect(Buffer.from(publicKey, 'base64url')).toHaveLength(65);
+      const stored = fresh.db.$client.prepare("SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
+      expect(stored).toEqual({ value: publicKey });
+
+      await fresh.server.close();
+      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: fresh.dataDir, LOG_LEVEL: 'silent' });
+      const again = await startServer(config, { clientDir: `${fresh.dataDir}/no-client` });
+      try {
+        const row = again.deps.db.$client.prepare("SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
+        expect(row).toEqual({ value: publicKey });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await fresh.smtp.close();
+      fs.rmSync(fresh.dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('subscribe, status and unsubscribe', () => {
+  it('stores a subscription and reports it by count only, never with its endpoint or keys', async () => {
+    const { client } = await t.signedIn();
+    const before = await client.get('/api/push/subscription-status');
+    expect(before.body).toEqual({ hasSubscription: false, debug: { subscriptionCount: 0 } });
+    const subscription = receiver.subscription('status-device');
+    const res = await client.post('/api/push/subscribe', subscription);
+    expect(res.status).toBe(201);
+    const status = await client.get('/api/push/subscription-status');
+    expect(status.body).toEqual({ hasSubscription: true, debug: { subscriptionCount: 1 } });
+    for (const text of [res.text, status.text]) {
+      expect(text).not.toContain(subscription.endpoint);
+      expect(text).not.toContain(subscription.keys.p256dh);
+      expect(text).not.toContain(subscription.keys.auth);
+    }
+    const off = await client.post('/api/push/unsubscribe', { endpoint: subscription.endpoint });
+    expect(off.status).toBe(200);
+    expect(off.body).toEqual({ hasSubscription: false, debug: { subscriptionCount: 0 } });
+  });
+
+  it.each([
+    ['plain http outside the allow-list', { endpoint: 'http://push.example/x' }, PUSH_MESSAGES.endpointHttps],
+    ['an address instead of a domain', { endpoint: 'https://10.0.0.1/x' }, PUSH_MESSAGES.endpointHttps],
+    ['localhost', { endpoint: 'https://localhost/x' }, PUSH_MESSAGES.endpointHttps],
+    ['not a URL', { endpoint: 'push me' }, PUSH_MESSAGES.endpointInvalid],
+    ['a short p256dh key', { keys: { p256dh: 'abc', auth: 'A'.repeat(22) } }, PUSH_MESSAGES.p256dhInvalid],
+    ['an auth secret that is not base64url', { keys: { auth: '!'.repeat(22) } }, PUSH_MESSAGES.authInvalid],
+  ])('refuses %s (400)', async (_label, change: Record<string, unknown>, message) => {
+    const { client } = await t.signedIn();
+    const good = receiver.subscription('never-used');
+    const body = {
+      ...good,
+      endpoint: 'https://push.example/send/1',
+      ...change,
+      keys: { ...good.keys, ...(change.keys as object) },
+    };
+    const res = await client.post('/api/push/subscribe', body);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  it('accepts an https push service with padded keys', async () => {
+    const { client } = await t.signedIn();
+    const { keys } = receiver.subscription('padded');
+    const res = await client.post('/api/push/subscribe', {
+      endpoint: 'https://fcm.googleapis.com/fcm/send/abc',
+      keys: { p256dh: `${keys.p256dh}=`, auth: `${keys.auth}==` },
+      expirationTime: null,
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it('moves an endpoint to whoever subscribes it last, and leaves someone else’s endpoint alone on unsubscribe', async () => {
+    const first = await t.signedIn();
+    const second = await t.signedIn();
+    const subscription = receiver.subscription('shared-browser');
+    await first.client.post('/api/push/subscribe', subscription);
+    await second.client.post('/api/push/subscribe', subscription);
+    expect([subscriptionsOf(first.user.id), subscriptionsOf(second.user.id)]).toEqual([0, 1]);
+    await first.client.post('/api/push/unsubscribe', { endpoint: subscription.endpoint });
+    expect(subscriptionsOf(second.user.id)).toBe(1);
+    expect((await first.client.post('/api/push/unsubscribe', {})).status).toBe(400);
+  });
+
+  it('keeps a user’s newest ten subscriptions', async () => {
+    const { user, client } = await t.signedIn();
+    for (let i = 0; i < 12; i += 1) {
+      t.advance(1);
+      await client.post('/api/push/subscribe', receiver.subscription(`many-${i}`));
+    }
+    const endpoints = t.db.$client
+      .prepare('SELECT endpoint FROM push_subscriptions WHERE user_id = ?')
+      .all(user.id) as { endpoint: string }[];
+    expect(endpoints).toHaveLength(10);
+    expect(endpoints.some((row) => row.endpoint.endsWith('/many-0'))).toBe(false);
+    expect(endpoints.some((row) => row.endpoint.endsWith('/many-11'))).toBe(true);
+  });
+});
+
+describe('POST /api/test-notification/{userId}', () => {
+  it('sends the server’s own text to the signed-in user’s devices, whatever the client asks', async () => {
+    const { user, client, device } = await subscribed();
+    const res = await client.post(`/api/test-notification/${user.id}`, {
+      title: 'Free money',
+      body: 'Click here',
+      urgent: true,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ sent: 1 });
+    const [push] = await receiver.waitFor(device);
+    expect(push.payload).toEqual({
+      title: 'Staff Portal',
+      body: 'Push notifications are working on this device.',
+      tag: 'test',
+      data: { type: 'test' },
+    });
+  });
+
+  it('refuses another user’s id (403)', async () => {
+    const { client } = await t.signedIn();
+    const other = await t.buildUser();
+    const res = await client.post(`/api/test-notification/${other.id}`, {});
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe(PUSH_MESSAGES.testOwnOnly);
+  });
+
+  it('allows three in ten minutes, then answers 429 until the window has passed', async () => {
+    const { user, client } = await t.signedIn();
+    for (let i = 0; i < 3; i += 1) expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(200);
+    const limited = await client.post(`/api/test-notification/${user.id}`);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ code: 'rate_limited', message: PUSH_MESSAGES.testRateLimited(10) });
+    expect(limited.headers.get('retry-after')).toBe('600');
+    t.advance(10 * 60_000 + 1);
+    expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(200);
+  });
+});
+
+describe('the test receiver', () => {
+  it('decrypts what web-push encrypts for a key pair, and refuses a body made for another secret', () => {
+    const browser = createECDH('prime256v1');
+    browser.generateKeys();
+    const auth = randomBytes(16);
+    const target = {
+      endpoint: 'https://push.example/x',
+      keys: { p256dh: browser.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
+    };
+    const vapidDetails = { subject: 'mailto:a@b.example', ...webpush.generateVAPIDKeys() };
+    const { body } = webpush.generateRequestDetails(target, '{"hello":"world"}', {
+      vapidDetails,
+      contentEncoding: 'aes128gcm',
+    });
+    expect(decryptPushBody(body, browser, auth).toString()).toBe('{"hello":"world"}');
+    expect(() => decryptPushBody(body, browser, randomBytes(16))).toThrow();
+  });
+});
+
+describe('the whole push path', () => {
+  it('drops a subscription the push service answers 410 Gone', async () => {
+    const gone = await subscribed();
+    receiver.answer(gone.device, 410);
+    expect(subscriptionsOf(gone.user.id)).toBe(1);
+    await gone.client.post(`/api/test-notification/${gone.user.id}`);
+    await receiver.waitFor(gone.device);
+    await t.settlePushes();
+    expect(subscriptionsOf(gone.user.id)).toBe(0);
+    expect((await gone.client.get('/api/push/subscription-status')).body).toMatchObject({ hasSubscription: false });
+  });
+
+  it('never fails the request that caused a push when the push service cannot be reached', async () => {
+    const { user, client } = await t.signedIn();
+    const { keys } = receiver.subscription('unreachable');
+    expect((await client.post('/api/push/subscribe', { endpoint: `${UNREACHABLE}/push/x`, keys })).status).toBe(201);
+    const res = await client.post(`/api/test-notification/${user.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ sent: 1 });
+    await t.settlePushes();
+    expect(subscriptionsOf(user.id)).toBe(1); // an unreachable service is not a gone subscription
+  });
+});
+
+describe('deactivated and deleted users', () => {
+  it('forgets the push subscriptions of a deactivated or deleted user', async () => {
+    const deactivated = await subscribed();
+    const deleted = await subscribed();
+    const sysadmin: TestClient = (await t.signedIn({ role: 'system_admin' })).client;
+    await sysadmin.patch(`/api/admin/users/${deactivated.user.id}/status`, { isActive: false });
+    await sysadmin.delete(`/api/admin/users/${deleted.user.id}`);
+    expect([subscriptionsOf(deactivated.user.id), subscriptionsOf(deleted.user.id)]).toEqual([0, 0]);
+  });
+});
