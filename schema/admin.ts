@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EMAIL_MAX, NameFieldsSchema } from './auth';
+import { HouseTagsSchema } from './posts';
 import { RoleSchema, UserTypeSchema } from './roles';
 
 const email = z
@@ -32,6 +33,12 @@ export type UserRoleBody = z.infer<typeof UserRoleBodySchema>;
 export const ApproveUserBodySchema = z.object({ role: RoleSchema });
 export type ApproveUserBody = z.infer<typeof ApproveUserBodySchema>;
 
+/** PUT /api/admin/users/{id}/houses: the houses a staff member works in (any of the ten; none is allowed). */
+export const UserHousesBodySchema = z.object({
+  houses: z.array(z.unknown(), { message: 'houses must be a list of house names' }).pipe(HouseTagsSchema),
+});
+export type UserHousesBody = z.infer<typeof UserHousesBodySchema>;
+
 /** One row of GET /api/admin/users. */
 export const AdminUserSchema = z.object({
   id: z.string(),
@@ -49,6 +56,8 @@ export const AdminUserSchema = z.object({
   requestedRole: z.string().nullable(),
   /** True while an invited member has not yet chosen a password. */
   invitePending: z.boolean(),
+  /** The houses the member works in, in the order of the house list. */
+  houses: z.array(z.string()),
   createdAt: z.string(),
   lastLoginAt: z.string().nullable(),
 });

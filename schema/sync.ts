@@ -110,6 +110,8 @@ export const DirectoryUserDocSchema = z.object({
   role: RoleSchema,
   profileImageUrl: z.string().nullable(),
   isActive: z.boolean(),
+  /** The houses the colleague works in (set on the admin page). */
+  houses: z.array(z.string()),
   updatedAt: millis,
   _deleted: z.boolean(),
 });

@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import { hashPassword } from '../lib/crypto';
 import { startServer } from '../server';
 import { insertComment, type NewCommentRow } from '../features/comments/comments.queries';
+import { replaceUserHouses } from '../features/houses/houses.queries';
 import { settlePushes } from '../features/push/push.service';
 import { insertPost, type NewPostRow } from '../features/posts/posts.queries';
 import { upsertReaction } from '../features/reactions/reactions.queries';
@@ -92,6 +93,10 @@ export async function startTestServer(env: Record<string, string> = {}) {
       };
       insertPost(server.deps.db, row);
       return row;
+    },
+    /** Sets the houses a user works in (factory). */
+    setHouses(userId: string, houses: string[]) {
+      replaceUserHouses(server.deps.db, userId, houses, Date.now() + offset);
     },
     /** Waits until every push the server has queued has reached its push service (or failed). */
     settlePushes: () => settlePushes(server.deps),

@@ -4,6 +4,7 @@ import {
   ApproveUserBodySchema,
   CreateUserBodySchema,
   EditUserBodySchema,
+  UserHousesBodySchema,
   UserRoleBodySchema,
   UserStatusBodySchema,
 } from '../../../schema/admin';
@@ -16,6 +17,7 @@ import {
   deleteStaffMember,
   editStaffMember,
   listStaff,
+  setStaffHouses,
   setStaffRole,
   setStaffStatus,
 } from './admin.service';
@@ -37,6 +39,9 @@ export const adminRoutes = new Hono<AppEnv>()
   )
   .put('/admin/users/:id/role', validate('param', IdParamsSchema), validate('json', UserRoleBodySchema), (c) =>
     c.json(setStaffRole(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  )
+  .put('/admin/users/:id/houses', validate('param', IdParamsSchema), validate('json', UserHousesBodySchema), (c) =>
+    c.json(setStaffHouses(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
   .post(
     '/admin/users/:id/approve',

@@ -4,6 +4,7 @@ import type {
   ApproveUserBody,
   CreateUserBody,
   EditUserBody,
+  UserHousesBody,
   UserRoleBody,
   UserStatusBody,
 } from '../../../schema/admin';
@@ -14,6 +15,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken } from '../auth/auth.service';
+import { housesByUser, setUserHouses } from '../houses/houses.service';
 import { removeSubscriptionsOf } from '../push/push.service';
 import {
   countOtherActiveSystemAdmins,
@@ -30,13 +32,19 @@ import { directoryChanged, toAdminUser } from '../users/users.service';
 
 const LAST_ADMIN = 'There must always be at least one active System Administrator.';
 
-/** Every account, for the admin page (system administrators only; the route checks). */
+/** Every account with its houses, for the admin page (system administrators only; the route checks). */
 export function listStaff(deps: AppDeps): AdminUser[] {
-  return listUsers(deps.db).map(toAdminUser);
+  const houses = housesByUser(deps);
+  return listUsers(deps.db).map((row) => toAdminUser(row, houses.get(row.id) ?? []));
 }
 
 function loadTarget(deps: AppDeps, id: string): UserRow {
   return findUserById(deps.db, id) ?? notFound('User not found');
+}
+
+/** One account as the admin list shows it, houses included. */
+function adminView(deps: AppDeps, id: string): AdminUser {
+  return toAdminUser(loadTarget(deps, id), housesByUser(deps, [id]).get(id) ?? []);
 }
 
 /** Admins cannot change their own role, status or record, nor delete themselves (spec section 5). */
@@ -102,7 +110,7 @@ export async function createStaffMember(
       `Then sign in at ${baseUrl(deps.config)}/login with this e-mail address.`,
   });
   audit(deps, actor, meta, 'admin.user_created', id, { email: body.email, role });
-  return toAdminUser(loadTarget(deps, id));
+  return adminView(deps, id);
 }
 
 /** Changes a member's name, e-mail and role. */
@@ -122,7 +130,7 @@ export function editStaffMember(
   audit(deps, actor, meta, 'admin.user_updated', id, {
     changed: (['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
   });
-  return toAdminUser(loadTarget(deps, id));
+  return adminView(deps, id);
 }
 
 /** Activates or deactivates a member; deactivation ends their sessions at once. */
@@ -144,7 +152,7 @@ export function setStaffStatus(
   }
   directoryChanged(deps);
   audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
-  return toAdminUser(loadTarget(deps, id));
+  return adminView(deps, id);
 }
 
 /** Changes a member's role. */
@@ -161,7 +169,7 @@ export function setStaffRole(
   updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_role_changed', id, { from: target.role, to: body.role });
-  return toAdminUser(loadTarget(deps, id));
+  return adminView(deps, id);
 }
 
 /** Approves a pending registration with the chosen role and activates it. */
@@ -184,7 +192,7 @@ export async function approveRegistration(
       `Hello ${target.firstName},\n\nYour Staff Portal account has been approved as ${ROLE_LABELS[body.role]}. ` +
       `You can now sign in at ${baseUrl(deps.config)}/login.`,
   });
-  return toAdminUser(loadTarget(deps, id));
+  return adminView(deps, id);
 }
 
 /**
@@ -202,4 +210,19 @@ export function deleteStaffMember(deps: AppDeps, actor: SessionUser, id: string,
   });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_deleted', id, { email: target.email });
+}
+
+/** Sets the houses a member works in (any of the ten, or none); urgent posts can be addressed to houses. */
+export function setStaffHouses(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UserHousesBody,
+  meta: RequestMeta,
+): AdminUser {
+  const target = loadTarget(deps, id);
+  const before = housesByUser(deps, [id]).get(id) ?? [];
+  const houses = setUserHouses(deps, target.id, body.houses);
+  audit(deps, actor, meta, 'admin.user_houses_changed', id, { from: before, to: houses });
+  return adminView(deps, id);
 }

@@ -450,6 +450,7 @@ describe('the staff directory', () => {
       role: 'admin',
       profileImageUrl: null,
       isActive: true,
+      houses: [],
       updatedAt: colleague.updatedAt,
       _deleted: false,
     });

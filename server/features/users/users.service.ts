@@ -2,6 +2,7 @@ import type { AdminUser } from '../../../schema/admin';
 import type { CurrentUser } from '../../../schema/auth';
 import type { DirectoryUserDoc } from '../../../schema/sync';
 import type { AppDeps } from '../../lib/context';
+import { housesByUser } from '../houses/houses.service';
 import { listDeletedUsersSince, listDirectorySince, type UserRow } from './users.queries';
 
 /** The shape of GET /api/auth/user (issue 2). */
@@ -19,20 +20,21 @@ export function toCurrentUser(row: UserRow): CurrentUser {
   };
 }
 
-/** A row of the admin user list, with the states the admin page shows. */
-export function toAdminUser(row: UserRow): AdminUser {
+/** A row of the admin user list, with the states the admin page shows and the member's houses. */
+export function toAdminUser(row: UserRow, houses: string[] = []): AdminUser {
   return {
     ...toCurrentUser(row),
     pendingApproval: row.pendingApproval,
     requestedRole: row.requestedRole ?? null,
     invitePending: row.passwordHash === null && !row.pendingApproval,
+    houses,
     createdAt: new Date(row.createdAt).toISOString(),
     lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt).toISOString() : null,
   };
 }
 
 /** An entry of the synced staff directory: what every colleague may see, no e-mail. */
-export function toDirectoryUserDoc(row: UserRow): DirectoryUserDoc {
+export function toDirectoryUserDoc(row: UserRow, houses: string[] = []): DirectoryUserDoc {
   return {
     id: row.id,
     firstName: row.firstName,
@@ -40,6 +42,7 @@ export function toDirectoryUserDoc(row: UserRow): DirectoryUserDoc {
     role: row.role,
     profileImageUrl: row.profileImageUrl ?? null,
     isActive: row.isActive,
+    houses,
     updatedAt: row.updatedAt,
     _deleted: false,
   };
@@ -54,6 +57,7 @@ export function deletedDirectoryUserDoc(id: string): DirectoryUserDoc {
     role: 'staff',
     profileImageUrl: null,
     isActive: false,
+    houses: [],
     updatedAt: 0,
     _deleted: true,
   };
@@ -69,10 +73,12 @@ export function directoryChanged(deps: AppDeps): void {
  * each deleted account; two sources merged in (server_seq, id) order.
  */
 export function listDirectoryDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  const live = listDirectorySince(deps.db, seq, id, limit).map((row) => ({
-    seq: row.serverSeq,
-    doc: toDirectoryUserDoc(row),
-  }));
+  const rows = listDirectorySince(deps.db, seq, id, limit);
+  const houses = housesByUser(
+    deps,
+    rows.map((row) => row.id),
+  );
+  const live = rows.map((row) => ({ seq: row.serverSeq, doc: toDirectoryUserDoc(row, houses.get(row.id) ?? []) }));
   const gone = listDeletedUsersSince(deps.db, seq, id, limit).map((row) => ({
     seq: row.serverSeq,
     doc: deletedDirectoryUserDoc(row.id),
