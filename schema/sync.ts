@@ -4,12 +4,18 @@ import { AttachmentSchema, ReactionTypeSchema } from './posts';
 import { RoleSchema } from './roles';
 
 /** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
-export const SYNC_COLLECTIONS = ['users', 'posts', 'comments', 'reactions'] as const;
+export const SYNC_COLLECTIONS = ['users', 'posts', 'comments', 'reactions', 'conversations', 'messages'] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 export const SyncCollectionSchema = z.enum(SYNC_COLLECTIONS, { message: 'No such sync collection' });
 
 /** Collections a client may push to; the staff directory is read-only. */
-export const PUSHABLE_COLLECTIONS = ['posts', 'comments', 'reactions'] as const satisfies readonly SyncCollection[];
+export const PUSHABLE_COLLECTIONS = [
+  'posts',
+  'comments',
+  'reactions',
+  'conversations',
+  'messages',
+] as const satisfies readonly SyncCollection[];
 
 export const PULL_LIMIT_DEFAULT = 500;
 export const PULL_LIMIT_MAX = 1000;
@@ -24,6 +30,8 @@ export const SYNC_WRITABLE_FIELDS = {
   comments: ['postId', 'content'],
   reactions: ['postId', 'type'],
   users: [],
+  conversations: ['otherUserId', 'readUpTo'],
+  messages: ['conversationId', 'content'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 
 /**
@@ -117,11 +125,53 @@ export const DirectoryUserDocSchema = z.object({
 });
 export type DirectoryUserDoc = z.infer<typeof DirectoryUserDocSchema>;
 
+/**
+ * A conversation as one of its two participants pulls it: the fields are from that participant's side
+ * (`otherUserId`, `readUpTo`), so each participant's document differs. Only the two participants ever pull it.
+ * The id is `conversationIdOf(a, b)` (schema/chat.ts), so both phones name it the same even offline.
+ */
+export const ConversationDocSchema = z.object({
+  id: z.string(),
+  /** The other participant; null once that account is deleted. */
+  otherUserId: z.string().nullable(),
+  /**
+   * The signed-in user's read mark: every message from the other person created at or before it is read.
+   * Writable: push the `createdAt` of the newest message shown; it only ever moves forward.
+   */
+  readUpTo: millis,
+  /** The other participant's read mark: one's own messages created at or before it have been read. */
+  otherReadUpTo: millis,
+  /** The newest message's `createdAt`; null while there is none. */
+  lastMessageAt: millis.nullable(),
+  createdAt: millis,
+  updatedAt: millis,
+  _deleted: z.boolean(),
+});
+export type ConversationDoc = z.infer<typeof ConversationDocSchema>;
+
+/**
+ * A direct message; created once, never edited or deleted. `createdAt` is the server's and strictly
+ * increasing within a conversation. Read state is on the conversation: a message from the other person is
+ * read when `createdAt <= readUpTo`, one's own when `createdAt <= otherReadUpTo`.
+ */
+export const MessageDocSchema = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  /** Set by the server to the signed-in sender; null once the account is deleted. */
+  senderId: z.string().nullable(),
+  content: z.string(),
+  createdAt: millis,
+  _deleted: z.boolean(),
+});
+export type MessageDoc = z.infer<typeof MessageDocSchema>;
+
 export interface SyncDocs {
   posts: PostDoc;
   comments: CommentDoc;
   reactions: ReactionDoc;
   users: DirectoryUserDoc;
+  conversations: ConversationDoc;
+  messages: MessageDoc;
 }
 
 export interface PullResponse<T> {

@@ -8,6 +8,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { LIMITS } from '../schema/constants';
 import { adminRoutes } from './features/admin/admin.routes';
 import { authRoutes } from './features/auth/auth.routes';
+import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
 import { configRoutes } from './features/config/config.routes';
 import { postRoutes } from './features/posts/posts.routes';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', commentRoutes);
   api.route('/', reactionRoutes);
   api.route('/', uploadRoutes);
+  api.route('/', chatRoutes);
   api.route('/', pushRoutes);
   api.route('/', syncRoutes);
   api.all('*', () => notFound('No such API call'));

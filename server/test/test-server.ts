@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config';
 import { hashPassword } from '../lib/crypto';
 import { startServer } from '../server';
+import { conversationIdOf } from '../../schema/chat';
+import { insertConversation, insertMessage, type NewMessageRow } from '../features/chat/chat.queries';
 import { insertComment, type NewCommentRow } from '../features/comments/comments.queries';
 import { replaceUserHouses } from '../features/houses/houses.queries';
 import { settlePushes } from '../features/push/push.service';
@@ -97,6 +99,36 @@ export async function startTestServer(env: Record<string, string> = {}) {
     /** Sets the houses a user works in (factory). */
     setHouses(userId: string, houses: string[]) {
       replaceUserHouses(server.deps.db, userId, houses, Date.now() + offset);
+    },
+    /** Inserts the conversation of two users (factory); answers its id. */
+    buildConversation(userId: string, otherUserId: string) {
+      const at = Date.now() + offset;
+      const [userAId, userBId] = [userId, otherUserId].sort();
+      const id = conversationIdOf(userId, otherUserId);
+      insertConversation(server.deps.db, {
+        id,
+        userAId,
+        userBId,
+        aReadUpTo: 0,
+        bReadUpTo: 0,
+        lastMessageAt: null,
+        createdAt: at,
+        updatedAt: at,
+      });
+      return id;
+    },
+    /** Inserts a message into a conversation (factory); times must increase within a conversation. */
+    buildMessage(conversationId: string, senderId: string, overrides: Partial<NewMessageRow> = {}) {
+      const row: NewMessageRow = {
+        id: randomUUID(),
+        conversationId,
+        senderId,
+        content: 'A message',
+        createdAt: Date.now() + offset,
+        ...overrides,
+      };
+      insertMessage(server.deps.db, row);
+      return row;
     },
     /** Waits until every push the server has queued has reached its push service (or failed). */
     settlePushes: () => settlePushes(server.deps),

@@ -15,6 +15,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken } from '../auth/auth.service';
+import { releaseChatParticipant } from '../chat/chat.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
 import { removeSubscriptionsOf } from '../push/push.service';
 import {
@@ -204,8 +205,10 @@ export function deleteStaffMember(deps: AppDeps, actor: SessionUser, id: string,
   refuseSelf(actor, target, 'delete');
   keepOneSystemAdmin(deps, target, null);
   endAllSessions(deps, id);
+  // Push subscriptions, houses and alert lists go with the row (foreign keys); chat stays for the other side.
   deps.db.transaction(() => {
     releaseAuthorContent(deps, id);
+    releaseChatParticipant(deps, id);
     deleteUserRow(deps.db, id);
   });
   directoryChanged(deps);

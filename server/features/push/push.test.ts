@@ -226,6 +226,30 @@ describe('the test receiver', () => {
 });
 
 describe('the whole push path', () => {
+  it('delivers a chat message to its recipient’s device, encrypted (RFC 8291) and signed (VAPID), without its content', async () => {
+    const recipient = await subscribed({ firstName: 'Rita' });
+    const sender = await subscribed({ firstName: 'Sam' });
+    const conversation = await sender.client.post('/api/conversations', { participantId: recipient.user.id });
+    const res = await sender.client.post(`/api/conversations/${conversation.body.id as string}/messages`, {
+      content: 'Mrs B needs her inhaler',
+    });
+    expect(res.status).toBe(201);
+    const [push] = await receiver.waitFor(recipient.device);
+    expect(push.payload).toEqual({
+      title: 'New message from Sam',
+      body: 'Open Staff Portal to read it.',
+      tag: `chat-${conversation.body.id as string}`,
+      data: { type: 'chat', conversationId: conversation.body.id },
+    });
+    expect(JSON.stringify(push.payload)).not.toContain('inhaler');
+    expect(push.headers.urgency).toBe('high');
+    const { publicKey } = (await sender.client.get('/api/push/vapid-public-key')).body as { publicKey: string };
+    expect(push.vapid.key).toBe(publicKey);
+    expect(push.vapid.claims).toMatchObject({ aud: receiver.origin, sub: 'mailto:support@example.org' });
+    await t.settlePushes();
+    expect(receiver.of(sender.device)).toEqual([]);
+  });
+
   it('drops a subscription the push service answers 410 Gone', async () => {
     const gone = await subscribed();
     receiver.answer(gone.device, 410);

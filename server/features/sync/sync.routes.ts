@@ -11,6 +11,7 @@ import {
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
+import { conversationsSync, messagesSync } from '../chat/chat.sync';
 import { commentsSync } from '../comments/comments.sync';
 import { postsSync } from '../posts/posts.sync';
 import { reactionsSync } from '../reactions/reactions.sync';
@@ -23,6 +24,8 @@ const HANDLERS: Record<SyncCollection, SyncHandler> = {
   posts: postsSync,
   comments: commentsSync,
   reactions: reactionsSync,
+  conversations: conversationsSync,
+  messages: messagesSync,
 };
 
 const CollectionParamsSchema = z.object({ collection: SyncCollectionSchema });

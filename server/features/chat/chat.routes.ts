@@ -1,0 +1,44 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { CreateConversationBodySchema, ListMessagesQuerySchema, SendMessageBodySchema } from '../../../schema/chat';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import { requireUser } from '../auth/auth.middleware';
+import {
+  countUnreadMessages,
+  listChatContacts,
+  listConversations,
+  listMessages,
+  markConversationRead,
+  openConversation,
+  sendMessage,
+} from './chat.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(250) });
+
+/** Direct messages (spec section 7 "Chat"); only a conversation's two participants reach it. */
+export const chatRoutes = new Hono<AppEnv>()
+  .get('/conversations', requireUser, (c) => c.json(listConversations(c.var.deps, c.var.user)))
+  .post('/conversations', requireUser, validate('json', CreateConversationBodySchema), (c) => {
+    const { conversation, created } = openConversation(c.var.deps, c.var.user, c.req.valid('json').participantId);
+    return c.json(conversation, created ? 201 : 200);
+  })
+  .get(
+    '/conversations/:id/messages',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('query', ListMessagesQuerySchema),
+    (c) => c.json(listMessages(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('query'))),
+  )
+  .post(
+    '/conversations/:id/messages',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('json', SendMessageBodySchema),
+    (c) => c.json(sendMessage(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
+  )
+  .patch('/conversations/:id/read', requireUser, validate('param', IdParamsSchema), (c) =>
+    c.json(markConversationRead(c.var.deps, c.var.user, c.req.valid('param').id)),
+  )
+  .get('/messages/unread-count', requireUser, (c) => c.json(countUnreadMessages(c.var.deps, c.var.user)))
+  .get('/users', requireUser, (c) => c.json(listChatContacts(c.var.deps, c.var.user)));

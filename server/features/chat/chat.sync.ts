@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { CHAT_MESSAGES, conversationIdOf, SendMessageBodySchema } from '../../../schema/chat';
+import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
+import { badRequest, conflict } from '../../lib/errors';
+import { parseInput } from '../../lib/http';
+import type { SyncHandler } from '../sync/sync.service';
+import {
+  findConversationDoc,
+  findMessageDoc,
+  listConversationDocsSince,
+  listMessageDocsSince,
+  markConversationRead,
+  openConversation,
+  sendMessage,
+} from './chat.service';
+
+const UserIdSchema = z.string({ message: 'otherUserId is required' }).min(1, 'otherUserId is required').max(100);
+const ReadMarkSchema = z.number({ message: 'readUpTo must be a time in milliseconds' }).int().nonnegative();
+const ConversationIdSchema = z.string({ message: 'conversationId is required' }).min(1).max(250);
+
+/**
+ * Conversations replicate both ways, only to their two participants. A new document opens the pair's
+ * conversation (its id must be made from the pair); a change of `readUpTo` marks messages read. Each side
+ * writes only its own read mark, so the last push wins; a mark older than the server's answers the master.
+ */
+export const conversationsSync: SyncHandler<ConversationDoc> = {
+  pull: (deps, actor, seq, id, limit) => listConversationDocsSince(deps, actor, seq, id, limit),
+  findMaster: (deps, id, actor) => findConversationDoc(deps, id, actor),
+  lastPushWins: true,
+  apply(deps, actor, doc, master) {
+    const { otherUserId, readUpTo } = doc as Partial<ConversationDoc>;
+    if (doc._deleted) badRequest('Conversations cannot be deleted');
+    const mark = readUpTo === undefined ? 0 : parseInput(ReadMarkSchema, readUpTo);
+    if (!master) {
+      const other = parseInput(UserIdSchema, otherUserId);
+      if (doc.id !== conversationIdOf(actor.id, other)) {
+        badRequest('A conversation id is made from its two participants (conversationIdOf)');
+      }
+      openConversation(deps, actor, other);
+      if (mark > 0) markConversationRead(deps, actor, doc.id, mark);
+      return;
+    }
+    if (otherUserId !== master.otherUserId) badRequest('The participants of a conversation cannot change');
+    if (mark < master.readUpTo) conflict('This conversation has been read further on another device');
+    if (mark > master.readUpTo) markConversationRead(deps, actor, doc.id, mark);
+  },
+};
+
+/**
+ * Messages replicate both ways, only to the two participants of their conversation. A new document is
+ * sendMessage (the same rules as REST: a participant, trimmed non-empty content, server time and sender);
+ * messages are never changed or deleted. Someone else's conversation answers a tombstone, never its master.
+ */
+export const messagesSync: SyncHandler<MessageDoc> = {
+  pull: (deps, actor, seq, id, limit) => listMessageDocsSince(deps, actor, seq, id, limit),
+  findMaster: (deps, id, actor) => findMessageDoc(deps, id, actor),
+  apply(deps, actor, doc, master) {
+    if (master) badRequest(CHAT_MESSAGES.messagesImmutable);
+    if (doc._deleted) return; // written and removed while offline: nothing to keep
+    const { conversationId, content } = doc as Partial<MessageDoc>;
+    sendMessage(
+      deps,
+      actor,
+      parseInput(ConversationIdSchema, conversationId),
+      parseInput(SendMessageBodySchema, { id: doc.id, content }),
+    );
+  },
+};
