@@ -29,3 +29,8 @@ export function canEditPost(actor: Actor, post: { authorId: string | null }): bo
 export function canDeleteComment(actor: Actor, comment: { authorId: string | null }): boolean {
   return comment.authorId === actor.id || isSystemAdmin(actor);
 }
+
+/** The acknowledgement report of an urgent post: admins and system admins (issue 4). */
+export function canSeeAlertReport(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}

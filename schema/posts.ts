@@ -132,6 +132,11 @@ export function keptHouseTags(category: string, houseTags: string[]): string[] {
   return toPostCategory(category) === HOUSE_TAGGED_CATEGORY ? houseTags : [];
 }
 
+/** The audience of an urgent post stays only while it is urgent; an ordinary post has none (decision 33). */
+export function keptAudienceHouses(isUrgent: boolean, audienceHouses: string[]): string[] {
+  return isUrgent ? audienceHouses : [];
+}
+
 /** POST /api/posts (multipart or JSON) and a post created through sync. */
 export const CreatePostBodySchema = z
   .object({
@@ -146,6 +151,8 @@ export const CreatePostBodySchema = z
       .transform((value) => value ?? DEFAULT_POST_CATEGORY),
     isUrgent: booleanInput.optional().transform((value) => value ?? false),
     houseTags: HouseTagsSchema.default([]),
+    /** Urgent posts: the houses the alert is addressed to; empty means all staff. */
+    audienceHouses: HouseTagsSchema.default([]),
     /** Upload URLs (/api/uploads/{id}) of pictures uploaded first. */
     images: z.array(z.string().max(300)).default([]),
     attachments: z.array(AttachmentRefSchema).default([]),
@@ -154,19 +161,25 @@ export const CreatePostBodySchema = z
     message: POST_MESSAGES.tooManyFiles,
     path: ['images'],
   })
-  .transform((body) => ({ ...body, houseTags: keptHouseTags(body.category, body.houseTags) }));
+  .transform((body) => ({
+    ...body,
+    houseTags: keptHouseTags(body.category, body.houseTags),
+    audienceHouses: keptAudienceHouses(body.isUrgent, body.audienceHouses),
+  }));
 export type CreatePostBody = z.infer<typeof CreatePostBodySchema>;
 export type CreatePostInput = z.input<typeof CreatePostBodySchema>;
 
 /**
  * PATCH /api/posts/{id}: content, category and urgency (spec section 7). A missing category or urgency keeps
  * the stored one; house tags may come along and are cleared when the category is not Residents Activities.
+ * A missing audience keeps the stored one; it is cleared when the post is not urgent.
  */
 export const UpdatePostBodySchema = z.object({
   content: postContent,
   category: knownCategory.optional(),
   isUrgent: booleanInput.optional(),
   houseTags: HouseTagsSchema.optional(),
+  audienceHouses: HouseTagsSchema.optional(),
 });
 export type UpdatePostBody = z.infer<typeof UpdatePostBodySchema>;
 
@@ -233,6 +246,8 @@ export const PostViewSchema = z.object({
   category: z.string(),
   isUrgent: z.boolean(),
   houseTags: z.array(z.string()),
+  /** Urgent posts: the houses the alert is addressed to; empty means all staff. */
+  audienceHouses: z.array(z.string()),
   images: z.array(z.string()),
   attachments: z.array(AttachmentSchema),
   /** ISO 8601, set by the server. */

@@ -4,7 +4,15 @@ import { AttachmentSchema, ReactionTypeSchema } from './posts';
 import { RoleSchema } from './roles';
 
 /** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
-export const SYNC_COLLECTIONS = ['users', 'posts', 'comments', 'reactions', 'conversations', 'messages'] as const;
+export const SYNC_COLLECTIONS = [
+  'users',
+  'posts',
+  'comments',
+  'reactions',
+  'conversations',
+  'messages',
+  'acknowledgements',
+] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 export const SyncCollectionSchema = z.enum(SYNC_COLLECTIONS, { message: 'No such sync collection' });
 
@@ -15,6 +23,7 @@ export const PUSHABLE_COLLECTIONS = [
   'reactions',
   'conversations',
   'messages',
+  'acknowledgements',
 ] as const satisfies readonly SyncCollection[];
 
 export const PULL_LIMIT_DEFAULT = 500;
@@ -26,12 +35,13 @@ export const PUSH_ROWS_MAX = 100;
 
 /** Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change. */
 export const SYNC_WRITABLE_FIELDS = {
-  posts: ['content', 'category', 'isUrgent', 'houseTags', 'images', 'attachments'],
+  posts: ['content', 'category', 'isUrgent', 'houseTags', 'audienceHouses', 'images', 'attachments'],
   comments: ['postId', 'content'],
   reactions: ['postId', 'type'],
   users: [],
   conversations: ['otherUserId', 'readUpTo'],
   messages: ['conversationId', 'content'],
+  acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 
 /**
@@ -74,6 +84,8 @@ export const PostDocSchema = z.object({
   category: z.string(),
   isUrgent: z.boolean(),
   houseTags: z.array(z.string()),
+  /** Urgent posts only: the houses the alert is addressed to; empty means all staff. */
+  audienceHouses: z.array(z.string()),
   images: z.array(z.string()),
   attachments: z.array(AttachmentSchema),
   createdAt: millis,
@@ -165,6 +177,30 @@ export const MessageDocSchema = z.object({
 });
 export type MessageDoc = z.infer<typeof MessageDocSchema>;
 
+/**
+ * One urgent post in one user's alert list, id `${postId}:${userId}`: the server makes it for each member of
+ * the post's audience when the alert goes out, and only that user pulls it. The user writes
+ * `acknowledgedAt` (the EMERGENCY ALERT modal) and `viewedAt` (the bell) once each, with any value: the server
+ * stores its own time. A tombstone: the alert was withdrawn from this user (no longer urgent, or another
+ * audience) before they acknowledged it.
+ */
+export const AcknowledgementDocSchema = z.object({
+  id: z.string(),
+  postId: z.string(),
+  userId: z.string(),
+  /** When the alert reached this user's list. */
+  createdAt: millis,
+  acknowledgedAt: millis.nullable(),
+  viewedAt: millis.nullable(),
+  _deleted: z.boolean(),
+});
+export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;
+
+/** The acknowledgement id of a user on an urgent post. */
+export function acknowledgementId(postId: string, userId: string): string {
+  return `${postId}:${userId}`;
+}
+
 export interface SyncDocs {
   posts: PostDoc;
   comments: CommentDoc;
@@ -172,6 +208,7 @@ export interface SyncDocs {
   users: DirectoryUserDoc;
   conversations: ConversationDoc;
   messages: MessageDoc;
+  acknowledgements: AcknowledgementDoc;
 }
 
 export interface PullResponse<T> {

@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { LIMITS } from '../schema/constants';
 import { adminRoutes } from './features/admin/admin.routes';
+import { alertRoutes } from './features/alerts/alerts.routes';
 import { authRoutes } from './features/auth/auth.routes';
 import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', commentRoutes);
   api.route('/', reactionRoutes);
   api.route('/', uploadRoutes);
+  api.route('/', alertRoutes);
   api.route('/', chatRoutes);
   api.route('/', pushRoutes);
   api.route('/', syncRoutes);

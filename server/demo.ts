@@ -477,6 +477,7 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
         category: post.category,
         isUrgent: post.urgent ?? false,
         houseTags: (post.houses ?? []).map((house) => (house === ORG_HOUSE ? orgName : house)),
+        audienceHouses: [],
         images: [],
         attachments: [],
       });

@@ -3,6 +3,8 @@ import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { baseUrl, type Config } from './config';
 import { lockDataDir, openDb, type Db } from './db/client';
+import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
+import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { ensureVapidKeys, settlePushes } from './features/push/push.service';
 import { createSyncHub } from './features/sync/sync.hub';
@@ -13,6 +15,8 @@ export interface RunningServer {
   url: string;
   port: number;
   deps: AppDeps;
+  /** The emergency-alert reminder scheduler; `check()` runs one check at once (tests). */
+  reminders: { check: () => number };
   close: () => Promise<void>;
 }
 
@@ -35,7 +39,7 @@ export function databaseFile(config: Config): string {
  */
 export async function startServer(
   config: Config,
-  options: { clientDir?: string; now?: () => number } = {},
+  options: { clientDir?: string; now?: () => number; reminderCheckMs?: number } = {},
 ): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   const unlock = lockDataDir(config.dataDir);
@@ -62,6 +66,7 @@ export async function startServer(
   const app = createApp(deps, options);
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
+  const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -81,10 +86,12 @@ export async function startServer(
     url: config.publicUrl ?? `http://localhost:${port}`,
     port,
     deps,
+    reminders,
     close: async () => {
       if (closed) return;
       closed = true;
       clearInterval(sweep);
+      reminders.stop();
       hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import { hashPassword } from '../lib/crypto';
 import { startServer } from '../server';
 import { conversationIdOf } from '../../schema/chat';
+import { syncAlertAudience } from '../features/alerts/alerts.service';
 import { insertConversation, insertMessage, type NewMessageRow } from '../features/chat/chat.queries';
 import { insertComment, type NewCommentRow } from '../features/comments/comments.queries';
 import { replaceUserHouses } from '../features/houses/houses.queries';
@@ -95,6 +96,12 @@ export async function startTestServer(env: Record<string, string> = {}) {
       };
       insertPost(server.deps.db, row);
       return row;
+    },
+    /** Inserts an urgent post and sends its alert to its audience, as creating it does (factory). */
+    async buildAlert(overrides: Partial<NewPostRow> = {}) {
+      const post = await this.buildPost({ category: 'company_announcement', ...overrides, isUrgent: true });
+      syncAlertAudience(server.deps, post.id);
+      return post;
     },
     /** Sets the houses a user works in (factory). */
     setHouses(userId: string, houses: string[]) {

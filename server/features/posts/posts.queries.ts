@@ -43,7 +43,7 @@ export function insertPost(db: Db, row: NewPostRow): void {
 export function updatePost(
   db: Db,
   id: string,
-  changes: Pick<PostRow, 'content' | 'category' | 'isUrgent' | 'houseTags' | 'updatedAt'>,
+  changes: Pick<PostRow, 'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses' | 'updatedAt'>,
 ): void {
   db.transaction(() => {
     db.update(posts)

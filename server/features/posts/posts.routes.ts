@@ -22,9 +22,9 @@ const texts = (form: FormFields, key: string) =>
 const files = (form: FormFields, key: string) =>
   [...(form[key] ?? []), ...(form[`${key}[]`] ?? [])].filter((v): v is File => typeof v !== 'string');
 
-/** House tags arrive repeated, or as one JSON list as older forms send them. */
-function houseTagsOf(form: FormFields): unknown {
-  const values = texts(form, 'houseTags');
+/** House lists (houseTags, audienceHouses) arrive repeated, or as one JSON list as older forms send them. */
+function houseListOf(form: FormFields, key: 'houseTags' | 'audienceHouses'): unknown {
+  const values = texts(form, key);
   if (values.length === 1 && values[0].trim().startsWith('[')) {
     try {
       return JSON.parse(values[0]);
@@ -43,7 +43,8 @@ async function readPostForm(c: Context<AppEnv>) {
     content: texts(form, 'content')[0] ?? '',
     category: texts(form, 'category')[0],
     isUrgent: (texts(form, 'isUrgent')[0] as 'true' | 'false' | undefined) ?? undefined,
-    houseTags: houseTagsOf(form) as string[],
+    houseTags: houseListOf(form, 'houseTags') as string[],
+    audienceHouses: houseListOf(form, 'audienceHouses') as string[],
     images: texts(form, 'images'),
     attachments: texts(form, 'attachments').map((value) => ({ id: uploadIdFromUrl(value) ?? value })),
   };

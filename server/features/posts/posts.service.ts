@@ -4,6 +4,7 @@ import { canEditPost } from '../../../schema/permissions';
 import {
   categoryValues,
   DELETED_AUTHOR,
+  keptAudienceHouses,
   keptHouseTags,
   POST_MESSAGES,
   REACTION_TYPES,
@@ -20,6 +21,7 @@ import type { PostDoc } from '../../../schema/sync';
 import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { announcePost, syncAlertAudience } from '../alerts/alerts.service';
 import { checkFiles, discardUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
 import {
   countComments,
@@ -84,6 +86,7 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     category: post.category,
     isUrgent: post.isUrgent,
     houseTags: parseList<string>(post.houseTags),
+    audienceHouses: parseList<string>(post.audienceHouses),
     images: parseList<string>(post.images),
     attachments: parseList<Attachment>(post.attachments),
     createdAt: new Date(post.createdAt).toISOString(),
@@ -161,6 +164,7 @@ export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBo
   const existing = existingPost(deps, actor, body.id);
   if (existing) return existing;
   checkHouses(deps, body.houseTags);
+  checkHouses(deps, body.audienceHouses);
   const files = resolvePostFiles(deps, actor, body);
   const id = body.id ?? randomUUID();
   const at = deps.now();
@@ -171,6 +175,7 @@ export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBo
     category: body.category,
     isUrgent: body.isUrgent,
     houseTags: JSON.stringify(body.houseTags),
+    audienceHouses: JSON.stringify(body.audienceHouses),
     images: JSON.stringify(files.images),
     attachments: JSON.stringify(files.attachments),
     createdAt: at,
@@ -178,6 +183,8 @@ export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBo
     deleted: false,
   });
   deps.hub.notify('posts');
+  // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
+  announcePost(deps, id);
   return loadPostView(deps, id, actor.id);
 }
 
@@ -196,6 +203,7 @@ export async function createPostWithFiles(
   const total = body.images.length + body.attachments.length + files.images.length + files.attachments.length;
   if (total > LIMITS.postUploaderFiles) badRequest(UPLOAD_MESSAGES.tooManyFiles);
   checkHouses(deps, body.houseTags);
+  checkHouses(deps, body.audienceHouses);
   const images = await checkFiles(files.images);
   const attachments = await checkFiles(files.attachments);
   // A file sent as a picture that is not one is kept as an attachment.
@@ -215,21 +223,29 @@ export async function createPostWithFiles(
   }
 }
 
-/** Edits content, category and urgency (and house tags); only the author or an admin may (spec section 6). */
+/**
+ * Edits content, category and urgency (and house tags and an urgent post's audience); only the author or an
+ * admin may (spec section 6). The alert list follows a change of urgency or audience.
+ */
 export function editPost(deps: AppDeps, actor: SessionUser, id: string, body: UpdatePostBody): PostView {
   const post = requirePost(deps, id);
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
   const category = body.category ?? post.category;
+  const isUrgent = body.isUrgent ?? post.isUrgent;
   const houseTags = keptHouseTags(category, body.houseTags ?? parseList<string>(post.houseTags));
+  const audienceHouses = keptAudienceHouses(isUrgent, body.audienceHouses ?? parseList<string>(post.audienceHouses));
   checkHouses(deps, houseTags);
+  checkHouses(deps, audienceHouses);
   updatePost(deps.db, id, {
     content: body.content,
     category,
-    isUrgent: body.isUrgent ?? post.isUrgent,
+    isUrgent,
     houseTags: JSON.stringify(houseTags),
+    audienceHouses: JSON.stringify(audienceHouses),
     updatedAt: deps.now(),
   });
   deps.hub.notify('posts');
+  syncAlertAudience(deps, id);
   return loadPostView(deps, id, actor.id);
 }
 
@@ -241,6 +257,8 @@ export function deletePost(deps: AppDeps, actor: SessionUser, id: string): void 
   deps.hub.notify('posts');
   deps.hub.notify('comments');
   deps.hub.notify('reactions');
+  // Withdraws the alert from those who have not acknowledged it.
+  syncAlertAudience(deps, id);
 }
 
 /** Before an account is deleted: its posts and comments stay as "Deleted user", its reactions go. */
@@ -261,6 +279,7 @@ export function toPostDoc(row: PostRow): PostDoc {
     category: row.category,
     isUrgent: row.isUrgent,
     houseTags: live ? parseList<string>(row.houseTags) : [],
+    audienceHouses: live ? parseList<string>(row.audienceHouses) : [],
     images: live ? parseList<string>(row.images) : [],
     attachments: live ? parseList<Attachment>(row.attachments) : [],
     createdAt: row.createdAt,

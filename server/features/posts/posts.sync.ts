@@ -15,13 +15,22 @@ export const postsSync: SyncHandler<PostDoc> = {
   pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
   findMaster: (deps, id) => findPostDoc(deps, id),
   apply(deps, actor, doc, master) {
-    const { content, category, isUrgent, houseTags, images, attachments } = doc as Partial<PostDoc>;
+    const { content, category, isUrgent, houseTags, audienceHouses, images, attachments } = doc as Partial<PostDoc>;
     if (!master) {
       if (doc._deleted) return; // written and removed while offline: nothing to keep
       createPost(
         deps,
         actor,
-        parseInput(CreatePostBodySchema, { id: doc.id, content, category, isUrgent, houseTags, images, attachments }),
+        parseInput(CreatePostBodySchema, {
+          id: doc.id,
+          content,
+          category,
+          isUrgent,
+          houseTags,
+          audienceHouses,
+          images,
+          attachments,
+        }),
       );
       return;
     }
@@ -30,6 +39,11 @@ export const postsSync: SyncHandler<PostDoc> = {
     if (!sameJson(images, master.images) || !sameJson(attachments, master.attachments)) {
       badRequest('Pictures and attachments cannot be changed after posting');
     }
-    editPost(deps, actor, doc.id, parseInput(UpdatePostBodySchema, { content, category, isUrgent, houseTags }));
+    editPost(
+      deps,
+      actor,
+      doc.id,
+      parseInput(UpdatePostBodySchema, { content, category, isUrgent, houseTags, audienceHouses }),
+    );
   },
 };

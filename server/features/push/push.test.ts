@@ -250,6 +250,51 @@ describe('the whole push path', () => {
     expect(receiver.of(sender.device)).toEqual([]);
   });
 
+  it('delivers an urgent post to its audience, never its author, and no content', async () => {
+    const houseMember = await subscribed({ firstName: 'Hal' });
+    const elsewhere = await subscribed({ firstName: 'Ed' });
+    const author = await subscribed({ firstName: 'Una', role: 'admin' });
+    t.setHouses(houseMember.user.id, ['Giles House']);
+    t.setHouses(elsewhere.user.id, ['The Lodges']);
+    const res = await author.client.post('/api/posts', {
+      content: 'Fire alarm at Giles House: evacuate residents',
+      isUrgent: true,
+      audienceHouses: ['Giles House'],
+    });
+    expect(res.status).toBe(201);
+    const [push] = await receiver.waitFor(houseMember.device);
+    expect(push.payload).toEqual({
+      title: 'Emergency alert',
+      body: 'New urgent message from Una. Open Staff Portal to read and acknowledge it.',
+      tag: `urgent-${res.body.id as string}`,
+      data: { type: 'urgent', postId: res.body.id, urgent: true },
+    });
+    expect(JSON.stringify(push.payload)).not.toMatch(/Fire|evacuate/);
+    await t.settlePushes();
+    expect(receiver.of(elsewhere.device)).toEqual([]);
+    expect(receiver.of(author.device)).toEqual([]);
+  });
+
+  it('delivers a Company Announcement to every active colleague but its author; other posts push nothing', async () => {
+    const reader = await subscribed();
+    const author = await subscribed({ firstName: 'Ann', role: 'admin' });
+    const inactive = await subscribed();
+    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(inactive.user.id);
+    await author.client.post('/api/posts', { content: 'Rota for May', category: 'shifts_lifts' });
+    const res = await author.client.post('/api/posts', { content: 'New uniform', category: 'company_announcement' });
+    const [push] = await receiver.waitFor(reader.device);
+    expect(push.payload).toEqual({
+      title: 'Company announcement',
+      body: 'New announcement from Ann.',
+      tag: `announcement-${res.body.id as string}`,
+      data: { type: 'announcement', postId: res.body.id },
+    });
+    await t.settlePushes();
+    expect(receiver.of(reader.device)).toHaveLength(1);
+    expect(receiver.of(author.device)).toEqual([]);
+    expect(receiver.of(inactive.device)).toEqual([]);
+  });
+
   it('drops a subscription the push service answers 410 Gone', async () => {
     const gone = await subscribed();
     receiver.answer(gone.device, 410);

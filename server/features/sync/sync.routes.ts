@@ -10,6 +10,7 @@ import {
 } from '../../../schema/sync';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
+import { acknowledgementsSync } from '../alerts/alerts.sync';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { conversationsSync, messagesSync } from '../chat/chat.sync';
 import { commentsSync } from '../comments/comments.sync';
@@ -26,6 +27,7 @@ const HANDLERS: Record<SyncCollection, SyncHandler> = {
   reactions: reactionsSync,
   conversations: conversationsSync,
   messages: messagesSync,
+  acknowledgements: acknowledgementsSync,
 };
 
 const CollectionParamsSchema = z.object({ collection: SyncCollectionSchema });

@@ -58,6 +58,7 @@ function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
     category: 'company_announcement',
     isUrgent: false,
     houseTags: [],
+    audienceHouses: [],
     images: [],
     attachments: [],
     createdAt: Date.now(),

@@ -1,0 +1,261 @@
+import { and, asc, desc, eq, inArray, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { acknowledgements, posts, userHouses, users } from '../../db/tables';
+import { nextSeq } from '../../lib/seq.queries';
+
+export type AcknowledgementRow = typeof acknowledgements.$inferSelect;
+
+/** The alert side of a post: what deciding its audience and listing it needs. */
+export interface AlertPostRow {
+  id: string;
+  authorId: string | null;
+  category: string;
+  content: string;
+  isUrgent: boolean;
+  deleted: boolean;
+  audienceHouses: string;
+  createdAt: number;
+  authorFirstName: string | null;
+  authorLastName: string | null;
+}
+
+const alertPostColumns = {
+  id: posts.id,
+  authorId: posts.authorId,
+  category: posts.category,
+  content: posts.content,
+  isUrgent: posts.isUrgent,
+  deleted: posts.deleted,
+  audienceHouses: posts.audienceHouses,
+  createdAt: posts.createdAt,
+  authorFirstName: users.firstName,
+  authorLastName: users.lastName,
+};
+
+/** Only acknowledgements of live urgent posts count (an alert whose post was deleted or made ordinary is over). */
+const liveAlert: SQL = and(eq(posts.deleted, false), eq(posts.isUrgent, true)) as SQL;
+
+export function findAlertPost(db: Db, postId: string): AlertPostRow | undefined {
+  return db
+    .select(alertPostColumns)
+    .from(posts)
+    .leftJoin(users, eq(users.id, posts.authorId))
+    .where(eq(posts.id, postId))
+    .get();
+}
+
+/**
+ * Who an alert goes to: active staff (pending registrations are not staff yet) in any of the houses, or
+ * everyone when no house is chosen; never the author.
+ */
+export function listAudienceIds(db: Db, houses: string[], exceptUserId: string | null): string[] {
+  const where: SQL[] = [eq(users.isActive, true), eq(users.pendingApproval, false)];
+  if (exceptUserId) where.push(ne(users.id, exceptUserId));
+  if (houses.length > 0) {
+    where.push(
+      inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(inArray(userHouses.house, houses))),
+    );
+  }
+  return db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(...where))
+    .all()
+    .map((row) => row.id);
+}
+
+export function listAcknowledgementsOfPost(db: Db, postId: string): AcknowledgementRow[] {
+  return db.select().from(acknowledgements).where(eq(acknowledgements.postId, postId)).all();
+}
+
+/**
+ * One change of an alert's audience at one sequence: new members get their row, members who come back get
+ * theirs again as a fresh alert, members no longer addressed lose the rows they have not acknowledged.
+ */
+export function applyAudienceChange(
+  db: Db,
+  postId: string,
+  change: { add: string[]; revive: string[]; withdraw: string[] },
+  at: number,
+): void {
+  db.transaction(() => {
+    const serverSeq = nextSeq(db);
+    if (change.add.length > 0) {
+      const insert = db.$client.prepare(
+        `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq) VALUES (?, ?, ?, ?, 0, ?)`,
+      );
+      for (const userId of change.add) insert.run(`${postId}:${userId}`, postId, userId, at, serverSeq);
+    }
+    if (change.revive.length > 0) {
+      db.update(acknowledgements)
+        .set({ deleted: false, createdAt: at, remindedAt: null, viewedAt: null, serverSeq })
+        .where(inArray(acknowledgements.id, change.revive))
+        .run();
+    }
+    if (change.withdraw.length > 0) {
+      db.update(acknowledgements)
+        .set({ deleted: true, serverSeq })
+        .where(and(inArray(acknowledgements.id, change.withdraw), isNull(acknowledgements.acknowledgedAt)))
+        .run();
+    }
+  });
+}
+
+export function findAcknowledgement(db: Db, id: string): AcknowledgementRow | undefined {
+  return db.select().from(acknowledgements).where(eq(acknowledgements.id, id)).get();
+}
+
+/** Records an acknowledgement (which also counts as seen in the bell). */
+export function updateAcknowledged(db: Db, id: string, at: number): void {
+  db.transaction(() => {
+    db.update(acknowledgements)
+      .set({ acknowledgedAt: at, viewedAt: sql`coalesce(${acknowledgements.viewedAt}, ${at})`, serverSeq: nextSeq(db) })
+      .where(eq(acknowledgements.id, id))
+      .run();
+  });
+}
+
+/** Marks as seen a user's alerts among these posts (live urgent ones); answers how many changed. */
+export function updateViewed(db: Db, userId: string, postIds: string[], at: number): number {
+  if (postIds.length === 0) return 0;
+  return db.transaction(() => {
+    const live = db
+      .select({ id: posts.id })
+      .from(posts)
+      .where(and(inArray(posts.id, postIds), liveAlert));
+    const result = db
+      .update(acknowledgements)
+      .set({ viewedAt: at, serverSeq: nextSeq(db) })
+      .where(
+        and(
+          eq(acknowledgements.userId, userId),
+          inArray(acknowledgements.postId, live),
+          isNull(acknowledgements.viewedAt),
+          eq(acknowledgements.deleted, false),
+        ),
+      )
+      .run();
+    return result.changes;
+  });
+}
+
+/** The bell's badge: the user's live alerts not yet seen. */
+export function countUnviewed(db: Db, userId: string): number {
+  const row = db
+    .select({ n: sql<number>`count(*)` })
+    .from(acknowledgements)
+    .innerJoin(posts, eq(posts.id, acknowledgements.postId))
+    .where(
+      and(
+        eq(acknowledgements.userId, userId),
+        eq(acknowledgements.deleted, false),
+        isNull(acknowledgements.viewedAt),
+        liveAlert,
+      ),
+    )
+    .get();
+  return row?.n ?? 0;
+}
+
+/** The user's live alerts not yet acknowledged, newest post first, with their authors. */
+export function listUnacknowledged(db: Db, userId: string): AlertPostRow[] {
+  return db
+    .select(alertPostColumns)
+    .from(acknowledgements)
+    .innerJoin(posts, eq(posts.id, acknowledgements.postId))
+    .leftJoin(users, eq(users.id, posts.authorId))
+    .where(
+      and(
+        eq(acknowledgements.userId, userId),
+        eq(acknowledgements.deleted, false),
+        isNull(acknowledgements.acknowledgedAt),
+        liveAlert,
+      ),
+    )
+    .orderBy(desc(posts.createdAt), desc(posts.id))
+    .all();
+}
+
+export interface ReportRow {
+  userId: string;
+  firstName: string;
+  lastName: string;
+  isActive: boolean;
+  createdAt: number;
+  acknowledgedAt: number | null;
+  remindedAt: number | null;
+}
+
+/** An alert's audience with each member's acknowledgement, by name. */
+export function listReportRows(db: Db, postId: string): ReportRow[] {
+  return db
+    .select({
+      userId: users.id,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      isActive: users.isActive,
+      createdAt: acknowledgements.createdAt,
+      acknowledgedAt: acknowledgements.acknowledgedAt,
+      remindedAt: acknowledgements.remindedAt,
+    })
+    .from(acknowledgements)
+    .innerJoin(users, eq(users.id, acknowledgements.userId))
+    .where(and(eq(acknowledgements.postId, postId), eq(acknowledgements.deleted, false)))
+    .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id))
+    .all();
+}
+
+export interface DueReminderRow {
+  id: string;
+  postId: string;
+  userId: string;
+  authorFirstName: string | null;
+}
+
+/** Open alerts older than `alertedBefore` whose member is active and has not been reminded, oldest first. */
+export function listDueReminders(db: Db, alertedBefore: number, limit: number): DueReminderRow[] {
+  return db
+    .select({
+      id: acknowledgements.id,
+      postId: acknowledgements.postId,
+      userId: acknowledgements.userId,
+      authorFirstName: sql<string | null>`(SELECT first_name FROM users a WHERE a.id = ${posts.authorId})`,
+    })
+    .from(acknowledgements)
+    .innerJoin(posts, eq(posts.id, acknowledgements.postId))
+    .innerJoin(users, eq(users.id, acknowledgements.userId))
+    .where(
+      and(
+        // Written out so the partial index acknowledgements_due_idx applies.
+        sql`${acknowledgements.acknowledgedAt} IS NULL AND ${acknowledgements.remindedAt} IS NULL AND ${acknowledgements.deleted} = 0`,
+        lte(acknowledgements.createdAt, alertedBefore),
+        liveAlert,
+        eq(users.isActive, true),
+      ),
+    )
+    .orderBy(asc(acknowledgements.createdAt))
+    .limit(limit)
+    .all();
+}
+
+/** Marks reminders as sent (not part of the synced document: no new sequence). */
+export function updateReminded(db: Db, ids: string[], at: number): void {
+  if (ids.length === 0) return;
+  db.update(acknowledgements).set({ remindedAt: at }).where(inArray(acknowledgements.id, ids)).run();
+}
+
+/** A user's alert list changed after a checkpoint, in feed order. */
+export function listAcknowledgementsSince(db: Db, userId: string, seq: number, id: string, limit: number) {
+  return db
+    .select()
+    .from(acknowledgements)
+    .where(
+      and(
+        eq(acknowledgements.userId, userId),
+        sql`(${acknowledgements.serverSeq}, ${acknowledgements.id}) > (${seq}, ${id})`,
+      ),
+    )
+    .orderBy(asc(acknowledgements.serverSeq), asc(acknowledgements.id))
+    .limit(limit)
+    .all();
+}

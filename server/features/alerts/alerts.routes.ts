@@ -1,0 +1,37 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { MarkViewedBodySchema } from '../../../schema/alerts';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import { requestMeta, requireUser } from '../auth/auth.middleware';
+import {
+  acknowledgeAlert,
+  alertReport,
+  alertReportCsv,
+  countUnviewedAlerts,
+  listUnacknowledgedAlerts,
+  markAlertsViewed,
+} from './alerts.service';
+
+const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** Emergency alerts, their acknowledgements and report, and the notification bell (docs/api-chat-alerts.md). */
+export const alertRoutes = new Hono<AppEnv>()
+  .post('/posts/:id/acknowledge', requireUser, validate('param', IdParamsSchema), (c) =>
+    c.json(acknowledgeAlert(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
+  )
+  .get('/alerts/unacknowledged', requireUser, (c) => c.json(listUnacknowledgedAlerts(c.var.deps, c.var.user)))
+  .get('/alerts/:id/report.csv', requireUser, validate('param', IdParamsSchema), (c) => {
+    const { id } = c.req.valid('param');
+    const csv = alertReportCsv(alertReport(c.var.deps, c.var.user, id));
+    c.header('Content-Type', 'text/csv; charset=utf-8');
+    c.header('Content-Disposition', `attachment; filename="alert-${id.replace(/[^\w-]/g, '')}-acknowledgements.csv"`);
+    return c.body(csv);
+  })
+  .get('/alerts/:id/report', requireUser, validate('param', IdParamsSchema), (c) =>
+    c.json(alertReport(c.var.deps, c.var.user, c.req.valid('param').id)),
+  )
+  .get('/notifications/unviewed-count', requireUser, (c) => c.json(countUnviewedAlerts(c.var.deps, c.var.user)))
+  .post('/notifications/mark-viewed', requireUser, validate('json', MarkViewedBodySchema), (c) =>
+    c.json(markAlertsViewed(c.var.deps, c.var.user, c.req.valid('json').postIds)),
+  );

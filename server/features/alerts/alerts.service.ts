@@ -1,0 +1,319 @@
+import {
+  ALERT_MESSAGES,
+  ALERT_REMINDER_AFTER_MS,
+  NO_HOUSE,
+  REPORT_CSV_COLUMNS,
+  type AcknowledgementView,
+  type AlertReport,
+  type EmergencyAlert,
+  type ReportMember,
+} from '../../../schema/alerts';
+import type { Count } from '../../../schema/chat';
+import { listHouses } from '../../../schema/constants';
+import { canSeeAlertReport } from '../../../schema/permissions';
+import { DELETED_AUTHOR, toPostCategory } from '../../../schema/posts';
+import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { forbidden, notFound } from '../../lib/errors';
+import { recordAudit } from '../audit/audit.service';
+import { housesByUser } from '../houses/houses.service';
+import {
+  announcementPush,
+  PUSH_OPTIONS,
+  pushToEveryoneBut,
+  pushToUsers,
+  reminderPush,
+  urgentPush,
+} from '../push/push.service';
+import {
+  applyAudienceChange,
+  countUnviewed,
+  findAcknowledgement,
+  findAlertPost,
+  listAcknowledgementsOfPost,
+  listAcknowledgementsSince,
+  listAudienceIds,
+  listDueReminders,
+  listReportRows,
+  listUnacknowledged,
+  updateAcknowledged,
+  updateReminded,
+  updateViewed,
+  type AcknowledgementRow,
+  type AlertPostRow,
+} from './alerts.queries';
+
+/** Reminders sent per check at most; the next check (30 s later) takes the rest. */
+const REMINDERS_PER_CHECK = 500;
+
+function houseList(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const authorFirstName = (post: { authorFirstName: string | null }) => post.authorFirstName ?? DELETED_AUTHOR.firstName;
+const isLiveAlert = (post: AlertPostRow | undefined): post is AlertPostRow =>
+  Boolean(post && post.isUrgent && !post.deleted);
+
+/**
+ * Brings an urgent post's alert list in line with its audience (decision 32): when it becomes urgent, or its
+ * audience changes, new members get the alert (and a push); members no longer addressed, and everyone when it
+ * stops being urgent or is deleted, lose it unless they have already acknowledged it. Called by the posts
+ * service after every create, edit and delete.
+ */
+export function syncAlertAudience(deps: AppDeps, postId: string): void {
+  const post = findAlertPost(deps.db, postId);
+  if (!post) return;
+  const target = new Set(
+    isLiveAlert(post) ? listAudienceIds(deps.db, houseList(post.audienceHouses), post.authorId) : [],
+  );
+  const rows = listAcknowledgementsOfPost(deps.db, postId);
+  const known = new Set(rows.map((row) => row.userId));
+  const added = [...target].filter((userId) => !known.has(userId));
+  const revived = rows.filter((row) => row.deleted && target.has(row.userId));
+  const withdrawn = rows.filter((row) => !row.deleted && row.acknowledgedAt === null && !target.has(row.userId));
+  if (added.length + revived.length + withdrawn.length === 0) return;
+  applyAudienceChange(
+    deps.db,
+    postId,
+    { add: added, revive: revived.map((row) => row.id), withdraw: withdrawn.map((row) => row.id) },
+    deps.now(),
+  );
+  const alerted = [...added, ...revived.map((row) => row.userId)];
+  deps.hub.notify('acknowledgements', [...alerted, ...withdrawn.map((row) => row.userId)]);
+  if (alerted.length > 0) pushToUsers(deps, alerted, urgentPush(authorFirstName(post), postId), PUSH_OPTIONS.urgent);
+}
+
+/**
+ * A post was just created: an urgent post alerts its audience; an ordinary Company Announcement is pushed to
+ * every active colleague but its author.
+ */
+export function announcePost(deps: AppDeps, postId: string): void {
+  const post = findAlertPost(deps.db, postId);
+  if (!post || post.deleted) return;
+  if (post.isUrgent) return syncAlertAudience(deps, postId);
+  if (toPostCategory(post.category) === 'company_announcement' && post.authorId) {
+    pushToEveryoneBut(deps, post.authorId, announcementPush(authorFirstName(post), postId), PUSH_OPTIONS.announcement);
+  }
+}
+
+/**
+ * POST /api/posts/{id}/acknowledge, and an acknowledgement pushed through sync: stores who and when (the
+ * server's time) once; acknowledging again answers the first time. 404 unless the post is a live urgent post
+ * whose audience the user is in.
+ */
+export function acknowledgeAlert(
+  deps: AppDeps,
+  actor: SessionUser,
+  postId: string,
+  meta: RequestMeta,
+): AcknowledgementView {
+  const row = findAcknowledgement(deps.db, acknowledgementId(postId, actor.id));
+  if (!row || row.deleted || !isLiveAlert(findAlertPost(deps.db, postId))) {
+    return notFound(ALERT_MESSAGES.alertNotFound);
+  }
+  if (row.acknowledgedAt !== null) return { postId, acknowledgedAt: iso(row.acknowledgedAt) };
+  const at = deps.now();
+  updateAcknowledged(deps.db, row.id, at);
+  recordAudit(deps.db, {
+    actor,
+    action: 'alert.acknowledged',
+    ip: meta.ip,
+    target: { type: 'post', id: postId },
+    details: { secondsToAcknowledge: Math.max(0, Math.round((at - row.createdAt) / 1000)) },
+    at,
+  });
+  deps.hub.notify('acknowledgements', [actor.id]);
+  return { postId, acknowledgedAt: iso(at) };
+}
+
+/** GET /api/alerts/unacknowledged: the EMERGENCY ALERT modal's list, newest first (spec section 3). */
+export function listUnacknowledgedAlerts(deps: AppDeps, actor: SessionUser): EmergencyAlert[] {
+  return listUnacknowledged(deps.db, actor.id).map((post) => ({
+    id: post.id,
+    category: post.category,
+    createdAt: iso(post.createdAt),
+    content: post.content,
+    author: post.authorId
+      ? { firstName: post.authorFirstName ?? '', lastName: post.authorLastName ?? '' }
+      : { ...DELETED_AUTHOR },
+  }));
+}
+
+/** GET /api/notifications/unviewed-count: the user's urgent posts not yet seen in the bell or acknowledged. */
+export function countUnviewedAlerts(deps: AppDeps, actor: SessionUser): Count {
+  return { count: countUnviewed(deps.db, actor.id) };
+}
+
+/**
+ * POST /api/notifications/mark-viewed: marks as seen the user's own alerts among these posts; ids of posts
+ * that are not an alert for this user are ignored. Answers the new count.
+ */
+export function markAlertsViewed(deps: AppDeps, actor: SessionUser, postIds: string[]): Count {
+  const changed = updateViewed(deps.db, actor.id, [...new Set(postIds)], deps.now());
+  if (changed > 0) deps.hub.notify('acknowledgements', [actor.id]);
+  return countUnviewedAlerts(deps, actor);
+}
+
+/**
+ * GET /api/alerts/{postId}/report: every member the alert went to, whether and when they acknowledged it and
+ * how long it took, grouped by house (a member of several houses is listed under each; the totals count
+ * people once). Admins and system admins only.
+ */
+export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): AlertReport {
+  if (!canSeeAlertReport(actor)) forbidden(ALERT_MESSAGES.reportForbidden);
+  const post = findAlertPost(deps.db, postId);
+  if (!isLiveAlert(post)) return notFound(ALERT_MESSAGES.alertNotFound);
+  const rows = listReportRows(deps.db, postId);
+  const houses = housesByUser(
+    deps,
+    rows.map((row) => row.userId),
+  );
+  const members: ReportMember[] = rows.map((row) => ({
+    userId: row.userId,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    houses: houses.get(row.userId) ?? [],
+    isActive: row.isActive,
+    alertedAt: iso(row.createdAt),
+    acknowledgedAt: row.acknowledgedAt === null ? null : iso(row.acknowledgedAt),
+    secondsToAcknowledge:
+      row.acknowledgedAt === null ? null : Math.max(0, Math.round((row.acknowledgedAt - row.createdAt) / 1000)),
+    remindedAt: row.remindedAt === null ? null : iso(row.remindedAt),
+  }));
+  const order = [...listHouses(deps.config.orgName)];
+  for (const member of members) for (const house of member.houses) if (!order.includes(house)) order.push(house);
+  const groups = [...order, NO_HOUSE]
+    .map((house) => {
+      const inGroup = members.filter((m) => (house === NO_HOUSE ? m.houses.length === 0 : m.houses.includes(house)));
+      const acknowledged = inGroup.filter((m) => m.acknowledgedAt !== null).length;
+      return { house, acknowledged, pending: inGroup.length - acknowledged, members: inGroup };
+    })
+    .filter((group) => group.members.length > 0);
+  const acknowledged = members.filter((m) => m.acknowledgedAt !== null).length;
+  return {
+    post: {
+      id: post.id,
+      category: post.category,
+      createdAt: iso(post.createdAt),
+      author: post.authorId
+        ? { firstName: post.authorFirstName ?? '', lastName: post.authorLastName ?? '' }
+        : { ...DELETED_AUTHOR },
+      audienceHouses: houseList(post.audienceHouses),
+    },
+    totals: { audience: members.length, acknowledged, pending: members.length - acknowledged },
+    groups,
+  };
+}
+
+/**
+ * A CSV cell: quoted, and a text that a spreadsheet would run as a formula (starting with =, +, -, @, a tab
+ * or a carriage return) is prefixed with an apostrophe (OWASP CSV injection).
+ */
+export function csvCell(value: string | number | boolean | null): string {
+  let text = value === null ? '' : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+/** GET /api/alerts/{postId}/report.csv: the report, one row per house and member. */
+export function alertReportCsv(report: AlertReport): string {
+  const lines = [REPORT_CSV_COLUMNS.map(csvCell).join(',')];
+  for (const group of report.groups) {
+    for (const m of group.members) {
+      lines.push(
+        [
+          group.house,
+          m.firstName,
+          m.lastName,
+          m.houses.join('; '),
+          m.isActive ? 'yes' : 'no',
+          m.alertedAt,
+          m.acknowledgedAt,
+          m.secondsToAcknowledge,
+          m.remindedAt,
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+    }
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * Sends the one reminder push to every member of a live alert who has not acknowledged it 15 minutes after
+ * it reached them. Marked before sending, so a reminder never repeats even when a push fails.
+ */
+export function sendDueReminders(deps: AppDeps): number {
+  const now = deps.now();
+  const due = listDueReminders(deps.db, now - ALERT_REMINDER_AFTER_MS, REMINDERS_PER_CHECK);
+  if (due.length === 0) return 0;
+  updateReminded(
+    deps.db,
+    due.map((row) => row.id),
+    now,
+  );
+  const byPost = new Map<string, { author: string; userIds: string[] }>();
+  for (const row of due) {
+    const entry = byPost.get(row.postId) ?? { author: authorFirstName(row), userIds: [] };
+    entry.userIds.push(row.userId);
+    byPost.set(row.postId, entry);
+  }
+  for (const [postId, { author, userIds }] of byPost) {
+    pushToUsers(deps, userIds, reminderPush(author, postId), PUSH_OPTIONS.urgent);
+  }
+  return due.length;
+}
+
+/** The reminder scheduler of the server process: checks every `everyMs`; `check` runs one at once (tests). */
+export function startAlertReminders(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
+  const check = () => {
+    try {
+      return sendDueReminders(deps);
+    } catch (error) {
+      deps.log.error('Alert reminders failed', error);
+      return 0;
+    }
+  };
+  const timer = setInterval(check, everyMs);
+  timer.unref();
+  return { check, stop: () => clearInterval(timer) };
+}
+
+/** One alert in a user's list as replication sends it. */
+export function toAcknowledgementDoc(row: AcknowledgementRow): AcknowledgementDoc {
+  return {
+    id: row.id,
+    postId: row.postId,
+    userId: row.userId,
+    createdAt: row.createdAt,
+    acknowledgedAt: row.acknowledgedAt,
+    viewedAt: row.viewedAt,
+    _deleted: row.deleted,
+  };
+}
+
+/** The user's own alert row as they would pull it; anyone else's is null. */
+export function findAcknowledgementDoc(deps: AppDeps, id: string, actor: SessionUser): AcknowledgementDoc | null {
+  const row = findAcknowledgement(deps.db, id);
+  return row && row.userId === actor.id ? toAcknowledgementDoc(row) : null;
+}
+
+export function listAcknowledgementDocsSince(
+  deps: AppDeps,
+  actor: SessionUser,
+  seq: number,
+  id: string,
+  limit: number,
+) {
+  return listAcknowledgementsSince(deps.db, actor.id, seq, id, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: toAcknowledgementDoc(row),
+  }));
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ALERT_MESSAGES } from '../../../schema/alerts';
+import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
+import { badRequest, forbidden, notFound } from '../../lib/errors';
+import { parseInput } from '../../lib/http';
+import type { SyncHandler } from '../sync/sync.service';
+import {
+  acknowledgeAlert,
+  findAcknowledgementDoc,
+  listAcknowledgementDocsSince,
+  markAlertsViewed,
+} from './alerts.service';
+
+const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId is required').max(100);
+
+/**
+ * A user's alert list (id `${postId}:${userId}`) replicates to that user only. The server makes the
+ * documents; the user sets `acknowledgedAt` (acknowledgeAlert, as REST) and `viewedAt` (the bell), each once,
+ * with the server's time. Only that user writes them, so the last push wins; withdrawing either answers the
+ * master, and a document the server never made answers a tombstone.
+ */
+export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
+  pull: (deps, actor, seq, id, limit) => listAcknowledgementDocsSince(deps, actor, seq, id, limit),
+  findMaster: (deps, id, actor) => findAcknowledgementDoc(deps, id, actor),
+  lastPushWins: true,
+  apply(deps, actor, doc, master, meta) {
+    const { postId, acknowledgedAt, viewedAt } = doc as Partial<AcknowledgementDoc>;
+    const post = parseInput(PostIdSchema, postId);
+    if (doc.id !== acknowledgementId(post, actor.id)) forbidden(ALERT_MESSAGES.ownOnly);
+    if (!master || master._deleted) return notFound(ALERT_MESSAGES.alertNotFound);
+    const withdrawn =
+      (master.acknowledgedAt !== null && acknowledgedAt == null) || (master.viewedAt !== null && viewedAt == null);
+    if (doc._deleted || withdrawn) badRequest(ALERT_MESSAGES.cannotWithdraw);
+    if (acknowledgedAt != null && master.acknowledgedAt === null) acknowledgeAlert(deps, actor, post, meta);
+    else if (viewedAt != null && master.viewedAt === null) markAlertsViewed(deps, actor, [post]);
+  },
+};
