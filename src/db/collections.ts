@@ -1,7 +1,16 @@
 import { deepEqual, type RxCollection, type RxConflictHandler, type RxJsonSchema, type WithDeleted } from 'rxdb';
 import { REACTION_TYPES } from '../../schema/posts';
 import { ROLES } from '../../schema/roles';
-import type { CommentDoc, DirectoryUserDoc, PostDoc, ReactionDoc, SyncCollection } from '../../schema/sync';
+import type {
+  AcknowledgementDoc,
+  CommentDoc,
+  ConversationDoc,
+  DirectoryUserDoc,
+  MessageDoc,
+  PostDoc,
+  ReactionDoc,
+  SyncCollection,
+} from '../../schema/sync';
 import { SYNC_WRITABLE_FIELDS } from '../../schema/sync';
 
 /**
@@ -16,15 +25,24 @@ export type PostLocal = Local<PostDoc>;
 export type CommentLocal = Local<CommentDoc>;
 export type ReactionLocal = Local<ReactionDoc>;
 export type DirectoryUserLocal = Local<Omit<DirectoryUserDoc, never>>;
+export type ConversationLocal = Local<ConversationDoc>;
+export type MessageLocal = Local<MessageDoc>;
+export type AcknowledgementLocal = Local<AcknowledgementDoc>;
 
 const id = { type: 'string', maxLength: 200 } as const;
 const millis = { type: 'number', minimum: 0, maximum: 1e15, multipleOf: 1 } as const;
 const nullableId = { type: ['string', 'null'], maxLength: 200 } as const;
+const nullableMillis = { type: ['number', 'null'], minimum: 0, maximum: 1e15, multipleOf: 1 } as const;
 const pending = { type: 'boolean' } as const;
+const strings = { type: 'array', items: { type: 'string' } } as const;
+
+/** Documents stored under schema version 0 (before issue 4) gain the new list fields empty. */
+const addHouses = (doc: Record<string, unknown>) => ({ ...doc, houses: [] });
+const addAudience = (doc: Record<string, unknown>) => ({ ...doc, audienceHouses: [] });
 
 export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
   title: 'staff directory',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -34,17 +52,28 @@ export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
     role: { type: 'string', enum: [...ROLES] },
     profileImageUrl: { type: ['string', 'null'] },
     isActive: { type: 'boolean' },
+    houses: strings,
     updatedAt: millis,
     localPending: pending,
   },
-  required: ['id', 'firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'updatedAt', 'localPending'],
+  required: [
+    'id',
+    'firstName',
+    'lastName',
+    'role',
+    'profileImageUrl',
+    'isActive',
+    'houses',
+    'updatedAt',
+    'localPending',
+  ],
   indexes: ['localPending'],
   additionalProperties: false,
 };
 
 export const postsSchema: RxJsonSchema<PostLocal> = {
   title: 'posts',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -53,7 +82,8 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
     content: { type: 'string' },
     category: { type: 'string', maxLength: 40 },
     isUrgent: { type: 'boolean' },
-    houseTags: { type: 'array', items: { type: 'string' } },
+    houseTags: strings,
+    audienceHouses: strings,
     images: { type: 'array', items: { type: 'string' } },
     attachments: {
       type: 'array',
@@ -79,6 +109,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
     'category',
     'isUrgent',
     'houseTags',
+    'audienceHouses',
     'images',
     'attachments',
     'createdAt',
@@ -124,6 +155,72 @@ export const reactionsSchema: RxJsonSchema<ReactionLocal> = {
   },
   required: ['id', 'postId', 'userId', 'type', 'createdAt', 'updatedAt', 'localPending'],
   indexes: ['postId', 'localPending'],
+  additionalProperties: false,
+};
+
+export const conversationsSchema: RxJsonSchema<ConversationLocal> = {
+  title: 'conversations',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 250 },
+    otherUserId: nullableId,
+    readUpTo: millis,
+    otherReadUpTo: millis,
+    lastMessageAt: nullableMillis,
+    createdAt: millis,
+    updatedAt: millis,
+    localPending: pending,
+  },
+  required: [
+    'id',
+    'otherUserId',
+    'readUpTo',
+    'otherReadUpTo',
+    'lastMessageAt',
+    'createdAt',
+    'updatedAt',
+    'localPending',
+  ],
+  indexes: ['localPending'],
+  additionalProperties: false,
+};
+
+export const messagesSchema: RxJsonSchema<MessageLocal> = {
+  title: 'messages',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id,
+    conversationId: { type: 'string', maxLength: 250 },
+    senderId: nullableId,
+    content: { type: 'string' },
+    createdAt: millis,
+    localPending: pending,
+  },
+  required: ['id', 'conversationId', 'senderId', 'content', 'createdAt', 'localPending'],
+  indexes: [['conversationId', 'createdAt'], 'localPending'],
+  additionalProperties: false,
+};
+
+export const acknowledgementsSchema: RxJsonSchema<AcknowledgementLocal> = {
+  title: 'acknowledgements',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id: { type: 'string', maxLength: 250 },
+    postId: id,
+    userId: id,
+    createdAt: millis,
+    acknowledgedAt: nullableMillis,
+    viewedAt: nullableMillis,
+    localPending: pending,
+  },
+  required: ['id', 'postId', 'userId', 'createdAt', 'acknowledgedAt', 'viewedAt', 'localPending'],
+  indexes: ['localPending'],
   additionalProperties: false,
 };
 
@@ -181,12 +278,22 @@ export interface SyncedCollections {
   posts: RxCollection<PostLocal>;
   comments: RxCollection<CommentLocal>;
   reactions: RxCollection<ReactionLocal>;
+  conversations: RxCollection<ConversationLocal>;
+  messages: RxCollection<MessageLocal>;
+  acknowledgements: RxCollection<AcknowledgementLocal>;
 }
 
 /** Everything addCollections needs for the synced collections. */
 export const SYNCED_COLLECTIONS = {
-  users: { schema: usersSchema, conflictHandler: conflictHandlerFor('users') },
-  posts: { schema: postsSchema, conflictHandler: conflictHandlerFor('posts') },
+  users: { schema: usersSchema, conflictHandler: conflictHandlerFor('users'), migrationStrategies: { 1: addHouses } },
+  posts: {
+    schema: postsSchema,
+    conflictHandler: conflictHandlerFor('posts'),
+    migrationStrategies: { 1: addAudience },
+  },
   comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments') },
   reactions: { schema: reactionsSchema, conflictHandler: conflictHandlerFor('reactions') },
+  conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
+  messages: { schema: messagesSchema, conflictHandler: conflictHandlerFor('messages') },
+  acknowledgements: { schema: acknowledgementsSchema, conflictHandler: conflictHandlerFor('acknowledgements') },
 };

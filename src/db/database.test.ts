@@ -1,5 +1,8 @@
 import 'fake-indexeddb/auto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { createRxDatabase } from 'rxdb';
+import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
+import { wrappedValidateAjvStorage } from 'rxdb/plugins/validate-ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeUserDatabase,
@@ -9,7 +12,7 @@ import {
   openUserDatabase,
   type DatabaseEnvironment,
 } from './database';
-import type { DirectoryUserLocal } from './collections';
+import { postsSchema, usersSchema, type DirectoryUserLocal } from './collections';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
 
@@ -20,6 +23,7 @@ const colleague: DirectoryUserLocal = {
   role: 'staff',
   profileImageUrl: null,
   isActive: true,
+  houses: [],
   updatedAt: 1_700_000_000_000,
   localPending: false,
 };
@@ -73,5 +77,47 @@ describe('user database', () => {
     const names = await indexedDatabaseNames();
     expect(names.filter((name) => name.startsWith(`rxdb-dexie-${databaseNameFor('user-1')}--`))).toEqual([]);
     expect(names.some((name) => name.startsWith(`rxdb-dexie-${databaseNameFor('user-3')}--`))).toBe(true);
+  });
+});
+
+describe('schema migration', () => {
+  it('gives posts and colleagues stored before issue 4 empty audience and house lists', async () => {
+    const name = databaseNameFor('user-migrate');
+    // dev-mode (loaded by the first open) wants a validator around the storage.
+    const storage = wrappedValidateAjvStorage({ storage: getRxStorageDexie({ indexedDB, IDBKeyRange }) });
+    const old = await createRxDatabase({ name, storage, multiInstance: false });
+    const v0 = <T extends { version: number; properties: object; required?: readonly string[] }>(
+      schema: T,
+      field: string,
+    ) => {
+      const { [field]: dropped, ...properties } = schema.properties as Record<string, unknown>;
+      void dropped;
+      return { ...schema, version: 0, properties, required: schema.required?.filter((f) => f !== field) };
+    };
+    await old.addCollections({
+      posts: { schema: v0(postsSchema, 'audienceHouses') as never },
+      users: { schema: v0(usersSchema, 'houses') as never },
+    });
+    await old.posts.insert({
+      id: 'post-1',
+      authorId: null,
+      content: 'Written by an older version',
+      category: 'company_announcement',
+      isUrgent: false,
+      houseTags: [],
+      images: [],
+      attachments: [],
+      createdAt: 1,
+      updatedAt: 1,
+      localPending: false,
+    });
+    const { houses, ...oldColleague } = colleague;
+    void houses;
+    await old.users.insert(oldColleague);
+    await old.close();
+
+    const db = await openUserDatabase('user-migrate', env);
+    expect((await db.posts.findOne('post-1').exec())?.audienceHouses).toEqual([]);
+    expect((await db.users.findOne('user-2').exec())?.houses).toEqual([]);
   });
 });

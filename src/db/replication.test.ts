@@ -5,7 +5,9 @@ import { firstValueFrom, filter } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // Client replication is tested against the real server over real HTTP (house style: client store tests).
 import { startTestServer, type TestServer } from '../../server/test/test-server';
+import { conversationIdOf } from '../../schema/chat';
 import type { SyncCollection } from '../../schema/sync';
+import { markConversationRead, openConversation, sendMessage } from '../features/chat/chat-actions';
 import { createSyncedDatabase } from './database';
 import { startSync, type SyncController } from './replication';
 
@@ -19,10 +21,14 @@ afterAll(async () => {
   await t.close();
 });
 
+/** The feed's collections; a device keeps only some, as RxDB opens at most 13 collections per process. */
+const FEED = ['users', 'posts', 'comments', 'reactions'] as const;
+const CHAT = ['conversations', 'messages'] as const;
+
 /** One browser: its own signed-in session, local database and a network switch. */
-async function makeDevice(role: 'staff' | 'admin' = 'staff') {
+async function makeDevice(role: 'staff' | 'admin' = 'staff', only: Parameters<typeof createSyncedDatabase>[2] = FEED) {
   const { user, client } = await t.signedIn({ role });
-  const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env);
+  const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env, only);
   const device = {
     user,
     db,
@@ -70,6 +76,7 @@ function newPost(device: Device, content: string) {
     category: 'company_announcement',
     isUrgent: false,
     houseTags: [],
+    audienceHouses: [],
     images: [],
     attachments: [],
     createdAt: now,
@@ -258,7 +265,8 @@ describe('replication with the real server', () => {
   });
 
   it('converges three devices after reactions and comments made offline', async () => {
-    const devices = [await makeDevice(), await makeDevice(), await makeDevice()];
+    const only = ['posts', 'comments', 'reactions'] as const;
+    const devices = [await makeDevice('staff', only), await makeDevice('staff', only), await makeDevice('staff', only)];
     try {
       devices.forEach((d) => d.start());
       const post = await newPost(devices[0], 'Who is coming to the summer fair?');
@@ -302,6 +310,51 @@ describe('replication with the real server', () => {
       expect(onServer).toEqual({ n: 3 });
     } finally {
       await Promise.all(devices.map((d) => d.close()));
+    }
+  });
+});
+
+describe('chat replication', () => {
+  it('delivers messages written offline to the other participant once, in order, and to no one else', async () => {
+    const a = await makeDevice('staff', CHAT);
+    const b = await makeDevice('staff', CHAT);
+    const c = await makeDevice('staff', CHAT);
+    try {
+      a.online = false;
+      [a, b, c].forEach((d) => d.start());
+      const conversationId = await openConversation(a.db, a.user.id, b.user.id);
+      expect(conversationId).toBe(conversationIdOf(a.user.id, b.user.id));
+      await sendMessage(a.db, a.user.id, conversationId, '  First, from the minibus  ');
+      await sendMessage(a.db, a.user.id, conversationId, 'Second');
+      await sendMessage(a.db, a.user.id, conversationId, '   ');
+      expect(await firstValueFrom(a.sync!.pending$)).toBe(3);
+
+      a.goOnline();
+      await until(async () => (await b.db.messages.count({ selector: { conversationId } }).exec()) === 2);
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      const received = await b.db.messages.find({ selector: { conversationId }, sort: [{ createdAt: 'asc' }] }).exec();
+      expect(received.map((m) => [m.content, m.senderId])).toEqual([
+        ['First, from the minibus', a.user.id],
+        ['Second', a.user.id],
+      ]);
+      const onB = await b.db.conversations.findOne(conversationId).exec();
+      expect(onB?.otherUserId).toBe(a.user.id);
+      const stored = t.db.$client.prepare('select count(*) as n from messages where conversation_id = ?');
+      expect(stored.get(conversationId)).toEqual({ n: 2 });
+
+      // Reading moves B's mark; A sees it as the other side's mark.
+      await markConversationRead(b.db, conversationId, received[1].createdAt);
+      await until(
+        async () => (await a.db.conversations.findOne(conversationId).exec())?.otherReadUpTo === received[1].createdAt,
+      );
+
+      await c.sync!.awaitInSync();
+      expect(await c.db.messages.count().exec()).toBe(0);
+      expect(await c.db.conversations.count().exec()).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+      await c.close();
     }
   });
 });

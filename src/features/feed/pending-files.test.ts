@@ -24,6 +24,7 @@ function pendingPost(id: string, userId: string, names: string[], createdAt = 10
     category: 'company_announcement',
     isUrgent: false,
     houseTags: [],
+    audienceHouses: [],
     error: null,
     files: names.map((name) => ({ name, type: 'image/png', size: 3, blob: new Blob(['abc']), uploaded: null })),
   };

@@ -1,4 +1,4 @@
-import { keptHouseTags, type Attachment, type PostCategory } from '../../../schema/posts';
+import { keptAudienceHouses, keptHouseTags, type Attachment, type PostCategory } from '../../../schema/posts';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 
@@ -8,6 +8,8 @@ export interface PostDraft {
   category: PostCategory;
   isUrgent: boolean;
   houseTags: string[];
+  /** Urgent posts: the houses the alert is addressed to; empty means all staff. */
+  audienceHouses?: string[];
 }
 
 /** An upload as a post's attachment: the fields the server stores (schema/posts AttachmentSchema). */
@@ -40,6 +42,7 @@ export function buildPostDoc(
     category: draft.category,
     isUrgent: draft.isUrgent,
     houseTags: keptHouseTags(draft.category, draft.houseTags),
+    audienceHouses: keptAudienceHouses(draft.isUrgent, draft.audienceHouses ?? []),
     images: uploads.filter((u) => u.kind === 'image').map((u) => u.url),
     attachments: uploads.filter((u) => u.kind === 'file').map(toAttachment),
     createdAt: now,

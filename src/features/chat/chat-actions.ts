@@ -1,0 +1,64 @@
+import { conversationIdOf } from '../../../schema/chat';
+import type { ConversationLocal, MessageLocal } from '../../db/collections';
+import type { UserDatabase } from '../../db/database';
+
+/**
+ * Opens the conversation with a colleague: the id is made from the pair (decision 30), so an existing
+ * conversation is found rather than duplicated, and a new one is written locally and synced (offline too).
+ */
+export async function openConversation(db: UserDatabase, meId: string, otherUserId: string, now = Date.now()) {
+  const id = conversationIdOf(meId, otherUserId);
+  const existing = await db.conversations.findOne(id).exec();
+  if (existing) return id;
+  const doc: ConversationLocal = {
+    id,
+    otherUserId,
+    readUpTo: 0,
+    otherReadUpTo: 0,
+    lastMessageAt: null,
+    createdAt: now,
+    updatedAt: now,
+    localPending: true,
+  };
+  // Two quick clicks may both get here: the second insert finds the first.
+  await db.conversations.upsert(doc);
+  return id;
+}
+
+/**
+ * Writes a message to the local database; replication delivers it (at once online, in order once back
+ * online). The time is provisional: the server sets the real one. Returns null for blank content.
+ */
+export async function sendMessage(
+  db: UserDatabase,
+  meId: string,
+  conversationId: string,
+  content: string,
+  now = Date.now(),
+): Promise<MessageLocal | null> {
+  const text = content.trim();
+  if (!text) return null;
+  // Keep local order even when two messages are written within one millisecond.
+  const last = await db.messages.findOne({ selector: { conversationId }, sort: [{ createdAt: 'desc' }] }).exec();
+  const createdAt = Math.max(now, (last?.createdAt ?? 0) + 1);
+  const doc: MessageLocal = {
+    id: crypto.randomUUID(),
+    conversationId,
+    senderId: meId,
+    content: text,
+    createdAt,
+    localPending: true,
+  };
+  await db.messages.insert(doc);
+  return doc;
+}
+
+/**
+ * Marks the conversation read up to the newest message from the other person that was shown (docs/sync.md:
+ * the mark only moves forward; messages that arrived unseen stay unread).
+ */
+export async function markConversationRead(db: UserDatabase, conversationId: string, upTo: number): Promise<void> {
+  const doc = await db.conversations.findOne(conversationId).exec();
+  if (!doc || doc.readUpTo >= upTo) return;
+  await doc.incrementalPatch({ readUpTo: upTo, localPending: true });
+}
