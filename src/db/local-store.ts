@@ -26,6 +26,10 @@ export function startLocalStore(userId: string, onUnauthorized: () => void): Pro
     // RxDB's collection type is generic per collection; replication only needs each one as a collection.
     const sync = startSync(db as unknown as Record<SyncCollection, never>, { onUnauthorized });
     const store = { userId, db, sync };
+    // Marks the page once the first sync is complete (the benches and journeys wait on it).
+    void sync.initialSyncDone.then(() => {
+      if (appStore.get(localStoreAtom) === store) document.documentElement.dataset.sync = 'ready';
+    });
     appStore.set(localStoreAtom, store);
     return store;
   })().finally(() => {
@@ -38,6 +42,7 @@ export function startLocalStore(userId: string, onUnauthorized: () => void): Pro
 export async function stopLocalStore(): Promise<void> {
   const store = appStore.get(localStoreAtom);
   appStore.set(localStoreAtom, null);
+  if (typeof document !== 'undefined') delete document.documentElement.dataset.sync;
   await store?.sync.stop();
 }
 

@@ -106,7 +106,7 @@ export function startSync(
       waitForLeadership: false,
       autoStart: true,
       pull: {
-        batchSize: options.batchSize ?? 500,
+        batchSize: options.batchSize ?? 1000,
         stream$: stream$.asObservable(),
         // What the server sends is, by definition, not pending. Fields this client's schema does not know
         // (a newer server) are dropped rather than failing validation.
