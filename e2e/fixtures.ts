@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test as base, type Page } from '@playwright/test';
+import { expect, test as base, type Browser, type Page } from '@playwright/test';
 import { E2E_ADMIN, E2E_DATA_DIR } from './env';
 
 export { expect };
@@ -58,3 +58,36 @@ export const test = base.extend<{ ownOriginOnly: void }>({
     { auto: true },
   ],
 });
+
+export const STAFF_PASSWORD = 'Care!Worker2026';
+
+/** A staff member created by the System Administrator on /admin, who then sets a password from the invitation. */
+export async function createStaffMember(
+  browser: Browser,
+  firstName: string,
+): Promise<{ email: string; name: string; password: string }> {
+  const email = uniqueEmail(firstName.toLowerCase());
+  const lastName = `Tester${Math.random().toString(36).slice(2, 8)}`;
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  const started = Date.now();
+  await signIn(admin, ADMIN.email, ADMIN.password);
+  await admin.goto('/admin');
+  await admin.getByLabel('Email').fill(email);
+  await admin.getByLabel('First Name').fill(firstName);
+  await admin.getByLabel('Last Name').fill(lastName);
+  await admin.getByRole('button', { name: /Add Staff Member|Create User|Add User/ }).click();
+  await expect(admin.getByText('User created successfully').first()).toBeVisible();
+  const mail = await readOutbox(email, started - 1);
+  await adminContext.close();
+
+  const inviteContext = await browser.newContext();
+  const invite = await inviteContext.newPage();
+  await invite.goto(mail.link!);
+  await invite.getByLabel('New Password').fill(STAFF_PASSWORD);
+  await invite.getByLabel('Confirm Password').fill(STAFF_PASSWORD);
+  await invite.getByRole('button', { name: /Reset Password|Set Password|Save/ }).click();
+  await expect(invite.getByText('Password Changed!')).toBeVisible();
+  await inviteContext.close();
+  return { email, name: `${firstName} ${lastName}`, password: STAFF_PASSWORD };
+}

@@ -17,6 +17,8 @@ import {
 } from '../components/ui/dropdown-menu';
 import { cx } from '../lib/cx';
 import { signOut } from '../features/auth/session';
+import { ChatButton } from '../features/chat/chat-button';
+import { ChatPanel } from '../features/chat/chat-panel';
 import { MobileMenu } from './mobile-menu';
 
 interface AppHeaderProps {
@@ -75,6 +77,7 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
               <kbd className="search-button-kbd">Ctrl K</kbd>
             </button>
           ) : null}
+          <ChatButton variant="header" />
           <DropdownMenu>
             <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">
               <UserAvatar user={user} size={36} />
@@ -94,6 +97,7 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
           </DropdownMenu>
         </div>
       </div>
+      <ChatPanel user={user} />
     </header>
   );
 }

@@ -1,9 +1,12 @@
-import { useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { useSetAtom } from 'jotai';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { LIMITS } from '../../schema/constants';
 import { CopyrightFooter } from '../components/copyright-footer';
 import { TooltipProvider } from '../components/ui/tooltip';
 import { useLocalStore } from '../db/local-store';
+import { chatOpenAtom } from '../features/chat/chat-state';
 import { BackToTop } from '../features/feed/back-to-top';
 import { FeedFiltersBar } from '../features/feed/feed-filters';
 import { FeedSidebar } from '../features/feed/feed-sidebar';
@@ -46,6 +49,41 @@ function useHighlight(): [string | null, (postId: string) => void] {
   return [highlight?.postId ?? null, start];
 }
 
+/** How long `?highlightPost=` waits before scrolling, so the feed has rendered (spec section 9: 1 s). */
+const LINK_SCROLL_DELAY_MS = 1000;
+
+/**
+ * `?openChat=true` opens the chat and `?highlightPost={id}` scrolls to a post after 1 s and highlights it
+ * (spec section 4, the targets of a notification click); both are taken off the address once read.
+ */
+function useLinkTargets(choosePost: (postId: string) => void): void {
+  const [params, setParams] = useSearchParams();
+  const openChat = useSetAtom(chatOpenAtom);
+  const choose = useRef(choosePost);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => {
+    choose.current = choosePost;
+  });
+  const wantsChat = params.get('openChat') === 'true';
+  const postId = params.get('highlightPost');
+  useEffect(() => {
+    if (!wantsChat && !postId) return;
+    if (wantsChat) openChat(true);
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        next.delete('openChat');
+        next.delete('highlightPost');
+        return next;
+      },
+      { replace: true },
+    );
+    // Not cleared when the parameters go (that re-runs this effect), only on leaving the screen.
+    if (postId) timer.current = setTimeout(() => choose.current(postId), LINK_SCROLL_DELAY_MS);
+  }, [wantsChat, postId, openChat, setParams]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+}
+
 /** Signed-in "/": the home feed of spec section 2, read from and written to the local database. */
 export function HomeScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
@@ -81,6 +119,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
     setScrollTarget({ postId, seq: Date.now() });
     highlight(postId);
   };
+  useLinkTargets(choosePost);
 
   const renderPost = useCallback(
     (post: (typeof visible)[number], index: number) => (

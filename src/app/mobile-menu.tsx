@@ -9,11 +9,12 @@ import { canSeeAdminLink } from '../../schema/permissions';
 import { roleLabel } from '../../schema/roles';
 import { UserAvatar } from '../components/ui/avatar';
 import { signOut } from '../features/auth/session';
+import { ChatButton } from '../features/chat/chat-button';
 import { configAtom } from '../lib/public-config';
 
 /**
  * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile, Home Feed, the
- * OPP placeholder, Admin Dashboard, Staff Handbook and Sign Out. Chat and push arrive with their issue.
+ * Chat, the OPP placeholder, Admin Dashboard, Staff Handbook and Sign Out.
  */
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
@@ -47,6 +48,7 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
               <Newspaper aria-hidden size={18} />
               Home Feed
             </Link>
+            <ChatButton variant="menu" onClick={close} />
             {roleLabel(user.role) === 'System Administrator' ? (
               <button type="button" className="sheet-item" disabled>
                 <Users aria-hidden size={18} />

@@ -9,8 +9,9 @@ import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { configAtom } from '../../lib/public-config';
+import { ChatButton } from '../chat/chat-button';
 
-/** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help? (push and chat come later). */
+/** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help? (push comes later). */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
   const { handbookUrl, supportEmail } = useAtomValue(configAtom);
   return (
@@ -52,6 +53,7 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
               </span>
             </Button>
           ) : null}
+          <ChatButton variant="sidebar" />
           {canSeeAdminLink(user) ? (
             <Button asChild variant="outline" className="sidebar-button">
               <Link to="/admin">

@@ -1,0 +1,60 @@
+import { useSetAtom } from 'jotai';
+import { MessageCircle } from 'lucide-react';
+import type { ComponentProps } from 'react';
+import { useLocalStore } from '../../db/local-store';
+import { cx } from '../../lib/cx';
+import { chatOpenAtom } from './chat-state';
+import { useUnreadChatCount } from './use-chat';
+
+/** A count badge; hidden at zero, "99+" beyond. */
+export function CountBadge({ count, className }: { count: number; className?: string }) {
+  if (count <= 0) return null;
+  return (
+    <span className={cx('count-badge', className)} aria-hidden>
+      {count > 99 ? '99+' : count}
+    </span>
+  );
+}
+
+type Variant = 'header' | 'sidebar' | 'menu';
+
+const classes: Record<Variant, string> = {
+  header: 'header-icon-button chat-header-button',
+  sidebar: 'btn btn-outline btn-md sidebar-button',
+  menu: 'sheet-item',
+};
+
+/** The Chat button with its unread badge (spec section 2): in the header on mobile, the sidebar and the menu. */
+export function ChatButton({
+  variant,
+  onClick,
+  ...props
+}: { variant: Variant } & Omit<ComponentProps<'button'>, 'children' | 'className'>) {
+  const store = useLocalStore();
+  const unread = useUnreadChatCount(store?.db ?? null);
+  const open = useSetAtom(chatOpenAtom);
+  const label = unread > 0 ? `Chat, ${unread} unread` : 'Chat';
+  return (
+    <button
+      type="button"
+      className={classes[variant]}
+      aria-label={label}
+      onClick={(event) => {
+        onClick?.(event);
+        open(true);
+      }}
+      {...props}
+    >
+      <span className="chat-button-icon">
+        <MessageCircle aria-hidden size={variant === 'header' ? 20 : 18} />
+        {variant === 'header' ? <CountBadge count={unread} className="count-badge-corner" /> : null}
+      </span>
+      {variant !== 'header' ? (
+        <>
+          Chat
+          <CountBadge count={unread} />
+        </>
+      ) : null}
+    </button>
+  );
+}

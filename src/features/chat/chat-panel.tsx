@@ -1,0 +1,255 @@
+import { useAtom } from 'jotai';
+import { ArrowLeft, Clock, MessageCirclePlus, Send, X } from 'lucide-react';
+import { Dialog as DialogPrimitive } from 'radix-ui';
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import type { CurrentUser } from '../../../schema/auth';
+import { MESSAGE_CONTENT_MAX } from '../../../schema/chat';
+import { displayName, formatTime } from '../../../schema/format';
+import { roleLabel } from '../../../schema/roles';
+import { UserAvatar } from '../../components/ui/avatar';
+import type { UserDatabase } from '../../db/database';
+import { useLocalStore } from '../../db/local-store';
+import { cx } from '../../lib/cx';
+import { useAuthors, type AuthorView } from '../feed/use-feed-data';
+import { markConversationRead, openConversation, sendMessage } from './chat-actions';
+import { CountBadge } from './chat-button';
+import { chatOpenAtom } from './chat-state';
+import { newestFromOther } from './chat-summary';
+import { useChatContacts, useConversations, useMessages } from './use-chat';
+import './chat.css';
+
+type View = { kind: 'list' } | { kind: 'new' } | { kind: 'conversation'; id: string; otherUserId: string | null };
+
+/** The last message's time: HH:mm today, else the date (spec section 9: message time HH:mm). */
+function listTime(at: number): string {
+  const date = new Date(at);
+  const today = new Date();
+  if (date.toDateString() === today.toDateString()) return formatTime(at);
+  return `${String(date.getDate()).padStart(2, '0')}/${String(date.getMonth() + 1).padStart(2, '0')}`;
+}
+
+/**
+ * The chat panel of spec section 2: full screen on mobile, 20rem wide beside the page on larger screens, with
+ * the conversation list, the new-chat list and an open conversation. Everything is read from and written to
+ * the local database; replication delivers it live.
+ */
+export function ChatPanel({ user }: { user: CurrentUser }) {
+  const [open, setOpen] = useAtom(chatOpenAtom);
+  const [view, setView] = useState<View>({ kind: 'list' });
+  const store = useLocalStore();
+  const db = store?.db ?? null;
+  const authors = useAuthors(store, user);
+  const close = (next: boolean) => {
+    setOpen(next);
+    if (!next) setView({ kind: 'list' });
+  };
+  const title = view.kind === 'list' ? 'Messages' : view.kind === 'new' ? 'New Chat' : authors(view.otherUserId).name;
+  return (
+    <DialogPrimitive.Root open={open} onOpenChange={close}>
+      <DialogPrimitive.Portal>
+        <DialogPrimitive.Overlay className="overlay chat-overlay" />
+        <DialogPrimitive.Content className="chat-panel" aria-describedby={undefined}>
+          <div className="chat-head">
+            {view.kind !== 'list' ? (
+              <button
+                type="button"
+                className="header-icon-button"
+                aria-label="Back to conversations"
+                onClick={() => setView({ kind: 'list' })}
+              >
+                <ArrowLeft aria-hidden size={18} />
+              </button>
+            ) : null}
+            <DialogPrimitive.Title className="chat-title">{title}</DialogPrimitive.Title>
+            {view.kind === 'list' ? (
+              <button
+                type="button"
+                className="header-icon-button"
+                aria-label="New chat"
+                onClick={() => setView({ kind: 'new' })}
+              >
+                <MessageCirclePlus aria-hidden size={18} />
+              </button>
+            ) : null}
+            <DialogPrimitive.Close className="header-icon-button" aria-label="Close chat">
+              <X aria-hidden size={18} />
+            </DialogPrimitive.Close>
+          </div>
+          {!db ? null : view.kind === 'list' ? (
+            <ConversationList
+              db={db}
+              authors={authors}
+              onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
+              onNew={() => setView({ kind: 'new' })}
+            />
+          ) : view.kind === 'new' ? (
+            <NewChatList
+              db={db}
+              me={user}
+              onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
+            />
+          ) : (
+            <ConversationView db={db} me={user} conversationId={view.id} otherUserId={view.otherUserId} />
+          )}
+        </DialogPrimitive.Content>
+      </DialogPrimitive.Portal>
+    </DialogPrimitive.Root>
+  );
+}
+
+function ConversationList({
+  db,
+  authors,
+  onOpen,
+  onNew,
+}: {
+  db: UserDatabase;
+  authors: (id: string | null) => AuthorView;
+  onOpen: (id: string, otherUserId: string | null) => void;
+  onNew: () => void;
+}) {
+  const { conversations, ready } = useConversations(db);
+  if (ready && conversations.length === 0) {
+    return (
+      <div className="chat-empty">
+        <p>No conversations yet.</p>
+        <button type="button" className="btn btn-primary btn-md" onClick={onNew}>
+          <MessageCirclePlus aria-hidden size={18} />
+          Start a new chat
+        </button>
+      </div>
+    );
+  }
+  return (
+    <ul className="chat-list" aria-label="Conversations">
+      {conversations.map((row) => {
+        const other = authors(row.otherUserId);
+        return (
+          <li key={row.id}>
+            <button type="button" className="chat-row" onClick={() => onOpen(row.id, row.otherUserId)}>
+              <UserAvatar user={other} size={40} />
+              <span className="chat-row-text">
+                <span className="chat-row-top">
+                  <span className="chat-row-name">{other.name}</span>
+                  {row.lastMessageAt ? <time className="chat-row-time">{listTime(row.lastMessageAt)}</time> : null}
+                </span>
+                <span className="chat-row-role">{other.role ? roleLabel(other.role) : ''}</span>
+                <span className="chat-row-last">{row.lastMessage?.content ?? 'No messages yet'}</span>
+              </span>
+              <CountBadge count={row.unreadCount} />
+              {row.unreadCount > 0 ? <span className="visually-hidden">{`, ${row.unreadCount} unread`}</span> : null}
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function NewChatList({
+  db,
+  me,
+  onOpen,
+}: {
+  db: UserDatabase;
+  me: CurrentUser;
+  onOpen: (id: string, otherUserId: string) => void;
+}) {
+  const contacts = useChatContacts(db, me.id);
+  return (
+    <ul className="chat-list" aria-label="Colleagues">
+      {contacts.map((contact) => (
+        <li key={contact.id}>
+          <button
+            type="button"
+            className="chat-row"
+            onClick={() => void openConversation(db, me.id, contact.id).then((id) => onOpen(id, contact.id))}
+          >
+            <UserAvatar user={contact} size={40} />
+            <span className="chat-row-text">
+              <span className="chat-row-name">{displayName(contact)}</span>
+              <span className="chat-row-role">{roleLabel(contact.role)}</span>
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ConversationView({
+  db,
+  me,
+  conversationId,
+  otherUserId,
+}: {
+  db: UserDatabase;
+  me: CurrentUser;
+  conversationId: string;
+  otherUserId: string | null;
+}) {
+  const messages = useMessages(db, conversationId);
+  const [draft, setDraft] = useState('');
+  const end = useRef<HTMLLIElement>(null);
+
+  // Opening a conversation with unread messages marks it read (spec section 4), and so do new ones while open.
+  const newest = newestFromOther(messages, otherUserId);
+  useEffect(() => {
+    if (newest !== null) void markConversationRead(db, conversationId, newest);
+  }, [db, conversationId, newest]);
+
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'end' });
+  }, [messages.length]);
+
+  const submit = (event?: FormEvent) => {
+    event?.preventDefault();
+    if (!draft.trim()) return;
+    void sendMessage(db, me.id, conversationId, draft.slice(0, MESSAGE_CONTENT_MAX));
+    setDraft('');
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey) submit();
+    if (event.key === 'Enter' && !event.shiftKey) event.preventDefault();
+  };
+
+  return (
+    <div className="chat-conversation">
+      <ol className="chat-messages" aria-label="Messages">
+        {messages.map((message) => {
+          const own = message.senderId === me.id;
+          return (
+            <li key={message.id} className={cx('chat-message', own ? 'chat-message-own' : 'chat-message-other')}>
+              <p className="chat-bubble">{message.content}</p>
+              <span className="chat-meta">
+                <time dateTime={new Date(message.createdAt).toISOString()}>{formatTime(message.createdAt)}</time>
+                {message.localPending ? (
+                  <span className="chat-pending">
+                    <Clock aria-hidden size={12} />
+                    Waiting to send
+                  </span>
+                ) : null}
+              </span>
+            </li>
+          );
+        })}
+        <li ref={end} className="chat-end" aria-hidden />
+      </ol>
+      <form className="chat-composer" onSubmit={submit}>
+        <textarea
+          className="chat-input"
+          aria-label="Message"
+          placeholder="Type a message..."
+          rows={1}
+          maxLength={MESSAGE_CONTENT_MAX}
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <button type="submit" className="btn btn-primary btn-icon" aria-label="Send" disabled={!draft.trim()}>
+          <Send aria-hidden size={18} />
+        </button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationLocal, MessageLocal } from '../../db/collections';
+import { newestFromOther, summariseConversations } from './chat-summary';
+
+const conversation = (id: string, otherUserId: string, readUpTo = 0, createdAt = 1): ConversationLocal => ({
+  id,
+  otherUserId,
+  readUpTo,
+  otherReadUpTo: 0,
+  lastMessageAt: null,
+  createdAt,
+  updatedAt: createdAt,
+  localPending: false,
+});
+const message = (
+  conversationId: string,
+  senderId: string,
+  createdAt: number,
+  content = `m${createdAt}`,
+): MessageLocal => ({
+  id: `${conversationId}-${createdAt}`,
+  conversationId,
+  senderId,
+  content,
+  createdAt,
+  localPending: false,
+});
+
+describe('conversation list', () => {
+  it('counts only the other person’s messages after the read mark and orders by the latest message', () => {
+    const rows = summariseConversations(
+      [conversation('me:ann', 'ann', 20), conversation('me:bob', 'bob', 0, 50)],
+      [
+        message('me:ann', 'ann', 10),
+        message('me:ann', 'ann', 30),
+        message('me:ann', 'me', 40, 'See you then'),
+        message('me:ann', 'ann', 35),
+      ],
+    );
+    expect(rows.map((r) => r.id)).toEqual(['me:bob', 'me:ann']);
+    expect(rows[1]).toMatchObject({ unreadCount: 2, lastMessage: { content: 'See you then' }, lastMessageAt: 40 });
+    expect(rows[0]).toMatchObject({ unreadCount: 0, lastMessage: null, lastMessageAt: null });
+  });
+
+  it('moves the read mark to the newest message from the other person only', () => {
+    const list = [message('c', 'ann', 10), message('c', 'me', 20), message('c', 'ann', 15)];
+    expect(newestFromOther(list, 'ann')).toBe(15);
+    expect(newestFromOther(list, null)).toBeNull();
+  });
+});
