@@ -17,6 +17,7 @@ import {
 } from '../components/ui/dropdown-menu';
 import { cx } from '../lib/cx';
 import { signOut } from '../features/auth/session';
+import { EmergencyAlertModal } from '../features/alerts/emergency-alert-modal';
 import { ChatButton } from '../features/chat/chat-button';
 import { ChatPanel } from '../features/chat/chat-panel';
 import { MobileMenu } from './mobile-menu';
@@ -98,6 +99,7 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
         </div>
       </div>
       <ChatPanel user={user} />
+      <EmergencyAlertModal user={user} />
     </header>
   );
 }

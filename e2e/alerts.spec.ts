@@ -1,0 +1,61 @@
+import type { Page } from '@playwright/test';
+import { ADMIN, createStaffMember, expect, signIn, test } from './fixtures';
+
+/** Writes an urgent post through the composer. */
+async function writeUrgentPost(page: Page, content: string) {
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  await composer.getByLabel('Post content').fill(content);
+  await composer.getByLabel('Mark as urgent').click();
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  await expect(composer.getByLabel('Post content')).toHaveValue('');
+}
+
+test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({ browser }) => {
+  const staff = await createStaffMember(browser, 'Alerted');
+  const adminContext = await browser.newContext();
+  const staffContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  const colleague = await staffContext.newPage();
+  await signIn(admin, ADMIN.email, ADMIN.password);
+  await signIn(colleague, staff.email, staff.password);
+  const word = Math.random().toString(36).slice(2, 8);
+
+  await writeUrgentPost(admin, `Water leak at Giles House ${word}: keep residents away from the kitchen`);
+  const modal = colleague.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
+  await expect(modal).toBeVisible();
+  const item = modal.getByRole('listitem').filter({ hasText: `Water leak at Giles House ${word}` });
+  await expect(item).toContainText('Company Announcement');
+  await expect(item).toContainText('System');
+  await expect(item).toContainText(/just now|minute/);
+  await expect(modal).toContainText('Please acknowledge all emergency messages before continuing');
+  // Escape does not dismiss it.
+  await colleague.keyboard.press('Escape');
+  await expect(modal).toBeVisible();
+  // The author is not alerted by their own post.
+  await expect(admin.getByRole('alertdialog', { name: 'EMERGENCY ALERT' })).toHaveCount(0);
+
+  await item.getByRole('button', { name: 'I have read this message' }).click();
+  await expect(modal).toHaveCount(0);
+  await colleague.reload();
+  await expect(colleague.getByRole('region', { name: 'Create a post' })).toBeVisible();
+  await colleague.waitForTimeout(1000);
+  await expect(modal).toHaveCount(0);
+
+  // A second alert acknowledged offline: saved, and sent on reconnecting.
+  await writeUrgentPost(admin, `Power cut at Tudor Way ${word}`);
+  await expect(modal).toBeVisible();
+  await staffContext.setOffline(true);
+  await modal.getByRole('button', { name: 'I have read this message' }).click();
+  await expect(colleague.getByText('Saved — will send when back online').first()).toBeVisible();
+  await expect(modal).toHaveCount(0);
+  await staffContext.setOffline(false);
+  await expect
+    .poll(async () => {
+      const response = await colleague.request.get('/api/alerts/unacknowledged');
+      return ((await response.json()) as { content: string }[]).filter((a) => a.content.includes(word)).length;
+    })
+    .toBe(0);
+
+  await adminContext.close();
+  await staffContext.close();
+});

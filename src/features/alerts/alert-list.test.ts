@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { AcknowledgementLocal, PostLocal } from '../../db/collections';
+import { alertsToShow, formatRelativeTime } from './alert-list';
+
+const post = (id: string, createdAt: number, isUrgent = true): PostLocal => ({
+  id,
+  authorId: 'admin',
+  content: `Alert ${id}`,
+  category: 'company_announcement',
+  isUrgent,
+  houseTags: [],
+  audienceHouses: [],
+  images: [],
+  attachments: [],
+  createdAt,
+  updatedAt: createdAt,
+  localPending: false,
+});
+const ack = (postId: string, acknowledgedAt: number | null, localPending = false): AcknowledgementLocal => ({
+  id: `${postId}:me`,
+  postId,
+  userId: 'me',
+  createdAt: 1,
+  acknowledgedAt,
+  viewedAt: null,
+  localPending,
+});
+
+describe('alerts the modal shows', () => {
+  it('lists unacknowledged live urgent posts newest first, keeps offline acknowledgements marked, drops the rest', () => {
+    const posts = new Map(
+      [post('old', 10), post('new', 20), post('done', 30), post('ordinary', 40, false), post('offline', 5)].map((p) => [
+        p.id,
+        p,
+      ]),
+    );
+    const rows = alertsToShow(
+      [
+        ack('old', null),
+        ack('new', null),
+        ack('done', 99),
+        ack('ordinary', null),
+        ack('offline', 99, true),
+        ack('gone', null),
+      ],
+      posts,
+    );
+    expect(rows.map((r) => [r.post.id, r.savedOffline])).toEqual([
+      ['new', false],
+      ['old', false],
+      ['offline', true],
+    ]);
+  });
+
+  it('writes times relative to now', () => {
+    const now = 1_000_000_000;
+    expect(formatRelativeTime(now - 5_000, now)).toBe('just now');
+    expect(formatRelativeTime(now - 60_000, now)).toBe('1 minute ago');
+    expect(formatRelativeTime(now - 3 * 3_600_000, now)).toBe('3 hours ago');
+    expect(formatRelativeTime(now - 2 * 86_400_000, now)).toBe('2 days ago');
+  });
+});

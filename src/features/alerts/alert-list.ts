@@ -1,0 +1,46 @@
+import type { AcknowledgementLocal, PostLocal } from '../../db/collections';
+
+/** One alert the EMERGENCY ALERT modal lists: the post, and whether the acknowledgement still waits to be sent. */
+export interface PendingAlert {
+  post: PostLocal;
+  acknowledgementId: string;
+  /** Acknowledged on this device, not yet confirmed by the server (offline). */
+  savedOffline: boolean;
+}
+
+/**
+ * The user's alerts still to show, newest first (docs/sync.md "Alerts"): their own acknowledgement documents
+ * without `acknowledgedAt`, or acknowledged here and not yet sent, whose post is here, live and urgent. The
+ * server makes those documents only for the alert's audience, so the audience rule needs nothing here.
+ */
+export function alertsToShow(
+  acknowledgements: readonly AcknowledgementLocal[],
+  posts: ReadonlyMap<string, PostLocal>,
+): PendingAlert[] {
+  const rows: PendingAlert[] = [];
+  for (const ack of acknowledgements) {
+    const post = posts.get(ack.postId);
+    if (!post?.isUrgent) continue;
+    const savedOffline = ack.acknowledgedAt !== null && ack.localPending;
+    if (ack.acknowledgedAt === null || savedOffline) rows.push({ post, acknowledgementId: ack.id, savedOffline });
+  }
+  return rows.sort((a, b) => b.post.createdAt - a.post.createdAt);
+}
+
+/** "just now", "5 minutes ago", "2 hours ago", "3 days ago" (the modal's relative time, spec section 2). */
+export function formatRelativeTime(at: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 60) return 'just now';
+  const units: [number, string][] = [
+    [60 * 60 * 24 * 365, 'year'],
+    [60 * 60 * 24 * 30, 'month'],
+    [60 * 60 * 24, 'day'],
+    [60 * 60, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    const count = Math.floor(seconds / size);
+    if (count >= 1) return `${count} ${name}${count === 1 ? '' : 's'} ago`;
+  }
+  return 'just now';
+}

@@ -1,0 +1,36 @@
+import { useMemo } from 'react';
+import { combineLatest, map } from 'rxjs';
+import type { UserDatabase } from '../../db/database';
+import { useObservable } from '../feed/use-observable';
+import { alertsToShow, type PendingAlert } from './alert-list';
+
+const NONE: PendingAlert[] = [];
+
+/** The signed-in user's alerts for the EMERGENCY ALERT modal, live from the local database. */
+export function usePendingAlerts(db: UserDatabase | null, userId: string): PendingAlert[] {
+  const alerts$ = useMemo(
+    () =>
+      db
+        ? combineLatest([
+            db.acknowledgements.find({ selector: { userId } }).$,
+            db.posts.find({ selector: { isUrgent: true } }).$,
+          ]).pipe(
+            map(([acks, posts]) =>
+              alertsToShow(
+                acks.map((doc) => doc._data),
+                new Map(posts.map((doc) => [doc.id, doc._data])),
+              ),
+            ),
+          )
+        : null,
+    [db, userId],
+  );
+  return useObservable(alerts$, NONE).value;
+}
+
+/** Acknowledges an alert: written locally and pushed (the server keeps its own time, decision 34). */
+export async function acknowledgeAlert(db: UserDatabase, acknowledgementId: string, now = Date.now()): Promise<void> {
+  const doc = await db.acknowledgements.findOne(acknowledgementId).exec();
+  if (!doc || doc.acknowledgedAt !== null) return;
+  await doc.incrementalPatch({ acknowledgedAt: now, viewedAt: doc.viewedAt ?? now, localPending: true });
+}
