@@ -41,6 +41,26 @@ test('an urgent post blocks a colleague’s screen until acknowledged, also offl
   await colleague.waitForTimeout(1000);
   await expect(modal).toHaveCount(0);
 
+  // The bell lists the alert; choosing it scrolls to the post and highlights it.
+  await colleague.getByRole('button', { name: /^Notifications/ }).click();
+  await colleague
+    .getByRole('menuitem')
+    .filter({ hasText: `Water leak at Giles House ${word}` })
+    .click();
+  const card = colleague.getByRole('article').filter({ hasText: `Water leak at Giles House ${word}` });
+  await expect(card).toHaveClass(/post-card-highlight/);
+  await expect(card).not.toHaveClass(/post-card-highlight/, { timeout: 5000 });
+
+  // The administrator's report shows who acknowledged, by house, and offers the CSV.
+  const adminCard = admin.getByRole('article').filter({ hasText: `Water leak at Giles House ${word}` });
+  await adminCard.getByRole('button', { name: 'Acknowledgements' }).click();
+  const report = admin.getByRole('dialog', { name: 'Acknowledgements' });
+  const row = report.getByRole('row').filter({ hasText: staff.name });
+  await expect(row).toContainText(/\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}/);
+  await expect(row).toContainText(/\d+ s|min/);
+  await expect(report.getByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', /\/report\.csv$/);
+  await admin.keyboard.press('Escape');
+
   // A second alert acknowledged offline: saved, and sent on reconnecting.
   await writeUrgentPost(admin, `Power cut at Tudor Way ${word}`);
   await expect(modal).toBeVisible();

@@ -18,6 +18,7 @@ import {
 import { cx } from '../lib/cx';
 import { signOut } from '../features/auth/session';
 import { EmergencyAlertModal } from '../features/alerts/emergency-alert-modal';
+import { NotificationBell } from '../features/alerts/notification-bell';
 import { ChatButton } from '../features/chat/chat-button';
 import { ChatPanel } from '../features/chat/chat-panel';
 import { MobileMenu } from './mobile-menu';
@@ -79,6 +80,7 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
             </button>
           ) : null}
           <ChatButton variant="header" />
+          <NotificationBell user={user} />
           <DropdownMenu>
             <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">
               <UserAvatar user={user} size={36} />

@@ -1,4 +1,4 @@
-import { useSetAtom } from 'jotai';
+import { useAtomValue, useSetAtom } from 'jotai';
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
@@ -8,6 +8,7 @@ import { TooltipProvider } from '../components/ui/tooltip';
 import { useLocalStore } from '../db/local-store';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { BackToTop } from '../features/feed/back-to-top';
+import { highlightRequestAtom } from '../features/feed/highlight-state';
 import { FeedFiltersBar } from '../features/feed/feed-filters';
 import { FeedSidebar } from '../features/feed/feed-sidebar';
 import { FeedEmpty, FeedSkeleton } from '../features/feed/feed-states';
@@ -50,7 +51,7 @@ function useHighlight(): [string | null, (postId: string) => void] {
 }
 
 /** How long `?highlightPost=` waits before scrolling, so the feed has rendered (spec section 9: 1 s). */
-const LINK_SCROLL_DELAY_MS = 1000;
+const LINK_SCROLL_DELAY_MS = LIMITS.highlightLinkDelayMs;
 
 /**
  * `?openChat=true` opens the chat and `?highlightPost={id}` scrolls to a post after 1 s and highlights it
@@ -120,6 +121,15 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
     highlight(postId);
   };
   useLinkTargets(choosePost);
+  // The bell and notification clicks ask for a post from outside the feed.
+  const highlightRequest = useAtomValue(highlightRequestAtom);
+  const chooseRef = useRef(choosePost);
+  useEffect(() => {
+    chooseRef.current = choosePost;
+  });
+  useEffect(() => {
+    if (highlightRequest) chooseRef.current(highlightRequest.postId);
+  }, [highlightRequest]);
 
   const renderPost = useCallback(
     (post: (typeof visible)[number], index: number) => (

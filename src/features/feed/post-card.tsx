@@ -2,11 +2,12 @@ import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'luc
 import { memo, useId, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime } from '../../../schema/format';
-import { canEditPost } from '../../../schema/permissions';
+import { canEditPost, canSeeAlertReport } from '../../../schema/permissions';
 import { categoryLabel } from '../../../schema/posts';
 import { roleLabel } from '../../../schema/roles';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Badge } from '../../components/ui/badge';
+import { AlertReportButton } from '../alerts/alert-report-dialog';
 import { Button } from '../../components/ui/button';
 import type { PostLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
@@ -105,6 +106,8 @@ export const PostCard = memo(function PostCard({ db, post, user, authors, highli
           ))}
         </ul>
       ) : null}
+
+      {post.isUrgent && !post.localPending && canSeeAlertReport(user) ? <AlertReportButton postId={post.id} /> : null}
 
       <PostImages images={post.images} authorName={author.name} />
       <PostAttachments attachments={post.attachments} />

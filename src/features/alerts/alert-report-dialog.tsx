@@ -1,0 +1,120 @@
+import { ClipboardCheck, Download } from 'lucide-react';
+import { useEffect, useState } from 'react';
+import { AlertReportSchema, type AlertReport } from '../../../schema/alerts';
+import { displayName, formatDateTime } from '../../../schema/format';
+import { Badge } from '../../components/ui/badge';
+import { Button } from '../../components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../../components/ui/dialog';
+import { api, serverMessageOf } from '../../lib/api';
+import './alerts.css';
+
+/** "45 s", "3 min 5 s", "2 h 4 min": how long an acknowledgement took. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; report: AlertReport };
+
+/**
+ * The acknowledgement report of an urgent post (issue 4, admins and system admins): who has acknowledged it
+ * and when, who has not, by house, with the time each took, and the CSV export.
+ */
+export function AlertReportButton({ postId }: { postId: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button variant="outline" size="sm" className="report-open" onClick={() => setOpen(true)}>
+        <ClipboardCheck aria-hidden size={16} />
+        Acknowledgements
+      </Button>
+      {open ? <AlertReportDialog postId={postId} onClose={() => setOpen(false)} /> : null}
+    </>
+  );
+}
+
+function AlertReportDialog({ postId, onClose }: { postId: string; onClose: () => void }) {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const path = `/api/alerts/${encodeURIComponent(postId)}/report`;
+  useEffect(() => {
+    let live = true;
+    api
+      .get(path)
+      .then((answer) => live && setState({ kind: 'ready', report: AlertReportSchema.parse(answer) }))
+      .catch(
+        (error: unknown) =>
+          live && setState({ kind: 'error', message: serverMessageOf(error, 'Failed to load acknowledgements') }),
+      );
+    return () => {
+      live = false;
+    };
+  }, [path]);
+
+  return (
+    <Dialog open onOpenChange={(next) => !next && onClose()}>
+      <DialogContent className="report-dialog">
+        <DialogTitle>Acknowledgements</DialogTitle>
+        {state.kind === 'loading' ? (
+          <DialogDescription>Loading...</DialogDescription>
+        ) : state.kind === 'error' ? (
+          <DialogDescription role="alert">{state.message}</DialogDescription>
+        ) : (
+          <>
+            <DialogDescription>
+              {state.report.totals.acknowledged} of {state.report.totals.audience} acknowledged,{' '}
+              {state.report.totals.pending} pending ·{' '}
+              {state.report.post.audienceHouses.length > 0 ? state.report.post.audienceHouses.join(', ') : 'All staff'}
+            </DialogDescription>
+            <a className="btn btn-outline btn-sm report-export" href={`${path}.csv`} download>
+              <Download aria-hidden size={16} />
+              Export CSV
+            </a>
+            <div className="report-groups">
+              {state.report.groups.map((group) => (
+                <section key={group.house} className="report-group" aria-label={group.house}>
+                  <h3 className="report-house">
+                    {group.house}
+                    <span className="muted">
+                      {group.acknowledged} acknowledged · {group.pending} pending
+                    </span>
+                  </h3>
+                  <table className="report-table">
+                    <thead>
+                      <tr>
+                        <th scope="col">Name</th>
+                        <th scope="col">Acknowledged</th>
+                        <th scope="col">Time taken</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {group.members.map((member) => (
+                        <tr key={member.userId}>
+                          <td>
+                            {displayName(member)}
+                            {member.isActive ? null : <span className="muted"> (inactive)</span>}
+                          </td>
+                          <td>
+                            {member.acknowledgedAt ? (
+                              formatDateTime(member.acknowledgedAt)
+                            ) : (
+                              <Badge tone="warning">Not yet</Badge>
+                            )}
+                          </td>
+                          <td>
+                            {member.secondsToAcknowledge === null ? '-' : formatDuration(member.secondsToAcknowledge)}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </section>
+              ))}
+            </div>
+          </>
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

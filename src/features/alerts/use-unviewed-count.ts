@@ -1,0 +1,42 @@
+import { useCallback, useEffect, useState } from 'react';
+import { CountSchema } from '../../../schema/chat';
+import type { UserDatabase } from '../../db/database';
+
+/** Spec section 9: the unviewed notification count is refreshed every 30 s. */
+const REFRESH_MS = 30_000;
+
+/** GET /api/notifications/unviewed-count as background traffic (it must not keep an idle session alive); 0 on failure. */
+async function fetchUnviewedCount(): Promise<number> {
+  try {
+    const response = await fetch('/api/notifications/unviewed-count', {
+      credentials: 'include',
+      headers: { Accept: 'application/json', 'X-Background': '1' },
+    });
+    if (!response.ok) return 0;
+    return CountSchema.parse(await response.json()).count;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The bell's badge: the server's count, refreshed every 30 s and whenever the user's alert list changes
+ * through sync (a new alert, an acknowledgement). `set` lets the bell apply mark-viewed's answer at once.
+ */
+export function useUnviewedCount(db: UserDatabase | null): [number, (count: number) => void] {
+  const [count, setCount] = useState(0);
+  const refresh = useCallback(() => {
+    void fetchUnviewedCount().then(setCount);
+  }, []);
+  useEffect(() => {
+    if (!db) return;
+    refresh();
+    const timer = setInterval(refresh, REFRESH_MS);
+    const subscription = db.acknowledgements.$.subscribe(refresh);
+    return () => {
+      clearInterval(timer);
+      subscription.unsubscribe();
+    };
+  }, [db, refresh]);
+  return [count, setCount];
+}
