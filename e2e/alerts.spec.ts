@@ -79,3 +79,42 @@ test('an urgent post blocks a colleague’s screen until acknowledged, also offl
   await adminContext.close();
   await staffContext.close();
 });
+
+test('an urgent post addressed to a house alerts only the staff of that house', async ({ browser }) => {
+  const staff = await createStaffMember(browser, 'Housed');
+  const adminContext = await browser.newContext();
+  const staffContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  const colleague = await staffContext.newPage();
+  await signIn(admin, ADMIN.email, ADMIN.password);
+  await admin.goto('/admin');
+  const row = admin.getByTestId(`user-${staff.email}`);
+  await row.getByRole('button', { name: 'Houses' }).click();
+  const dialog = admin.getByRole('dialog', { name: 'Houses' });
+  await dialog.getByText('Giles House').click();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(row).toContainText('Houses: Giles House');
+  await admin.goto('/');
+
+  await signIn(colleague, staff.email, staff.password);
+  const word = Math.random().toString(36).slice(2, 8);
+  const composer = admin.getByRole('region', { name: 'Create a post' });
+  const post = async (content: string, house: string) => {
+    await composer.getByLabel('Post content').fill(content);
+    await composer.getByLabel('Mark as urgent').click();
+    await composer.getByText('Chosen houses').click();
+    await composer.getByRole('group', { name: 'Alert houses' }).getByText(house).click();
+    await composer.getByRole('button', { name: 'Post', exact: true }).click();
+    await expect(composer.getByLabel('Post content')).toHaveValue('');
+  };
+  await post(`Tudor Way only ${word}`, 'Tudor Way');
+  await expect(colleague.getByRole('article').filter({ hasText: `Tudor Way only ${word}` })).toBeVisible();
+  await expect(colleague.getByRole('alertdialog', { name: 'EMERGENCY ALERT' })).toHaveCount(0);
+  await post(`Giles House only ${word}`, 'Giles House');
+  const modal = colleague.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
+  await expect(modal).toContainText(`Giles House only ${word}`);
+  await expect(modal).not.toContainText(`Tudor Way only ${word}`);
+
+  await adminContext.close();
+  await staffContext.close();
+});

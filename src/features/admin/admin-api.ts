@@ -31,6 +31,8 @@ export const editUser = async (id: string, body: EditUserBody) => user(await api
 export const setUserActive = async (id: string, isActive: boolean) =>
   user(await api.patch(`${path(id)}/status`, { isActive }));
 export const setUserRole = async (id: string, role: Role) => user(await api.put(`${path(id)}/role`, { role }));
+export const setUserHouses = async (id: string, houses: string[]) =>
+  user(await api.put(`${path(id)}/houses`, { houses }));
 export const approveUser = async (id: string, body: ApproveUserBody) =>
   user(await api.post(`${path(id)}/approve`, body));
 export const deleteUser = async (id: string): Promise<void> => {

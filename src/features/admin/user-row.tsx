@@ -12,6 +12,7 @@ import { approveUser, setUserActive, setUserRole } from './admin-api';
 import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
 import { DeleteUserDialog } from './delete-user-dialog';
 import { EditUserDialog } from './edit-user-dialog';
+import { UserHousesDialog } from './user-houses-dialog';
 import { ROLE_OPTIONS } from './role-options';
 
 function StatusBadge({ user }: { user: AdminUser }) {
@@ -78,6 +79,7 @@ export function UserRow({ user, isSelf, onChanged, onDeleted }: UserRowProps) {
           </p>
           <p className="user-email">{user.email}</p>
           {user.pendingApproval ? <p className="user-requested">Requested role: {ROLE_LABELS[requested]}</p> : null}
+          {user.houses.length > 0 ? <p className="user-houses">Houses: {user.houses.join(', ')}</p> : null}
           <p className="user-dates">
             Joined {formatDateTime(user.createdAt)}
             {user.lastLoginAt ? ` · Last login ${formatDateTime(user.lastLoginAt)}` : ''}
@@ -128,6 +130,7 @@ export function UserRow({ user, isSelf, onChanged, onDeleted }: UserRowProps) {
           </>
         )}
         <EditUserDialog user={user} disabled={locked} onSaved={onChanged} />
+        <UserHousesDialog user={user} disabled={locked} onSaved={onChanged} />
         <DeleteUserDialog user={user} disabled={locked} onDeleted={onDeleted} />
       </div>
     </li>

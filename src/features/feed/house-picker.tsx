@@ -6,16 +6,18 @@ export function HousePicker({
   value,
   onChange,
   disabled,
+  legend = 'Houses',
 }: {
   value: readonly string[];
   onChange: (houses: string[]) => void;
   disabled?: boolean;
+  legend?: string;
 }) {
   const houses = useHouses();
   const toggle = (house: string, on: boolean) => onChange(on ? [...value, house] : value.filter((h) => h !== house));
   return (
     <fieldset className="house-picker" disabled={disabled}>
-      <legend className="label">Houses</legend>
+      <legend className="label">{legend}</legend>
       <div className="chip-row chip-row-wrap">
         {houses.map((house) => {
           const on = value.includes(house);

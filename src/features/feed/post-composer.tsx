@@ -48,6 +48,9 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
   const [category, setCategory] = useState<PostCategory>(DEFAULT_POST_CATEGORY);
   const [isUrgent, setUrgent] = useState(false);
   const [houseTags, setHouseTags] = useState<string[]>([]);
+  // Urgent posts: all staff, or only the chosen houses (issue 4, decision 33).
+  const [audience, setAudience] = useState<'all' | 'houses'>('all');
+  const [audienceHouses, setAudienceHouses] = useState<string[]>([]);
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -74,6 +77,8 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
     setCategory(DEFAULT_POST_CATEGORY);
     setUrgent(false);
     setHouseTags([]);
+    setAudience('all');
+    setAudienceHouses([]);
     setFiles([]);
     setProblem(null);
     setActive(false);
@@ -88,7 +93,13 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
       await createPost({
         db,
         userId: user.id,
-        draft: { content: content.trim(), category, isUrgent, houseTags },
+        draft: {
+          content: content.trim(),
+          category,
+          isUrgent,
+          houseTags,
+          audienceHouses: isUrgent && audience === 'houses' ? audienceHouses : [],
+        },
         files: files.map((f) => f.file),
         onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
       });
@@ -155,6 +166,34 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
               <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
             </div>
           </div>
+        ) : null}
+
+        {open && isUrgent ? (
+          <fieldset className="composer-audience" disabled={Boolean(busy)}>
+            <legend className="label">Alert audience</legend>
+            <div className="chip-row">
+              {(
+                [
+                  ['all', 'All staff'],
+                  ['houses', 'Chosen houses'],
+                ] as const
+              ).map(([value, label]) => (
+                <label key={value} className={audience === value ? 'chip chip-active' : 'chip'}>
+                  <input
+                    type="radio"
+                    className="visually-hidden"
+                    name={`${id}-audience`}
+                    checked={audience === value}
+                    onChange={() => setAudience(value)}
+                  />
+                  {label}
+                </label>
+              ))}
+            </div>
+            {audience === 'houses' ? (
+              <HousePicker value={audienceHouses} onChange={setAudienceHouses} legend="Alert houses" />
+            ) : null}
+          </fieldset>
         ) : null}
 
         {open && category === HOUSE_TAGGED_CATEGORY ? (
