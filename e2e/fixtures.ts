@@ -32,8 +32,17 @@ export function uniqueEmail(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@care.example`;
 }
 
-/** Signs in through the real sign-in screen. */
-export async function signIn(page: Page, email: string, password: string): Promise<void> {
+/**
+ * Signs in through the real sign-in screen. The "Enable Push Notifications" prompt (2 s after load, once per
+ * browser) is marked as seen first so it does not cover the journeys, unless `pushPrompt` asks for it.
+ */
+export async function signIn(
+  page: Page,
+  email: string,
+  password: string,
+  { pushPrompt = false }: { pushPrompt?: boolean } = {},
+): Promise<void> {
+  if (!pushPrompt) await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
   await page.goto('/login');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);

@@ -6,6 +6,8 @@ import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { CacheFirst } from 'workbox-strategies';
 import { CacheableResponsePlugin } from 'workbox-cacheable-response';
 import { UPLOADS_CACHE, SW_MESSAGES } from '../schema/offline';
+import type { PushPayload } from '../schema/push';
+import { notificationClickMessage, type NotificationData } from './notification-target';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
 
@@ -30,6 +32,54 @@ registerRoute(
 
 self.addEventListener('message', (event) => {
   if ((event.data as { type?: string } | null)?.type === SW_MESSAGES.skipWaiting) void self.skipWaiting();
+});
+
+// A push shows its notification: only the title, body and ids the server sent (decision 36).
+self.addEventListener('push', (event) => {
+  let payload: unknown = null;
+  try {
+    payload = event.data?.json();
+  } catch {
+    payload = null;
+  }
+  // Checked by hand rather than with the zod schema, which would add zod to the service worker.
+  const valid =
+    typeof payload === 'object' &&
+    payload !== null &&
+    typeof Reflect.get(payload, 'title') === 'string' &&
+    typeof Reflect.get(payload, 'body') === 'string';
+  const { title, body, tag, data }: Pick<PushPayload, 'title' | 'body' | 'tag'> & { data: NotificationData } = valid
+    ? // Shape checked just above; tag and data are optional for the notification.
+      (payload as PushPayload)
+    : { title: 'Staff Portal', body: 'Open Staff Portal to see what is new.', tag: 'staff-portal', data: {} };
+  event.waitUntil(
+    self.registration.showNotification(title, {
+      body,
+      tag,
+      data,
+      icon: '/icons/icon-192.png',
+      badge: '/icons/icon-192.png',
+      requireInteraction: Boolean(data?.urgent),
+    }),
+  );
+});
+
+// A click focuses an open window and tells it what was clicked, or opens the app at the target.
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const message = notificationClickMessage(event.action, event.notification.data as NotificationData | undefined);
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      const open = windows.find((client) => new URL(client.url).origin === self.location.origin);
+      if (open) {
+        await open.focus();
+        open.postMessage(message);
+        return;
+      }
+      await self.clients.openWindow(message.targetUrl);
+    })(),
+  );
 });
 
 clientsClaim();

@@ -7,6 +7,7 @@ import { CopyrightFooter } from '../components/copyright-footer';
 import { TooltipProvider } from '../components/ui/tooltip';
 import { useLocalStore } from '../db/local-store';
 import { chatOpenAtom } from '../features/chat/chat-state';
+import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
 import { highlightRequestAtom } from '../features/feed/highlight-state';
 import { FeedFiltersBar } from '../features/feed/feed-filters';
@@ -85,6 +86,27 @@ function useLinkTargets(choosePost: (postId: string) => void): void {
   useEffect(() => () => clearTimeout(timer.current), []);
 }
 
+/**
+ * A click on a push notification while the app is open: the service worker focuses this window and posts
+ * NOTIFICATION_CLICK (spec section 4); a chat opens the chat, an urgent post is scrolled to and highlighted.
+ */
+function useNotificationClicks(choose: { current: (postId: string) => void }): void {
+  const openChat = useSetAtom(chatOpenAtom);
+  useEffect(() => {
+    const container = 'serviceWorker' in navigator ? navigator.serviceWorker : null;
+    if (!container) return;
+    const onMessage = (event: MessageEvent) => {
+      // The service worker's message (sw/notification-target.ts); the same targets as its targetUrl.
+      const message = event.data as { type?: string; data?: { type?: string; postId?: string } } | null;
+      if (message?.type !== 'NOTIFICATION_CLICK') return;
+      if (message.data?.type === 'chat') openChat(true);
+      else if (message.data?.postId) choose.current(message.data.postId);
+    };
+    container.addEventListener('message', onMessage);
+    return () => container.removeEventListener('message', onMessage);
+  }, [openChat, choose]);
+}
+
 /** Signed-in "/": the home feed of spec section 2, read from and written to the local database. */
 export function HomeScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
@@ -130,6 +152,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   useEffect(() => {
     if (highlightRequest) chooseRef.current(highlightRequest.postId);
   }, [highlightRequest]);
+  useNotificationClicks(chooseRef);
 
   const renderPost = useCallback(
     (post: (typeof visible)[number], index: number) => (
@@ -175,6 +198,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
         </div>
         <CopyrightFooter />
         <BackToTop />
+        <PushPrompt user={user} />
         <SearchPalette
           open={searchOpen}
           onOpenChange={setSearchOpen}

@@ -10,11 +10,12 @@ import { roleLabel } from '../../schema/roles';
 import { UserAvatar } from '../components/ui/avatar';
 import { signOut } from '../features/auth/session';
 import { ChatButton } from '../features/chat/chat-button';
+import { PushSettings } from '../features/push/push-settings';
 import { configAtom } from '../lib/public-config';
 
 /**
  * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile, Home Feed, the
- * Chat, the OPP placeholder, Admin Dashboard, Staff Handbook and Sign Out.
+ * Chat, the OPP placeholder, Admin Dashboard, Push Notifications, Staff Handbook and Sign Out.
  */
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
@@ -61,6 +62,7 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
                 Admin Dashboard
               </Link>
             ) : null}
+            <PushSettings user={user} compact />
             {handbookUrl ? (
               <a href={handbookUrl} target="_blank" rel="noopener noreferrer" className="sheet-item" onClick={close}>
                 <BookOpen aria-hidden size={18} />

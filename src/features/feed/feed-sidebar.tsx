@@ -10,8 +10,9 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { configAtom } from '../../lib/public-config';
 import { ChatButton } from '../chat/chat-button';
+import { PushSettings } from '../push/push-settings';
 
-/** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help? (push comes later). */
+/** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help?. */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
   const { handbookUrl, supportEmail } = useAtomValue(configAtom);
   return (
@@ -53,6 +54,7 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
               </span>
             </Button>
           ) : null}
+          <PushSettings user={user} />
           <ChatButton variant="sidebar" />
           {canSeeAdminLink(user) ? (
             <Button asChild variant="outline" className="sidebar-button">
