@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { ADMIN, expect, signIn, test } from './fixtures';
 
 test('a push delivered to the service worker shows its notification', async ({ browser, baseURL }) => {
@@ -38,5 +40,46 @@ test('a push delivered to the service worker shows its notification', async ({ b
       }),
     )
     .toEqual([[payload.title, payload.body, payload.tag]]);
+  await context.close();
+});
+
+test('a new version waiting shows "App Update Available"; Later hides it for the session, Update Now reloads into it', async ({
+  browser,
+}) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
+
+  // A changed service worker script is a new version: the served file gets a comment, put back afterwards.
+  const swFile = path.resolve('dist', 'sw.js');
+  const original = fs.readFileSync(swFile, 'utf8');
+  fs.writeFileSync(swFile, `${original}\n// next version ${Date.now()}\n`);
+  try {
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
+    await expect
+      .poll(() => page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting)))
+      .toBe(true);
+    const banner = page.getByRole('status').filter({ hasText: 'App Update Available' });
+    await expect(banner).toBeVisible();
+    await banner.getByRole('button', { name: 'Later' }).click();
+    await expect(banner).toHaveCount(0);
+    await page.reload();
+    await page.waitForTimeout(1500);
+    await expect(banner).toHaveCount(0);
+
+    await page.evaluate(() => sessionStorage.clear());
+    await page.reload();
+    await expect(banner).toBeVisible();
+    const reloaded = page.waitForEvent('load');
+    await banner.getByRole('button', { name: 'Update Now' }).click();
+    await reloaded;
+    await expect(page.getByRole('region', { name: 'Create a post' })).toBeVisible();
+    await expect(banner).toHaveCount(0);
+  } finally {
+    fs.writeFileSync(swFile, original);
+  }
   await context.close();
 });

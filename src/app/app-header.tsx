@@ -22,6 +22,7 @@ import { NotificationBell } from '../features/alerts/notification-bell';
 import { ChatButton } from '../features/chat/chat-button';
 import { ChatPanel } from '../features/chat/chat-panel';
 import { MobileMenu } from './mobile-menu';
+import { UpdateBanner } from './update-banner';
 
 interface AppHeaderProps {
   user: CurrentUser;
@@ -102,6 +103,7 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
       </div>
       <ChatPanel user={user} />
       <EmergencyAlertModal user={user} />
+      <UpdateBanner />
     </header>
   );
 }
