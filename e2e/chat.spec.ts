@@ -70,6 +70,11 @@ test('two colleagues chat live, and a message sent offline arrives once when the
   await expect(colleague.getByRole('list', { name: 'Conversations' })).toBeVisible();
   await expect(panel(colleague)).toBeVisible();
 
+  // Without the sidebar (the admin page), the header keeps its Chat button on a large screen.
+  await admin.goto('/admin');
+  await admin.getByRole('banner').getByRole('button', { name: /^Chat/ }).click();
+  await expect(admin.getByRole('list', { name: 'Conversations' })).toContainText('Yes, I can do it');
+
   await adminContext.close();
   await staffContext.close();
 });

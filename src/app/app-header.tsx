@@ -80,7 +80,7 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
               <kbd className="search-button-kbd">Ctrl K</kbd>
             </button>
           ) : null}
-          <ChatButton variant="header" />
+          <ChatButton variant="header" alwaysInHeader={!onFeed} />
           <NotificationBell user={user} />
           <DropdownMenu>
             <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">

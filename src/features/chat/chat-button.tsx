@@ -28,8 +28,13 @@ const classes: Record<Variant, string> = {
 export function ChatButton({
   variant,
   onClick,
+  alwaysInHeader = false,
   ...props
-}: { variant: Variant } & Omit<ComponentProps<'button'>, 'children' | 'className'>) {
+}: {
+  variant: Variant;
+  /** Screens without the sidebar keep the header's Chat button on large screens too. */
+  alwaysInHeader?: boolean;
+} & Omit<ComponentProps<'button'>, 'children' | 'className'>) {
   const store = useLocalStore();
   const unread = useUnreadChatCount(store?.db ?? null);
   const open = useSetAtom(chatOpenAtom);
@@ -37,7 +42,7 @@ export function ChatButton({
   return (
     <button
       type="button"
-      className={classes[variant]}
+      className={cx(classes[variant], alwaysInHeader && 'chat-header-button-always')}
       aria-label={label}
       onClick={(event) => {
         onClick?.(event);
