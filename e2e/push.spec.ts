@@ -9,7 +9,7 @@ test('a push delivered to the service worker shows its notification', async ({ b
   await signIn(page, ADMIN.email, ADMIN.password, { pushPrompt: true });
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   // With permission granted and the flag unset, the prompt comes once, 2 s after load.
-  await expect(page.getByRole('dialog', { name: 'Enable Push Notifications' })).toBeVisible({ timeout: 5000 });
+  await expect(page.getByRole('dialog', { name: 'Enable Push Notifications' })).toBeVisible({ timeout: 10_000 });
   await page.getByRole('button', { name: 'Not Now' }).click();
   expect(await page.evaluate(() => localStorage.getItem('hasSeenPushPrompt'))).toBe('true');
   await page.reload();
@@ -17,10 +17,12 @@ test('a push delivered to the service worker shows its notification', async ({ b
   await expect(page.getByRole('dialog', { name: 'Enable Push Notifications' })).toHaveCount(0);
 
   const cdp = await context.newCDPSession(page);
-  const registrations: { registrationId: string; scopeURL: string }[] = [];
+  const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
   cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
   await cdp.send('ServiceWorker.enable');
-  await expect.poll(() => registrations.length).toBeGreaterThan(0);
+  // This page's live registration (the browser may report others).
+  const live = () => registrations.filter((r) => !r.isDeleted && r.scopeURL.startsWith(new URL(baseURL!).origin));
+  await expect.poll(() => live().length).toBeGreaterThan(0);
   const payload = {
     title: 'Emergency alert',
     body: 'New urgent message from System. Open Staff Portal to read and acknowledge it.',
@@ -29,7 +31,7 @@ test('a push delivered to the service worker shows its notification', async ({ b
   };
   await cdp.send('ServiceWorker.deliverPushMessage', {
     origin: new URL(baseURL!).origin,
-    registrationId: registrations[0].registrationId,
+    registrationId: live().at(-1)!.registrationId,
     data: JSON.stringify(payload),
   });
   await expect

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AcknowledgementLocal, PostLocal } from '../../db/collections';
-import { alertsToShow, formatRelativeTime } from './alert-list';
+import { alertsToShow, formatDuration, formatRelativeTime } from './alert-list';
 
 const post = (id: string, createdAt: number, isUrgent = true): PostLocal => ({
   id,
@@ -58,5 +58,11 @@ describe('alerts the modal shows', () => {
     expect(formatRelativeTime(now - 60_000, now)).toBe('1 minute ago');
     expect(formatRelativeTime(now - 3 * 3_600_000, now)).toBe('3 hours ago');
     expect(formatRelativeTime(now - 2 * 86_400_000, now)).toBe('2 days ago');
+  });
+
+  it('writes how long an acknowledgement took', () => {
+    expect(formatDuration(45)).toBe('45 s');
+    expect(formatDuration(185)).toBe('3 min 5 s');
+    expect(formatDuration(2 * 3600 + 4 * 60)).toBe('2 h 4 min');
   });
 });

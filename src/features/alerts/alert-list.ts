@@ -44,3 +44,11 @@ export function formatRelativeTime(at: number, now = Date.now()): string {
   }
   return 'just now';
 }
+
+/** "45 s", "3 min 5 s", "2 h 4 min": how long an acknowledgement took. */
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

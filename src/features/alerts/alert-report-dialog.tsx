@@ -6,15 +6,8 @@ import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { api, serverMessageOf } from '../../lib/api';
+import { formatDuration } from './alert-list';
 import './alerts.css';
-
-/** "45 s", "3 min 5 s", "2 h 4 min": how long an acknowledgement took. */
-export function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
 
 type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; report: AlertReport };
 

@@ -156,6 +156,7 @@ function NewChatList({
   onOpen: (id: string, otherUserId: string) => void;
 }) {
   const contacts = useChatContacts(db, me.id);
+  if (contacts.length === 0) return <p className="chat-empty">No colleagues to chat with yet.</p>;
   return (
     <ul className="chat-list" aria-label="Colleagues">
       {contacts.map((contact) => (
