@@ -525,7 +525,10 @@ async function main(): Promise<void> {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   main().catch((error: unknown) => {
-    console.error(error instanceof ConfigError ? error.message : error);
+    if (error instanceof ConfigError) console.error(error.message);
+    else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      console.error('The port is already in use. Stop the other program or set PORT to a free port.');
+    } else console.error(error);
     process.exit(1);
   });
 }
