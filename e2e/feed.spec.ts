@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Locator, Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
-import { ADMIN, expect, readOutbox, signIn, test, uniqueEmail } from './fixtures';
+import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
 
-const PASSWORD = 'Care!Worker2026';
 const FILES_DIR = path.resolve('test-results', 'feed-files');
 
 /** A short random word, so each journey finds its own posts on the shared e2e server. */
@@ -23,34 +22,6 @@ async function makePictures(names: string[]): Promise<string[]> {
       return file;
     }),
   );
-}
-
-/** A staff member created by the System Administrator on /admin, who then sets a password from the invitation. */
-async function createStaffMember(browser: Browser, firstName: string): Promise<{ email: string; name: string }> {
-  const email = uniqueEmail('feed');
-  const lastName = `Tester${tag()}`;
-  const adminContext = await browser.newContext();
-  const admin = await adminContext.newPage();
-  const started = Date.now();
-  await signIn(admin, ADMIN.email, ADMIN.password);
-  await admin.goto('/admin');
-  await admin.getByLabel('Email').fill(email);
-  await admin.getByLabel('First Name').fill(firstName);
-  await admin.getByLabel('Last Name').fill(lastName);
-  await admin.getByRole('button', { name: /Add Staff Member|Create User|Add User/ }).click();
-  await expect(admin.getByText('User created successfully').first()).toBeVisible();
-  const mail = await readOutbox(email, started - 1);
-  await adminContext.close();
-
-  const inviteContext = await browser.newContext();
-  const invite = await inviteContext.newPage();
-  await invite.goto(mail.link!);
-  await invite.getByLabel('New Password').fill(PASSWORD);
-  await invite.getByLabel('Confirm Password').fill(PASSWORD);
-  await invite.getByRole('button', { name: /Reset Password|Set Password|Save/ }).click();
-  await expect(invite.getByText('Password Changed!')).toBeVisible();
-  await inviteContext.close();
-  return { email, name: `${firstName} ${lastName}` };
 }
 
 /** Writes a post through the composer; the category is picked from the composer's own select. */
@@ -111,7 +82,7 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
 }) => {
   const member = await createStaffMember(browser, 'Olive');
   const text = `Written without Wi-Fi ${tag()}`;
-  await signIn(page, member.email, PASSWORD);
+  await signIn(page, member.email, STAFF_PASSWORD);
   await waitForServiceWorker(page);
 
   await context.setOffline(true);
