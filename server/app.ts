@@ -42,6 +42,8 @@ function bodyLimitFor(c: Context<AppEnv>): number {
   return JSON_BODY_LIMIT;
 }
 
+const hasNoBody = (c: Context<AppEnv>) => c.req.method === 'GET' || c.req.method === 'HEAD';
+
 /** Answered before the body is read: the connection is closed so the unread rest cannot be mistaken for a request. */
 const tooLarge = (): never => {
   throw new AppError(413, 'payload_too_large', 'The request is too large', undefined, { Connection: 'close' });
@@ -87,12 +89,11 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   );
 
   const api = new Hono<AppEnv>();
-  api.use(async (c, next) => {
-    await next();
-    // Answers that may be cached (uploaded files, the placeholder picture) say so themselves.
-    if (!c.res.headers.has('Cache-Control') || c.res.headers.get('Content-Type')?.startsWith('text/event-stream')) {
-      c.header('Cache-Control', 'no-store');
-    }
+  api.use((c, next) => {
+    // API answers are never stored; the few that may be (uploaded files, the placeholder picture) say so
+    // themselves. Set before the handler: changing a finished response would rebuild it.
+    c.header('Cache-Control', 'no-store');
+    return next();
   });
   api.use(sameOriginOnly(deps.config.publicUrl));
   const limits = new Map(
@@ -101,7 +102,8 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
       bodyLimit({ maxSize, onError: tooLarge }),
     ]),
   );
-  api.use((c, next) => limits.get(bodyLimitFor(c))!(c, next));
+  // A GET or HEAD has no body to limit; asking for one would build a whole fetch Request on every read.
+  api.use((c, next) => (hasNoBody(c) ? next() : limits.get(bodyLimitFor(c))!(c, next)));
   api.route('/', configRoutes);
   api.route('/', authRoutes);
   api.route('/', adminRoutes);

@@ -12,7 +12,14 @@ export function nextSeq(db: Db): number {
   return row.seq;
 }
 
-/** The last value handed out; everything written so far has a server_seq at or below it. */
+const readSeq = new WeakMap<Db, { get(): { seq: number } | undefined }>();
+
+/**
+ * The last value handed out; everything written so far has a server_seq at or below it. Prepared once per
+ * database: the feed page cache asks on every GET /api/posts.
+ */
 export function currentSeq(db: Db): number {
-  return db.get<{ seq: number } | undefined>(sql`SELECT seq FROM sync_counter WHERE id = 1`)?.seq ?? 0;
+  let statement = readSeq.get(db);
+  if (!statement) readSeq.set(db, (statement = db.$client.prepare('SELECT seq FROM sync_counter WHERE id = 1')));
+  return statement.get()?.seq ?? 0;
 }

@@ -1,6 +1,7 @@
 import { and, count, eq, gt, isNull, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { loginFailures, sessions, settings, users, userTokens } from '../../db/tables';
+import type { CurrentUserRow } from '../users/users.queries';
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type TokenRow = typeof userTokens.$inferSelect;
@@ -9,23 +10,58 @@ export function insertSession(db: Db, row: SessionRow): void {
   db.insert(sessions).values(row).run();
 }
 
-/** Prepared once per database: every signed-in request looks its session up (bench/posts-api.ts). */
+/** What a request needs of its session and user: no password hash, no builder mapping. */
+export interface SessionLookup {
+  session: { createdAt: number; lastActiveAt: number };
+  user: CurrentUserRow;
+}
+
+type SessionLookupRow = [
+  createdAt: number,
+  lastActiveAt: number,
+  id: string,
+  email: string,
+  firstName: string,
+  lastName: string,
+  role: CurrentUserRow['role'],
+  isActive: number,
+  profileImageUrl: string | null,
+];
+
+/**
+ * Prepared once per database and read in raw mode: every signed-in request looks its session up, and the
+ * query builder's mapping of a joined row cost more than the query (bench/posts-api.ts).
+ */
 function prepareSessionLookup(db: Db) {
-  return db
-    .select({ session: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.tokenHash, sql.placeholder('tokenHash')))
-    .prepare();
+  return db.$client
+    .prepare<[string], SessionLookupRow>(
+      `SELECT s.created_at, s.last_active_at, u.id, u.email, u.first_name, u.last_name, u.role, u.is_active,
+              u.profile_image_url
+       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
+    )
+    .raw();
 }
 
 const sessionLookups = new WeakMap<Db, ReturnType<typeof prepareSessionLookup>>();
 
 /** The session and its user, in one query. */
-export function findSessionWithUser(db: Db, tokenHash: string) {
+export function findSessionWithUser(db: Db, tokenHash: string): SessionLookup | undefined {
   let lookup = sessionLookups.get(db);
   if (!lookup) sessionLookups.set(db, (lookup = prepareSessionLookup(db)));
-  return lookup.get({ tokenHash });
+  const r = lookup.get(tokenHash);
+  if (!r) return undefined;
+  return {
+    session: { createdAt: r[0], lastActiveAt: r[1] },
+    user: {
+      id: r[2],
+      email: r[3],
+      firstName: r[4],
+      lastName: r[5],
+      role: r[6],
+      isActive: r[7] === 1,
+      profileImageUrl: r[8],
+    },
+  };
 }
 
 export function touchSession(db: Db, tokenHash: string, at: number): void {

@@ -13,7 +13,7 @@ import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { isMultipart, parseInput, readMultipart, validate, type FormFields } from '../../lib/http';
 import { requireUser } from '../auth/auth.middleware';
-import { createPost, createPostWithFiles, deletePost, editPost, listPosts } from './posts.service';
+import { createPost, createPostWithFiles, deletePost, editPost, listPostsJson } from './posts.service';
 
 const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 
@@ -55,9 +55,9 @@ async function readPostForm(c: Context<AppEnv>) {
 /** Posts (spec section 7 "Posts, comments, reactions"). */
 export const postRoutes = new Hono<AppEnv>()
   .get('/posts', requireUser, validate('query', ListPostsQuerySchema), (c) => {
-    const { posts, nextCursor } = listPosts(c.var.deps, c.var.user, c.req.valid('query'));
+    const { json, nextCursor } = listPostsJson(c.var.deps, c.var.user, c.req.valid('query'));
     if (nextCursor) c.header(NEXT_CURSOR_HEADER, nextCursor);
-    return c.json(posts);
+    return c.body(json, 200, { 'Content-Type': 'application/json' });
   })
   .post('/posts', requireUser, async (c) => {
     if (isMultipart(c)) {

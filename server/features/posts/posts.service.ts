@@ -21,12 +21,14 @@ import type { PostDoc } from '../../../schema/sync';
 import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { currentSeq } from '../../lib/seq.queries';
 import { announcePost, syncAlertAudience } from '../alerts/alerts.service';
 import { checkFiles, discardUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
 import {
   countComments,
   countReactions,
   findPost,
+  findViewerReactions,
   findPostWithAuthor,
   insertPost,
   listPostPage,
@@ -130,6 +132,10 @@ export function listPosts(
   viewer: SessionUser,
   query: ListPostsQuery,
 ): { posts: PostView[]; nextCursor: string | null } {
+  return postPage(deps, viewer.id, query);
+}
+
+function postPage(deps: AppDeps, viewerId: string, query: ListPostsQuery) {
   const rows = listPostPage(deps.db, {
     limit: query.limit + 1,
     before: query.cursor ? decodeCursor(query.cursor) : undefined,
@@ -137,7 +143,58 @@ export function listPosts(
   });
   const page = rows.slice(0, query.limit);
   const nextCursor = rows.length > query.limit ? encodeCursor(page[page.length - 1].post) : null;
-  return { posts: toViews(deps, viewer.id, page), nextCursor };
+  return { posts: toViews(deps, viewerId, page), nextCursor };
+}
+
+/** A feed page as every viewer shares it: each post's JSON without its closing brace, to add `userReaction`. */
+interface SharedPage {
+  ids: string[];
+  parts: string[];
+  nextCursor: string | null;
+}
+
+/** Pages kept per database; all dropped as soon as anything is written (the sync sequence moves). */
+const PAGE_CACHE_MAX = 200;
+const pageCaches = new WeakMap<AppDeps['db'], { seq: number; pages: Map<string, SharedPage> }>();
+
+function sharedPage(deps: AppDeps, query: ListPostsQuery): SharedPage {
+  const seq = currentSeq(deps.db);
+  let cache = pageCaches.get(deps.db);
+  if (!cache || cache.seq !== seq) pageCaches.set(deps.db, (cache = { seq, pages: new Map() }));
+  const key = `${query.category ?? ''}|${query.cursor ?? ''}|${query.limit}`;
+  let page = cache.pages.get(key);
+  if (!page) {
+    // An id no user has: nobody's reaction is "mine" in the shared part.
+    const { posts, nextCursor } = postPage(deps, '', query);
+    page = {
+      ids: posts.map((post) => post.id),
+      parts: posts.map(({ userReaction: _, ...shared }) => JSON.stringify(shared).slice(0, -1)),
+      nextCursor,
+    };
+    if (cache.pages.size >= PAGE_CACHE_MAX) cache.pages.clear();
+    cache.pages.set(key, page);
+  }
+  return page;
+}
+
+/**
+ * GET /api/posts as its JSON body. Every viewer sees the same page but for `userReaction`, so the page is
+ * built and encoded once per change of the data (every write that a reader could see takes a new sync
+ * sequence number, docs/sync.md) and each request adds only the viewer's own reactions, read by primary key
+ * (decision 43). Same answer as `JSON.stringify(listPosts(...).posts)`, `userReaction` moved last.
+ */
+export function listPostsJson(
+  deps: AppDeps,
+  viewer: SessionUser,
+  query: ListPostsQuery,
+): { json: string; nextCursor: string | null } {
+  const page = sharedPage(deps, query);
+  const mine = new Map(findViewerReactions(deps.db, page.ids, viewer.id).map((r) => [r.postId, r.type]));
+  const posts = page.parts.map((part, i) => {
+    const type = mine.get(page.ids[i]);
+    return `${part},"userReaction":${type === undefined ? 'null' : JSON.stringify(type)}}`;
+  });
+  return { json: `[${posts.join(',')}]`, nextCursor: page.nextCursor };
 }
 
 function checkHouses(deps: AppDeps, houseTags: string[]): void {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST_MESSAGES, type PostView } from '../../../schema/posts';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { updateUser } from '../users/users.queries';
 
 let t: TestServer;
 let admin: TestClient;
@@ -226,6 +227,27 @@ describe('GET /api/posts', () => {
     expect(asOther.userReaction).toBeNull();
   });
 
+  it('answers every reader from one shared page that any write replaces at once', async () => {
+    const author = await fresh.buildUser({ firstName: 'Shared' });
+    const post = await fresh.buildPost({ authorId: author.id, createdAt: Date.now() + 120_000 });
+    const reader = await fresh.signedIn();
+    const other = await fresh.signedIn();
+    const first = async (client: TestClient) => list((await client.get('/api/posts?limit=1')).body)[0];
+    expect((await first(reader.client)).commentCount).toBe(0);
+    // Another user's reaction and comment through REST show in the reader's next page.
+    expect((await other.client.post(`/api/posts/${post.id}/reactions`, { type: 'like' })).status).toBeLessThan(300);
+    expect((await other.client.post(`/api/posts/${post.id}/comments`, { content: 'Hi' })).status).toBe(201);
+    const seen = await first(reader.client);
+    expect(seen.reactionCounts).toEqual({ like: 1 });
+    expect(seen.commentCount).toBe(1);
+    // Each reader sees only their own reaction in the shared page.
+    expect(seen.userReaction).toBeNull();
+    expect((await first(other.client)).userReaction).toBe('like');
+    // An author's new name shows at once.
+    updateUser(fresh.db, author.id, { firstName: 'Renamed' });
+    expect((await first(reader.client)).author.firstName).toBe('Renamed');
+  });
+
   it('reads a page in the same number of SQL statements whatever its size (no N+1)', async () => {
     for (let i = 0; i < 30; i += 1) await fresh.buildPost();
     const { client } = await fresh.signedIn();
@@ -247,11 +269,14 @@ describe('GET /api/posts', () => {
       return statements;
     };
     try {
+      // First reads build the shared page: session, sequence, posts, reaction and comment counts, own reactions.
       const small = await count(2);
       const large = await count(30);
       expect(large).toBe(small);
       expect(small).toBeGreaterThanOrEqual(4);
-      expect(large).toBeLessThanOrEqual(5);
+      expect(large).toBeLessThanOrEqual(6);
+      // Read again with nothing written in between: only the session, the sequence and the viewer's reactions.
+      expect(await count(30)).toBe(3);
     } finally {
       methods.forEach((name, i) => (proto[name] = originals[i]));
     }

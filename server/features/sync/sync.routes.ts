@@ -43,7 +43,7 @@ export const syncRoutes = new Hono<AppEnv>()
     const userId = c.var.user.id;
     const sessionHash = c.var.sessionHash;
     c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
+    const response = streamSSE(c, async (stream) => {
       let finish = () => {};
       const ended = new Promise<void>((resolve) => (finish = resolve));
       stream.onAbort(finish);
@@ -61,6 +61,9 @@ export const syncRoutes = new Hono<AppEnv>()
         disconnect();
       }
     });
+    // streamSSE says no-cache; nothing of the stream may be stored either.
+    response.headers.set('Cache-Control', 'no-store');
+    return response;
   })
   .get('/sync/:collection/pull', validate('param', CollectionParamsSchema), validate('query', PullQuerySchema), (c) =>
     c.json(pullDocuments(c.var.deps, c.var.user, HANDLERS[c.req.valid('param').collection], c.req.valid('query'))),

@@ -4,6 +4,11 @@ import { deletedUsers, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type UserRow = typeof users.$inferSelect;
+/** The columns a signed-in request carries as its user (GET /api/auth/user). */
+export type CurrentUserRow = Pick<
+  UserRow,
+  'id' | 'email' | 'firstName' | 'lastName' | 'role' | 'isActive' | 'profileImageUrl'
+>;
 export type NewUserRow = typeof users.$inferInsert;
 
 export function findUserById(db: Db, id: string): UserRow | undefined {

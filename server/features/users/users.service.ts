@@ -3,10 +3,10 @@ import type { CurrentUser } from '../../../schema/auth';
 import type { DirectoryUserDoc } from '../../../schema/sync';
 import type { AppDeps } from '../../lib/context';
 import { housesByUser } from '../houses/houses.service';
-import { listDeletedUsersSince, listDirectorySince, type UserRow } from './users.queries';
+import { listDeletedUsersSince, listDirectorySince, type CurrentUserRow, type UserRow } from './users.queries';
 
 /** The shape of GET /api/auth/user (issue 2). */
-export function toCurrentUser(row: UserRow): CurrentUser {
+export function toCurrentUser(row: CurrentUserRow): CurrentUser {
   return {
     id: row.id,
     email: row.email,
