@@ -52,7 +52,11 @@ export const SYNC_WRITABLE_FIELDS = {
 export const SyncCheckpointSchema = z.object({
   seq: z.number().int().nonnegative(),
   id: z.string(),
-  before: z.object({ seq: z.number().int().nonnegative(), id: z.string() }).optional(),
+  /**
+   * Null once the fill is over: RxDB merges a new checkpoint into the last one key by key, so a missing key
+   * would keep the previous page's `before` and the fill would start again.
+   */
+  before: z.object({ seq: z.number().int().nonnegative(), id: z.string() }).nullable().optional(),
 });
 export type SyncCheckpoint = z.infer<typeof SyncCheckpointSchema>;
 

@@ -26,7 +26,11 @@ const FEED = ['users', 'posts', 'comments', 'reactions'] as const;
 const CHAT = ['conversations', 'messages'] as const;
 
 /** One browser: its own signed-in session, local database and a network switch. */
-async function makeDevice(role: 'staff' | 'admin' = 'staff', only: Parameters<typeof createSyncedDatabase>[2] = FEED) {
+async function makeDevice(
+  role: 'staff' | 'admin' = 'staff',
+  only: Parameters<typeof createSyncedDatabase>[2] = FEED,
+  batchSize = 50,
+) {
   const { user, client } = await t.signedIn({ role });
   const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env, only);
   const device = {
@@ -50,7 +54,7 @@ async function makeDevice(role: 'staff' | 'admin' = 'staff', only: Parameters<ty
         baseUrl: t.url,
         fetch: device.fetch,
         retryMs: 100,
-        batchSize: 50,
+        batchSize,
       });
       return device.sync;
     },
@@ -175,6 +179,41 @@ describe('replication with the real server', () => {
       await new Promise((r) => setTimeout(r, 1000));
       // Idle: no pull at all once the first sync is done (the stream says when to pull).
       expect(pulls - settled).toBe(0);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('pulls a short first page of posts before the other collections start, then fills the rest', async () => {
+    const author = await t.buildUser();
+    for (let i = 0; i < 130; i += 1) await t.buildPost({ authorId: author.id });
+    await t.buildComment((await t.buildPost({ authorId: author.id })).id, author.id);
+    const a = await makeDevice('staff', FEED, 200);
+    const pulls: string[] = [];
+    let postsStoredAtFirstCommentPull = -1;
+    const recording = a.fetch;
+    a.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      if (url.includes('/pull')) pulls.push(url.replace(t.url, ''));
+      if (url.includes('/api/sync/comments/pull') && postsStoredAtFirstCommentPull < 0) {
+        postsStoredAtFirstCommentPull = await a.db.posts.count().exec();
+      }
+      return recording(input, init);
+    }) as typeof fetch;
+    try {
+      a.start();
+      await a.sync!.initialSyncDone;
+      const postPulls = pulls.filter((u) => u.startsWith('/api/sync/posts/pull'));
+      expect(new URLSearchParams(postPulls[0].split('?')[1]).get('limit')).toBe('50');
+      expect(new URLSearchParams(postPulls[1].split('?')[1]).get('limit')).toBe('200');
+      // The comments waited for the first page to be stored, and the fill went on past it.
+      expect(postsStoredAtFirstCommentPull).toBeGreaterThanOrEqual(50);
+      const live = t.db.$client.prepare('select count(*) as n from posts where deleted = 0').get() as { n: number };
+      expect(await a.db.posts.count().exec()).toBe(live.n);
+      // And the fill ended: once in sync, no pull asks for more of it.
+      const settled = pulls.length;
+      await new Promise((r) => setTimeout(r, 500));
+      expect(pulls.slice(settled).filter((u) => u.includes('beforeSeq'))).toEqual([]);
     } finally {
       await a.close();
     }

@@ -45,6 +45,11 @@ function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<str
   return Object.fromEntries(Object.entries(doc).filter(([key]) => known.has(key)));
 }
 
+/** The first page of posts a new device pulls, small so the feed shows at once. */
+const FIRST_PAGE = 50;
+/** How long other collections wait for that page before pulling anyway. */
+const FIRST_PAGE_PATIENCE_MS = 3000;
+
 class HttpError extends Error {
   constructor(readonly status: number) {
     super(`${status}: sync request failed`);
@@ -89,11 +94,35 @@ export function startSync(
    * pushes therefore wait until the posts have gone up (the collections push in parallel otherwise).
    */
   const PUSH_AFTER: Partial<Record<SyncCollection, SyncCollection>> = { comments: 'posts', reactions: 'posts' };
+
+  /**
+   * A first sync shows the feed as soon as possible (docs/sync.md, "Newest first"): the posts' first pull is
+   * a short page, and other collections that have nothing yet start pulling only once that page is stored
+   * (or posts already had a checkpoint, or FIRST_PAGE_PATIENCE_MS passed), so they do not compete with it
+   * for IndexedDB. The staff directory, needed for the authors' names, pulls alongside the posts.
+   */
+  let markFeedStarted = () => {};
+  const feedStarted = new Promise<void>((resolve) => (markFeedStarted = resolve));
+  const patience = setTimeout(() => markFeedStarted(), FIRST_PAGE_PATIENCE_MS);
+  void feedStarted.then(() => clearTimeout(patience));
+  if (!collections.posts) markFeedStarted();
+  else {
+    const firstWrite = collections.posts.$.subscribe(() => {
+      firstWrite.unsubscribe();
+      markFeedStarted();
+    });
+    void feedStarted.then(() => firstWrite.unsubscribe());
+  }
+  const WITH_THE_FEED: readonly SyncCollection[] = ['users', 'posts'];
   const replications = new Map<SyncCollection, RxReplicationState<Record<string, unknown>, SyncCheckpoint>>();
 
   // Only the collections this client keeps: the server may offer more than an older client knows.
   const names = SYNC_COLLECTIONS.filter((name) => collections[name] !== undefined);
+  /** Resolved per collection once a pull answers past the newest-first fill (docs/sync.md). */
+  const filled: Promise<void>[] = [];
   const states = names.map((name) => {
+    let markFilled = () => {};
+    filled.push(new Promise<void>((resolve) => (markFilled = resolve)));
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
     const canPush = (PUSHABLE_COLLECTIONS as readonly string[]).includes(name);
@@ -116,8 +145,11 @@ export function startSync(
           _deleted: Boolean(doc._deleted),
         }),
         async handler(checkpoint, batchSize) {
-          const query = new URLSearchParams({ limit: String(batchSize) });
-          const filling = !checkpoint || checkpoint.before !== undefined;
+          if (name === 'posts' && checkpoint) markFeedStarted();
+          if (!checkpoint && !WITH_THE_FEED.includes(name)) await feedStarted;
+          const short = name === 'posts' && !checkpoint && FIRST_PAGE < batchSize;
+          const query = new URLSearchParams({ limit: String(short ? FIRST_PAGE : batchSize) });
+          const filling = !checkpoint || Boolean(checkpoint.before);
           if (filling) query.set('backfill', '1');
           if (checkpoint) {
             query.set('seq', String(checkpoint.seq));
@@ -128,10 +160,16 @@ export function startSync(
             query.set('beforeId', checkpoint.before.id);
           }
           const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
+          if (!page.checkpoint.before) markFilled();
           // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
           // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly.
           if (filling && !page.checkpoint.before && page.documents.length > 0) {
             setTimeout(() => stream$.next('RESYNC'), 0);
+          }
+          if (short) {
+            if (page.documents.length === 0) markFeedStarted();
+            // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
+            else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
           }
           return { documents: page.documents as never[], checkpoint: page.checkpoint };
         },
@@ -210,13 +248,17 @@ export function startSync(
   return {
     pending$,
     connected$: connected$.asObservable(),
-    initialSyncDone: Promise.all(states.map((s) => s.awaitInitialReplication())).then(() => undefined),
+    // RxDB's first run can end before the fill does (the short first page of posts): wait for both.
+    initialSyncDone: Promise.all([...states.map((s) => s.awaitInitialReplication()), ...filled])
+      .then(() => Promise.all(states.map((s) => s.awaitInSync())))
+      .then(() => undefined),
     resync,
     awaitInSync: async () => {
       await Promise.all(states.map((s) => s.awaitInSync()));
     },
     stop: async () => {
       abort.abort();
+      markFeedStarted();
       globalThis.removeEventListener?.('online', onOnline);
       await Promise.all(states.map((s) => s.cancel()));
     },

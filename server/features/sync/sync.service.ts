@@ -104,7 +104,7 @@ export function pullDocuments(
       checkpoint: {
         seq: until,
         id: CHECKPOINT_ID_END,
-        ...(done || !last ? {} : { before: { seq: last.seq, id: last.doc.id } }),
+        before: done || !last ? null : { seq: last.seq, id: last.doc.id },
       },
     };
   }
@@ -113,7 +113,9 @@ export function pullDocuments(
   const last = rows[rows.length - 1];
   return {
     documents: rows.map((r) => r.doc),
-    checkpoint: last ? { seq: last.seq, id: last.doc.id } : { seq: query.seq, id: query.id },
+    checkpoint: last
+      ? { seq: last.seq, id: last.doc.id, before: null }
+      : { seq: query.seq, id: query.id, before: null },
   };
 }
 
