@@ -1,3 +1,4 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import type { CurrentUser } from '../../schema/auth';
@@ -25,6 +26,8 @@ export interface Logger {
 }
 
 export interface AppEnv {
+  /** The Node request and response under @hono/node-server (the live stream writes to it directly). */
+  Bindings: HttpBindings;
   Variables: {
     deps: AppDeps;
     db: Db;

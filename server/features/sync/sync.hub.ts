@@ -7,10 +7,10 @@ export const PING_EVERY_MS = 25_000;
 export interface SyncConnection {
   userId: string;
   sessionHash: string;
-  /** Writes one SSE event. */
-  send: (event: string, data: string) => Promise<unknown>;
+  /** Writes one SSE event (buffered by the socket; never throws). */
+  send: (event: string, data: string) => unknown;
   /** Writes the keep-alive comment. */
-  ping: () => Promise<unknown>;
+  ping: () => unknown;
   /** Ends the stream. */
   close: () => void;
 }
@@ -59,7 +59,14 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
     remove(connection);
     connection.close();
   };
-  const ignore = () => undefined;
+  /** A stream that went away between its close and its removal must not stop the others. */
+  const safely = (write: () => unknown) => {
+    try {
+      void Promise.resolve(write()).catch(() => undefined);
+    } catch {
+      // ignored: the stream's own close handler removes it
+    }
+  };
 
   const flush = () => {
     flushScheduled = false;
@@ -68,14 +75,14 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
     for (const [collection, userIds] of changes) {
       const data = JSON.stringify({ collection });
       const connections = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
-      for (const connection of connections) connection.send(SYNC_EVENTS.change, data).catch(ignore);
+      for (const connection of connections) safely(() => connection.send(SYNC_EVENTS.change, data));
     }
   };
 
   const timer = setInterval(() => {
     for (const connection of all()) {
       if (isLive && !isLive(connection.sessionHash)) end(connection);
-      else connection.ping().catch(ignore);
+      else safely(() => connection.ping());
     }
   }, options.pingEveryMs ?? PING_EVERY_MS);
   timer.unref();

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { z } from 'zod';
 import {
   PullQuerySchema,
@@ -32,6 +32,27 @@ const HANDLERS: Record<SyncCollection, SyncHandler> = {
 
 const CollectionParamsSchema = z.object({ collection: SyncCollectionSchema });
 
+/** The live stream's answer headers; it is never stored, and proxies must not buffer it. */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Accel-Buffering': 'no',
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'",
+  Connection: 'keep-alive',
+};
+
+const PING = Buffer.from(': ping\n\n');
+
+/** One SSE event as bytes; a change sent to every stream is encoded once (the last one is kept). */
+let lastFrame = { event: '', data: '', bytes: Buffer.alloc(0) };
+function frameOf(event: string, data: string): Buffer {
+  if (lastFrame.event !== event || lastFrame.data !== data) {
+    lastFrame = { event, data, bytes: Buffer.from(`event: ${event}\ndata: ${data}\n\n`) };
+  }
+  return lastFrame.bytes;
+}
+
 /**
  * Replication (docs/sync.md): pull, push and the live stream. Every call is background traffic: it never
  * keeps an idle session alive (requireUser treats /api/sync/* so).
@@ -40,30 +61,28 @@ export const syncRoutes = new Hono<AppEnv>()
   .use('/sync/*', requireUser)
   .get('/sync/stream', (c) => {
     const { hub } = c.var.deps;
-    const userId = c.var.user.id;
-    const sessionHash = c.var.sessionHash;
-    c.header('X-Accel-Buffering', 'no');
-    const response = streamSSE(c, async (stream) => {
-      let finish = () => {};
-      const ended = new Promise<void>((resolve) => (finish = resolve));
-      stream.onAbort(finish);
-      const disconnect = hub.connect({
-        userId,
-        sessionHash,
-        send: (event, data) => stream.writeSSE({ event, data }),
-        ping: () => stream.write(': ping\n\n'),
-        close: finish,
-      });
-      try {
-        await stream.writeSSE({ event: SYNC_EVENTS.resync, data: '{}' });
-        await ended;
-      } finally {
-        disconnect();
-      }
+    const { incoming, outgoing } = c.env;
+    // Written straight to Node's response: a web stream per client cost about 30 KB each and a copy of every
+    // event; this way a connected client is its socket, and one event is encoded once for all (decision 44).
+    outgoing.writeHead(200, STREAM_HEADERS);
+    let open = true;
+    const finish = () => {
+      if (!open) return;
+      open = false;
+      disconnect();
+      outgoing.end();
+    };
+    const disconnect = hub.connect({
+      userId: c.var.user.id,
+      sessionHash: c.var.sessionHash,
+      send: (event, data) => open && outgoing.write(frameOf(event, data)),
+      ping: () => open && outgoing.write(PING),
+      close: finish,
     });
-    // streamSSE says no-cache; nothing of the stream may be stored either.
-    response.headers.set('Cache-Control', 'no-store');
-    return response;
+    outgoing.write(frameOf(SYNC_EVENTS.resync, '{}'));
+    outgoing.once('close', finish);
+    incoming.once('close', finish);
+    return RESPONSE_ALREADY_SENT;
   })
   .get('/sync/:collection/pull', validate('param', CollectionParamsSchema), validate('query', PullQuerySchema), (c) =>
     c.json(pullDocuments(c.var.deps, c.var.user, HANDLERS[c.req.valid('param').collection], c.req.valid('query'))),
