@@ -91,6 +91,7 @@ test('the audit log shows sign-ins, filters by person, action and date, and down
   await signIn(page, ADMIN.email, ADMIN.password);
   await page.goto('/admin');
   const audit = page.getByRole('region', { name: 'Audit Log' });
+  await audit.getByRole('button', { name: 'Show Audit Log' }).click();
   const rows = audit.locator('tbody tr');
   await expect(rows.filter({ hasText: 'Signed in' }).filter({ hasText: ADMIN.email }).first()).toBeVisible();
 
