@@ -34,3 +34,13 @@ export function canDeleteComment(actor: Actor, comment: { authorId: string | nul
 export function canSeeAlertReport(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
+
+/** The Staff Suggestions list and GET /api/suggestions: system administrators only (spec section 6). */
+export function canReadSuggestions(actor: Pick<Actor, 'role'>): boolean {
+  return isSystemAdmin(actor);
+}
+
+/** The audit log screen and its CSV export: system administrators only (issue 5). */
+export function canReadAuditLog(actor: Pick<Actor, 'role'>): boolean {
+  return isSystemAdmin(actor);
+}

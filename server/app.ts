@@ -6,8 +6,10 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { LIMITS } from '../schema/constants';
+import { PROFILE_PICTURE_MESSAGES } from '../schema/profile-picture';
 import { adminRoutes } from './features/admin/admin.routes';
 import { alertRoutes } from './features/alerts/alerts.routes';
+import { auditRoutes } from './features/audit/audit.routes';
 import { authRoutes } from './features/auth/auth.routes';
 import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
@@ -15,6 +17,7 @@ import { configRoutes } from './features/config/config.routes';
 import { postRoutes } from './features/posts/posts.routes';
 import { pushRoutes } from './features/push/push.routes';
 import { reactionRoutes } from './features/reactions/reactions.routes';
+import { suggestionRoutes } from './features/suggestions/suggestions.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
 import type { AppDeps, AppEnv } from './lib/context';
@@ -29,6 +32,8 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 const UPLOAD_BODY_LIMIT = LIMITS.uploadMaxBytes + 1024 * 1024;
 /** A post with its 20 files sent in the same form. */
 const POST_FORM_BODY_LIMIT = LIMITS.postUploaderFiles * UPLOAD_BODY_LIMIT;
+/** A profile picture of at most 5 MB plus room for the form around it (spec section 9). */
+const PROFILE_PICTURE_BODY_LIMIT = LIMITS.profilePictureMaxBytes + 64 * 1024;
 /** 100 pushed rows, each two documents of up to 10,000 characters. */
 const SYNC_PUSH_BODY_LIMIT = 10 * 1024 * 1024;
 
@@ -38,6 +43,7 @@ function bodyLimitFor(c: Context<AppEnv>): number {
   const path = c.req.path;
   if (isMultipart(c) && path === '/api/uploads') return UPLOAD_BODY_LIMIT;
   if (isMultipart(c) && path === '/api/posts') return POST_FORM_BODY_LIMIT;
+  if (isMultipart(c) && path === '/api/auth/profile-picture') return PROFILE_PICTURE_BODY_LIMIT;
   if (/^\/api\/sync\/[a-z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
   return JSON_BODY_LIMIT;
 }
@@ -47,6 +53,11 @@ const hasNoBody = (c: Context<AppEnv>) => c.req.method === 'GET' || c.req.method
 /** Answered before the body is read: the connection is closed so the unread rest cannot be mistaken for a request. */
 const tooLarge = (): never => {
   throw new AppError(413, 'payload_too_large', 'The request is too large', undefined, { Connection: 'close' });
+};
+
+/** A picture over the limit gets the spec's own text (section 5), before its body is read. */
+const pictureTooLarge = (): never => {
+  throw new AppError(413, 'payload_too_large', PROFILE_PICTURE_MESSAGES.tooLarge, undefined, { Connection: 'close' });
 };
 
 const CSP = {
@@ -97,16 +108,20 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   });
   api.use(sameOriginOnly(deps.config.publicUrl));
   const limits = new Map(
-    [JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT, POST_FORM_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT].map((maxSize) => [
-      maxSize,
-      bodyLimit({ maxSize, onError: tooLarge }),
-    ]),
+    [JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT, POST_FORM_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT, PROFILE_PICTURE_BODY_LIMIT].map(
+      (maxSize) => [
+        maxSize,
+        bodyLimit({ maxSize, onError: maxSize === PROFILE_PICTURE_BODY_LIMIT ? pictureTooLarge : tooLarge }),
+      ],
+    ),
   );
   // A GET or HEAD has no body to limit; asking for one would build a whole fetch Request on every read.
   api.use((c, next) => (hasNoBody(c) ? next() : limits.get(bodyLimitFor(c))!(c, next)));
   api.route('/', configRoutes);
   api.route('/', authRoutes);
   api.route('/', adminRoutes);
+  api.route('/', auditRoutes);
+  api.route('/', suggestionRoutes);
   api.route('/', postRoutes);
   api.route('/', commentRoutes);
   api.route('/', reactionRoutes);

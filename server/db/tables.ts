@@ -82,7 +82,12 @@ export const auditLog = sqliteTable(
     ip: text('ip'),
     details: text('details'),
   },
-  (t) => [index('audit_log_at_idx').on(t.at), index('audit_log_actor_idx').on(t.actorId, t.at)],
+  (t) => [
+    index('audit_log_at_idx').on(t.at),
+    index('audit_log_actor_idx').on(t.actorId, t.at),
+    // The audit screen's action filter, newest first.
+    index('audit_log_action_idx').on(t.action, t.at),
+  ],
 );
 
 /** Server-wide values kept across restarts (setup token, later VAPID keys). */
@@ -313,4 +318,18 @@ export const pushSubscriptions = sqliteTable(
     uniqueIndex('push_subscriptions_endpoint_unique').on(t.endpoint),
     index('push_subscriptions_user_idx').on(t.userId),
   ],
+);
+
+/** Staff suggestions (spec section 3, Suggestion): written by any active user, read by system administrators. */
+export const suggestions = sqliteTable(
+  'suggestions',
+  {
+    id: text('id').primaryKey(),
+    authorId: text('author_id').references(() => users.id, { onDelete: 'set null' }),
+    title: text('title').notNull(),
+    content: text('content').notNull(),
+    category: text('category').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('suggestions_created_idx').on(t.createdAt, t.id), index('suggestions_author_idx').on(t.authorId)],
 );

@@ -1,6 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
 import { LIMITS } from '../../schema/constants';
+import { PROFILE_PICTURE_MESSAGES, PROFILE_PICTURE_SIZE } from '../../schema/profile-picture';
 import {
   ALLOWED_UPLOAD_EXTENSIONS,
   fileExtension,
@@ -145,6 +146,52 @@ export async function checkUploadedFile(file: File): Promise<CheckedFile> {
     ext: storedExt,
     kind,
     originalName,
+  };
+}
+
+/** Picture formats a profile picture may arrive in (by content), and the format it is stored in. */
+const PROFILE_PICTURE_FORMATS: Record<string, { ext: UploadExtension; mime: string }> = {
+  jpg: { ext: 'jpg', mime: 'image/jpeg' },
+  png: { ext: 'png', mime: 'image/png' },
+  gif: { ext: 'png', mime: 'image/png' },
+  webp: { ext: 'webp', mime: 'image/webp' },
+};
+
+/**
+ * Checks and prepares a profile picture (spec section 5): 413 over 5 MB, 400 unless the content is a JPEG,
+ * PNG, GIF or WebP picture sharp can read (whatever its name says). Stored upright, cropped to the centre
+ * square, at most 512 x 512 (never enlarged), without any metadata; a GIF becomes a PNG of its first frame.
+ */
+export async function checkProfilePicture(file: File): Promise<CheckedFile> {
+  const tooLargePicture = (): never => {
+    throw new AppError(413, 'payload_too_large', PROFILE_PICTURE_MESSAGES.tooLarge);
+  };
+  if (file.size > LIMITS.profilePictureMaxBytes) tooLargePicture();
+  const bytes = Buffer.from(await file.arrayBuffer());
+  if (bytes.length > LIMITS.profilePictureMaxBytes) tooLargePicture();
+  const detected = await fileTypeFromBuffer(bytes);
+  const format = detected ? PROFILE_PICTURE_FORMATS[detected.ext] : undefined;
+  if (!format) throw new AppError(400, 'bad_request', PROFILE_PICTURE_MESSAGES.notImage);
+  let output: Buffer;
+  try {
+    const { width, height } = await sharp(bytes, { animated: false, failOn: 'error' }).metadata();
+    // The shorter edge is the same before and after turning upright, so the square fits either way.
+    const side = Math.min(width, height, PROFILE_PICTURE_SIZE);
+    const square = sharp(bytes, { animated: false, failOn: 'error' })
+      .rotate()
+      .resize(side, side, { fit: 'cover', position: 'centre' });
+    if (format.ext === 'jpg') output = await square.jpeg({ quality: 85 }).toBuffer();
+    else if (format.ext === 'webp') output = await square.webp({ quality: 85 }).toBuffer();
+    else output = await square.png().toBuffer();
+  } catch {
+    throw new AppError(400, 'bad_request', UPLOAD_MESSAGES.unreadableImage);
+  }
+  return {
+    bytes: output,
+    mime: format.mime,
+    ext: format.ext,
+    kind: 'image',
+    originalName: `profile-picture.${format.ext}`,
   };
 }
 

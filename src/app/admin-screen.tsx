@@ -7,6 +7,8 @@ import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PageSpinner } from '../components/ui/spinner';
 import { AddStaffForm } from '../features/admin/add-staff-form';
+import { AuditLog } from '../features/audit/audit-log';
+import { SuggestionList } from '../features/suggestions/suggestion-list';
 import { useAdminUsers } from '../features/admin/use-admin-users';
 import { UserList } from '../features/admin/user-list';
 import { AppHeader } from './app-header';
@@ -77,6 +79,8 @@ function AdminPanel({ user }: { user: CurrentUser }) {
         {state.status === 'ready' ? (
           <UserList users={state.users} selfId={user.id} onChanged={replaced} onDeleted={removed} />
         ) : null}
+        <SuggestionList />
+        <AuditLog />
       </main>
       <CopyrightFooter />
     </div>

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, LayoutDashboard, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
+import { BookOpen, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
@@ -10,79 +10,98 @@ import { roleLabel } from '../../schema/roles';
 import { UserAvatar } from '../components/ui/avatar';
 import { signOut } from '../features/auth/session';
 import { ChatButton } from '../features/chat/chat-button';
+import { ProfilePictureUploader } from '../features/profile/profile-picture-uploader';
 import { PushSettings } from '../features/push/push-settings';
+import { SuggestionDialog } from '../features/suggestions/suggestion-dialog';
 import { configAtom } from '../lib/public-config';
 
 /**
- * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile, Home Feed, the
- * Chat, the OPP placeholder, Admin Dashboard, Push Notifications, Staff Handbook and Sign Out.
+ * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile (with the picture
+ * uploader), Home Feed, the Chat, the OPP placeholder, Admin Dashboard, Push Notifications, the suggestion
+ * dialog, Staff Handbook and Sign Out.
  */
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
+  const [suggesting, setSuggesting] = useState(false);
   const navigate = useNavigate();
   const { handbookUrl } = useAtomValue(configAtom);
   const close = () => setOpen(false);
   return (
-    <DialogPrimitive.Root open={open} onOpenChange={setOpen}>
-      <DialogPrimitive.Trigger className="header-icon-button menu-button" aria-label="Open menu">
-        <Menu aria-hidden size={22} />
-      </DialogPrimitive.Trigger>
-      <DialogPrimitive.Portal>
-        <DialogPrimitive.Overlay className="overlay" />
-        <DialogPrimitive.Content className="sheet" aria-describedby={undefined}>
-          <div className="sheet-head">
-            <DialogPrimitive.Title className="sheet-title">Menu</DialogPrimitive.Title>
-            <DialogPrimitive.Close className="dialog-close sheet-close" aria-label="Close menu">
-              <X aria-hidden size={18} />
-            </DialogPrimitive.Close>
-          </div>
-          <div className="sheet-profile">
-            <UserAvatar user={user} size={48} />
-            <div>
-              <p className="profile-name">{displayName(user)}</p>
-              <p className="profile-role">{roleLabel(user.role)}</p>
-              <p className="profile-email">{user.email}</p>
+    <>
+      <DialogPrimitive.Root open={open} onOpenChange={setOpen}>
+        <DialogPrimitive.Trigger className="header-icon-button menu-button" aria-label="Open menu">
+          <Menu aria-hidden size={22} />
+        </DialogPrimitive.Trigger>
+        <DialogPrimitive.Portal>
+          <DialogPrimitive.Overlay className="overlay" />
+          <DialogPrimitive.Content className="sheet" aria-describedby={undefined}>
+            <div className="sheet-head">
+              <DialogPrimitive.Title className="sheet-title">Menu</DialogPrimitive.Title>
+              <DialogPrimitive.Close className="dialog-close sheet-close" aria-label="Close menu">
+                <X aria-hidden size={18} />
+              </DialogPrimitive.Close>
             </div>
-          </div>
-          <nav className="sheet-nav" aria-label="Menu">
-            <Link to="/" className="sheet-item" onClick={close}>
-              <Newspaper aria-hidden size={18} />
-              Home Feed
-            </Link>
-            <ChatButton variant="menu" onClick={close} />
-            {roleLabel(user.role) === 'System Administrator' ? (
-              <button type="button" className="sheet-item" disabled>
-                <Users aria-hidden size={18} />
-                Residents OPP - Coming Soon
-              </button>
-            ) : null}
-            {canSeeAdminLink(user) ? (
-              <Link to="/admin" className="sheet-item" onClick={close}>
-                <LayoutDashboard aria-hidden size={18} />
-                Admin Dashboard
+            <div className="sheet-profile">
+              <UserAvatar user={user} size={48} />
+              <div>
+                <p className="profile-name">{displayName(user)}</p>
+                <p className="profile-role">{roleLabel(user.role)}</p>
+                <p className="profile-email">{user.email}</p>
+                <ProfilePictureUploader className="sheet-picture" />
+              </div>
+            </div>
+            <nav className="sheet-nav" aria-label="Menu">
+              <Link to="/" className="sheet-item" onClick={close}>
+                <Newspaper aria-hidden size={18} />
+                Home Feed
               </Link>
-            ) : null}
-            <PushSettings user={user} compact />
-            {handbookUrl ? (
-              <a href={handbookUrl} target="_blank" rel="noopener noreferrer" className="sheet-item" onClick={close}>
-                <BookOpen aria-hidden size={18} />
-                Staff Handbook
-              </a>
-            ) : null}
-            <button
-              type="button"
-              className="sheet-item sheet-item-danger"
-              onClick={() => {
-                close();
-                void signOut(navigate);
-              }}
-            >
-              <LogOut aria-hidden size={18} />
-              Sign Out
-            </button>
-          </nav>
-        </DialogPrimitive.Content>
-      </DialogPrimitive.Portal>
-    </DialogPrimitive.Root>
+              <ChatButton variant="menu" onClick={close} />
+              {roleLabel(user.role) === 'System Administrator' ? (
+                <button type="button" className="sheet-item" disabled>
+                  <Users aria-hidden size={18} />
+                  Residents OPP - Coming Soon
+                </button>
+              ) : null}
+              {canSeeAdminLink(user) ? (
+                <Link to="/admin" className="sheet-item" onClick={close}>
+                  <LayoutDashboard aria-hidden size={18} />
+                  Admin Dashboard
+                </Link>
+              ) : null}
+              <PushSettings user={user} compact />
+              <button
+                type="button"
+                className="sheet-item"
+                onClick={() => {
+                  close();
+                  setSuggesting(true);
+                }}
+              >
+                <Lightbulb aria-hidden size={18} />
+                Make a Suggestion
+              </button>
+              {handbookUrl ? (
+                <a href={handbookUrl} target="_blank" rel="noopener noreferrer" className="sheet-item" onClick={close}>
+                  <BookOpen aria-hidden size={18} />
+                  Staff Handbook
+                </a>
+              ) : null}
+              <button
+                type="button"
+                className="sheet-item sheet-item-danger"
+                onClick={() => {
+                  close();
+                  void signOut(navigate);
+                }}
+              >
+                <LogOut aria-hidden size={18} />
+                Sign Out
+              </button>
+            </nav>
+          </DialogPrimitive.Content>
+        </DialogPrimitive.Portal>
+      </DialogPrimitive.Root>
+      <SuggestionDialog open={suggesting} onOpenChange={setSuggesting} />
+    </>
   );
 }

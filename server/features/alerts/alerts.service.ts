@@ -14,6 +14,7 @@ import { canSeeAlertReport } from '../../../schema/permissions';
 import { DELETED_AUTHOR, toPostCategory } from '../../../schema/posts';
 import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { csvCell } from '../../lib/csv';
 import { forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { housesByUser } from '../houses/houses.service';
@@ -209,16 +210,6 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
     totals: { audience: members.length, acknowledged, pending: members.length - acknowledged },
     groups,
   };
-}
-
-/**
- * A CSV cell: quoted, and a text that a spreadsheet would run as a formula (starting with =, +, -, @, a tab
- * or a carriage return) is prefixed with an apostrophe (OWASP CSV injection).
- */
-export function csvCell(value: string | number | boolean | null): string {
-  let text = value === null ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return `"${text.replace(/"/g, '""')}"`;
 }
 
 /** GET /api/alerts/{postId}/report.csv: the report, one row per house and member. */

@@ -1,6 +1,7 @@
-import { desc } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client';
-import { auditLog } from '../../db/tables';
+import { auditLog, users } from '../../db/tables';
 
 export type AuditRow = typeof auditLog.$inferSelect;
 export type NewAuditRow = typeof auditLog.$inferInsert;
@@ -12,3 +13,66 @@ export function insertAuditEntry(db: Db, row: NewAuditRow): void {
 export function listAuditEntries(db: Db, limit = 500): AuditRow[] {
   return db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
 }
+
+/** Filters of the audit screen, already checked; times in milliseconds. */
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  from?: number;
+  to?: number;
+  /** Rows strictly older than this (at, id) position. */
+  before?: { at: number; id: number };
+}
+
+const actorUser = alias(users, 'actor_user');
+const targetUser = alias(users, 'target_user');
+
+/** `%text%` for LIKE with the wildcards of the text itself escaped (used with ESCAPE '\'). */
+function containing(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+function whereOf(filter: AuditFilter): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [];
+  if (filter.actor) {
+    const like = containing(filter.actor);
+    conditions.push(
+      or(
+        eq(auditLog.actorId, filter.actor),
+        sql`lower(${auditLog.actorEmail}) LIKE ${like} ESCAPE '\\'`,
+        sql`lower(${actorUser.firstName} || ' ' || ${actorUser.lastName}) LIKE ${like} ESCAPE '\\'`,
+      ),
+    );
+  }
+  if (filter.action) conditions.push(eq(auditLog.action, filter.action));
+  if (filter.from !== undefined) conditions.push(gte(auditLog.at, filter.from));
+  if (filter.to !== undefined) conditions.push(lt(auditLog.at, filter.to));
+  if (filter.before) {
+    conditions.push(sql`(${auditLog.at}, ${auditLog.id}) < (${filter.before.at}, ${filter.before.id})`);
+  }
+  return and(...conditions);
+}
+
+/**
+ * Audit entries matching the filter, newest first, with the actor's current name and, for entries about a
+ * user, that user's current name.
+ */
+export function searchAuditEntries(db: Db, filter: AuditFilter, limit: number) {
+  return db
+    .select({
+      entry: auditLog,
+      actorFirstName: actorUser.firstName,
+      actorLastName: actorUser.lastName,
+      targetFirstName: targetUser.firstName,
+      targetLastName: targetUser.lastName,
+    })
+    .from(auditLog)
+    .leftJoin(actorUser, eq(actorUser.id, auditLog.actorId))
+    .leftJoin(targetUser, and(eq(auditLog.targetType, 'user'), eq(targetUser.id, auditLog.targetId)))
+    .where(whereOf(filter))
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(limit)
+    .all();
+}
+
+export type AuditSearchRow = ReturnType<typeof searchAuditEntries>[number];

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { canManageUsers } from '../../../schema/permissions';
-import type { AppEnv, RequestMeta } from '../../lib/context';
+import type { AppEnv, RequestMeta, SessionUser } from '../../lib/context';
 import { forbidden, unauthenticated } from '../../lib/errors';
 import { resolveSession } from './auth.service';
 
@@ -17,6 +17,9 @@ export function isBackgroundRequest(c: Context<AppEnv>): boolean {
 
 /** Loads the session of the cookie when there is one, without requiring it. */
 function loadUser(c: Context<AppEnv>) {
+  // Already resolved by an earlier guard of this request (the admin routes' '/admin/*' and a route's own).
+  const known = c.get('user') as SessionUser | undefined; // unset until a guard has run
+  if (known) return known;
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   const found = resolveSession(c.var.deps, token, !isBackgroundRequest(c));

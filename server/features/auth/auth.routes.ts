@@ -7,8 +7,11 @@ import {
   ResetPasswordBodySchema,
   SetupBodySchema,
 } from '../../../schema/auth';
+import { PROFILE_PICTURE_FIELD, PROFILE_PICTURE_MESSAGES } from '../../../schema/profile-picture';
 import type { AppEnv } from '../../lib/context';
-import { validate } from '../../lib/http';
+import { badRequest } from '../../lib/errors';
+import { readMultipart, validate } from '../../lib/http';
+import { changeProfilePicture } from '../users/users.service';
 import { clearSessionCookie, currentUserOrNull, requestMeta, requireUser, setSessionCookie } from './auth.middleware';
 import {
   checkResetToken,
@@ -24,7 +27,7 @@ import {
 
 const TokenQuerySchema = z.object({ token: z.string().min(1).max(200) });
 
-/** Sign-in, registration, password reset and the first-start setup (spec section 7 "Authentication"). */
+/** Sign-in, registration, password reset, the profile picture and the first-start setup (spec section 7 "Authentication"). */
 export const authRoutes = new Hono<AppEnv>()
   .get('/auth/user', requireUser, (c) => c.json(c.var.user))
   .post('/auth/login', validate('json', LoginBodySchema), async (c) => {
@@ -39,6 +42,12 @@ export const authRoutes = new Hono<AppEnv>()
     return c.body(null, 204);
   })
   .post('/auth/heartbeat', requireUser, (c) => c.body(null, 204))
+  .post('/auth/profile-picture', requireUser, async (c) => {
+    const files = (await readMultipart(c))[PROFILE_PICTURE_FIELD] ?? [];
+    const file =
+      files.length === 1 && files[0] instanceof File ? files[0] : badRequest(PROFILE_PICTURE_MESSAGES.missing);
+    return c.json(await changeProfilePicture(c.var.deps, c.var.user, file, requestMeta(c)));
+  })
   .post('/auth/register', validate('json', RegisterBodySchema), async (c) =>
     c.json(await register(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )

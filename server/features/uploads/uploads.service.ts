@@ -75,6 +75,12 @@ export async function discardUploads(deps: AppDeps, ids: string[]): Promise<void
   await Promise.all(rows.map((row) => fs.promises.rm(path.join(uploadsDir(deps), row.storedName), { force: true })));
 }
 
+/** Removes one of the actor's own uploads (a profile picture that was replaced); others' are left alone. */
+export async function discardOwnUpload(deps: AppDeps, actor: SessionUser, id: string): Promise<void> {
+  const row = findUpload(deps.db, id);
+  if (row && row.ownerId === actor.id) await discardUploads(deps, [id]);
+}
+
 const MISSING_IMAGE = 'A picture of this post was not found. Please upload it again.';
 const MISSING_FILE = 'An attached file of this post was not found. Please upload it again.';
 

@@ -1,9 +1,21 @@
 import type { AdminUser } from '../../../schema/admin';
 import type { CurrentUser } from '../../../schema/auth';
 import type { DirectoryUserDoc } from '../../../schema/sync';
-import type { AppDeps } from '../../lib/context';
+import { uploadIdFromUrl } from '../../../schema/uploads';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { notFound } from '../../lib/errors';
+import { checkProfilePicture } from '../../lib/files';
+import { recordAudit } from '../audit/audit.service';
 import { housesByUser } from '../houses/houses.service';
-import { listDeletedUsersSince, listDirectorySince, type CurrentUserRow, type UserRow } from './users.queries';
+import { discardOwnUpload, saveFiles } from '../uploads/uploads.service';
+import {
+  findUserById,
+  listDeletedUsersSince,
+  listDirectorySince,
+  updateUser,
+  type CurrentUserRow,
+  type UserRow,
+} from './users.queries';
 
 /** The shape of GET /api/auth/user (issue 2). */
 export function toCurrentUser(row: CurrentUserRow): CurrentUser {
@@ -86,4 +98,35 @@ export function listDirectoryDocsSince(deps: AppDeps, seq: number, id: string, l
   return [...live, ...gone]
     .sort((a, b) => a.seq - b.seq || (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0))
     .slice(0, limit);
+}
+
+/**
+ * POST /api/auth/profile-picture: stores the checked, re-encoded square picture as the user's upload, points
+ * the account at it (the directory change reaches every client through sync), removes the picture it
+ * replaces, and audits the change. Answers the current user with the new profileImageUrl.
+ */
+export async function changeProfilePicture(
+  deps: AppDeps,
+  actor: SessionUser,
+  file: File,
+  meta: RequestMeta,
+): Promise<CurrentUser> {
+  const [upload] = await saveFiles(deps, actor, [await checkProfilePicture(file)]);
+  const previous = findUserById(deps.db, actor.id)?.profileImageUrl ?? null;
+  const at = deps.now();
+  deps.db.transaction(() => {
+    updateUser(deps.db, actor.id, { profileImageUrl: upload.url, updatedAt: at });
+    recordAudit(deps.db, {
+      actor,
+      action: 'auth.profile_picture_changed',
+      ip: meta.ip,
+      target: { type: 'user', id: actor.id },
+      details: { upload: upload.id },
+      at,
+    });
+  });
+  directoryChanged(deps);
+  const previousId = previous ? uploadIdFromUrl(previous) : null;
+  if (previousId && previousId !== upload.id) await discardOwnUpload(deps, actor, previousId);
+  return toCurrentUser(findUserById(deps.db, actor.id) ?? notFound('User not found'));
 }

@@ -8,7 +8,8 @@ export interface SelectOption<T extends string> {
 }
 
 export interface SelectProps<T extends string> {
-  value: T;
+  /** '' shows the placeholder: nothing chosen yet. */
+  value: T | '';
   onValueChange: (value: T) => void;
   options: readonly SelectOption<T>[];
   /** Id of the trigger, for a <Label htmlFor>. */
@@ -16,12 +17,13 @@ export interface SelectProps<T extends string> {
   name?: string;
   disabled?: boolean;
   className?: string;
+  placeholder?: string;
   'aria-label'?: string;
   'aria-invalid'?: boolean;
   'aria-describedby'?: string;
 }
 
-/** A list box on radix Select; the value is always one of the options' values. */
+/** A list box on radix Select; the value is one of the options' values, or '' before anything is chosen. */
 export function Select<T extends string>({
   value,
   onValueChange,
@@ -29,6 +31,7 @@ export function Select<T extends string>({
   name,
   disabled,
   className,
+  placeholder,
   ...trigger
 }: SelectProps<T>) {
   const choose = (next: string) => {
@@ -38,7 +41,7 @@ export function Select<T extends string>({
   return (
     <SelectPrimitive.Root value={value} onValueChange={choose} name={name} disabled={disabled}>
       <SelectPrimitive.Trigger className={cx('select-trigger', className)} {...trigger}>
-        <SelectPrimitive.Value />
+        <SelectPrimitive.Value placeholder={placeholder} />
         <SelectPrimitive.Icon className="select-icon">
           <ChevronDown aria-hidden size={16} />
         </SelectPrimitive.Icon>

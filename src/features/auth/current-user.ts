@@ -93,3 +93,9 @@ export function setSignedOut(): void {
   rememberUser(null);
   appStore.set(authStateAtom, { status: 'signedOut', fetchedAt: Date.now() });
 }
+
+/** Replaces the signed-in user with the server's newer answer (a new profile picture), and remembers it. */
+export function setCurrentUser(user: CurrentUser): void {
+  rememberUser(user);
+  appStore.set(authStateAtom, { status: 'signedIn', user, fetchedAt: Date.now() });
+}

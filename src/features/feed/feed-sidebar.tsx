@@ -10,7 +10,9 @@ import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
 import { configAtom } from '../../lib/public-config';
 import { ChatButton } from '../chat/chat-button';
+import { ProfilePictureUploader } from '../profile/profile-picture-uploader';
 import { PushSettings } from '../push/push-settings';
+import { SuggestionButton } from '../suggestions/suggestion-button';
 
 /** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help?. */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
@@ -29,6 +31,7 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
             <span className="profile-email">{user.email}</span>
           </div>
         </div>
+        <ProfilePictureUploader />
       </Card>
 
       <Card className="sidebar-card" aria-labelledby="sidebar-resources">
@@ -56,6 +59,7 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
           ) : null}
           <PushSettings user={user} />
           <ChatButton variant="sidebar" />
+          <SuggestionButton />
           {canSeeAdminLink(user) ? (
             <Button asChild variant="outline" className="sidebar-button">
               <Link to="/admin">

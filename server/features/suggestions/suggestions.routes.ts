@@ -1,0 +1,13 @@
+import { Hono } from 'hono';
+import { SuggestionBodySchema } from '../../../schema/suggestions';
+import type { AppEnv } from '../../lib/context';
+import { validate } from '../../lib/http';
+import { requestMeta, requireUser } from '../auth/auth.middleware';
+import { listSuggestions, submitSuggestion } from './suggestions.service';
+
+/** Staff suggestions (spec section 7 "Posts, comments, reactions, suggestions"). */
+export const suggestionRoutes = new Hono<AppEnv>()
+  .post('/suggestions', requireUser, validate('json', SuggestionBodySchema), (c) =>
+    c.json(submitSuggestion(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),
+  )
+  .get('/suggestions', requireUser, (c) => c.json(listSuggestions(c.var.deps, c.var.user)));
