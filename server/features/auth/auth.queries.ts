@@ -1,6 +1,6 @@
-import { and, count, eq, gt, isNull, lt, min, sql } from 'drizzle-orm';
+import { and, count, eq, gt, isNull, lt, min } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { loginFailures, sessions, settings, users, userTokens } from '../../db/tables';
+import { loginFailures, sessions, settings, userTokens } from '../../db/tables';
 import type { CurrentUserRow } from '../users/users.queries';
 
 export type SessionRow = typeof sessions.$inferSelect;
