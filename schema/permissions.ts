@@ -34,3 +34,11 @@ export function canDeleteComment(actor: Actor, comment: { authorId: string | nul
 export function canSeeAlertReport(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
+
+/**
+ * Archiving a resident: administrators (admin or system admin) only. Reading, adding and editing are open to
+ * every active signed-in staff member (decision 43).
+ */
+export function canArchiveResident(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}

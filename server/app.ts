@@ -6,6 +6,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { LIMITS } from '../schema/constants';
+import { RESIDENT_PHOTO_MAX_BYTES } from '../schema/residents';
 import { adminRoutes } from './features/admin/admin.routes';
 import { alertRoutes } from './features/alerts/alerts.routes';
 import { authRoutes } from './features/auth/auth.routes';
@@ -15,6 +16,7 @@ import { configRoutes } from './features/config/config.routes';
 import { postRoutes } from './features/posts/posts.routes';
 import { pushRoutes } from './features/push/push.routes';
 import { reactionRoutes } from './features/reactions/reactions.routes';
+import { residentRoutes } from './features/residents/residents.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
 import type { AppDeps, AppEnv } from './lib/context';
@@ -29,16 +31,21 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 const UPLOAD_BODY_LIMIT = LIMITS.uploadMaxBytes + 1024 * 1024;
 /** A post with its 20 files sent in the same form. */
 const POST_FORM_BODY_LIMIT = LIMITS.postUploaderFiles * UPLOAD_BODY_LIMIT;
+/** A resident form: one photo of at most 10 MB and the profile's text (decision 45). */
+const RESIDENT_FORM_BODY_LIMIT = RESIDENT_PHOTO_MAX_BYTES + 1024 * 1024;
 /** 100 pushed rows, each two documents of up to 10,000 characters. */
 const SYNC_PUSH_BODY_LIMIT = 10 * 1024 * 1024;
 
 /** The body limit of a request: only the upload forms and sync pushes may exceed the JSON limit. */
 function bodyLimitFor(c: Context<AppEnv>): number {
-  if (c.req.method !== 'POST') return JSON_BODY_LIMIT;
   const path = c.req.path;
+  if (isMultipart(c) && /^\/api\/residents(\/[^/]+)?$/.test(path) && ['POST', 'PUT'].includes(c.req.method)) {
+    return RESIDENT_FORM_BODY_LIMIT;
+  }
+  if (c.req.method !== 'POST') return JSON_BODY_LIMIT;
   if (isMultipart(c) && path === '/api/uploads') return UPLOAD_BODY_LIMIT;
   if (isMultipart(c) && path === '/api/posts') return POST_FORM_BODY_LIMIT;
-  if (/^\/api\/sync\/[a-z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
+  if (/^\/api\/sync\/[a-zA-Z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
   return JSON_BODY_LIMIT;
 }
 
@@ -96,10 +103,9 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   });
   api.use(sameOriginOnly(deps.config.publicUrl));
   const limits = new Map(
-    [JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT, POST_FORM_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT].map((maxSize) => [
-      maxSize,
-      bodyLimit({ maxSize, onError: tooLarge }),
-    ]),
+    [JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT, POST_FORM_BODY_LIMIT, RESIDENT_FORM_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT].map(
+      (maxSize) => [maxSize, bodyLimit({ maxSize, onError: tooLarge })],
+    ),
   );
   api.use((c, next) => limits.get(bodyLimitFor(c))!(c, next));
   api.route('/', configRoutes);
@@ -112,6 +118,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', alertRoutes);
   api.route('/', chatRoutes);
   api.route('/', pushRoutes);
+  api.route('/', residentRoutes);
   api.route('/', syncRoutes);
   api.all('*', () => notFound('No such API call'));
   app.route('/api', api);
