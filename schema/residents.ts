@@ -242,5 +242,5 @@ export type ResidentVersionView = z.infer<typeof ResidentVersionViewSchema>;
 export const ResidentHistorySchema = z.array(ResidentVersionViewSchema);
 
 /** Resident photos are served to signed-in staff only, at /api/residents/photos/{32 hex}.{jpg|png|webp}. */
-export const RESIDENT_PHOTO_PREFIX = '/api/residents/photos/';
+export { RESIDENT_PHOTO_PREFIX } from './offline';
 export const RESIDENT_PHOTO_NAME = /^[0-9a-f]{32}\.(jpg|png|webp)$/;
