@@ -104,18 +104,23 @@ test('residents: add with a photo, edit, read offline, see the history, archive 
   await edit.getByRole('button', { name: 'Save Changes' }).click();
   await expect(page.getByText('Resident updated successfully').first()).toBeVisible();
 
+  // The edit reaches this device through sync (the full profile shows it).
+  await card.getByRole('button', { name: `View ${name}` }).click();
+  const profile = page.getByRole('dialog', { name });
+  await expect(profile.getByRole('region', { name: 'Medication' })).toHaveText(/Paracetamol 1g at breakfast/);
+  await profile.getByRole('button', { name: 'Close' }).click();
+
   // Read offline: the profile comes from the device; the history waits for the connection.
   await context.setOffline(true);
   await page.reload();
   await card.getByRole('button', { name: `View ${name}` }).click();
-  const profile = page.getByRole('dialog', { name });
-  await expect(profile.getByText('Paracetamol 1g at breakfast')).toBeVisible();
+  await expect(profile.getByRole('region', { name: 'Medication' })).toHaveText(/Paracetamol 1g at breakfast/);
   await expect(profile.getByText('The history can be seen when you are back online.')).toBeVisible();
   await expect(profile.getByText(`Created by ${member.name} on`)).toBeVisible();
   await expect(profile.getByRole('button', { name: 'Archive' })).toHaveCount(0);
   await context.setOffline(false);
 
-  // Back online: the history shows who changed what, and the offline opening reached the audit log.
+  // Back online: the history shows who changed what, and both openings (one offline) reached the audit log.
   await expect(
     profile.getByText('Medication: Paracetamol 500mg at breakfast → Paracetamol 1g at breakfast'),
   ).toBeVisible({
@@ -125,7 +130,7 @@ test('residents: add with a photo, edit, read offline, see the history, archive 
   await expect(profile.getByText('edited the profile on')).toBeVisible();
   await expect
     .poll(() => auditActions(name), { timeout: 15_000 })
-    .toEqual(['resident.create', 'resident.update', 'resident.view']);
+    .toEqual(['resident.create', 'resident.update', 'resident.view', 'resident.view']);
   await profile.getByRole('button', { name: 'Close' }).click();
 
   // An administrator archives it, after the confirmation headed by the product name.
