@@ -11,3 +11,6 @@ export const SW_MESSAGES = {
 
 /** IndexedDB database where posts wait for their files to upload (src/features/feed/pending-files.ts). */
 export const PENDING_FILES_DB = 'sp_pending_files';
+
+/** Where residents' photos are served (schema/residents.ts); the service worker caches them with uploads. */
+export const RESIDENT_PHOTO_PREFIX = '/api/residents/photos/';

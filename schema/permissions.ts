@@ -44,3 +44,11 @@ export function canReadSuggestions(actor: Pick<Actor, 'role'>): boolean {
 export function canReadAuditLog(actor: Pick<Actor, 'role'>): boolean {
   return isSystemAdmin(actor);
 }
+
+/**
+ * Archiving a resident: administrators (admin or system admin) only. Reading, adding and editing are open to
+ * every active signed-in staff member (decision 49).
+ */
+export function canArchiveResident(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}

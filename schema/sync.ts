@@ -12,6 +12,8 @@ export const SYNC_COLLECTIONS = [
   'conversations',
   'messages',
   'acknowledgements',
+  'residents',
+  'residentViews',
 ] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 export const SyncCollectionSchema = z.enum(SYNC_COLLECTIONS, { message: 'No such sync collection' });
@@ -24,6 +26,7 @@ export const PUSHABLE_COLLECTIONS = [
   'conversations',
   'messages',
   'acknowledgements',
+  'residentViews',
 ] as const satisfies readonly SyncCollection[];
 
 export const PULL_LIMIT_DEFAULT = 500;
@@ -42,6 +45,8 @@ export const SYNC_WRITABLE_FIELDS = {
   conversations: ['otherUserId', 'readUpTo'],
   messages: ['conversationId', 'content'],
   acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
+  residents: [],
+  residentViews: ['residentId', 'viewedAt'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 
 /**
@@ -205,6 +210,49 @@ export function acknowledgementId(postId: string, userId: string): string {
   return `${postId}:${userId}`;
 }
 
+/**
+ * A resident's One Page Profile (spec section 3). Read-only through sync: writes go through the REST calls
+ * because of the photo. An archived resident arrives as a tombstone with no content, so devices drop it.
+ */
+export const ResidentDocSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  likeToBeCall: z.string(),
+  /** YYYY-MM-DD, or null. */
+  dateOfBirth: z.string().nullable(),
+  /** /api/residents/photos/{name}: served to signed-in staff only. */
+  photoUrl: z.string().nullable(),
+  interestsHappyPlace: z.string(),
+  supportNeedsCarePreferences: z.string(),
+  whatMakesSadAnxious: z.string(),
+  medication: z.string(),
+  strengthsAbilities: z.string(),
+  communicationPreferences: z.string(),
+  familySocialConnections: z.string(),
+  personalValuesBeliefs: z.string(),
+  houseTags: z.array(z.string()),
+  /** Who added the resident; null once that account is deleted. */
+  createdBy: z.string().nullable(),
+  createdAt: millis,
+  updatedAt: millis,
+  _deleted: z.boolean(),
+});
+export type ResidentDoc = z.infer<typeof ResidentDocSchema>;
+
+/**
+ * One opening of a full profile, written on the device (offline too) and pushed; the server writes the audit
+ * entry `resident.view` with the user and its own time (decision 52). Pulled back only as a tombstone, so the
+ * device forgets it once it has been recorded.
+ */
+export const ResidentViewDocSchema = z.object({
+  id: z.string(),
+  residentId: z.string(),
+  /** When the profile was opened, by the device's clock (kept in the audit details). */
+  viewedAt: millis,
+  _deleted: z.boolean(),
+});
+export type ResidentViewDoc = z.infer<typeof ResidentViewDocSchema>;
+
 export interface SyncDocs {
   posts: PostDoc;
   comments: CommentDoc;
@@ -213,6 +261,8 @@ export interface SyncDocs {
   conversations: ConversationDoc;
   messages: MessageDoc;
   acknowledgements: AcknowledgementDoc;
+  residents: ResidentDoc;
+  residentViews: ResidentViewDoc;
 }
 
 export interface PullResponse<T> {

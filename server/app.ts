@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { LIMITS } from '../schema/constants';
 import { PROFILE_PICTURE_MESSAGES } from '../schema/profile-picture';
+import { RESIDENT_PHOTO_MAX_BYTES } from '../schema/residents';
 import { adminRoutes } from './features/admin/admin.routes';
 import { alertRoutes } from './features/alerts/alerts.routes';
 import { auditRoutes } from './features/audit/audit.routes';
@@ -18,6 +19,7 @@ import { postRoutes } from './features/posts/posts.routes';
 import { pushRoutes } from './features/push/push.routes';
 import { reactionRoutes } from './features/reactions/reactions.routes';
 import { suggestionRoutes } from './features/suggestions/suggestions.routes';
+import { residentRoutes } from './features/residents/residents.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
 import type { AppDeps, AppEnv } from './lib/context';
@@ -34,17 +36,22 @@ const UPLOAD_BODY_LIMIT = LIMITS.uploadMaxBytes + 1024 * 1024;
 const POST_FORM_BODY_LIMIT = LIMITS.postUploaderFiles * UPLOAD_BODY_LIMIT;
 /** A profile picture of at most 5 MB plus room for the form around it (spec section 9). */
 const PROFILE_PICTURE_BODY_LIMIT = LIMITS.profilePictureMaxBytes + 64 * 1024;
+/** A resident form: one photo of at most 10 MB and the profile's text (decision 51). */
+const RESIDENT_FORM_BODY_LIMIT = RESIDENT_PHOTO_MAX_BYTES + 1024 * 1024;
 /** 100 pushed rows, each two documents of up to 10,000 characters. */
 const SYNC_PUSH_BODY_LIMIT = 10 * 1024 * 1024;
 
 /** The body limit of a request: only the upload forms and sync pushes may exceed the JSON limit. */
 function bodyLimitFor(c: Context<AppEnv>): number {
-  if (c.req.method !== 'POST') return JSON_BODY_LIMIT;
   const path = c.req.path;
+  if (isMultipart(c) && /^\/api\/residents(\/[^/]+)?$/.test(path) && ['POST', 'PUT'].includes(c.req.method)) {
+    return RESIDENT_FORM_BODY_LIMIT;
+  }
+  if (c.req.method !== 'POST') return JSON_BODY_LIMIT;
   if (isMultipart(c) && path === '/api/uploads') return UPLOAD_BODY_LIMIT;
   if (isMultipart(c) && path === '/api/posts') return POST_FORM_BODY_LIMIT;
   if (isMultipart(c) && path === '/api/auth/profile-picture') return PROFILE_PICTURE_BODY_LIMIT;
-  if (/^\/api\/sync\/[a-z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
+  if (/^\/api\/sync\/[a-zA-Z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
   return JSON_BODY_LIMIT;
 }
 
@@ -108,12 +115,17 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   });
   api.use(sameOriginOnly(deps.config.publicUrl));
   const limits = new Map(
-    [JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT, POST_FORM_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT, PROFILE_PICTURE_BODY_LIMIT].map(
-      (maxSize) => [
-        maxSize,
-        bodyLimit({ maxSize, onError: maxSize === PROFILE_PICTURE_BODY_LIMIT ? pictureTooLarge : tooLarge }),
-      ],
-    ),
+    [
+      JSON_BODY_LIMIT,
+      UPLOAD_BODY_LIMIT,
+      POST_FORM_BODY_LIMIT,
+      RESIDENT_FORM_BODY_LIMIT,
+      SYNC_PUSH_BODY_LIMIT,
+      PROFILE_PICTURE_BODY_LIMIT,
+    ].map((maxSize) => [
+      maxSize,
+      bodyLimit({ maxSize, onError: maxSize === PROFILE_PICTURE_BODY_LIMIT ? pictureTooLarge : tooLarge }),
+    ]),
   );
   // A GET or HEAD has no body to limit; asking for one would build a whole fetch Request on every read.
   api.use((c, next) => (hasNoBody(c) ? next() : limits.get(bodyLimitFor(c))!(c, next)));
@@ -129,6 +141,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', alertRoutes);
   api.route('/', chatRoutes);
   api.route('/', pushRoutes);
+  api.route('/', residentRoutes);
   api.route('/', syncRoutes);
   api.all('*', () => notFound('No such API call'));
   app.route('/api', api);

@@ -7,6 +7,7 @@ import { CacheFirst } from 'workbox-strategies';
 import { CacheableResponsePlugin } from 'workbox-cacheable-response';
 import { UPLOADS_CACHE, SW_MESSAGES } from '../schema/offline';
 import type { PushPayload } from '../schema/push';
+import { RESIDENT_PHOTO_PREFIX } from '../schema/offline';
 import { notificationClickMessage, type NotificationData } from './notification-target';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: (string | { url: string; revision: string | null })[] };
@@ -18,11 +19,14 @@ cleanupOutdatedCaches();
 // Every navigation gets the precached shell; the client-side router shows the screen. The API never does.
 registerRoute(new NavigationRoute(createHandlerBoundToURL('/index.html'), { denylist: [/^\/api\//] }));
 
-// Uploaded pictures (they never change: each upload has its own id) are kept for offline reading. The cache
-// belongs to the signed-in user and is deleted at sign-out (src/db/local-store.ts).
+// Uploaded pictures and residents' photos (they never change: each has its own name) are kept for offline
+// reading. The cache belongs to the signed-in user and is deleted at sign-out (src/db/local-store.ts); resident
+// photos are answered no-store, so this cache is the only place a browser keeps them.
 registerRoute(
   ({ url, request }) =>
-    url.origin === self.location.origin && url.pathname.startsWith('/api/uploads/') && request.destination === 'image',
+    url.origin === self.location.origin &&
+    (url.pathname.startsWith('/api/uploads/') || url.pathname.startsWith(RESIDENT_PHOTO_PREFIX)) &&
+    request.destination === 'image',
   new CacheFirst({
     cacheName: UPLOADS_CACHE,
     plugins: [new CacheableResponsePlugin({ statuses: [200] }), new ExpirationPlugin({ maxEntries: 500 })],

@@ -333,3 +333,83 @@ export const suggestions = sqliteTable(
   },
   (t) => [index('suggestions_created_idx').on(t.createdAt, t.id), index('suggestions_author_idx').on(t.authorId)],
 );
+
+/**
+ * Residents' One Page Profiles (spec section 3, Resident): health data. Text fields are '' when empty; house
+ * tags a JSON array. Archiving keeps the row (archived, who and when) and the pull sends a tombstone.
+ */
+export const residents = sqliteTable(
+  'residents',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    likeToBeCall: text('like_to_be_call').notNull().default(''),
+    /** YYYY-MM-DD or null. */
+    dateOfBirth: text('date_of_birth'),
+    /** /api/residents/photos/{name}, or null. */
+    photoUrl: text('photo_url'),
+    interestsHappyPlace: text('interests_happy_place').notNull().default(''),
+    supportNeedsCarePreferences: text('support_needs_care_preferences').notNull().default(''),
+    whatMakesSadAnxious: text('what_makes_sad_anxious').notNull().default(''),
+    medication: text('medication').notNull().default(''),
+    strengthsAbilities: text('strengths_abilities').notNull().default(''),
+    communicationPreferences: text('communication_preferences').notNull().default(''),
+    familySocialConnections: text('family_social_connections').notNull().default(''),
+    personalValuesBeliefs: text('personal_values_beliefs').notNull().default(''),
+    /** JSON array of house names. */
+    houseTags: text('house_tags').notNull().default('[]'),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    archived: integer('archived', { mode: 'boolean' }).notNull().default(false),
+    archivedAt: integer('archived_at'),
+    archivedBy: text('archived_by').references(() => users.id, { onDelete: 'set null' }),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('residents_server_seq_idx').on(t.serverSeq, t.id),
+    index('residents_archived_name_idx').on(t.archived, t.name),
+  ],
+);
+
+/**
+ * A resident's history: one row per change (version 1 is the creation). `changes` is a JSON list of
+ * { field, from, to }; `previous` the whole profile before the change (JSON; null for the creation).
+ */
+export const residentVersions = sqliteTable(
+  'resident_versions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    residentId: text('resident_id')
+      .notNull()
+      .references(() => residents.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    action: text('action', { enum: ['create', 'update', 'archive'] }).notNull(),
+    changedBy: text('changed_by').references(() => users.id, { onDelete: 'set null' }),
+    changedAt: integer('changed_at').notNull(),
+    changes: text('changes').notNull().default('[]'),
+    previous: text('previous'),
+  },
+  (t) => [uniqueIndex('resident_versions_resident_version_unique').on(t.residentId, t.version)],
+);
+
+/**
+ * Openings of a full profile pushed from devices (synced collection residentViews): the id makes a re-push
+ * harmless; the audit log holds the record itself. Pulled back by the viewer only, as tombstones.
+ */
+export const residentViews = sqliteTable(
+  'resident_views',
+  {
+    id: text('id').primaryKey(),
+    residentId: text('resident_id')
+      .notNull()
+      .references(() => residents.id, { onDelete: 'cascade' }),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The device's time of the opening. */
+    viewedAt: integer('viewed_at').notNull(),
+    /** The server's time of arrival. */
+    recordedAt: integer('recorded_at').notNull(),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [index('resident_views_user_seq_idx').on(t.userId, t.serverSeq, t.id)],
+);

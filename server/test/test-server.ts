@@ -217,9 +217,14 @@ export class TestClient {
   }
 
   /** Sends a multipart form (the browser's FormData), keeping the cookie. */
-  async postForm(urlPath: string, form: FormData) {
+  postForm(urlPath: string, form: FormData) {
+    return this.sendForm('POST', urlPath, form);
+  }
+
+  /** Sends a multipart form with any method (PUT /api/residents/{id}), keeping the cookie. */
+  async sendForm(method: string, urlPath: string, form: FormData) {
     const res = await fetch(this.base + urlPath, {
-      method: 'POST',
+      method,
       body: form,
       headers: this.cookie ? { cookie: this.cookie } : {},
     });

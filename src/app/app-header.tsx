@@ -49,13 +49,15 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
             <Newspaper aria-hidden size={16} />
             Feed
           </Link>
-          {/* Spec section 6 compares the role label, so only System Administrators see this placeholder. */}
-          {roleLabel(user.role) === 'System Administrator' ? (
-            <button type="button" className="nav-tab" disabled>
-              <Users aria-hidden size={16} />
-              Residents OPP - Coming Soon
-            </button>
-          ) : null}
+          {/* Decision 54: the spec's "Coming Soon" placeholder is now the real page, for every signed-in user. */}
+          <Link
+            to="/residents"
+            className={cx('nav-tab', pathname === '/residents' && 'nav-tab-active')}
+            aria-current={pathname === '/residents' ? 'page' : undefined}
+          >
+            <Users aria-hidden size={16} />
+            Residents OPP
+          </Link>
           {canSeeAdminLink(user) ? (
             <Link
               to="/admin"

@@ -17,8 +17,8 @@ import { configAtom } from '../lib/public-config';
 
 /**
  * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile (with the picture
- * uploader), Home Feed, the Chat, the OPP placeholder, Admin Dashboard, Push Notifications, the suggestion
- * dialog, Staff Handbook and Sign Out.
+ * uploader), Home Feed, the Chat, Residents OPP (decision 54), Admin Dashboard, Push Notifications, the
+ * suggestion dialog, Staff Handbook and Sign Out.
  */
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
@@ -56,12 +56,10 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
                 Home Feed
               </Link>
               <ChatButton variant="menu" onClick={close} />
-              {roleLabel(user.role) === 'System Administrator' ? (
-                <button type="button" className="sheet-item" disabled>
-                  <Users aria-hidden size={18} />
-                  Residents OPP - Coming Soon
-                </button>
-              ) : null}
+              <Link to="/residents" className="sheet-item" onClick={close}>
+                <Users aria-hidden size={18} />
+                Residents OPP
+              </Link>
               {canSeeAdminLink(user) ? (
                 <Link to="/admin" className="sheet-item" onClick={close}>
                   <LayoutDashboard aria-hidden size={18} />

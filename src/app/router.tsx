@@ -16,8 +16,9 @@ import { SetupScreen } from './setup-screen';
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
 const HomeScreen = lazy(() => import('./home-screen').then((m) => ({ default: m.HomeScreen })));
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
+const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
 
-/** The route table of spec section 2 (/residents arrives with its own issue and falls to Not Found until then). */
+/** The route table of spec section 2. */
 function AppRoutes() {
   useSessionEffects();
   const auth = useAtomValue(authStateAtom);
@@ -33,6 +34,8 @@ function AppRoutes() {
         <Route path="/reset-password" element={<ResetPasswordScreen />} />
         <Route path="/setup" element={<SetupScreen />} />
         <Route path="/admin" element={<AdminScreen user={user} />} />
+        {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
+        <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
         <Route path="*" element={<NotFoundScreen />} />
       </Routes>
     </Suspense>

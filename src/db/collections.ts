@@ -9,6 +9,8 @@ import type {
   MessageDoc,
   PostDoc,
   ReactionDoc,
+  ResidentDoc,
+  ResidentViewDoc,
   SyncCollection,
 } from '../../schema/sync';
 import { SYNC_WRITABLE_FIELDS } from '../../schema/sync';
@@ -28,6 +30,8 @@ export type DirectoryUserLocal = Local<Omit<DirectoryUserDoc, never>>;
 export type ConversationLocal = Local<ConversationDoc>;
 export type MessageLocal = Local<MessageDoc>;
 export type AcknowledgementLocal = Local<AcknowledgementDoc>;
+export type ResidentLocal = Local<ResidentDoc>;
+export type ResidentViewLocal = Local<ResidentViewDoc>;
 
 const id = { type: 'string', maxLength: 200 } as const;
 const millis = { type: 'number', minimum: 0, maximum: 1e15, multipleOf: 1 } as const;
@@ -224,6 +228,70 @@ export const acknowledgementsSchema: RxJsonSchema<AcknowledgementLocal> = {
   additionalProperties: false,
 };
 
+const text = { type: 'string' } as const;
+
+/** Residents' profiles (pull only): the wire document of schema/sync.ts; health data, wiped at sign-out. */
+export const residentsSchema: RxJsonSchema<ResidentLocal> = {
+  title: 'residents',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: {
+    id,
+    name: { type: 'string', maxLength: 200 },
+    likeToBeCall: text,
+    dateOfBirth: { type: ['string', 'null'] },
+    photoUrl: { type: ['string', 'null'] },
+    interestsHappyPlace: text,
+    supportNeedsCarePreferences: text,
+    whatMakesSadAnxious: text,
+    medication: text,
+    strengthsAbilities: text,
+    communicationPreferences: text,
+    familySocialConnections: text,
+    personalValuesBeliefs: text,
+    houseTags: strings,
+    createdBy: nullableId,
+    createdAt: millis,
+    updatedAt: millis,
+    localPending: pending,
+  },
+  required: [
+    'id',
+    'name',
+    'likeToBeCall',
+    'dateOfBirth',
+    'photoUrl',
+    'interestsHappyPlace',
+    'supportNeedsCarePreferences',
+    'whatMakesSadAnxious',
+    'medication',
+    'strengthsAbilities',
+    'communicationPreferences',
+    'familySocialConnections',
+    'personalValuesBeliefs',
+    'houseTags',
+    'createdBy',
+    'createdAt',
+    'updatedAt',
+    'localPending',
+  ],
+  indexes: ['localPending'],
+  additionalProperties: false,
+};
+
+/** Openings of a full profile waiting to reach the audit log (push; they come back as tombstones). */
+export const residentViewsSchema: RxJsonSchema<ResidentViewLocal> = {
+  title: 'resident views',
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: { id, residentId: id, viewedAt: millis, localPending: pending },
+  required: ['id', 'residentId', 'viewedAt', 'localPending'],
+  indexes: ['localPending'],
+  additionalProperties: false,
+};
+
 type AnyDoc = WithDeleted<Record<string, unknown>>;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -281,6 +349,8 @@ export interface SyncedCollections {
   conversations: RxCollection<ConversationLocal>;
   messages: RxCollection<MessageLocal>;
   acknowledgements: RxCollection<AcknowledgementLocal>;
+  residents: RxCollection<ResidentLocal>;
+  residentViews: RxCollection<ResidentViewLocal>;
 }
 
 /** Everything addCollections needs for the synced collections. */
@@ -296,4 +366,6 @@ export const SYNCED_COLLECTIONS = {
   conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
   messages: { schema: messagesSchema, conflictHandler: conflictHandlerFor('messages') },
   acknowledgements: { schema: acknowledgementsSchema, conflictHandler: conflictHandlerFor('acknowledgements') },
+  residents: { schema: residentsSchema, conflictHandler: conflictHandlerFor('residents') },
+  residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
 };

@@ -96,7 +96,7 @@ async function deleteUserIndexedDatabases(factory: IDBFactory | undefined, keep?
 /**
  * Creates an RxDB database with every synced collection (tests use it to run several clients at once). Tests
  * may ask for only some collections: the free RxDB opens at most 13 collections per process (STACK-NOTES),
- * and a device has seven.
+ * and a device has nine.
  */
 export async function createSyncedDatabase(
   name: string,

@@ -397,3 +397,51 @@ describe('chat replication', () => {
     }
   });
 });
+
+describe('residents replication', () => {
+  const RESIDENTS = ['users', 'residents', 'residentViews'] as const;
+
+  async function addResident(name: string) {
+    const { client } = await t.signedIn();
+    const form = new FormData();
+    form.append('name', name);
+    form.append('medication', 'Morning tablets');
+    const res = await client.postForm('/api/residents', form);
+    return res.body.id as string;
+  }
+
+  it('brings residents to the device, drops an archived one, and sends an offline profile opening once', async () => {
+    const device = await makeDevice('staff', RESIDENTS);
+    try {
+      device.start();
+      const id = await addResident('Joan Smith');
+      await until(async () => (await device.db.residents.findOne(id).exec()) !== null);
+      expect((await device.db.residents.findOne(id).exec())!.toJSON()).toMatchObject({
+        name: 'Joan Smith',
+        medication: 'Morning tablets',
+        localPending: false,
+      });
+
+      device.online = false;
+      const viewId = randomUUID();
+      await device.db.residentViews.insert({ id: viewId, residentId: id, viewedAt: Date.now(), localPending: true });
+      // An opening waiting for the audit log is not one of the user's offline items.
+      expect(await firstValueFrom(device.sync!.pending$)).toBe(0);
+      device.goOnline();
+      const audited = () =>
+        t.db.$client
+          .prepare("select count(*) as n from audit_log where action = 'resident.view' and target_id = ?")
+          .get(id) as { n: number };
+      await until(() => audited().n === 1);
+      // Recorded: the server hands it back as a tombstone and the device forgets it.
+      await until(async () => (await device.db.residentViews.findOne(viewId).exec()) === null);
+
+      const { client: admin } = await t.signedIn({ role: 'admin' });
+      await admin.post(`/api/residents/${id}/archive`);
+      await until(async () => (await device.db.residents.findOne(id).exec()) === null);
+      expect(audited().n).toBe(1);
+    } finally {
+      await device.close();
+    }
+  });
+});

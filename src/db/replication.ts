@@ -40,6 +40,9 @@ export interface SyncController {
 
 type AnyCollection = RxCollection<Record<string, unknown>>;
 
+/** Collections whose unsent writes the banner does not count (decision 52). */
+const NOT_OFFLINE_ITEMS: readonly SyncCollection[] = ['residentViews'];
+
 /** The fields of a document that the local schema knows. */
 function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(doc).filter(([key]) => known.has(key)));
@@ -241,8 +244,10 @@ export function startSync(
   };
   globalThis.addEventListener?.('online', onOnline);
 
+  // A profile opening waiting for the audit log is bookkeeping, not the user's change: not an offline item.
+  const counted = names.filter((name) => !NOT_OFFLINE_ITEMS.includes(name));
   const pending$ = combineLatest(
-    names.map((name) => collections[name]!.count({ selector: { localPending: true } }).$),
+    counted.map((name) => collections[name]!.count({ selector: { localPending: true } }).$),
   ).pipe(map((counts) => counts.reduce((a, b) => a + b, 0)));
 
   return {

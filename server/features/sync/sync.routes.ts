@@ -16,6 +16,7 @@ import { conversationsSync, messagesSync } from '../chat/chat.sync';
 import { commentsSync } from '../comments/comments.sync';
 import { postsSync } from '../posts/posts.sync';
 import { reactionsSync } from '../reactions/reactions.sync';
+import { residentsSync, residentViewsSync } from '../residents/residents.sync';
 import { usersSync } from '../users/users.sync';
 import { pullDocuments, pushDocuments, type SyncHandler } from './sync.service';
 
@@ -28,6 +29,8 @@ const HANDLERS: Record<SyncCollection, SyncHandler> = {
   conversations: conversationsSync,
   messages: messagesSync,
   acknowledgements: acknowledgementsSync,
+  residents: residentsSync,
+  residentViews: residentViewsSync,
 };
 
 const CollectionParamsSchema = z.object({ collection: SyncCollectionSchema });

@@ -47,16 +47,13 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
               </a>
             </Button>
           ) : null}
-          {/* Spec section 6 compares the role label, so only System Administrators see this placeholder. */}
-          {roleLabel(user.role) === 'System Administrator' ? (
-            <Button variant="outline" className="sidebar-button" disabled>
+          {/* Decision 54: the spec's "Coming Soon" placeholder is now a link, for every signed-in user. */}
+          <Button asChild variant="outline" className="sidebar-button">
+            <Link to="/residents">
               <Users aria-hidden size={18} />
-              <span className="sidebar-button-text">
-                Resident Profiles (OPP)
-                <span className="sidebar-soon">Coming Soon</span>
-              </span>
-            </Button>
-          ) : null}
+              Resident Profiles (OPP)
+            </Link>
+          </Button>
           <PushSettings user={user} />
           <ChatButton variant="sidebar" />
           <SuggestionButton />

@@ -1,0 +1,141 @@
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { residents, residentVersions, residentViews, users } from '../../db/tables';
+import { nextSeq } from '../../lib/seq.queries';
+
+export type ResidentRow = typeof residents.$inferSelect;
+export type NewResidentRow = Omit<typeof residents.$inferInsert, 'serverSeq'>;
+export type ResidentVersionRow = typeof residentVersions.$inferSelect;
+/** A version to record; its number is taken inside the write's transaction. */
+export type NewResidentVersionRow = Omit<typeof residentVersions.$inferInsert, 'id' | 'version' | 'residentId'>;
+export type ResidentViewRow = typeof residentViews.$inferSelect;
+
+/** The user columns a profile or a version shows; null once the account is deleted. */
+const userColumns = { id: users.id, firstName: users.firstName, lastName: users.lastName };
+export interface UserNameRow {
+  id: string;
+  firstName: string;
+  lastName: string;
+}
+
+export function findResident(db: Db, id: string): ResidentRow | undefined {
+  return db.select().from(residents).where(eq(residents.id, id)).get();
+}
+
+export function findResidentWithCreator(db: Db, id: string) {
+  return db
+    .select({ resident: residents, creator: userColumns })
+    .from(residents)
+    .leftJoin(users, eq(users.id, residents.createdBy))
+    .where(eq(residents.id, id))
+    .get();
+}
+
+/** Active residents by name, with who added them (GET /api/residents). */
+export function listActiveResidents(db: Db) {
+  return db
+    .select({ resident: residents, creator: userColumns })
+    .from(residents)
+    .leftJoin(users, eq(users.id, residents.createdBy))
+    .where(eq(residents.archived, false))
+    .orderBy(asc(residents.name), asc(residents.id))
+    .all();
+}
+
+/** A new profile and its first version, in one transaction. */
+export function insertResident(db: Db, row: NewResidentRow, version: NewResidentVersionRow): void {
+  db.transaction(() => {
+    db.insert(residents)
+      .values({ ...row, serverSeq: nextSeq(db) })
+      .run();
+    db.insert(residentVersions)
+      .values({ ...version, residentId: row.id, version: 1 })
+      .run();
+  });
+}
+
+/** Changes a profile and records the version that keeps what it was, in one transaction. */
+export function updateResident(
+  db: Db,
+  id: string,
+  changes: Partial<Omit<ResidentRow, 'id' | 'serverSeq' | 'createdBy' | 'createdAt'>>,
+  version: NewResidentVersionRow,
+): void {
+  db.transaction(() => {
+    db.update(residents)
+      .set({ ...changes, serverSeq: nextSeq(db) })
+      .where(eq(residents.id, id))
+      .run();
+    db.insert(residentVersions)
+      .values({ ...version, residentId: id, version: lastVersionNumber(db, id) + 1 })
+      .run();
+  });
+}
+
+/** The highest version number of a resident (0 when none). */
+export function lastVersionNumber(db: Db, residentId: string): number {
+  return (
+    db
+      .select({ n: sql<number>`coalesce(max(${residentVersions.version}), 0)` })
+      .from(residentVersions)
+      .where(eq(residentVersions.residentId, residentId))
+      .get()?.n ?? 0
+  );
+}
+
+/** A resident's versions, newest first, with who made each. */
+export function listResidentVersions(db: Db, residentId: string, limit: number) {
+  return db
+    .select({ version: residentVersions, user: userColumns })
+    .from(residentVersions)
+    .leftJoin(users, eq(users.id, residentVersions.changedBy))
+    .where(eq(residentVersions.residentId, residentId))
+    .orderBy(desc(residentVersions.version))
+    .limit(limit)
+    .all();
+}
+
+/** Residents (live and archived) changed after a checkpoint, in change-feed order. */
+export function listResidentsSince(db: Db, seq: number, id: string, limit: number): ResidentRow[] {
+  return db
+    .select()
+    .from(residents)
+    .where(sql`(${residents.serverSeq}, ${residents.id}) > (${seq}, ${id})`)
+    .orderBy(asc(residents.serverSeq), asc(residents.id))
+    .limit(limit)
+    .all();
+}
+
+export function findResidentView(db: Db, id: string): ResidentViewRow | undefined {
+  return db.select().from(residentViews).where(eq(residentViews.id, id)).get();
+}
+
+export function insertResidentView(db: Db, row: Omit<ResidentViewRow, 'serverSeq'>): void {
+  db.insert(residentViews)
+    .values({ ...row, serverSeq: nextSeq(db) })
+    .run();
+}
+
+/** A user's recorded views after a checkpoint, recorded since `since` (older ones are no longer pulled). */
+export function listResidentViewsSince(
+  db: Db,
+  userId: string,
+  seq: number,
+  id: string,
+  since: number,
+  limit: number,
+): ResidentViewRow[] {
+  return db
+    .select()
+    .from(residentViews)
+    .where(
+      and(
+        eq(residentViews.userId, userId),
+        sql`(${residentViews.serverSeq}, ${residentViews.id}) > (${seq}, ${id})`,
+        sql`${residentViews.recordedAt} >= ${since}`,
+      ),
+    )
+    .orderBy(asc(residentViews.serverSeq), asc(residentViews.id))
+    .limit(limit)
+    .all();
+}

@@ -1,0 +1,378 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { listHouses } from '../../../schema/constants';
+import { DELETED_AUTHOR } from '../../../schema/posts';
+import { canArchiveResident } from '../../../schema/permissions';
+import {
+  RESIDENT_HISTORY_MAX,
+  RESIDENT_MESSAGES,
+  RESIDENT_PHOTO_MAX_BYTES,
+  RESIDENT_PHOTO_NAME,
+  RESIDENT_PHOTO_PREFIX,
+  residentChanges,
+  type CreateResidentBody,
+  type FieldChange,
+  type ResidentFields,
+  type ResidentUser,
+  type ResidentVersionView,
+  type ResidentView,
+  type UpdateResidentBody,
+} from '../../../schema/residents';
+import type { ResidentDoc, ResidentViewDoc } from '../../../schema/sync';
+import { fileExtension, IMAGE_EXTENSIONS } from '../../../schema/uploads';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { checkUploadedFile } from '../../lib/files';
+import { recordAudit } from '../audit/audit.service';
+import { parseList } from '../posts/posts.service';
+import {
+  findResident,
+  findResidentView,
+  findResidentWithCreator,
+  insertResident,
+  insertResidentView,
+  listActiveResidents,
+  listResidentsSince,
+  listResidentVersions,
+  listResidentViewsSince,
+  updateResident,
+  type ResidentRow,
+  type ResidentViewRow,
+  type UserNameRow,
+} from './residents.queries';
+
+/** Recorded views are pulled back (as tombstones) for a day: long enough for the device that sent them. */
+const VIEW_PULL_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+const PHOTO_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function toUser(row: UserNameRow | null): ResidentUser {
+  return row?.id ? { id: row.id, firstName: row.firstName, lastName: row.lastName } : { id: null, ...DELETED_AUTHOR };
+}
+
+/** The editable state of a stored profile. */
+export function toResidentFields(row: ResidentRow): ResidentFields {
+  return {
+    name: row.name,
+    likeToBeCall: row.likeToBeCall,
+    dateOfBirth: row.dateOfBirth,
+    photoUrl: row.photoUrl,
+    interestsHappyPlace: row.interestsHappyPlace,
+    supportNeedsCarePreferences: row.supportNeedsCarePreferences,
+    whatMakesSadAnxious: row.whatMakesSadAnxious,
+    medication: row.medication,
+    strengthsAbilities: row.strengthsAbilities,
+    communicationPreferences: row.communicationPreferences,
+    familySocialConnections: row.familySocialConnections,
+    personalValuesBeliefs: row.personalValuesBeliefs,
+    houseTags: parseList<string>(row.houseTags),
+  };
+}
+
+function toResidentView(row: ResidentRow, creator: UserNameRow | null): ResidentView {
+  return {
+    id: row.id,
+    ...toResidentFields(row),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+    createdByUser: toUser(creator),
+  };
+}
+
+/** The stored columns of an editable state. */
+function toColumns(fields: ResidentFields) {
+  return { ...fields, houseTags: JSON.stringify(fields.houseTags) };
+}
+
+/** The active resident with this id, or 404 (an archived one is gone for everyone). */
+function requireActiveResident(deps: AppDeps, id: string): ResidentRow {
+  const row = findResident(deps.db, id);
+  return row && !row.archived ? row : notFound(RESIDENT_MESSAGES.notFound);
+}
+
+function checkHouses(deps: AppDeps, houseTags: string[]): void {
+  const houses = listHouses(deps.config.orgName);
+  const unknown = houseTags.find((tag) => !houses.includes(tag));
+  if (unknown !== undefined) badRequest(`Unknown house: ${unknown}`);
+}
+
+/** Audit entries name the fields that changed, never their values (the log must not copy health data). */
+function audit(
+  deps: AppDeps,
+  actor: SessionUser,
+  action: string,
+  id: string,
+  meta: RequestMeta,
+  at: number,
+  details?: Record<string, unknown>,
+) {
+  recordAudit(deps.db, { actor, action, ip: meta.ip, target: { type: 'resident', id }, details, at });
+}
+
+const fieldNames = (changes: FieldChange[]) => changes.map((change) => change.field);
+
+// Photos -----------------------------------------------------------------------------------------------------
+
+/** Resident photos live in DATA_DIR/resident-photos/ under random names, apart from the feed's uploads. */
+function photosDir(deps: AppDeps): string {
+  return path.join(deps.config.dataDir, 'resident-photos');
+}
+
+const notAnImage = (): never => {
+  throw new AppError(415, 'unsupported_media_type', RESIDENT_MESSAGES.photoNotImage);
+};
+
+/**
+ * Checks a photo (an image by name and content, at most 10 MB), re-encodes it without metadata with the
+ * uploads' helper (decision 19) and stores it under a random name; answers its URL.
+ */
+async function storeResidentPhoto(deps: AppDeps, file: File): Promise<string> {
+  if (file.size > RESIDENT_PHOTO_MAX_BYTES) {
+    throw new AppError(413, 'payload_too_large', RESIDENT_MESSAGES.photoTooLarge);
+  }
+  if (!(IMAGE_EXTENSIONS as readonly string[]).includes(fileExtension(file.name))) notAnImage();
+  const checked = await checkUploadedFile(file).catch((error: unknown) =>
+    error instanceof AppError && error.status === 415 ? notAnImage() : Promise.reject(error),
+  );
+  if (checked.kind !== 'image') notAnImage();
+  const ext = checked.ext === 'jpeg' ? 'jpg' : checked.ext;
+  const name = `${randomBytes(16).toString('hex')}.${ext}`;
+  await fs.promises.mkdir(photosDir(deps), { recursive: true });
+  await fs.promises.writeFile(path.join(photosDir(deps), name), checked.bytes, { flag: 'wx', mode: 0o640 });
+  return RESIDENT_PHOTO_PREFIX + name;
+}
+
+async function discardPhoto(deps: AppDeps, url: string | null): Promise<void> {
+  const name = url?.slice(RESIDENT_PHOTO_PREFIX.length);
+  if (name && RESIDENT_PHOTO_NAME.test(name)) await fs.promises.rm(path.join(photosDir(deps), name), { force: true });
+}
+
+/** The file and type of a stored photo, for GET /api/residents/photos/{name}; 404 for anything else. */
+export function openResidentPhoto(deps: AppDeps, name: string): { file: string; type: string; size: number } {
+  const match = RESIDENT_PHOTO_NAME.exec(name) ?? notFound('Photo not found');
+  const file = path.join(photosDir(deps), name);
+  const stat = fs.statSync(file, { throwIfNoEntry: false }) ?? notFound('Photo not found');
+  return { file, type: PHOTO_TYPES[match[1]], size: stat.size };
+}
+
+// Profiles ---------------------------------------------------------------------------------------------------
+
+/** GET /api/residents: active residents by name (spec section 7). */
+export function listResidents(deps: AppDeps): ResidentView[] {
+  return listActiveResidents(deps.db).map(({ resident, creator }) => toResidentView(resident, creator));
+}
+
+/** GET /api/residents/{id}: one full profile; the opening is written to the audit log. */
+export function viewResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): ResidentView {
+  const found = findResidentWithCreator(deps.db, id);
+  if (!found || found.resident.archived) return notFound(RESIDENT_MESSAGES.notFound);
+  audit(deps, actor, 'resident.view', id, meta, deps.now(), { via: 'api' });
+  return toResidentView(found.resident, found.creator);
+}
+
+function loadResidentView(deps: AppDeps, id: string): ResidentView {
+  const found = findResidentWithCreator(deps.db, id) ?? notFound(RESIDENT_MESSAGES.notFound);
+  return toResidentView(found.resident, found.creator);
+}
+
+/**
+ * POST /api/residents: a new profile by any active staff member (decision 49), version 1 of its history and
+ * the audit entry `resident.create`. The photo is stored first and removed again if the profile is refused.
+ */
+export async function createResident(
+  deps: AppDeps,
+  actor: SessionUser,
+  body: CreateResidentBody,
+  photo: File | null,
+  meta: RequestMeta,
+): Promise<ResidentView> {
+  checkHouses(deps, body.houseTags);
+  const photoUrl = photo ? await storeResidentPhoto(deps, photo) : null;
+  const fields: ResidentFields = { ...body, photoUrl };
+  const id = randomUUID();
+  const at = deps.now();
+  const changes = residentChanges(null, fields);
+  try {
+    deps.db.transaction(() => {
+      insertResident(
+        deps.db,
+        { id, ...toColumns(fields), createdBy: actor.id, createdAt: at, updatedAt: at, archived: false },
+        { action: 'create', changedBy: actor.id, changedAt: at, changes: JSON.stringify(changes), previous: null },
+      );
+      audit(deps, actor, 'resident.create', id, meta, at, { fields: fieldNames(changes) });
+    });
+  } catch (error) {
+    await discardPhoto(deps, photoUrl);
+    throw error;
+  }
+  deps.hub.notify('residents');
+  return loadResidentView(deps, id);
+}
+
+/**
+ * PUT /api/residents/{id}: fields sent replace the stored ones, fields left out stay. The previous profile is
+ * kept as a version (who, when, which fields from what to what) and `resident.update` is audited. An edit
+ * that changes nothing records nothing. The old photo file stays: the history refers to it.
+ */
+export async function editResident(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UpdateResidentBody,
+  photo: File | null,
+  meta: RequestMeta,
+): Promise<ResidentView> {
+  const current = requireActiveResident(deps, id);
+  const { removePhoto, ...sent } = body;
+  const defined = Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined));
+  const before = toResidentFields(current);
+  const next: ResidentFields = { ...before, ...defined };
+  checkHouses(deps, next.houseTags);
+  if (photo) next.photoUrl = await storeResidentPhoto(deps, photo);
+  else if (removePhoto) next.photoUrl = null;
+  const changes = residentChanges(before, next);
+  if (changes.length === 0) return loadResidentView(deps, id);
+  const at = deps.now();
+  try {
+    deps.db.transaction(() => {
+      // Archived by someone else while the photo was being stored: refuse rather than edit an archived profile.
+      requireActiveResident(deps, id);
+      updateResident(
+        deps.db,
+        id,
+        { ...toColumns(next), updatedAt: at },
+        {
+          action: 'update',
+          changedBy: actor.id,
+          changedAt: at,
+          changes: JSON.stringify(changes),
+          previous: JSON.stringify(before),
+        },
+      );
+      audit(deps, actor, 'resident.update', id, meta, at, { fields: fieldNames(changes) });
+    });
+  } catch (error) {
+    if (photo) await discardPhoto(deps, next.photoUrl);
+    throw error;
+  }
+  deps.hub.notify('residents');
+  return loadResidentView(deps, id);
+}
+
+/**
+ * POST /api/residents/{id}/archive: administrators only (issue 5). The profile leaves the active list and
+ * every device (a tombstone); the row, its history and photos stay on the server for the record.
+ */
+export function archiveResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
+  if (!canArchiveResident(actor)) forbidden(RESIDENT_MESSAGES.archiveForbidden);
+  const current = findResident(deps.db, id) ?? notFound(RESIDENT_MESSAGES.notFound);
+  if (current.archived) conflict(RESIDENT_MESSAGES.alreadyArchived);
+  const at = deps.now();
+  deps.db.transaction(() => {
+    updateResident(
+      deps.db,
+      id,
+      { archived: true, archivedAt: at, archivedBy: actor.id, updatedAt: at },
+      {
+        action: 'archive',
+        changedBy: actor.id,
+        changedAt: at,
+        changes: '[]',
+        previous: JSON.stringify(toResidentFields(current)),
+      },
+    );
+    audit(deps, actor, 'resident.archive', id, meta, at);
+  });
+  deps.hub.notify('residents');
+}
+
+/** GET /api/residents/{id}/history: the versions of an active resident, newest first. */
+export function listResidentHistory(deps: AppDeps, id: string): ResidentVersionView[] {
+  requireActiveResident(deps, id);
+  return listResidentVersions(deps.db, id, RESIDENT_HISTORY_MAX).map(({ version, user }) => ({
+    version: version.version,
+    action: version.action,
+    changedAt: iso(version.changedAt),
+    changedBy: toUser(user),
+    changes: parseList<FieldChange>(version.changes),
+  }));
+}
+
+// Sync -------------------------------------------------------------------------------------------------------
+
+/** A resident as replication sends it; an archived one is a tombstone with no content. */
+export function toResidentDoc(row: ResidentRow): ResidentDoc {
+  const live = !row.archived;
+  const fields = toResidentFields(row);
+  const blank: ResidentFields = {
+    name: '',
+    likeToBeCall: '',
+    dateOfBirth: null,
+    photoUrl: null,
+    interestsHappyPlace: '',
+    supportNeedsCarePreferences: '',
+    whatMakesSadAnxious: '',
+    medication: '',
+    strengthsAbilities: '',
+    communicationPreferences: '',
+    familySocialConnections: '',
+    personalValuesBeliefs: '',
+    houseTags: [],
+  };
+  return {
+    id: row.id,
+    ...(live ? fields : blank),
+    createdBy: live ? row.createdBy : null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    _deleted: !live,
+  };
+}
+
+/** Residents changed after a checkpoint (every active staff member sees every active resident). */
+export function listResidentDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  return listResidentsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toResidentDoc(row) }));
+}
+
+/** A recorded view goes back to its device only as a tombstone: recorded, so it can be forgotten there. */
+function toResidentViewDoc(row: ResidentViewRow): ResidentViewDoc {
+  return { id: row.id, residentId: row.residentId, viewedAt: row.viewedAt, _deleted: true };
+}
+
+export function listResidentViewDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  const since = deps.now() - VIEW_PULL_WINDOW_MS;
+  return listResidentViewsSince(deps.db, actor.id, seq, id, since, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: toResidentViewDoc(row),
+  }));
+}
+
+/** The recorded view with this id, if it is the actor's own. */
+export function findResidentViewDoc(deps: AppDeps, id: string, actor: SessionUser): ResidentViewDoc | null {
+  const row = findResidentView(deps.db, id);
+  return row && row.userId === actor.id ? toResidentViewDoc(row) : null;
+}
+
+/**
+ * A full profile opened on a device (pushed through sync, perhaps long after, from offline): stored once by
+ * its id and written to the audit log as `resident.view` with the server's time, the device's time in the
+ * details. A view of a resident archived since still counts; an unknown resident is refused.
+ */
+export function recordResidentView(
+  deps: AppDeps,
+  actor: SessionUser,
+  view: { id: string; residentId: string; viewedAt: number },
+  meta: RequestMeta,
+): void {
+  if (!findResident(deps.db, view.residentId)) notFound(RESIDENT_MESSAGES.notFound);
+  if (findResidentView(deps.db, view.id)) conflict('This view has already been recorded');
+  const at = deps.now();
+  deps.db.transaction(() => {
+    insertResidentView(deps.db, { ...view, userId: actor.id, recordedAt: at });
+    audit(deps, actor, 'resident.view', view.residentId, meta, at, { viewedAt: iso(view.viewedAt), via: 'app' });
+  });
+  deps.hub.notify('residentViews', [actor.id]);
+}

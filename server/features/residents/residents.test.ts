@@ -1,0 +1,399 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RESIDENT_MESSAGES, type ResidentVersionView, type ResidentView } from '../../../schema/residents';
+import type { PullResponse, ResidentDoc, ResidentViewDoc } from '../../../schema/sync';
+import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { deleteUserRow } from '../users/users.queries';
+
+let t: TestServer;
+let staff: TestClient;
+let staffUser: { id: string; firstName: string; lastName: string };
+let colleague: TestClient;
+let colleagueUser: { id: string; firstName: string; lastName: string };
+let admin: TestClient;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  ({ client: staff, user: staffUser } = await t.signedIn({ firstName: 'Sam', lastName: 'Carer' }));
+  ({ client: colleague, user: colleagueUser } = await t.signedIn({ firstName: 'Alex', lastName: 'Nurse' }));
+  ({ client: admin } = await t.signedIn({ role: 'admin', firstName: 'Ada', lastName: 'Manager' }));
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** The resident form of spec section 7: text fields, houseTags as a JSON string, an optional photo. */
+function residentForm(fields: Record<string, string>, photo?: { name: string; bytes: BlobPart }) {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  if (photo) form.append('photo', new File([photo.bytes], photo.name));
+  return form;
+}
+
+async function createResident(client: TestClient, fields: Record<string, string> = {}) {
+  const res = await client.postForm('/api/residents', residentForm({ name: 'Margaret Hale', ...fields }));
+  expect(res.status).toBe(201);
+  return res.body as unknown as ResidentView;
+}
+
+/** A phone photo with camera and GPS metadata. */
+function phonePhoto() {
+  return sharp({ create: { width: 30, height: 20, channels: 3, background: '#446688' } })
+    .withExif({ IFD0: { Make: 'PhoneCo', Model: 'Snapper 9' }, IFD3: { GPSLatitudeRef: 'N' } })
+    .jpeg()
+    .toBuffer();
+}
+
+type AuditRow = { action: string; actor_id: string; target_type: string; target_id: string; details: string | null };
+const auditFor = (residentId: string) =>
+  t.db.$client
+    .prepare('SELECT action, actor_id, target_type, target_id, details FROM audit_log WHERE target_id = ? ORDER BY id')
+    .all(residentId) as AuditRow[];
+
+const photoFiles = () => {
+  const dir = path.join(t.dataDir, 'resident-photos');
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+};
+
+describe('residents calls', () => {
+  it('answer 401 to a signed-out visitor, every one of them', async () => {
+    const { id } = await createResident(staff);
+    const visitor = t.client();
+    const calls: [string, string][] = [
+      ['GET', '/api/residents'],
+      ['POST', '/api/residents'],
+      ['GET', `/api/residents/${id}`],
+      ['PUT', `/api/residents/${id}`],
+      ['POST', `/api/residents/${id}/archive`],
+      ['GET', `/api/residents/${id}/history`],
+      ['GET', '/api/residents/photos/0123456789abcdef0123456789abcdef.jpg'],
+      ['GET', '/api/sync/residents/pull'],
+    ];
+    for (const [method, url] of calls) {
+      const res = await visitor.request(method, url, method === 'GET' ? undefined : {});
+      expect(res.status, `${method} ${url}`).toBe(401);
+    }
+  });
+
+  it('let a staff member add a resident with houses as a JSON string, and list it with who added it', async () => {
+    const res = await staff.postForm(
+      '/api/residents',
+      residentForm({
+        name: '  Joan Smith ',
+        likeToBeCall: 'Joanie',
+        dateOfBirth: '1941-03-09',
+        medication: 'Paracetamol 500mg at breakfast',
+        interestsHappyPlace: 'The garden',
+        houseTags: JSON.stringify(['Giles House', 'Test Care Ltd']),
+      }),
+    );
+    expect(res.status).toBe(201);
+    const created = res.body as unknown as ResidentView;
+    expect(created).toMatchObject({
+      name: 'Joan Smith',
+      likeToBeCall: 'Joanie',
+      dateOfBirth: '1941-03-09',
+      photoUrl: null,
+      medication: 'Paracetamol 500mg at breakfast',
+      communicationPreferences: '',
+      houseTags: ['Giles House', 'Test Care Ltd'],
+      createdByUser: { id: staffUser.id, firstName: 'Sam', lastName: 'Carer' },
+    });
+    const list = (await colleague.get('/api/residents')).body as unknown as ResidentView[];
+    expect(list.find((r) => r.id === created.id)).toEqual(created);
+  });
+
+  it('refuse a form without a Full Name, with the reason and no internals', async () => {
+    const res = await staff.postForm('/api/residents', residentForm({ likeToBeCall: 'Bob' }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      code: 'validation_failed',
+      message: RESIDENT_MESSAGES.nameRequired,
+      details: [{ path: 'name', message: RESIDENT_MESSAGES.nameRequired }],
+    });
+    const blank = await staff.postForm('/api/residents', residentForm({ name: '   ' }));
+    expect(blank.body.message).toBe(RESIDENT_MESSAGES.nameRequired);
+  });
+
+  it.each([
+    [{ houseTags: '[not json' }, RESIDENT_MESSAGES.houseTagsJson],
+    [{ houseTags: '"Giles House"' }, RESIDENT_MESSAGES.houseTagsJson],
+    [{ houseTags: '["Nowhere Manor"]' }, 'Unknown house: Nowhere Manor'],
+    [{ dateOfBirth: '09/03/1941' }, RESIDENT_MESSAGES.invalidDate],
+    [{ dateOfBirth: '1941-02-30' }, RESIDENT_MESSAGES.invalidDate],
+    [{ dateOfBirth: '2999-01-01' }, RESIDENT_MESSAGES.futureDate],
+    [{ medication: 'x'.repeat(5001) }, RESIDENT_MESSAGES.textTooLong('Medication')],
+  ])('refuse %o with a clear 400', async (fields, message) => {
+    const res = await staff.postForm('/api/residents', residentForm({ name: 'Someone', ...fields }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+    expect(res.text).not.toMatch(/at .*\.ts/);
+  });
+
+  it('re-encode a photo without its metadata and serve it to signed-in staff only, never to the HTTP cache', async () => {
+    const original = await phonePhoto();
+    expect((await sharp(original).metadata()).exif).toBeDefined();
+    const res = await staff.postForm(
+      '/api/residents',
+      residentForm({ name: 'Photo Person' }, { name: 'me.jpg', bytes: original }),
+    );
+    expect(res.status).toBe(201);
+    const { photoUrl } = res.body as unknown as ResidentView;
+    expect(photoUrl).toMatch(/^\/api\/residents\/photos\/[0-9a-f]{32}\.jpg$/);
+    const served = await colleague.download(photoUrl!);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/jpeg');
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('cache-control')).toBe('private, no-store');
+    const meta = await sharp(served.bytes).metadata();
+    expect(meta.exif).toBeUndefined();
+    expect(meta.width).toBe(30);
+    expect(served.bytes.includes(Buffer.from('Snapper'))).toBe(false);
+    expect((await t.client().download(photoUrl!)).status).toBe(401);
+    expect((await staff.download('/api/residents/photos/..%2F..%2Fapp.db')).status).toBe(404);
+  });
+
+  it.each([
+    ['a PDF', 'care-plan.pdf', Buffer.from('%PDF-1.4\n%\u00e2\u00e3\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF')],
+    ['a text file named as a picture', 'photo.png', Buffer.from('<html><script>alert(1)</script></html>')],
+  ])('refuse %s as a photo and store nothing', async (_what, name, bytes) => {
+    const before = photoFiles().length;
+    const res = await staff.postForm('/api/residents', residentForm({ name: 'No Photo' }, { name, bytes }));
+    expect(res.status).toBe(415);
+    expect(res.body.message).toBe(RESIDENT_MESSAGES.photoNotImage);
+    expect(photoFiles().length).toBe(before);
+  });
+
+  it('let a colleague edit: fields sent change, fields left out stay, and the history says who changed what', async () => {
+    const created = await createResident(staff, { medication: 'None', likeToBeCall: 'Maggie' });
+    const res = await colleague.sendForm(
+      'PUT',
+      `/api/residents/${created.id}`,
+      residentForm({ medication: 'Aspirin 75mg', houseTags: '["Apps House"]' }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ medication: 'Aspirin 75mg', likeToBeCall: 'Maggie', houseTags: ['Apps House'] });
+
+    const history = (await staff.get(`/api/residents/${created.id}/history`)).body as unknown as ResidentVersionView[];
+    expect(history.map((v) => [v.version, v.action])).toEqual([
+      [2, 'update'],
+      [1, 'create'],
+    ]);
+    expect(history[0].changedBy).toEqual({ id: colleagueUser.id, firstName: 'Alex', lastName: 'Nurse' });
+    expect(history[0].changes).toEqual([
+      { field: 'medication', from: 'None', to: 'Aspirin 75mg' },
+      { field: 'houseTags', from: [], to: ['Apps House'] },
+    ]);
+    expect(history[1].changedBy.id).toBe(staffUser.id);
+    expect(history[1].changes.map((c) => c.field)).toEqual(['name', 'likeToBeCall', 'medication']);
+    const previous = t.db.$client
+      .prepare('SELECT previous FROM resident_versions WHERE resident_id = ? AND version = 2')
+      .get(created.id) as { previous: string };
+    expect(JSON.parse(previous.previous)).toMatchObject({ medication: 'None', houseTags: [] });
+  });
+
+  it('keep the history append-only, yet let an editor’s account be deleted (the version forgets who)', async () => {
+    const editor = await t.signedIn({ firstName: 'Leaving', lastName: 'Soon' });
+    const created = await createResident(staff);
+    const edit = await editor.client.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ medication: 'X' }));
+    expect(edit.status).toBe(200);
+    const sql = t.db.$client;
+    expect(() =>
+      sql.prepare("UPDATE resident_versions SET changes = '[]' WHERE resident_id = ?").run(created.id),
+    ).toThrow(/append-only/);
+    expect(() => sql.prepare('DELETE FROM resident_versions WHERE resident_id = ?').run(created.id)).toThrow(
+      /append-only/,
+    );
+    deleteUserRow(t.db, editor.user.id);
+    const history = (await staff.get(`/api/residents/${created.id}/history`)).body as unknown as ResidentVersionView[];
+    expect(history).toHaveLength(2);
+    expect(history[0].changes).toEqual([{ field: 'medication', from: '', to: 'X' }]);
+  });
+
+  it('record no version for an edit that changes nothing, and clear a field sent empty', async () => {
+    const created = await createResident(staff, { medication: 'None' });
+    await staff.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ name: 'Margaret Hale' }));
+    expect(((await staff.get(`/api/residents/${created.id}/history`)).body as unknown as unknown[]).length).toBe(1);
+    const res = await staff.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ medication: '' }));
+    expect(res.body.medication).toBe('');
+  });
+
+  it('replace a photo on edit, keep the old file for the history, and remove it on request', async () => {
+    const created = await createResident(staff);
+    const first = await staff.sendForm(
+      'PUT',
+      `/api/residents/${created.id}`,
+      residentForm(
+        {},
+        {
+          name: 'a.png',
+          bytes: await sharp({ create: { width: 4, height: 4, channels: 3, background: '#fff' } })
+            .png()
+            .toBuffer(),
+        },
+      ),
+    );
+    const firstUrl = first.body.photoUrl as string;
+    expect(firstUrl).toMatch(/\.png$/);
+    const second = await staff.sendForm(
+      'PUT',
+      `/api/residents/${created.id}`,
+      residentForm({}, { name: 'b.jpg', bytes: await phonePhoto() }),
+    );
+    expect(second.body.photoUrl).not.toBe(firstUrl);
+    expect((await staff.download(firstUrl)).status).toBe(200);
+    const removed = await staff.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ removePhoto: 'true' }));
+    expect(removed.body.photoUrl).toBeNull();
+  });
+
+  it('refuse an edit of an unknown resident and an invalid edit', async () => {
+    expect((await staff.sendForm('PUT', '/api/residents/nope', residentForm({ name: 'X' }))).status).toBe(404);
+    const created = await createResident(staff);
+    const res = await staff.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ name: '' }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(RESIDENT_MESSAGES.nameRequired);
+  });
+
+  it('refuse a staff member who tries to archive (403), and let an administrator archive', async () => {
+    const created = await createResident(staff);
+    const refused = await staff.post(`/api/residents/${created.id}/archive`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(RESIDENT_MESSAGES.archiveForbidden);
+    expect(
+      ((await staff.get('/api/residents')).body as unknown as ResidentView[]).some((r) => r.id === created.id),
+    ).toBe(true);
+
+    expect((await admin.post(`/api/residents/${created.id}/archive`)).status).toBe(200);
+    const list = (await staff.get('/api/residents')).body as unknown as ResidentView[];
+    expect(list.some((r) => r.id === created.id)).toBe(false);
+    expect((await admin.post(`/api/residents/${created.id}/archive`)).status).toBe(409);
+    expect((await staff.get(`/api/residents/${created.id}`)).status).toBe(404);
+    expect((await staff.get(`/api/residents/${created.id}/history`)).status).toBe(404);
+    expect((await staff.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ name: 'Back' }))).status).toBe(
+      404,
+    );
+    expect((await admin.post('/api/residents/unknown/archive')).status).toBe(404);
+  });
+
+  it('let a System Administrator archive too', async () => {
+    const { client: sysadmin } = await t.signedIn({ role: 'system_admin' });
+    const created = await createResident(staff);
+    expect((await sysadmin.post(`/api/residents/${created.id}/archive`)).status).toBe(200);
+  });
+
+  it('refuse deactivated and pending accounts', async () => {
+    const { client, user } = await t.signedIn();
+    expect((await client.get('/api/residents')).status).toBe(200);
+    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
+    expect((await client.get('/api/residents')).status).toBe(401);
+    expect((await client.postForm('/api/residents', residentForm({ name: 'X' }))).status).toBe(401);
+
+    const pending = await t.buildUser({ isActive: false, pendingApproval: true });
+    const pendingClient = t.client();
+    const signIn = await pendingClient.post('/api/auth/login', { email: pending.email, password: 'Str0ng!Passw0rd' });
+    expect(signIn.status).toBe(403);
+    expect((await pendingClient.get('/api/residents')).status).toBe(401);
+  });
+
+  it('write every change and every opening of a full profile to the audit log, without the health data', async () => {
+    const created = await createResident(staff, { medication: 'Secret dose' });
+    await colleague.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ medication: 'Other dose' }));
+    expect((await colleague.get(`/api/residents/${created.id}`)).status).toBe(200);
+    await admin.post(`/api/residents/${created.id}/archive`);
+    const rows = auditFor(created.id);
+    expect(rows.map((r) => [r.action, r.actor_id, r.target_type])).toEqual([
+      ['resident.create', staffUser.id, 'resident'],
+      ['resident.update', colleagueUser.id, 'resident'],
+      ['resident.view', colleagueUser.id, 'resident'],
+      ['resident.archive', expect.any(String), 'resident'],
+    ]);
+    expect(JSON.parse(rows[1].details!)).toEqual({ fields: ['medication'] });
+    expect(rows.map((r) => r.details ?? '').join()).not.toMatch(/dose/);
+  });
+});
+
+describe('residents sync', () => {
+  async function pull<T>(client: TestClient, collection: string, seq = 0, id = '') {
+    const res = await client.get(`/api/sync/${collection}/pull?seq=${seq}&id=${encodeURIComponent(id)}`);
+    expect(res.status).toBe(200);
+    return res.body as unknown as PullResponse<T>;
+  }
+
+  it('pulls active residents and sends an archived one as a tombstone without content', async () => {
+    const first = await pull<ResidentDoc>(colleague, 'residents');
+    const kept = await createResident(staff, { medication: 'Kept dose', houseTags: '["Giles House"]' });
+    const gone = await createResident(staff, { medication: 'Gone dose' });
+    await admin.post(`/api/residents/${gone.id}/archive`);
+    const page = await pull<ResidentDoc>(colleague, 'residents', first.checkpoint.seq, first.checkpoint.id);
+    const byId = new Map(page.documents.map((d) => [d.id, d]));
+    expect(byId.get(kept.id)).toMatchObject({
+      name: 'Margaret Hale',
+      medication: 'Kept dose',
+      houseTags: ['Giles House'],
+      createdBy: staffUser.id,
+      _deleted: false,
+    });
+    expect(byId.get(gone.id)).toMatchObject({
+      _deleted: true,
+      name: '',
+      medication: '',
+      photoUrl: null,
+      createdBy: null,
+    });
+  });
+
+  it('refuses pushes to residents: writes go through the REST calls', async () => {
+    const res = await staff.post('/api/sync/residents/push', [{ newDocumentState: { id: randomUUID(), name: 'X' } }]);
+    expect(res.status).toBe(400);
+  });
+
+  it('records a profile opened on a device once, in the audit log with the server time, and hands it back as a tombstone', async () => {
+    const resident = await createResident(staff);
+    const view = { id: randomUUID(), residentId: resident.id, viewedAt: Date.now() - 3_600_000 };
+    const push = () =>
+      colleague.post('/api/sync/residentViews/push', [{ newDocumentState: { ...view, _deleted: false } }]);
+    expect((await push()).body).toEqual({ conflicts: [] });
+    const again = await push();
+    expect(again.body).toEqual({ conflicts: [{ ...view, _deleted: true }] });
+    const views = auditFor(resident.id).filter((r) => r.action === 'resident.view');
+    expect(views).toHaveLength(1);
+    expect(views[0].actor_id).toBe(colleagueUser.id);
+    expect(JSON.parse(views[0].details!)).toEqual({ viewedAt: new Date(view.viewedAt).toISOString(), via: 'app' });
+
+    const mine = await pull<ResidentViewDoc>(colleague, 'residentViews');
+    expect(mine.documents).toContainEqual({ ...view, _deleted: true });
+    const theirs = await pull<ResidentViewDoc>(staff, 'residentViews');
+    expect(theirs.documents.some((d) => d.id === view.id)).toBe(false);
+  });
+
+  it('still records an offline view of a resident archived meanwhile, and refuses one of an unknown resident', async () => {
+    const resident = await createResident(staff);
+    await admin.post(`/api/residents/${resident.id}/archive`);
+    const late = { id: randomUUID(), residentId: resident.id, viewedAt: Date.now() };
+    expect((await colleague.post('/api/sync/residentViews/push', [{ newDocumentState: late }])).body).toEqual({
+      conflicts: [],
+    });
+    expect(auditFor(resident.id).some((r) => r.action === 'resident.view')).toBe(true);
+
+    const unknown = { id: randomUUID(), residentId: 'no-such-resident', viewedAt: Date.now() };
+    const res = await colleague.post('/api/sync/residentViews/push', [{ newDocumentState: unknown }]);
+    expect(res.body).toEqual({ conflicts: [{ ...unknown, _deleted: true }] });
+    const bad = { id: 'not-a-uuid', residentId: resident.id, viewedAt: -1 };
+    expect(
+      (await colleague.post('/api/sync/residentViews/push', [{ newDocumentState: bad }])).body.conflicts,
+    ).toHaveLength(1);
+  });
+
+  it('tells open streams when a resident changes', async () => {
+    const stream = await colleague.openStream();
+    await stream.next('RESYNC');
+    const seen = stream.events.length;
+    await createResident(staff);
+    const change = await stream.next('change', seen);
+    expect(JSON.parse(change.data)).toEqual({ collection: 'residents' });
+    stream.close();
+  });
+});

@@ -1,0 +1,65 @@
+import {
+  RESIDENT_TEXT_FIELDS,
+  ResidentHistorySchema,
+  ResidentViewSchema,
+  type ResidentTextField,
+  type ResidentVersionView,
+  type ResidentView,
+} from '../../../schema/residents';
+import type { UserDatabase } from '../../db/database';
+import { api } from '../../lib/api';
+
+/** What the resident form holds: text as typed, the date as the date input gives it ('' for none). */
+export type ResidentFormValues = { [K in ResidentTextField]: string } & {
+  name: string;
+  likeToBeCall: string;
+  dateOfBirth: string;
+  houseTags: string[];
+};
+
+/**
+ * The multipart form of spec section 7: every text field, houseTags as a JSON string, the photo if one was
+ * chosen. Writes go through REST (not the local database) because of the photo; the change comes back to
+ * every device, this one included, through sync (decision 50).
+ */
+export function residentFormData(values: ResidentFormValues, photo: File | null): FormData {
+  const form = new FormData();
+  form.append('name', values.name);
+  form.append('likeToBeCall', values.likeToBeCall);
+  form.append('dateOfBirth', values.dateOfBirth);
+  for (const field of RESIDENT_TEXT_FIELDS) form.append(field, values[field]);
+  form.append('houseTags', JSON.stringify(values.houseTags));
+  if (photo) form.append('photo', photo);
+  return form;
+}
+
+export async function createResident(values: ResidentFormValues, photo: File | null): Promise<ResidentView> {
+  return ResidentViewSchema.parse(await api.post('/api/residents', residentFormData(values, photo)));
+}
+
+export async function updateResident(
+  id: string,
+  values: ResidentFormValues,
+  photo: File | null,
+): Promise<ResidentView> {
+  return ResidentViewSchema.parse(
+    await api.put(`/api/residents/${encodeURIComponent(id)}`, residentFormData(values, photo)),
+  );
+}
+
+export async function archiveResident(id: string): Promise<void> {
+  await api.post(`/api/residents/${encodeURIComponent(id)}/archive`);
+}
+
+/** The history of a profile (online only: versions are not kept on the device, decision 53). */
+export async function fetchResidentHistory(id: string): Promise<ResidentVersionView[]> {
+  return ResidentHistorySchema.parse(await api.get(`/api/residents/${encodeURIComponent(id)}/history`));
+}
+
+/**
+ * Notes that this device showed a full profile: a residentViews document the replication pushes (at once, or
+ * when the connection returns); the server writes the audit entry (decision 52).
+ */
+export async function recordResidentView(db: UserDatabase, residentId: string): Promise<void> {
+  await db.residentViews.insert({ id: crypto.randomUUID(), residentId, viewedAt: Date.now(), localPending: true });
+}
