@@ -10,7 +10,9 @@ export const SW_MESSAGES = {
 } as const;
 
 /** IndexedDB database where posts wait for their files to upload (src/features/feed/pending-files.ts). */
-export const PENDING_FILES_DB = 'sp_pending_files';
+/** Every IndexedDB database of the app's has this in its name (per-user RxDB stores, waiting files). */
+export const LOCAL_DATABASE_PREFIX = 'sp_';
+export const PENDING_FILES_DB = `${LOCAL_DATABASE_PREFIX}pending_files`;
 
 /** Where residents' photos are served (schema/residents.ts); the service worker caches them with uploads. */
 export const RESIDENT_PHOTO_PREFIX = '/api/residents/photos/';

@@ -154,9 +154,9 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
         await next();
         if (c.res.ok) c.header('Cache-Control', 'public, max-age=31536000, immutable');
       },
-      serveStatic({ root }),
+      serveStatic({ root, precompressed: true }),
     );
-    app.use('*', serveStatic({ root }));
+    app.use('*', serveStatic({ root, precompressed: true }));
     const indexHtml = fs.readFileSync(path.join(clientDir, 'index.html'), 'utf8');
     app.get('*', (c) => {
       c.header('Cache-Control', 'no-cache');

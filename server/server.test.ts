@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
 import { startServer } from './server';
@@ -209,6 +210,32 @@ describe('settings that change behaviour', () => {
       expect(own.status).toBe(204);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('the built client', () => {
+  it('is sent brotli-compressed to a browser that accepts it, and plain to one that does not', async () => {
+    const clientDir = tempDir();
+    const dataDir = tempDir();
+    const script = 'console.log("the app");'.repeat(200);
+    fs.mkdirSync(path.join(clientDir, 'assets'));
+    fs.writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>Staff Portal</title>');
+    fs.writeFileSync(path.join(clientDir, 'assets', 'app.js'), script);
+    fs.writeFileSync(path.join(clientDir, 'assets', 'app.js.br'), zlib.brotliCompressSync(script));
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const server = await startServer(config, { clientDir });
+    try {
+      const url = `http://127.0.0.1:${server.port}/assets/app.js`;
+      const compressed = await fetch(url, { headers: { 'accept-encoding': 'br, gzip' } });
+      expect(compressed.headers.get('content-encoding')).toBe('br');
+      expect(compressed.headers.get('vary')).toMatch(/accept-encoding/i);
+      expect(await compressed.text()).toBe(script);
+      const plain = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(await plain.text()).toBe(script);
+    } finally {
+      await server.close();
     }
   });
 });

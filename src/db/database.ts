@@ -1,6 +1,7 @@
 import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
+import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { SYNCED_COLLECTIONS, type SyncedCollections } from './collections';
 
 export type UserDatabaseCollections = SyncedCollections;
@@ -17,7 +18,7 @@ export interface DatabaseEnvironment {
 type DexieSettings = NonNullable<Parameters<typeof getRxStorageDexie>[0]>;
 type Storage = RxStorage<unknown, DexieSettings>;
 
-const NAME_PREFIX = 'sp_';
+const NAME_PREFIX = LOCAL_DATABASE_PREFIX;
 /** storage-dexie keeps one IndexedDB database per collection, named `rxdb-dexie-{db}--{version}--{collection}`. */
 const DEXIE_PREFIX = 'rxdb-dexie-';
 

@@ -96,6 +96,17 @@ describe('access to the sync calls', () => {
 });
 
 describe('pull', () => {
+  it('gzips a pull page for a client that accepts it', async () => {
+    for (let i = 0; i < 5; i += 1) await t.buildPost({ content: 'A longer post about the garden party. '.repeat(20) });
+    const { client } = await t.signedIn();
+    const res = await fetch(`${t.url}/api/sync/posts/pull?limit=20`, {
+      headers: { cookie: client.cookie, 'accept-encoding': 'gzip' },
+    });
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    const page = (await res.json()) as PullResponse<PostDoc>;
+    expect(page.documents.length).toBeGreaterThanOrEqual(5);
+  });
+
   it('pages through many documents by checkpoint, each exactly once, in change order', async () => {
     const fresh = await startTestServer();
     try {

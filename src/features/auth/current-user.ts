@@ -1,6 +1,7 @@
 import { atom } from 'jotai';
 import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
+import { LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
 
@@ -60,12 +61,27 @@ async function fetchAuthState(): Promise<AuthState> {
     rememberUser(null);
     // A dead session (idle, signed out elsewhere, deactivated): nothing of the user stays on this device.
     if (unauthorized) {
-      import('../../db/local-store')
-        .then(({ wipeLocalStore }) => wipeLocalStore())
+      void mayHoldLocalData()
+        .then((may) =>
+          may ? import('../../db/local-store').then(({ wipeLocalStore }) => wipeLocalStore()) : undefined,
+        )
         .catch((e: unknown) => console.error('Could not remove local data', e));
     }
     return { status: 'signedOut', fetchedAt: Date.now() };
   }
+}
+
+/**
+ * Whether this browser may hold anything of a user: one of the app's databases or its picture cache. A
+ * first visit has none, so the sign-in screen does not load the database code (issue 6: JavaScript before
+ * the sign-in screen). Without the listing API, assume it may.
+ */
+async function mayHoldLocalData(): Promise<boolean> {
+  if (typeof indexedDB === 'undefined') return false;
+  if (typeof indexedDB.databases !== 'function') return true;
+  const names = (await indexedDB.databases()).map((db) => db.name ?? '');
+  if (names.some((name) => name.includes(LOCAL_DATABASE_PREFIX))) return true;
+  return typeof caches !== 'undefined' && (await caches.has(UPLOADS_CACHE));
 }
 
 /** Asks the server who is signed in (no retry); concurrent callers share one request. */

@@ -1,0 +1,166 @@
+/**
+ * Figures (issue 6, Performance report): Lighthouse in the local Chromium, mobile settings (its default:
+ * a mid-range phone, simulated slow 4G), on the landing page and on the signed-in feed: performance,
+ * accessibility and best-practices scores, and the JavaScript sent before the sign-in screen is usable
+ * (gzip or brotli as served). Targets: performance >= 90, accessibility 100, JavaScript < 150 KB.
+ * Baseline: the same page's total transfer.
+ *
+ * Run: node --import tsx bench/lighthouse.ts (needs /usr/bin/chromium)
+ */
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { ensureClientBuilt } from '../server/build-client';
+import { loadConfig } from '../server/config';
+import { databaseFile, startServer } from '../server/server';
+import { printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+import { buildDatabase } from './seed';
+
+const PASSWORD = 'Bench!Passw0rd';
+const TARGETS = { performance: 90, accessibility: 100, jsKb: 150 };
+
+interface Run {
+  scores: Record<'performance' | 'accessibility' | 'best-practices', number>;
+  scriptBytes: number;
+  totalBytes: number;
+  failing: string[];
+}
+
+interface NetworkItem {
+  url: string;
+  resourceType?: string;
+  transferSize?: number;
+}
+
+async function audit(url: string, port: number, headers: Record<string, string> = {}): Promise<Run> {
+  const result = await lighthouse(url, {
+    port,
+    output: 'json',
+    logLevel: 'error',
+    onlyCategories: ['performance', 'accessibility', 'best-practices'],
+    extraHeaders: headers,
+  });
+  if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
+  const { lhr } = result;
+  const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
+  const items = ((lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ??
+    []) as NetworkItem[];
+  const scriptBytes = items
+    .filter((i) => i.resourceType === 'Script')
+    .reduce((sum, i) => sum + (i.transferSize ?? 0), 0);
+  const totalBytes = items.reduce((sum, i) => sum + (i.transferSize ?? 0), 0);
+  const failing = Object.values(lhr.audits)
+    .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
+    .map((a) => a.id);
+  return {
+    scores: {
+      performance: score('performance'),
+      accessibility: score('accessibility'),
+      'best-practices': score('best-practices'),
+    },
+    scriptBytes,
+    totalBytes,
+    failing,
+  };
+}
+
+async function main(): Promise<void> {
+  printMachine();
+  const dataDir = tempDir('sp-bench-lighthouse-');
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const built = await buildDatabase(
+    databaseFile(config),
+    { users: 50, posts: 500, reactions: 1500, comments: 1000 },
+    PASSWORD,
+  );
+  await ensureClientBuilt(() => console.log('Building the client...'));
+  const server = await startServer(config);
+  const base = `http://127.0.0.1:${server.port}`;
+  const chrome = await chromeLauncher.launch({
+    chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    chromeFlags: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  try {
+    const login = await fetch(`${base}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: built.email, password: PASSWORD }),
+    });
+    const cookie = login.headers.getSetCookie()[0].split(';')[0];
+    const landing = await audit(`${base}/`, chrome.port);
+    const signIn = await audit(`${base}/login`, chrome.port);
+    const feed = await audit(`${base}/`, chrome.port, { Cookie: cookie });
+
+    const rows: [string, Run][] = [
+      ['Landing page', landing],
+      ['Sign-in screen', signIn],
+      ['Home feed (signed in)', feed],
+    ];
+    for (const [name, run] of rows) {
+      const s = run.scores;
+      console.log(
+        `${name}: performance ${s.performance}, accessibility ${s.accessibility}, best practices ` +
+          `${s['best-practices']}; JavaScript ${round(run.scriptBytes / 1024)} KB of ${round(run.totalBytes / 1024)} KB` +
+          (run.failing.length ? `; failing checks: ${run.failing.join(', ')}` : ''),
+      );
+    }
+    const figures = [
+      ...rows.flatMap(([name, run]) => [
+        {
+          figure: `Lighthouse performance, ${name.toLowerCase()} (mobile)`,
+          target: `>= ${TARGETS.performance}`,
+          measured: String(run.scores.performance),
+          baseline: `page transfer ${round(run.totalBytes / 1024)} KB`,
+          ratio: '-',
+          pass: run.scores.performance >= TARGETS.performance,
+        },
+        {
+          figure: `Lighthouse accessibility, ${name.toLowerCase()}`,
+          target: `${TARGETS.accessibility}`,
+          measured: String(run.scores.accessibility),
+          baseline: run.failing.length ? `failing: ${run.failing.join(', ')}` : '-',
+          ratio: '-',
+          pass: run.scores.accessibility >= TARGETS.accessibility,
+        },
+        {
+          figure: `Lighthouse best practices, ${name.toLowerCase()}`,
+          target: '-',
+          measured: String(run.scores['best-practices']),
+          baseline: '-',
+          ratio: '-',
+          pass: null,
+        },
+      ]),
+      {
+        figure: 'JavaScript sent before the sign-in screen is usable (as served, compressed)',
+        target: `< ${TARGETS.jsKb} KB`,
+        measured: `${round(signIn.scriptBytes / 1024)} KB`,
+        baseline: `whole sign-in page ${round(signIn.totalBytes / 1024)} KB`,
+        ratio: String(round(signIn.scriptBytes / signIn.totalBytes, 2)),
+        pass: signIn.scriptBytes / 1024 < TARGETS.jsKb,
+      },
+    ];
+    for (const f of figures) {
+      console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}`);
+      printFigure(f);
+    }
+  } finally {
+    chrome.kill();
+    await server.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
