@@ -2,16 +2,23 @@ import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
 import type { ComponentProps } from 'react';
 import { cx } from '../../lib/cx';
 import { buttonClass } from './button';
+import { useReturnFocus } from './return-focus';
 
 export const AlertDialog = AlertDialogPrimitive.Root;
 export const AlertDialogTrigger = AlertDialogPrimitive.Trigger;
 
 /** A confirmation that must be answered: no click outside closes it (radix AlertDialog). */
-export function AlertDialogContent({ className, ...props }: ComponentProps<typeof AlertDialogPrimitive.Content>) {
+export function AlertDialogContent({
+  className,
+  onOpenAutoFocus,
+  onCloseAutoFocus,
+  ...props
+}: ComponentProps<typeof AlertDialogPrimitive.Content>) {
+  const focus = useReturnFocus({ onOpenAutoFocus, onCloseAutoFocus });
   return (
     <AlertDialogPrimitive.Portal>
       <AlertDialogPrimitive.Overlay className="overlay" />
-      <AlertDialogPrimitive.Content className={cx('dialog', className)} {...props} />
+      <AlertDialogPrimitive.Content className={cx('dialog', className)} {...focus} {...props} />
     </AlertDialogPrimitive.Portal>
   );
 }

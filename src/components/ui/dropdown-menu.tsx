@@ -2,7 +2,13 @@ import { DropdownMenu as MenuPrimitive } from 'radix-ui';
 import type { ComponentProps } from 'react';
 import { cx } from '../../lib/cx';
 
-export const DropdownMenu = MenuPrimitive.Root;
+/**
+ * Not modal: a modal radix menu marks the rest of the page aria-hidden while it stays focusable (axe's
+ * aria-hidden-focus). The menu still takes the focus, moves with the arrow keys and gives it back on Escape.
+ */
+export function DropdownMenu({ modal = false, ...props }: ComponentProps<typeof MenuPrimitive.Root>) {
+  return <MenuPrimitive.Root modal={modal} {...props} />;
+}
 export const DropdownMenuTrigger = MenuPrimitive.Trigger;
 
 export function DropdownMenuContent({

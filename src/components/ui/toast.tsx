@@ -37,7 +37,10 @@ export function Toaster() {
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>
       ))}
-      <ToastPrimitive.Viewport className="toast-viewport" />
+      {/* A div, not radix's default <ol>: each toast is a role="status" region, which a list may not hold. */}
+      <ToastPrimitive.Viewport asChild>
+        <div className="toast-viewport" />
+      </ToastPrimitive.Viewport>
     </ToastPrimitive.Provider>
   );
 }

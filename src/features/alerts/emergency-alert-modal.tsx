@@ -1,5 +1,6 @@
 import { AlertTriangle, Check, CloudOff } from 'lucide-react';
 import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
+import { useEffect, useRef } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { categoryLabel } from '../../../schema/posts';
 import { Badge } from '../../components/ui/badge';
@@ -30,11 +31,25 @@ export function EmergencyAlertModal({ user }: { user: CurrentUser }) {
   const alerts = usePendingAlerts(db, user.id);
   const authors = useAuthors(store, user);
   const open = alerts.some((alert) => !alert.savedOffline);
+  const content = useRef<HTMLDivElement>(null);
+  // It opens by itself, not from a button: the focus goes to the first acknowledgement, and back to the next
+  // one when an acknowledged alert leaves the list (otherwise it would fall out of the modal to the page).
+  const focusNextAction = () => {
+    const box = content.current;
+    if (!box || box.contains(document.activeElement)) return;
+    (box.querySelector<HTMLElement>('.emergency-ack') ?? box).focus({ preventScroll: true });
+  };
+  useEffect(focusNextAction, [alerts, open]);
   return (
     <AlertDialogPrimitive.Root open={open}>
       <AlertDialogPrimitive.Portal>
         <AlertDialogPrimitive.Overlay className="overlay emergency-overlay" />
         <AlertDialogPrimitive.Content
+          ref={content}
+          onOpenAutoFocus={(event) => {
+            event.preventDefault();
+            focusNextAction();
+          }}
           className="emergency-modal"
           onEscapeKeyDown={(event) => event.preventDefault()}
           aria-describedby="emergency-footer"

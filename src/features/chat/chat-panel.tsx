@@ -17,6 +17,7 @@ import { chatOpenAtom } from './chat-state';
 import { newestFromOther } from './chat-summary';
 import { useChatContacts, useConversations, useMessages } from './use-chat';
 import './chat.css';
+import { useReturnFocus } from '../../components/ui/return-focus';
 
 type View = { kind: 'list' } | { kind: 'new' } | { kind: 'conversation'; id: string; otherUserId: string | null };
 
@@ -44,11 +45,12 @@ export function ChatPanel({ user }: { user: CurrentUser }) {
     if (!next) setView({ kind: 'list' });
   };
   const title = view.kind === 'list' ? 'Messages' : view.kind === 'new' ? 'New Chat' : authors(view.otherUserId).name;
+  const returnFocus = useReturnFocus({});
   return (
     <DialogPrimitive.Root open={open} onOpenChange={close}>
       <DialogPrimitive.Portal>
         <DialogPrimitive.Overlay className="overlay chat-overlay" />
-        <DialogPrimitive.Content className="chat-panel" aria-describedby={undefined}>
+        <DialogPrimitive.Content {...returnFocus} className="chat-panel" aria-describedby={undefined}>
           <div className="chat-head">
             {view.kind !== 'list' ? (
               <button

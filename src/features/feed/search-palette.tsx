@@ -8,6 +8,7 @@ import type { PostLocal } from '../../db/collections';
 import { cx } from '../../lib/cx';
 import { filterPosts, NO_FILTERS } from './filter-posts';
 import type { AuthorLookup } from './use-feed-data';
+import { useReturnFocus } from '../../components/ui/return-focus';
 
 interface SearchPaletteProps {
   open: boolean;
@@ -30,11 +31,12 @@ function snippet(content: string): string {
  * whose content or author matches, as a combobox with a listbox; choosing one closes it.
  */
 export function SearchPalette({ open, onOpenChange, ...rest }: SearchPaletteProps) {
+  const returnFocus = useReturnFocus({});
   return (
     <DialogPrimitive.Root open={open} onOpenChange={onOpenChange}>
       <DialogPrimitive.Portal>
         <DialogPrimitive.Overlay className="overlay" />
-        <DialogPrimitive.Content className="dialog palette" aria-describedby={undefined}>
+        <DialogPrimitive.Content {...returnFocus} className="dialog palette" aria-describedby={undefined}>
           <DialogPrimitive.Title className="visually-hidden">Search</DialogPrimitive.Title>
           {/* Mounted only while open, so each opening starts empty. */}
           <PaletteBody {...rest} onClose={() => onOpenChange(false)} />
