@@ -24,7 +24,7 @@ import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
 import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
-import { clientIp, handleError, isMultipart, sameOriginOnly } from './lib/http';
+import { clientIp, handleError, isMultipart, jsonOrFormBodies, sameOriginOnly } from './lib/http';
 
 export const CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
@@ -114,6 +114,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
     return next();
   });
   api.use(sameOriginOnly(deps.config.publicUrl));
+  api.use(jsonOrFormBodies);
   const limits = new Map(
     [
       JSON_BODY_LIMIT,

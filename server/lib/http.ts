@@ -87,6 +87,23 @@ export function sameOriginOnly(publicUrl: string | undefined): MiddlewareHandler
   };
 }
 
+const BODY_TYPES = /^(application\/([\w.+-]+\+)?json|multipart\/form-data)\s*(;|$)/i;
+
+/**
+ * A request body must say it is JSON or a multipart form: anything else (text/plain, a urlencoded form, XML)
+ * answers 415 before it is read, rather than being parsed as JSON regardless of its type or read as an empty
+ * object that fails validation with a misleading message. Requests without a body pass (logout, archive).
+ */
+export const jsonOrFormBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (SAFE_METHODS.has(c.req.method)) return next();
+  const length = c.req.header('content-length');
+  const hasBody = (length !== undefined && length !== '0') || c.req.header('transfer-encoding') !== undefined;
+  if (hasBody && !BODY_TYPES.test(c.req.header('content-type') ?? '')) {
+    throw new AppError(415, 'unsupported_media_type', 'The request body must be JSON, or a multipart form for files.');
+  }
+  return next();
+};
+
 /** A multipart form's fields, each as the list of its values (fields such as houseTags repeat). */
 export type FormFields = Record<string, (string | File)[]>;
 
