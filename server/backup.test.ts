@@ -108,8 +108,7 @@ beforeAll(async () => {
   const finished = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 200));
   await writer.stop();
-  expect(backup.stderr).toBe('');
-  expect(backup.code).toBe(0);
+  expect(backup.code, backup.stderr).toBe(0);
   backupFolder = /Backup written to (.+)/.exec(backup.stdout)![1].trim();
   manifest = ManifestSchema.parse(JSON.parse(fs.readFileSync(path.join(backupFolder, 'manifest.json'), 'utf8')));
   ackedDuring = writer.acks.filter((ack) => ack.at > started && ack.at < finished).length;
@@ -161,8 +160,7 @@ describe('npm run restore', () => {
   beforeAll(async () => {
     restoredDir = path.join(scratch, 'restored');
     const res = await runCli('server/restore.ts', [backupFolder, '--data-dir', restoredDir]);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
+    expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('the database passes its integrity check');
     restored = await startServer(
       loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: restoredDir, LOG_LEVEL: 'silent' }),
