@@ -9,6 +9,8 @@ export const ConfigSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('0.0.0.0'),
     DATA_DIR: z.string().min(1).default('data'),
+    /** Where `npm run backup` writes; beside the data folder unless set. */
+    BACKUP_DIR: z.string().min(1).optional(),
     PUBLIC_URL: z.url({ message: 'must be a full URL such as https://portal.example.org' }).optional(),
     ORG_NAME: z.string().trim().min(1).max(100).default('Staff Portal Care Ltd'),
     SUPPORT_EMAIL: z.email({ message: 'must be an e-mail address' }).default('support@example.org'),
@@ -59,6 +61,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Where `npm run backup` writes its timestamped folders (BACKUP_DIR, default DATA_DIR/../backups). */
+  backupDir: string;
   publicUrl: string | undefined;
   orgName: string;
   supportEmail: string;
@@ -87,10 +91,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
   return {
     port: e.PORT,
     host: e.HOST,
-    dataDir: path.resolve(e.DATA_DIR),
+    dataDir,
+    backupDir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : path.join(path.dirname(dataDir), 'backups'),
     publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
     orgName: e.ORG_NAME,
     supportEmail: e.SUPPORT_EMAIL,
