@@ -1,5 +1,7 @@
 // Base styles first, so feature stylesheets imported by screens come after them and can refine them.
 import './styles.css';
+// Before any module parses with zod.
+import './lib/zod-config';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AppProviders } from './app/providers';
