@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { ADMIN, expect, signIn, test } from './fixtures';
 
 test('a push delivered to the service worker shows its notification', async ({ browser, baseURL }) => {
@@ -55,10 +56,15 @@ test('a new version waiting shows "App Update Available"; Later hides it for the
   await page.reload();
   await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
 
-  // A changed service worker script is a new version: the served file gets a comment, put back afterwards.
+  // A changed service worker script is a new version: the served file (and its compressed copies, which
+  // the server prefers) gets a comment, all put back afterwards.
   const swFile = path.resolve('dist', 'sw.js');
-  const original = fs.readFileSync(swFile, 'utf8');
-  fs.writeFileSync(swFile, `${original}\n// next version ${Date.now()}\n`);
+  const copies = [swFile, `${swFile}.br`, `${swFile}.gz`].filter((file) => fs.existsSync(file));
+  const originals = new Map(copies.map((file) => [file, fs.readFileSync(file)]));
+  const next = `${originals.get(swFile)!.toString('utf8')}\n// next version ${Date.now()}\n`;
+  fs.writeFileSync(swFile, next);
+  if (originals.has(`${swFile}.br`)) fs.writeFileSync(`${swFile}.br`, zlib.brotliCompressSync(next));
+  if (originals.has(`${swFile}.gz`)) fs.writeFileSync(`${swFile}.gz`, zlib.gzipSync(next));
   try {
     await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
     await expect
@@ -81,7 +87,7 @@ test('a new version waiting shows "App Update Available"; Later hides it for the
     await expect(page.getByRole('region', { name: 'Create a post' })).toBeVisible();
     await expect(banner).toHaveCount(0);
   } finally {
-    fs.writeFileSync(swFile, original);
+    originals.forEach((bytes, file) => fs.writeFileSync(file, bytes));
   }
   await context.close();
 });
