@@ -327,7 +327,8 @@ export function conflictHandlerFor(collection: SyncCollection): RxConflictHandle
   return {
     isEqual,
     async resolve({ assumedMasterState, realMasterState, newDocumentState }) {
-      if (collection !== 'posts' || realMasterState._deleted || !assumedMasterState) return realMasterState;
+      if (collection !== 'posts' || realMasterState._deleted) return realMasterState;
+      if (!assumedMasterState) return resolveCreate(realMasterState, newDocumentState, fields);
       // The server kept the state we started from: it refused our change (not allowed or invalid), so its
       // version stands; re-applying our fields would only be refused again.
       if (fields.every((f) => same(realMasterState[f], assumedMasterState[f]))) return realMasterState;
@@ -339,6 +340,22 @@ export function conflictHandlerFor(collection: SyncCollection): RxConflictHandle
       return merged;
     },
   };
+}
+
+/**
+ * A post pushed as new found one on the server: our own create got there before (its answer was lost, or the
+ * app closed while it was on its way). A post never edited here (`updatedAt` still its `createdAt`) has nothing
+ * more to say: the server's version stands. One edited here since has only this device's state, not the one it
+ * was edited from, so every field that differs from the server's is taken as ours: before, the server's
+ * version won and the edit was silently lost (decision 91).
+ */
+function resolveCreate(real: AnyDoc, mine: AnyDoc, fields: readonly string[]): AnyDoc {
+  if (mine._deleted) return { ...real, _deleted: true, localPending: true };
+  const changed = fields.filter((f) => !same(mine[f], real[f]));
+  if (changed.length === 0 || mine.updatedAt === mine.createdAt) return real;
+  const merged: AnyDoc = { ...real, localPending: true };
+  for (const f of changed) merged[f] = mine[f];
+  return merged;
 }
 
 export interface SyncedCollections {
