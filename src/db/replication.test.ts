@@ -321,6 +321,50 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('keeps a comment deleted after its create’s answer was lost deleted', async () => {
+    const a = await makeDevice();
+    try {
+      a.start();
+      const post = await newPost(a, 'Quiz night');
+      await until(() => serverPost(post.id) !== undefined);
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      let lose = true;
+      a.afterAnswer = async (url) => {
+        if (lose && url.includes('/api/sync/comments/push')) {
+          lose = false;
+          a.online = false;
+          throw new TypeError('Failed to fetch (answer lost)');
+        }
+      };
+      const now = Date.now();
+      const comment = await a.db.comments.insert({
+        id: randomUUID(),
+        postId: post.id,
+        authorId: a.user.id,
+        content: 'Count me in',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      const stored = () =>
+        t.db.$client.prepare('select deleted from comments where id = ?').get(comment.id) as
+          { deleted: number } | undefined;
+      await until(() => stored() !== undefined);
+      await until(() => !a.online);
+      await (await a.db.comments.findOne(comment.id).exec())!.incrementalModify((data) => ({
+        ...data,
+        localPending: true,
+        _deleted: true,
+      }));
+      a.goOnline();
+      await until(() => stored()?.deleted === 1);
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      expect(await a.db.comments.findOne(comment.id).exec()).toBeNull();
+    } finally {
+      await a.close();
+    }
+  });
+
   it('stores the server’s version of a write whose change was pulled before its push answer came back', async () => {
     const a = await makeDevice('staff', ['posts', 'reactions']);
     try {
