@@ -170,6 +170,7 @@ class ChaosRun {
   readonly anomalies: string[] = [];
   readonly warnings: string[] = [];
   readonly counts = new Map<string, number>();
+  readonly traffic = new Map<string, string[]>();
   readonly ids = uuids(SEED);
   readonly ledger: Ledger = {
     posts: new Map(),
@@ -276,7 +277,7 @@ class ChaosRun {
       } catch (error) {
         throw dropped(error);
       }
-      if (TRACE) this.trace(device, url, init?.body, body);
+      this.trace(device, url, init?.body, body);
       if (url.includes('/push') && device.loseAnswers > 0) {
         device.loseAnswers -= 1;
         throw new TypeError('Failed to fetch (answer lost)');
@@ -285,20 +286,38 @@ class ChaosRun {
     }) as typeof fetch;
   }
 
-  /** CHAOS_TRACE=<id prefix>: every push row and pulled document of that id goes to the log. */
+  /**
+   * Every push row and pulled document, by document id, so a failure can show what travelled for the documents
+   * it names; with CHAOS_TRACE=<id prefix> those also go to the step log as they happen.
+   */
   trace(device: Device, url: string, sent: unknown, answer: ArrayBuffer) {
     const path = url.replace(this.url, '').split('?')[0];
-    const mention = (doc: Record<string, unknown>) => String(doc.id).startsWith(TRACE!);
+    const note = (id: string, text: string) => {
+      const line = `${new Date().toISOString().slice(17, 23)} ${device.name} ${path} ${text}`;
+      const lines = this.traffic.get(id) ?? [];
+      lines.push(line);
+      this.traffic.set(id, lines);
+      if (TRACE && id.startsWith(TRACE)) this.log.push(`  [trace] ${line}`);
+    };
     const rows = typeof sent === 'string' ? (JSON.parse(sent) as Record<string, Record<string, unknown>>[]) : [];
-    for (const row of rows.filter((r) => mention(r.newDocumentState))) {
-      this.log.push(`  [trace] ${device.name} ${path} ${JSON.stringify(row)}`);
-    }
+    for (const row of rows) note(String(row.newDocumentState.id), JSON.stringify(row));
     const text = new TextDecoder().decode(answer);
     if (!text.startsWith('{')) return;
     const parsed = JSON.parse(text) as { documents?: Record<string, unknown>[]; conflicts?: Record<string, unknown>[] };
-    for (const doc of [...(parsed.documents ?? []), ...(parsed.conflicts ?? [])].filter(mention)) {
-      this.log.push(`  [trace] ${device.name} ${path} answered ${JSON.stringify(doc)}`);
-    }
+    for (const doc of parsed.documents ?? []) note(String(doc.id), `answered ${JSON.stringify(doc)}`);
+    for (const doc of parsed.conflicts ?? []) note(String(doc.id), `conflict ${JSON.stringify(doc)}`);
+  }
+
+  /** What travelled for the first documents a list of problems names, and the steps that name them. */
+  history(problems: string[]): string[] {
+    const ids = [...new Set(problems.flatMap((p) => p.match(/[0-9a-f]{8}-[0-9a-f-]{27}(:[0-9a-f-]{36})?/g) ?? []))];
+    return ids
+      .slice(0, 3)
+      .flatMap((id) => [
+        `${id}:`,
+        ...this.log.filter((l) => l.includes(id.slice(0, 8))).map((l) => `  ${l}`),
+        ...(this.traffic.get(id) ?? []).slice(-30).map((l) => `  ${l.slice(0, 400)}`),
+      ]);
   }
 
   isOpen(device: Device) {
@@ -871,6 +890,8 @@ describe('sync chaos', () => {
             ...problems.slice(0, 40).map((p) => `  ${p}`),
             'last operations:',
             ...run.log.slice(-40).map((l) => `  ${l}`),
+            'history of the first documents named:',
+            ...run.history(problems),
             'sync warnings:',
             ...run.warnings.slice(0, 10).map((w) => `  ${w}`),
           ].join('\n');
