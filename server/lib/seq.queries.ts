@@ -23,3 +23,22 @@ export function currentSeq(db: Db): number {
   if (!statement) readSeq.set(db, (statement = db.$client.prepare('SELECT seq FROM sync_counter WHERE id = 1')));
   return statement.get()?.seq ?? 0;
 }
+
+/** The tables of the collections a client pushes to, by collection. */
+const PUSHED_TABLES = {
+  posts: 'posts',
+  comments: 'comments',
+  reactions: 'reactions',
+  conversations: 'conversations',
+  messages: 'messages',
+  acknowledgements: 'acknowledgements',
+  residentViews: 'resident_views',
+} as const;
+
+/**
+ * Gives a synced row the next sequence without changing it, so pulls bring it again. For a push that changed
+ * nothing (a retry, the same value again): the pusher still needs the stored version (docs/sync.md, Push).
+ */
+export function touchRow(db: Db, collection: keyof typeof PUSHED_TABLES, id: string): void {
+  db.$client.prepare(`UPDATE ${PUSHED_TABLES[collection]} SET server_seq = ? WHERE id = ?`).run(nextSeq(db), id);
+}

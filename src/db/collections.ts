@@ -319,7 +319,8 @@ function stripMeta(doc: AnyDoc): AnyDoc {
 /**
  * Conflict rules of docs/sync.md. Posts: the client's changed fields are re-applied on top of the server's
  * version (field by field, last writer wins) and a delete on either side wins. Everything else: the server's
- * version wins (comments are never edited; a reaction has one writer). A master equal to the state the
+ * version wins (comments are never edited; a reaction has one writer), except that a comment this device
+ * deleted after its create had reached the server stays deleted (decision 68). A master equal to the state the
  * client started from means the server refused the change: the master wins then too.
  */
 export function conflictHandlerFor(collection: SyncCollection): RxConflictHandler<AnyDoc> {
@@ -327,7 +328,13 @@ export function conflictHandlerFor(collection: SyncCollection): RxConflictHandle
   return {
     isEqual,
     async resolve({ assumedMasterState, realMasterState, newDocumentState }) {
-      if (collection !== 'posts' || realMasterState._deleted || !assumedMasterState) return realMasterState;
+      if (realMasterState._deleted) return realMasterState;
+      // Our own create got there before (its answer was lost) and we deleted it since: a delete wins.
+      if (!assumedMasterState && newDocumentState._deleted && DELETE_WINS.includes(collection)) {
+        return { ...realMasterState, _deleted: true, localPending: true };
+      }
+      if (collection !== 'posts') return realMasterState;
+      if (!assumedMasterState) return resolveCreate(realMasterState, newDocumentState, fields);
       // The server kept the state we started from: it refused our change (not allowed or invalid), so its
       // version stands; re-applying our fields would only be refused again.
       if (fields.every((f) => same(realMasterState[f], assumedMasterState[f]))) return realMasterState;
@@ -339,6 +346,24 @@ export function conflictHandlerFor(collection: SyncCollection): RxConflictHandle
       return merged;
     },
   };
+}
+
+/** Collections whose documents a client deletes, where a delete wins over what the server has (docs/sync.md). */
+const DELETE_WINS: readonly SyncCollection[] = ['posts', 'comments'];
+
+/**
+ * A post pushed as new found one on the server: our own create got there before (its answer was lost, or the
+ * app closed while it was on its way). A post never edited here (`updatedAt` still its `createdAt`) has nothing
+ * more to say: the server's version stands. One edited here since has only this device's state, not the one it
+ * was edited from, so every field that differs from the server's is taken as ours: before, the server's
+ * version won and the edit was silently lost (decision 65).
+ */
+function resolveCreate(real: AnyDoc, mine: AnyDoc, fields: readonly string[]): AnyDoc {
+  const changed = fields.filter((f) => !same(mine[f], real[f]));
+  if (changed.length === 0 || mine.updatedAt === mine.createdAt) return real;
+  const merged: AnyDoc = { ...real, localPending: true };
+  for (const f of changed) merged[f] = mine[f];
+  return merged;
 }
 
 export interface SyncedCollections {

@@ -39,15 +39,21 @@ async function makeDevice(
     online: true,
     /** Delays post pushes, as a slow connection can, so other collections' pushes could overtake them. */
     slowPostPushes: false,
+    /** Runs before each request is sent, and after each answer arrives (tests hold or drop them here). */
+    beforeRequest: null as ((url: string) => Promise<void>) | null,
+    afterAnswer: null as ((url: string) => Promise<void>) | null,
     sync: null as SyncController | null,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       if (!device.online) throw new TypeError('Failed to fetch (offline)');
       if (device.slowPostPushes && String(input).includes('/api/sync/posts/push')) {
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
+      await device.beforeRequest?.(String(input));
       const headers = new Headers(init?.headers);
       headers.set('cookie', client.cookie);
-      return fetch(input, { ...init, headers });
+      const response = await fetch(input, { ...init, headers });
+      await device.afterAnswer?.(String(input));
+      return response;
     }) as typeof fetch,
     start() {
       device.sync = startSync(db as unknown as Record<SyncCollection, never>, {
@@ -282,6 +288,131 @@ describe('replication with the real server', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('keeps an edit made after a create whose answer was lost', async () => {
+    const a = await makeDevice();
+    try {
+      a.start();
+      let lose = true;
+      a.afterAnswer = async (url) => {
+        // The server stored the post; the answer never arrives, and the phone then drops off the network.
+        if (lose && url.includes('/api/sync/posts/push')) {
+          lose = false;
+          a.online = false;
+          throw new TypeError('Failed to fetch (answer lost)');
+        }
+      };
+      const post = await newPost(a, 'Lift out of order');
+      await until(() => serverPost(post.id) !== undefined);
+      await until(() => !a.online);
+      await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        content: 'Lift out of order until Monday',
+        updatedAt: Date.now() + 1,
+        localPending: true,
+      });
+      a.goOnline();
+      await until(() => serverPost(post.id)?.content === 'Lift out of order until Monday');
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      expect((await a.db.posts.findOne(post.id).exec())!.content).toBe('Lift out of order until Monday');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('keeps a comment deleted after its create’s answer was lost deleted', async () => {
+    const a = await makeDevice();
+    try {
+      a.start();
+      const post = await newPost(a, 'Quiz night');
+      await until(() => serverPost(post.id) !== undefined);
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      let lose = true;
+      a.afterAnswer = async (url) => {
+        if (lose && url.includes('/api/sync/comments/push')) {
+          lose = false;
+          a.online = false;
+          throw new TypeError('Failed to fetch (answer lost)');
+        }
+      };
+      const now = Date.now();
+      const comment = await a.db.comments.insert({
+        id: randomUUID(),
+        postId: post.id,
+        authorId: a.user.id,
+        content: 'Count me in',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      const stored = () =>
+        t.db.$client.prepare('select deleted from comments where id = ?').get(comment.id) as
+          { deleted: number } | undefined;
+      await until(() => stored() !== undefined);
+      await until(() => !a.online);
+      await (await a.db.comments.findOne(comment.id).exec())!.incrementalModify((data) => ({
+        ...data,
+        localPending: true,
+        _deleted: true,
+      }));
+      a.goOnline();
+      await until(() => stored()?.deleted === 1);
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      expect(await a.db.comments.findOne(comment.id).exec()).toBeNull();
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('stores the server’s version of a write whose change was pulled before its push answer came back', async () => {
+    const a = await makeDevice('staff', ['posts', 'reactions']);
+    try {
+      a.start();
+      await a.sync!.initialSyncDone;
+      const post = await t.buildPost();
+      a.sync!.resync();
+      await until(async () => (await a.db.posts.findOne(post.id).exec()) !== null);
+      await a.sync!.awaitInSync();
+      const id = `${post.id}:${a.user.id}`;
+      const stored = () => t.db.$client.prepare('select type from reactions where id = ?').get(id);
+      // A pull that started before the push reaches the server only after the server has stored it, and
+      // its page is in before the push's answer is.
+      let holdPull = true;
+      a.beforeRequest = async (url) => {
+        if (holdPull && url.includes('/api/sync/reactions/pull')) {
+          holdPull = false;
+          await until(() => stored() !== undefined);
+        }
+      };
+      let slowAnswer = true;
+      a.afterAnswer = async (url) => {
+        if (slowAnswer && url.includes('/api/sync/reactions/push')) {
+          slowAnswer = false;
+          await new Promise((resolve) => setTimeout(resolve, 400));
+        }
+      };
+      a.sync!.resync();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const now = Date.now() - 60_000;
+      await a.db.reactions.insert({
+        id,
+        postId: post.id,
+        userId: a.user.id,
+        type: 'love',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      await until(() => !slowAnswer && !holdPull);
+      const server = t.db.$client.prepare('select created_at as createdAt from reactions where id = ?').get(id) as {
+        createdAt: number;
+      };
+      // Not pending for ever, and with the server's time rather than the phone's.
+      await until(async () => (await a.db.reactions.findOne(id).exec())?.localPending === false);
+      expect((await a.db.reactions.findOne(id).exec())!.createdAt).toBe(server.createdAt);
+    } finally {
+      await a.close();
     }
   });
 

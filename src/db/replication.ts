@@ -1,4 +1,4 @@
-import { BehaviorSubject, combineLatest, map, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
 import type { RxCollection, RxReplicationPullStreamItem } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import {
@@ -119,6 +119,20 @@ export function startSync(
   const WITH_THE_FEED: readonly SyncCollection[] = ['users', 'posts'];
   const replications = new Map<SyncCollection, RxReplicationState<Record<string, unknown>, SyncCheckpoint>>();
 
+  /**
+   * Resolves once the collection has no push in progress. A pulled page must not be stored while a push is
+   * out: the page may hold the server's copy of the document being pushed, and RxDB skips a pulled document
+   * whose local copy has a write it has not yet seen acknowledged (the answer is still on its way) while the
+   * checkpoint moves past it. The server's version (its times, `localPending: false`) would then never arrive
+   * and the document would stay pending for ever (decision 64). RxDB holds the live stream's events back the
+   * same way; this covers a pull already under way when the push began.
+   */
+  async function pushesSettled(name: SyncCollection): Promise<void> {
+    const up = replications.get(name)?.internalReplicationState?.events.active.up;
+    if (!up?.getValue()) return;
+    await firstValueFrom(up.pipe(filter((active) => !active)), { defaultValue: false });
+  }
+
   // Only the collections this client keeps: the server may offer more than an older client knows.
   const names = SYNC_COLLECTIONS.filter((name) => collections[name] !== undefined);
   /** Resolved per collection once a pull answers past the newest-first fill (docs/sync.md). */
@@ -163,6 +177,7 @@ export function startSync(
             query.set('beforeId', checkpoint.before.id);
           }
           const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
+          await pushesSettled(name);
           if (!page.checkpoint.before) markFilled();
           // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
           // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly.

@@ -3,10 +3,13 @@ import {
   SYNC_WRITABLE_FIELDS,
   type PullQuery,
   type PullResponse,
+  type PUSHABLE_COLLECTIONS,
   type PushRow,
   type SyncCollection,
 } from '../../../schema/sync';
-import { currentSeq } from '../../lib/seq.queries';
+
+type PushedCollection = (typeof PUSHABLE_COLLECTIONS)[number];
+import { currentSeq, touchRow } from '../../lib/seq.queries';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { AppError, badRequest } from '../../lib/errors';
 
@@ -136,6 +139,7 @@ export function pushDocuments(
   if (!handler.findMaster || !handler.apply) return badRequest('This collection is read-only');
   const findMaster = (id: string) => handler.findMaster!(deps, id, actor);
   const conflicts: SyncDoc[] = [];
+  let touched = false;
   for (const row of rows) {
     const doc = row.newDocumentState;
     try {
@@ -145,6 +149,13 @@ export function pushDocuments(
           return master ?? tombstoneOf(doc);
         }
         handler.apply!(deps, actor, doc, master, meta);
+        // Accepted but nothing changed (a retry whose first answer was lost, the same value again): no change
+        // event would follow, and the pusher, whose copy waits for the stored version, would never get it.
+        if (master && sameJson(findMaster(doc.id), master)) {
+          // Pushable: the read-only collections were refused above (they have no findMaster and apply).
+          touchRow(deps.db, collection as PushedCollection, doc.id);
+          touched = true;
+        }
         return null;
       });
       if (answer) conflicts.push(answer);
@@ -153,5 +164,6 @@ export function pushDocuments(
       conflicts.push(findMaster(doc.id) ?? tombstoneOf(doc));
     }
   }
+  if (touched) deps.hub.notify(collection, [actor.id]);
   return conflicts;
 }

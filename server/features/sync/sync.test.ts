@@ -449,6 +449,49 @@ describe('push: comments and reactions', () => {
   });
 });
 
+describe('push that changes nothing', () => {
+  it('brings the stored version back to the pusher even when the push changed nothing', async () => {
+    const post = await t.buildPost();
+    const { user, client } = await t.signedIn();
+    const id = `${post.id}:${user.id}`;
+    const doc: ReactionDoc = {
+      id,
+      postId: post.id,
+      userId: user.id,
+      type: 'like',
+      createdAt: 1,
+      updatedAt: 1,
+      _deleted: false,
+    };
+    expect(await push(client, 'reactions', [{ newDocumentState: doc, assumedMasterState: null }])).toEqual([]);
+    const { checkpoint, docs } = await pullAll<ReactionDoc>(client, 'reactions');
+    const stored = docs.get(id)!;
+    // The same choice again (a retry, or a second device) with the phone's own times: nothing changes on the
+    // server, yet the pusher must get the stored version, or its copy stays pending with the phone's times.
+    const stream = await client.openStream();
+    await stream.next('RESYNC');
+    const again = { ...doc, updatedAt: 2 };
+    expect(await push(client, 'reactions', [{ newDocumentState: again, assumedMasterState: doc }])).toEqual([]);
+    await stream.next('change', 1);
+    stream.close();
+    const next = await pull<ReactionDoc>(client, 'reactions', checkpoint);
+    expect(next.documents).toEqual([stored]);
+
+    // The same for a read mark pushed again.
+    const other = await t.buildUser();
+    const conversationId = t.buildConversation(user.id, other.id);
+    t.buildMessage(conversationId, other.id);
+    const conversation = (await pullAll<{ id: string; readUpTo: number }>(client, 'conversations')).docs.get(
+      conversationId,
+    )!;
+    const before = (await pullAll(client, 'conversations')).checkpoint;
+    expect(
+      await push(client, 'conversations', [{ newDocumentState: conversation, assumedMasterState: conversation }]),
+    ).toEqual([]);
+    expect((await pull(client, 'conversations', before)).documents).toEqual([conversation]);
+  });
+});
+
 describe('the staff directory', () => {
   it('pulls colleagues without e-mail, leaves out pending registrations, and tombstones deleted accounts', async () => {
     const colleague = await t.buildUser({ firstName: 'Dir', lastName: 'Ectory', role: 'admin' });

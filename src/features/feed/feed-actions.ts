@@ -23,7 +23,8 @@ export async function editPost(
     category,
     isUrgent: changes.isUrgent,
     houseTags: keptHouseTags(category, doc.houseTags),
-    updatedAt: Date.now(),
+    // Always after createdAt, even within its millisecond: an edited post must not look new (decision 65).
+    updatedAt: Math.max(Date.now(), doc.updatedAt + 1),
     localPending: true,
   });
 }
