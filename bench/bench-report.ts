@@ -61,3 +61,14 @@ export function tempDir(prefix: string): string {
   }
   return dir;
 }
+
+/** Debian's Chromium and the flags every bench launches it with (DEVELOPERS.md: no sandbox, no background traffic). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];

@@ -16,7 +16,16 @@ import { openDb } from '../server/db/client';
 import { insertSession } from '../server/features/auth/auth.queries';
 import { hashToken, randomToken } from '../server/lib/crypto';
 import { databaseFile, startServer } from '../server/server';
-import { percentile, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+import {
+  CHROMIUM_FLAGS,
+  CHROMIUM_PATH,
+  percentile,
+  printFigure,
+  printMachine,
+  round,
+  tempDir,
+  verdict,
+} from './bench-report';
 import { buildDatabase } from './seed';
 
 const OTHER_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
@@ -92,17 +101,7 @@ async function main(): Promise<void> {
   const server = await startServer(config);
   const base = `http://127.0.0.1:${server.port}`;
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   try {
     await Promise.all(tokens.map((token) => idleStream(base, token, agent)));
     console.log(`${tokens.length} other clients connected to the live stream`);

@@ -15,7 +15,16 @@ import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { databaseFile, startServer } from '../server/server';
 import { filterPosts, NO_FILTERS, type FeedFilters } from '../src/features/feed/filter-posts';
-import { percentile, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+import {
+  CHROMIUM_FLAGS,
+  CHROMIUM_PATH,
+  percentile,
+  printFigure,
+  printMachine,
+  round,
+  tempDir,
+  verdict,
+} from './bench-report';
 import { buildDatabase } from './seed';
 
 const SIZES = { users: 50, posts: 10_000, reactions: 50_000, comments: 20_000 };
@@ -31,17 +40,7 @@ async function main(): Promise<void> {
   await ensureClientBuilt(() => console.log('Building the client...'));
   const server = await startServer(config);
   const base = `http://127.0.0.1:${server.port}`;
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   try {
     // Baseline 1 and 2: a plain HTTP client (no browser store) signed in as the same user.
     const login = await fetch(`${base}/api/auth/login`, {

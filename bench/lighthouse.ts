@@ -12,7 +12,7 @@ import lighthouse from 'lighthouse';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { databaseFile, startServer } from '../server/server';
-import { printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
 import { buildDatabase } from './seed';
 
 const PASSWORD = 'Bench!Passw0rd';
@@ -76,16 +76,8 @@ async function main(): Promise<void> {
   const server = await startServer(config);
   const base = `http://127.0.0.1:${server.port}`;
   const chrome = await chromeLauncher.launch({
-    chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    chromeFlags: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    chromePath: CHROMIUM_PATH,
+    chromeFlags: ['--headless=new', ...CHROMIUM_FLAGS],
   });
   try {
     const login = await fetch(`${base}/api/auth/login`, {

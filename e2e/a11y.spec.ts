@@ -1,5 +1,5 @@
 import { expectAllControlsReachable, expectFocusTrapped, expectNoSeriousViolations } from './a11y';
-import { ADMIN, createStaffMember, expect, signIn, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
 
 /** Desktop: every screen and dialog passes axe (no serious or critical finding) and works from the keyboard. */
 
@@ -92,10 +92,7 @@ test('the EMERGENCY ALERT modal keeps the focus until acknowledged', async ({ br
   const colleague = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
   await signIn(colleague, staff.email, staff.password);
-  const composer = admin.getByRole('region', { name: 'Create a post' });
-  await composer.getByLabel('Post content').fill('Accessibility drill: fire doors closed');
-  await composer.getByLabel('Mark as urgent').click();
-  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  await writeUrgentPost(admin, 'Accessibility drill: fire doors closed');
   const modal = colleague.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
   await expect(modal).toBeVisible();
   await expectNoSeriousViolations(colleague, 'EMERGENCY ALERT modal');

@@ -1,14 +1,4 @@
-import type { Page } from '@playwright/test';
-import { ADMIN, createStaffMember, expect, signIn, test } from './fixtures';
-
-/** Writes an urgent post through the composer. */
-async function writeUrgentPost(page: Page, content: string) {
-  const composer = page.getByRole('region', { name: 'Create a post' });
-  await composer.getByLabel('Post content').fill(content);
-  await composer.getByLabel('Mark as urgent').click();
-  await composer.getByRole('button', { name: 'Post', exact: true }).click();
-  await expect(composer.getByLabel('Post content')).toHaveValue('');
-}
+import { ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
 
 test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({ browser }) => {
   const staff = await createStaffMember(browser, 'Alerted');

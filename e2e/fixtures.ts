@@ -100,3 +100,12 @@ export async function createStaffMember(
   await inviteContext.close();
   return { email, name: `${firstName} ${lastName}`, password: STAFF_PASSWORD };
 }
+
+/** Writes an urgent post through the composer. */
+export async function writeUrgentPost(page: Page, content: string): Promise<void> {
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  await composer.getByLabel('Post content').fill(content);
+  await composer.getByLabel('Mark as urgent').click();
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  await expect(composer.getByLabel('Post content')).toHaveValue('');
+}
