@@ -149,6 +149,25 @@ test('residents: add with a photo, edit, read offline, see the history, archive 
   await confirm.getByRole('button', { name: 'Archive' }).click();
   await expect(admin.getByText('Resident archived successfully').first()).toBeVisible();
   await expect(residentCard(admin, name)).toBeHidden();
+
+  // The admin's audit screen shows the resident's changes and openings, newest first, with who did them.
+  await admin.goto('/admin');
+  const audit = admin.getByRole('region', { name: 'Audit Log' });
+  await audit.getByRole('button', { name: 'Show Audit Log' }).click();
+  for (const [label, actor] of [
+    ['Resident added', member.email],
+    ['Resident edited', member.email],
+    // The newest opening is the administrator's, who opened the profile to archive it.
+    ['Resident profile viewed', ADMIN.email],
+    ['Resident archived', ADMIN.email],
+  ]) {
+    await audit.getByRole('combobox', { name: 'Action' }).click();
+    await admin.getByRole('option', { name: label, exact: true }).click();
+    await audit.getByRole('button', { name: 'Apply Filters' }).click();
+    const newest = audit.locator('tbody tr').first();
+    await expect(newest).toContainText(label);
+    await expect(newest).toContainText(actor);
+  }
   await adminContext.close();
 
   // Every device drops it.
