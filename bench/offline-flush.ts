@@ -16,7 +16,8 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { firstValueFrom, filter } from 'rxjs';
-import { createRxDatabase } from 'rxdb';
+import { addRxPlugin, createRxDatabase } from 'rxdb';
+import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import type { SyncCollection } from '../schema/sync';
 import { loadConfig } from '../server/config';
@@ -49,6 +50,9 @@ Object.assign(globalThis, {
 });
 Object.defineProperty(globalThis, 'navigator', { value: browserNavigator, configurable: true });
 
+// As src/db/database.ts: collections whose schema version went up migrate stored documents on open.
+addRxPlugin(RxDBMigrationSchemaPlugin);
+
 /**
  * The app's synced database as production opens it (src/db/database.ts without its development-only schema
  * checks, whose `import.meta.env` only exists under Vite).
@@ -60,7 +64,13 @@ async function openLocalDatabase() {
     multiInstance: false,
     eventReduce: true,
   });
-  await db.addCollections(SYNCED_COLLECTIONS);
+  // The feed's collections only: the free RxDB opens at most 13 collections per process, and two phones run here.
+  await db.addCollections({
+    users: SYNCED_COLLECTIONS.users,
+    posts: SYNCED_COLLECTIONS.posts,
+    comments: SYNCED_COLLECTIONS.comments,
+    reactions: SYNCED_COLLECTIONS.reactions,
+  });
   return db;
 }
 
