@@ -13,8 +13,6 @@ import { chromium, type Page } from '@playwright/test';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { openDb } from '../server/db/client';
-import { insertSession } from '../server/features/auth/auth.queries';
-import { hashToken, randomToken } from '../server/lib/crypto';
 import { databaseFile, startServer } from '../server/server';
 import {
   CHROMIUM_FLAGS,
@@ -27,6 +25,7 @@ import {
   verdict,
 } from './bench-report';
 import { buildDatabase } from './seed';
+import { insertReadySession } from '../server/test/ready-sessions';
 
 const OTHER_CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const MESSAGES = 40;
@@ -44,18 +43,7 @@ function idleSessions(file: string): string[] {
     .prepare('SELECT id FROM users WHERE email NOT IN (?, ?) ORDER BY email')
     .pluck()
     .all(SENDER.email, RECEIVER.email) as string[];
-  const tokens = ids.slice(0, OTHER_CLIENTS).map((userId) => {
-    const token = randomToken();
-    insertSession(db, {
-      tokenHash: hashToken(token),
-      userId,
-      createdAt: now,
-      lastActiveAt: now,
-      ip: null,
-      userAgent: null,
-    });
-    return token;
-  });
+  const tokens = ids.slice(0, OTHER_CLIENTS).map((userId) => insertReadySession(db, userId, now));
   db.$client.close();
   return tokens;
 }

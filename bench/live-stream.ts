@@ -8,7 +8,6 @@
  * Run: node --import tsx bench/live-stream.ts
  */
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,11 +16,9 @@ import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../server/config';
 import { openDb } from '../server/db/client';
-import { insertSession } from '../server/features/auth/auth.queries';
-import { insertUser } from '../server/features/users/users.queries';
-import { hashToken, randomToken } from '../server/lib/crypto';
 import { databaseFile, startServer } from '../server/server';
 import { percentile, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+import { insertSignedInUser } from '../server/test/ready-sessions';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
 /** Issue 6: idle clients connected at once on this machine, memory per client. */
@@ -38,28 +35,16 @@ async function serve(dataDir: string, count: number): Promise<void> {
   const ids: string[] = [];
   db.$client.transaction(() => {
     for (let i = 0; i < count; i += 1) {
-      const id = randomUUID();
-      insertUser(db, {
-        id,
-        email: `live${i}@bench.example`,
-        passwordHash: null,
-        firstName: `Live${i}`,
-        lastName: 'Client',
-        role: i === 0 ? 'admin' : 'staff',
-        isActive: true,
-        pendingApproval: false,
-        createdAt: now,
-        updatedAt: now,
-      });
-      const token = randomToken();
-      insertSession(db, {
-        tokenHash: hashToken(token),
-        userId: id,
-        createdAt: now,
-        lastActiveAt: now,
-        ip: null,
-        userAgent: null,
-      });
+      const { id, token } = insertSignedInUser(
+        db,
+        {
+          email: `live${i}@bench.example`,
+          firstName: `Live${i}`,
+          lastName: 'Client',
+          role: i === 0 ? 'admin' : 'staff',
+        },
+        now,
+      );
       tokens.push(token);
       ids.push(id);
     }

@@ -8,10 +8,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config';
 import { openDb } from './db/client';
-import { insertSession } from './features/auth/auth.queries';
-import { insertUser } from './features/users/users.queries';
-import { hashToken, randomToken } from './lib/crypto';
 import { databaseFile } from './server';
+import { insertSignedInUser } from './test/ready-sessions';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Each round starts the server, writes until the first acknowledgement, and kills it at once. */
@@ -30,28 +28,11 @@ function seedAccounts(): { cookies: [string, string]; ids: [string, string] } {
   const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
   const now = Date.now();
   const made = [0, 1].map((i) => {
-    const id = randomUUID();
-    insertUser(db, {
-      id,
-      email: `kill${i}@care.example`,
-      passwordHash: null,
-      firstName: `Kill${i}`,
-      lastName: 'Tester',
-      role: i === 0 ? 'admin' : 'staff',
-      isActive: true,
-      pendingApproval: false,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const token = randomToken();
-    insertSession(db, {
-      tokenHash: hashToken(token),
-      userId: id,
-      createdAt: now,
-      lastActiveAt: now,
-      ip: null,
-      userAgent: null,
-    });
+    const { id, token } = insertSignedInUser(
+      db,
+      { email: `kill${i}@care.example`, firstName: `Kill${i}`, lastName: 'Tester', role: i === 0 ? 'admin' : 'staff' },
+      now,
+    );
     return { id, cookie: `sp_session=${token}` };
   });
   db.$client.close();
