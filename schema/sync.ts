@@ -285,10 +285,24 @@ export const PushBodySchema = z
   .array(PushRowSchema, { message: 'The push body must be a list of rows' })
   .max(PUSH_ROWS_MAX, `At most ${PUSH_ROWS_MAX} rows can be pushed at once`);
 
-/** Push answers only the master documents of the rows that conflicted or were refused. */
+/**
+ * Push answers only the master documents of the rows that conflicted or were refused. For posts, `bases` gives,
+ * by id, the state this device's last accepted push left when that is newer than the assumed master it sent
+ * (a push answer was lost): the device merges from it instead (decision 69).
+ */
 export interface PushResponse<T> {
   conflicts: T[];
+  bases?: Record<string, T>;
 }
+
+/** Header naming the pushing device (its local database's storage token), for `bases`. */
+export const SYNC_DEVICE_HEADER = 'X-Sync-Device';
+export const PushHeadersSchema = z.object({
+  'x-sync-device': z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{6,64}$/, 'The X-Sync-Device header must be 6 to 64 letters, digits, dashes or underscores')
+    .optional(),
+});
 
 /** Events of GET /api/sync/stream. */
 export const SYNC_EVENTS = {

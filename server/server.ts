@@ -6,6 +6,7 @@ import { lockDataDir, openDb, type Db } from './db/client';
 import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
+import { pruneDeviceStates } from './features/sync/device-states.queries';
 import { ensureVapidKeys, settlePushes } from './features/push/push.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
@@ -64,6 +65,7 @@ export async function startServer(
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   ensureVapidKeys(deps);
   const app = createApp(deps, options);
+  pruneDeviceStates(db, deps.now());
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);

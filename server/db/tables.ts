@@ -105,6 +105,32 @@ export const syncCounter = sqliteTable('sync_counter', {
   seq: integer('seq').notNull(),
 });
 
+/**
+ * The last state of a document each device had accepted, for documents merged field by field (posts). When a
+ * push answer is lost, the device's own idea of the server's version (RxDB's assumed master) stays older than
+ * what it wrote; a conflict answer carries this state so the device merges from what it really last wrote
+ * (docs/sync.md, "Lost answers"; decision 69).
+ */
+export const syncDeviceStates = sqliteTable(
+  'sync_device_states',
+  {
+    collection: text('collection').notNull(),
+    docId: text('doc_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** Chosen by the device (its local database's storage token); scoped by user so it cannot reach another's. */
+    deviceId: text('device_id').notNull(),
+    /** JSON of the document as the push left it on the server. */
+    state: text('state').notNull(),
+    writtenAt: integer('written_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.collection, t.docId, t.userId, t.deviceId] }),
+    index('sync_device_states_written_idx').on(t.writtenAt),
+  ],
+);
+
 /** Tombstones of deleted accounts, so the synced staff directory can remove them from every client. */
 export const deletedUsers = sqliteTable(
   'deleted_users',

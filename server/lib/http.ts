@@ -9,7 +9,7 @@ import type { ErrorBody } from '../../schema/errors';
 import { AppError } from './errors';
 import type { AppEnv } from './context';
 
-type Target = 'json' | 'query' | 'param' | 'form';
+type Target = 'json' | 'query' | 'param' | 'form' | 'header';
 
 /** The 400 answer for a failed zod check: every issue is reported, the first one is the message. */
 function validationError(issues: readonly { path: PropertyKey[]; message: string }[]): AppError {

@@ -317,31 +317,57 @@ function stripMeta(doc: AnyDoc): AnyDoc {
 }
 
 /**
+ * States to merge posts' conflicts from, by document id: the server sends, with a conflict, the state this
+ * device's last accepted push left when it is newer than the assumed master (a push answer was lost), and the
+ * push handler puts it here for the conflict handler (decision 69). One map per local database.
+ */
+export type MergeBases = Map<string, AnyDoc>;
+const mergeBases = new WeakMap<object, MergeBases>();
+
+/** The merge bases of a local database (see MergeBases). */
+export function mergeBasesOf(database: object): MergeBases {
+  let bases = mergeBases.get(database);
+  if (!bases) mergeBases.set(database, (bases = new Map()));
+  return bases;
+}
+
+/**
  * Conflict rules of docs/sync.md. Posts: the client's changed fields are re-applied on top of the server's
- * version (field by field, last writer wins) and a delete on either side wins. Everything else: the server's
+ * version (field by field, last writer wins) and a delete on either side wins. The client's changes are the
+ * fields that differ from the state it last knew the server had: the assumed master, or the server's record
+ * of what this device last wrote when that is newer (a lost answer, decision 69). Everything else: the server's
  * version wins (comments are never edited; a reaction has one writer), except that a comment this device
  * deleted after its create had reached the server stays deleted (decision 68). A master equal to the state the
  * client started from means the server refused the change: the master wins then too.
  */
-export function conflictHandlerFor(collection: SyncCollection): RxConflictHandler<AnyDoc> {
+export function conflictHandlerFor(
+  collection: SyncCollection,
+  bases: MergeBases = new Map(),
+): RxConflictHandler<AnyDoc> {
   const fields = SYNC_WRITABLE_FIELDS[collection];
   return {
     isEqual,
     async resolve({ assumedMasterState, realMasterState, newDocumentState }) {
+      const id = String(newDocumentState.id);
+      const base = bases.get(id);
+      bases.delete(id);
       if (realMasterState._deleted) return realMasterState;
       // Our own create got there before (its answer was lost) and we deleted it since: a delete wins.
       if (!assumedMasterState && newDocumentState._deleted && DELETE_WINS.includes(collection)) {
         return { ...realMasterState, _deleted: true, localPending: true };
       }
       if (collection !== 'posts') return realMasterState;
-      if (!assumedMasterState) return resolveCreate(realMasterState, newDocumentState, fields);
       // The server kept the state we started from: it refused our change (not allowed or invalid), so its
       // version stands; re-applying our fields would only be refused again.
-      if (fields.every((f) => same(realMasterState[f], assumedMasterState[f]))) return realMasterState;
+      if (assumedMasterState && fields.every((f) => same(realMasterState[f], assumedMasterState[f]))) {
+        return realMasterState;
+      }
+      const from = base ?? assumedMasterState;
+      if (!from) return resolveCreate(realMasterState, newDocumentState, fields);
       if (newDocumentState._deleted) return { ...realMasterState, _deleted: true, localPending: true };
       const merged: AnyDoc = { ...realMasterState, localPending: true };
       for (const f of fields) {
-        if (!same(newDocumentState[f], assumedMasterState[f])) merged[f] = newDocumentState[f];
+        if (!same(newDocumentState[f], from[f])) merged[f] = newDocumentState[f];
       }
       return merged;
     },
@@ -379,18 +405,22 @@ export interface SyncedCollections {
 }
 
 /** Everything addCollections needs for the synced collections. */
-export const SYNCED_COLLECTIONS = {
-  users: { schema: usersSchema, conflictHandler: conflictHandlerFor('users'), migrationStrategies: { 1: addHouses } },
-  posts: {
-    schema: postsSchema,
-    conflictHandler: conflictHandlerFor('posts'),
-    migrationStrategies: { 1: addAudience },
-  },
-  comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments') },
-  reactions: { schema: reactionsSchema, conflictHandler: conflictHandlerFor('reactions') },
-  conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
-  messages: { schema: messagesSchema, conflictHandler: conflictHandlerFor('messages') },
-  acknowledgements: { schema: acknowledgementsSchema, conflictHandler: conflictHandlerFor('acknowledgements') },
-  residents: { schema: residentsSchema, conflictHandler: conflictHandlerFor('residents') },
-  residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
-};
+export function syncedCollections(bases: MergeBases = new Map()) {
+  return {
+    users: { schema: usersSchema, conflictHandler: conflictHandlerFor('users'), migrationStrategies: { 1: addHouses } },
+    posts: {
+      schema: postsSchema,
+      conflictHandler: conflictHandlerFor('posts', bases),
+      migrationStrategies: { 1: addAudience },
+    },
+    comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments') },
+    reactions: { schema: reactionsSchema, conflictHandler: conflictHandlerFor('reactions') },
+    conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
+    messages: { schema: messagesSchema, conflictHandler: conflictHandlerFor('messages') },
+    acknowledgements: { schema: acknowledgementsSchema, conflictHandler: conflictHandlerFor('acknowledgements') },
+    residents: { schema: residentsSchema, conflictHandler: conflictHandlerFor('residents') },
+    residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
+  };
+}
+
+export const SYNCED_COLLECTIONS = syncedCollections();

@@ -2,7 +2,7 @@ import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from '
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
-import { SYNCED_COLLECTIONS, type SyncedCollections } from './collections';
+import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
 
 export type UserDatabaseCollections = SyncedCollections;
 export type UserDatabase = RxDatabase<UserDatabaseCollections>;
@@ -111,7 +111,8 @@ export async function createSyncedDatabase(
     eventReduce: true,
   });
   try {
-    const wanted = only ? Object.fromEntries(only.map((key) => [key, SYNCED_COLLECTIONS[key]])) : SYNCED_COLLECTIONS;
+    const all = syncedCollections(mergeBasesOf(db));
+    const wanted = only ? Object.fromEntries(only.map((key) => [key, all[key]])) : all;
     // A subset is typed as the whole: only tests ask for one, and they touch only what they asked for.
     await db.addCollections(wanted as typeof SYNCED_COLLECTIONS);
   } catch (error) {

@@ -321,6 +321,91 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('keeps a field changed back after an edit whose answer was lost (decision 69)', async () => {
+    const a = await makeDevice();
+    try {
+      a.start();
+      const post = await newPost(a, 'Garden party');
+      await until(async () => (await a.db.posts.findOne(post.id).exec())?.localPending === false);
+      let lose = true;
+      a.afterAnswer = async (url) => {
+        if (lose && url.includes('/api/sync/posts/push')) {
+          lose = false;
+          a.online = false;
+          throw new TypeError('Failed to fetch (answer lost)');
+        }
+      };
+      await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        content: 'Garden party moved indoors',
+        category: 'buildings_maintenance',
+        updatedAt: Date.now() + 1,
+        localPending: true,
+      });
+      await until(() => serverPost(post.id)?.category === 'buildings_maintenance');
+      await until(() => !a.online);
+      // Second thoughts, still offline: the category goes back to what it was before the first edit.
+      await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        content: 'Garden party moved indoors, announcement',
+        category: 'company_announcement',
+        updatedAt: Date.now() + 2,
+        localPending: true,
+      });
+      a.goOnline();
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      await a.sync!.awaitInSync();
+      expect(serverPost(post.id)).toMatchObject({
+        content: 'Garden party moved indoors, announcement',
+        category: 'company_announcement',
+      });
+      expect((await a.db.posts.findOne(post.id).exec())!.category).toBe('company_announcement');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('keeps both a colleague’s change and the author’s edit after a create whose answer was lost (decision 69)', async () => {
+    const a = await makeDevice();
+    const b = await makeDevice('admin');
+    try {
+      a.start();
+      b.start();
+      let lose = true;
+      a.afterAnswer = async (url) => {
+        if (lose && url.includes('/api/sync/posts/push')) {
+          lose = false;
+          a.online = false;
+          throw new TypeError('Failed to fetch (answer lost)');
+        }
+      };
+      const post = await newPost(a, 'Boiler service');
+      await until(() => serverPost(post.id) !== undefined);
+      await until(() => !a.online);
+      // An administrator files it elsewhere while the author is offline...
+      await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null);
+      await (await b.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        category: 'buildings_maintenance',
+        localPending: true,
+      });
+      await until(() => serverPost(post.id)?.category === 'buildings_maintenance');
+      // ...and the author, who never heard back about the create, corrects the text.
+      await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
+        content: 'Boiler service on Tuesday',
+        updatedAt: Date.now() + 1,
+        localPending: true,
+      });
+      a.goOnline();
+      await until(() => serverPost(post.id)?.content === 'Boiler service on Tuesday');
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+      expect(serverPost(post.id)).toMatchObject({
+        content: 'Boiler service on Tuesday',
+        category: 'buildings_maintenance',
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('keeps a comment deleted after its create’s answer was lost deleted', async () => {
     const a = await makeDevice();
     try {

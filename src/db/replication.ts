@@ -4,12 +4,14 @@ import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/rep
 import {
   PUSHABLE_COLLECTIONS,
   SYNC_COLLECTIONS,
+  SYNC_DEVICE_HEADER,
   SYNC_EVENTS,
   type PullResponse,
   type PushResponse,
   type SyncCheckpoint,
   type SyncCollection,
 } from '../../schema/sync';
+import { mergeBasesOf } from './collections';
 import { readEventStream } from './event-stream';
 
 /** What the replication needs from its surroundings; tests pass a fetch with a cookie jar and a base URL. */
@@ -78,6 +80,12 @@ export function startSync(
   >();
   const connected$ = new BehaviorSubject(false);
   const abort = new AbortController();
+  /**
+   * Names this device's pushes (decision 69): the local database's storage token, kept with the database, so
+   * a reload or a restart after a lost answer is still the same device, and a new sign-in is a new one.
+   */
+  const anyCollection = SYNC_COLLECTIONS.map((name) => collections[name]).find(Boolean);
+  const deviceId: Promise<string> = anyCollection ? anyCollection.database.storageToken : Promise.resolve('unknown');
 
   async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
     const response = await doFetch(base + path, {
@@ -206,9 +214,12 @@ export function startSync(
               if (before) await replications.get(before)?.awaitInSync();
               const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
                 method: 'POST',
-                headers: { 'Content-Type': 'application/json' },
+                headers: { 'Content-Type': 'application/json', [SYNC_DEVICE_HEADER]: await deviceId },
                 body: JSON.stringify(rows),
               });
+              // States to merge from, for the conflict handler (decision 69).
+              const bases = mergeBasesOf(collections[name]!.database);
+              for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, known) as never);
               // Conflicts are master documents: like pulled ones, they are not pending.
               return answer.conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
             },

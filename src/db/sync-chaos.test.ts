@@ -163,6 +163,22 @@ interface Ledger {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Resolves with the promise's value, or rejects after `ms` naming what never finished: a step or a settle
+ * phase that hangs is reported with the seed and the steps before it, instead of the whole test timing out.
+ */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still not finished after ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Strips what only the local store has. */
 function wire(doc: Record<string, unknown>): Record<string, unknown> {
   const { localPending, _deleted, ...rest } = doc;
@@ -340,8 +356,8 @@ class ChaosRun {
   }
 
   async close(device: Device) {
-    await device.sync?.stop();
-    await device.db?.close();
+    await within(30_000, `${device.name} stopping its sync`, device.sync?.stop() ?? Promise.resolve());
+    await within(30_000, `${device.name} closing its database`, device.db?.close() ?? Promise.resolve(false));
     device.sync = null;
     device.db = null;
   }
@@ -382,7 +398,12 @@ class ChaosRun {
     switch (step.kind) {
       case 'serverStop': {
         const pid = this.server!.pid;
-        await this.server!.stop();
+        try {
+          await within(20_000, 'a graceful server stop', this.server!.stop());
+        } catch (error) {
+          this.anomalies.push((error as Error).message);
+          await this.server!.kill();
+        }
         this.server = null;
         // A graceful close removes its lock.
         if (lockedPid(this.dataDir) !== null) this.anomalies.push('the lock file stayed after a graceful stop');
@@ -795,14 +816,19 @@ class ChaosRun {
     this.setOnline(device, true);
     device.sync!.resync();
     const deadline = Date.now() + timeoutMs;
+    const stuck: string[] = [];
     for (;;) {
-      await device.sync!.awaitInSync();
+      try {
+        await within(Math.max(1000, deadline - Date.now()), `${device.name} awaitInSync`, device.sync!.awaitInSync());
+      } catch (error) {
+        stuck.push((error as Error).message);
+        break;
+      }
       const pending = await firstValueFrom(device.sync!.pending$);
       if (pending === 0) return [];
       if (Date.now() > deadline) break;
       await sleep(100);
     }
-    const stuck: string[] = [];
     for (const collection of COLLECTIONS) {
       for (const doc of await device.db![collection].find({ selector: { localPending: true } }).exec()) {
         stuck.push(`${device.name} ${collection} ${doc.id}: never sent: ${JSON.stringify(wire(doc.toJSON()))}`);
@@ -872,7 +898,7 @@ describe('sync chaos', () => {
         for (const device of run.devices.slice(0, MAX_OPEN)) await run.open(device);
         for (const [index, step] of script.entries()) {
           try {
-            await run.run(index, step);
+            await within(60_000, `#${index} ${step.kind}`, run.run(index, step));
           } catch (error) {
             run.note(index, `${step.kind} threw ${(error as Error).message}`);
             run.anomalies.push(`#${index} ${step.kind} threw ${(error as Error).stack}`);

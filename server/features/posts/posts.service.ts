@@ -299,7 +299,8 @@ export function editPost(deps: AppDeps, actor: SessionUser, id: string, body: Up
     isUrgent,
     houseTags: JSON.stringify(houseTags),
     audienceHouses: JSON.stringify(audienceHouses),
-    updatedAt: deps.now(),
+    // Grows with every edit even if the clock stands still or steps back: sync orders states by it (decision 69).
+    updatedAt: Math.max(deps.now(), post.updatedAt + 1),
   });
   deps.hub.notify('posts');
   syncAlertAudience(deps, id);

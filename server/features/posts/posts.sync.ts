@@ -14,6 +14,7 @@ export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
   pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
   findMaster: (deps, id) => findPostDoc(deps, id),
+  mergesFields: true,
   apply(deps, actor, doc, master) {
     const { content, category, isUrgent, houseTags, audienceHouses, images, attachments } = doc as Partial<PostDoc>;
     if (!master) {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   PullQuerySchema,
   PushBodySchema,
+  PushHeadersSchema,
   SYNC_EVENTS,
   SyncCollectionSchema,
   type SyncCollection,
@@ -97,9 +98,17 @@ export const syncRoutes = new Hono<AppEnv>()
     (c) =>
       c.json(pullDocuments(c.var.deps, c.var.user, HANDLERS[c.req.valid('param').collection], c.req.valid('query'))),
   )
-  .post('/sync/:collection/push', validate('param', CollectionParamsSchema), validate('json', PushBodySchema), (c) => {
-    const { collection } = c.req.valid('param');
-    const rows = c.req.valid('json');
-    const conflicts = pushDocuments(c.var.deps, c.var.user, collection, HANDLERS[collection], rows, requestMeta(c));
-    return c.json({ conflicts });
-  });
+  .post(
+    '/sync/:collection/push',
+    validate('param', CollectionParamsSchema),
+    validate('header', PushHeadersSchema),
+    validate('json', PushBodySchema),
+    (c) => {
+      const { collection } = c.req.valid('param');
+      const rows = c.req.valid('json');
+      const device = c.req.valid('header')['x-sync-device'];
+      return c.json(
+        pushDocuments(c.var.deps, c.var.user, collection, HANDLERS[collection], rows, requestMeta(c), device),
+      );
+    },
+  );

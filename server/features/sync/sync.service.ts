@@ -4,9 +4,11 @@ import {
   type PullQuery,
   type PullResponse,
   type PUSHABLE_COLLECTIONS,
+  type PushResponse,
   type PushRow,
   type SyncCollection,
 } from '../../../schema/sync';
+import { findDeviceState, rememberDeviceState } from './device-states.queries';
 
 type PushedCollection = (typeof PUSHABLE_COLLECTIONS)[number];
 import { currentSeq, touchRow } from '../../lib/seq.queries';
@@ -52,6 +54,13 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * last push wins.
    */
   lastPushWins?: boolean;
+  /**
+   * The device merges this collection's conflicts field by field (posts): keep the state each device's last
+   * accepted push left, and send it with a conflict as the state to merge from when it is newer than the
+   * device's assumed master (a push answer was lost; decision 69). Documents need a server-set `updatedAt`
+   * that grows with every change.
+   */
+  mergesFields?: boolean;
 }
 
 /** Structural equality of JSON values (key order does not matter). */
@@ -135,20 +144,31 @@ export function pushDocuments(
   handler: SyncHandler,
   rows: PushRow[],
   meta: RequestMeta,
-): SyncDoc[] {
+  deviceId?: string,
+): PushResponse<SyncDoc> {
   if (!handler.findMaster || !handler.apply) return badRequest('This collection is read-only');
   const findMaster = (id: string) => handler.findMaster!(deps, id, actor);
   const conflicts: SyncDoc[] = [];
+  const bases: Record<string, SyncDoc> = {};
+  const device = handler.mergesFields && deviceId ? deviceId : null;
+  const keyOf = (docId: string) => ({ collection, docId, userId: actor.id, deviceId: device! });
   let touched = false;
   for (const row of rows) {
     const doc = row.newDocumentState;
     try {
       const answer = deps.db.transaction(() => {
         const master = findMaster(doc.id);
-        if (!handler.lastPushWins && !sameState(collection, row.assumedMasterState ?? null, master)) {
+        const assumed = row.assumedMasterState ?? null;
+        if (!handler.lastPushWins && !sameState(collection, assumed, master)) {
+          const base = device && master ? findDeviceState(deps.db, keyOf(doc.id)) : null;
+          if (base && (!assumed || updatedAtOf(base) > updatedAtOf(assumed))) bases[doc.id] = base;
           return master ?? tombstoneOf(doc);
         }
         handler.apply!(deps, actor, doc, master, meta);
+        if (device) {
+          const stored = findMaster(doc.id);
+          if (stored) rememberDeviceState(deps.db, keyOf(doc.id), stored, deps.now());
+        }
         // Accepted but nothing changed (a retry whose first answer was lost, the same value again): no change
         // event would follow, and the pusher, whose copy waits for the stored version, would never get it.
         if (master && sameJson(findMaster(doc.id), master)) {
@@ -165,5 +185,11 @@ export function pushDocuments(
     }
   }
   if (touched) deps.hub.notify(collection, [actor.id]);
-  return conflicts;
+  return Object.keys(bases).length > 0 ? { conflicts, bases } : { conflicts };
+}
+
+/** The server-set change time of a document merged field by field. */
+function updatedAtOf(doc: object): number {
+  const at = (doc as { updatedAt?: unknown }).updatedAt;
+  return typeof at === 'number' ? at : -Infinity;
 }

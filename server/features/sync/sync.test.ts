@@ -270,6 +270,51 @@ describe('push: posts', () => {
     expect(await masterOf(phone, post.id)).toMatchObject({ content: 'phone edit', isUrgent: true });
   });
 
+  it('answers, with a conflict, the state this device last wrote when its push answer was lost (decision 69)', async () => {
+    const { user, client } = await t.signedIn();
+    const post = await t.buildPost({ authorId: user.id, content: 'v1' });
+    const v1 = await masterOf(client, post.id);
+    const pushAs = async (device: string | null, rows: unknown[]) => {
+      const res = await client.request('POST', '/api/sync/posts/push', rows, device ? { 'X-Sync-Device': device } : {});
+      expect(res.status).toBe(200);
+      return res.body as unknown as PushResponse<PostDoc>;
+    };
+    // The phone's edit is stored, but its answer never arrives: the phone still assumes v1.
+    expect(
+      await pushAs('phone000001', [
+        { newDocumentState: { ...v1, content: 'v2', category: 'buildings_maintenance' }, assumedMasterState: v1 },
+      ]),
+    ).toEqual({ conflicts: [] });
+    const v2 = await masterOf(client, post.id);
+    const next = { newDocumentState: { ...v1, content: 'v3' }, assumedMasterState: v1 };
+    // The phone's next push conflicts, and comes with what it last wrote, newer than v1: merge from there.
+    expect(await pushAs('phone000001', [next])).toEqual({ conflicts: [v2], bases: { [post.id]: v2 } });
+    // Another device of the same user, or a client that does not say which device it is, gets no base.
+    expect(await pushAs('laptop00001', [next])).toEqual({ conflicts: [v2] });
+    expect(await pushAs(null, [next])).toEqual({ conflicts: [v2] });
+    // Nor does another user claiming the phone's device id.
+    const other = await t.signedIn({ role: 'admin' });
+    const res = await other.client.request('POST', '/api/sync/posts/push', [next], { 'X-Sync-Device': 'phone000001' });
+    expect(res.body).toEqual({ conflicts: [v2] });
+    // A base older than the assumed master is no help: none is sent.
+    await pushAs('laptop00001', [{ newDocumentState: { ...v2, content: 'v4' }, assumedMasterState: v2 }]);
+    const v4 = await masterOf(client, post.id);
+    expect(v4.updatedAt).toBeGreaterThan(v2.updatedAt);
+    const stale = { newDocumentState: { ...v4, content: 'v5' }, assumedMasterState: v4 };
+    await other.client.request('POST', '/api/sync/posts/push', [
+      { newDocumentState: { ...v4, isUrgent: true }, assumedMasterState: v4 },
+    ]);
+    const v5 = await masterOf(client, post.id);
+    expect(await pushAs('phone000001', [stale])).toEqual({ conflicts: [v5] });
+  });
+
+  it('refuses a malformed device id with 400', async () => {
+    const { client } = await t.signedIn();
+    const res = await client.request('POST', '/api/sync/posts/push', [], { 'X-Sync-Device': 'x y<script>' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ message: expect.stringContaining('X-Sync-Device') });
+  });
+
   it("refuses another staff member's edit and delete through sync, answering the unchanged master", async () => {
     const post = await t.buildPost({ content: 'Mine alone' });
     const { client } = await t.signedIn();
