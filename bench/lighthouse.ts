@@ -23,7 +23,17 @@ interface Run {
   scriptBytes: number;
   totalBytes: number;
   failing: string[];
+  /** The performance metrics behind the score, as Lighthouse displays them. */
+  metrics: string;
 }
+
+const METRICS = [
+  'first-contentful-paint',
+  'largest-contentful-paint',
+  'total-blocking-time',
+  'speed-index',
+  'cumulative-layout-shift',
+];
 
 interface NetworkItem {
   url: string;
@@ -60,6 +70,7 @@ async function audit(url: string, port: number, headers: Record<string, string> 
     scriptBytes,
     totalBytes,
     failing,
+    metrics: METRICS.map((id) => `${lhr.audits[id]?.title ?? id} ${lhr.audits[id]?.displayValue ?? '-'}`).join(', '),
   };
 }
 
@@ -86,9 +97,14 @@ async function main(): Promise<void> {
       body: JSON.stringify({ email: built.email, password: PASSWORD }),
     });
     const cookie = login.headers.getSetCookie()[0].split(';')[0];
-    const landing = await audit(`${base}/`, chrome.port);
-    const signIn = await audit(`${base}/login`, chrome.port);
+    const only = process.env.LIGHTHOUSE_ONLY; // 'feed' audits the feed alone, when working on it
+    const landing = only === 'feed' ? null : await audit(`${base}/`, chrome.port);
+    const signIn = only === 'feed' ? null : await audit(`${base}/login`, chrome.port);
     const feed = await audit(`${base}/`, chrome.port, { Cookie: cookie });
+    if (!landing || !signIn) {
+      console.log(`Home feed: performance ${feed.scores.performance}; ${feed.metrics}`);
+      return;
+    }
 
     const rows: [string, Run][] = [
       ['Landing page', landing],
@@ -102,6 +118,7 @@ async function main(): Promise<void> {
           `${s['best-practices']}; JavaScript ${round(run.scriptBytes / 1024)} KB of ${round(run.totalBytes / 1024)} KB` +
           (run.failing.length ? `; failing checks: ${run.failing.join(', ')}` : ''),
       );
+      console.log(`  ${run.metrics}`);
     }
     const figures = [
       ...rows.flatMap(([name, run]) => [

@@ -501,6 +501,57 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('does not put a pushed change back with a page the server wrote before that push', async () => {
+    const a = await makeDevice('staff', ['posts', 'reactions']);
+    try {
+      a.start();
+      await a.sync!.initialSyncDone;
+      const post = await t.buildPost();
+      a.sync!.resync();
+      await until(async () => (await a.db.posts.findOne(post.id).exec()) !== null);
+      await a.sync!.awaitInSync();
+      const id = `${post.id}:${a.user.id}`;
+      // 'like' goes up; the page that brings the server's 'like' back is held on its way until 'love', chosen
+      // meanwhile, has been pushed and acknowledged.
+      let likeAcknowledged = false;
+      let holdPage = true;
+      let pushed = () => {};
+      const loveAcknowledged = new Promise<void>((resolve) => (pushed = resolve));
+      a.afterAnswer = async (url) => {
+        if (url.includes('/api/sync/reactions/push')) {
+          if (likeAcknowledged) pushed();
+          likeAcknowledged = true;
+        } else if (likeAcknowledged && holdPage && url.includes('/api/sync/reactions/pull')) {
+          holdPage = false;
+          await loveAcknowledged;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      const seen: string[] = [];
+      const watch = a.db.reactions.findOne(id).$.subscribe((doc) => doc && seen.push(doc.type));
+      const now = Date.now();
+      await a.db.reactions.insert({
+        id,
+        postId: post.id,
+        userId: a.user.id,
+        type: 'like',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      await until(() => !holdPage);
+      await (await a.db.reactions.findOne(id).exec())!.incrementalPatch({ type: 'love', localPending: true });
+      await loveAcknowledged;
+      await until(async () => (await a.db.reactions.findOne(id).exec())?.localPending === false);
+      await a.sync!.awaitInSync();
+      watch.unsubscribe();
+      expect(seen.slice(seen.indexOf('love'))).not.toContain('like');
+      expect((await a.db.reactions.findOne(id).exec())!.type).toBe('love');
+    } finally {
+      await a.close();
+    }
+  });
+
   it('gives the server’s version back when a push is refused (editing someone else’s post)', async () => {
     const author = await makeDevice();
     const other = await makeDevice();

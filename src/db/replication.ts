@@ -37,6 +37,8 @@ export interface SyncController {
   resync: () => void;
   /** Waits until every collection has nothing left to push or pull. */
   awaitInSync: () => Promise<void>;
+  /** What each collection's replication is doing right now, for a report when sync seems stuck. */
+  activity: () => string;
   stop: () => Promise<void>;
 }
 
@@ -52,6 +54,10 @@ function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<str
 
 /** The first page of posts a new device pulls, small so the feed shows at once. */
 const FIRST_PAGE = 50;
+/** How long a pulled page waits for the collection's pushes before it is given up and asked for again. */
+const PUSH_WAIT_MS = 5000;
+/** How many times a pull is asked again because pushes overlapped it, before RxDB's retry takes over. */
+const STALE_PULL_TRIES = 5;
 /** How long other collections wait for that page before pulling anyway. */
 const FIRST_PAGE_PATIENCE_MS = 3000;
 
@@ -138,7 +144,36 @@ export function startSync(
   async function pushesSettled(name: SyncCollection): Promise<void> {
     const up = replications.get(name)?.internalReplicationState?.events.active.up;
     if (!up?.getValue()) return;
-    await firstValueFrom(up.pipe(filter((active) => !active)), { defaultValue: false });
+    const settled = firstValueFrom(up.pipe(filter((active) => !active)), { defaultValue: false });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), PUSH_WAIT_MS)));
+    const outcome = await Promise.race([settled, late]);
+    clearTimeout(timer);
+    // A push that stays busy this long may itself be waiting for this pull (RxDB's upstream waits for the
+    // downstream in places): give the page up and let RxDB ask again after its retry time, so neither waits
+    // for ever. The page is not stored, so decision 64 still holds.
+    if (outcome === 'late') throw new Error(`${name}: a pull gave way to a push still busy after ${PUSH_WAIT_MS} ms`);
+  }
+
+  /** Pushes of each collection under way in our handler, and how many have ended, for pullFresh. */
+  const pushesOut = new Map<SyncCollection, number>();
+  const pushesEnded = new Map<SyncCollection, number>();
+
+  /**
+   * A pulled page, asked for again if a push of the collection was out at any time while it was on its way:
+   * a page the server wrote before it applied that push, stored once the push is acknowledged, would put the
+   * pushed document back to its older state (the chaos test saw a reaction go back to the previous choice,
+   * and then be pushed so). Then, as before, it waits until no push is out (decision 64).
+   */
+  async function pullFresh(name: SyncCollection, path: string): Promise<PullResponse<Record<string, unknown>>> {
+    for (let attempt = 1; ; attempt += 1) {
+      const out = pushesOut.get(name) ?? 0;
+      const ended = pushesEnded.get(name) ?? 0;
+      const page = await call<PullResponse<Record<string, unknown>>>(path);
+      await pushesSettled(name);
+      if (out === 0 && (pushesEnded.get(name) ?? 0) === ended) return page;
+      if (attempt === STALE_PULL_TRIES) throw new Error(`${name}: pushes kept overlapping the pull`);
+    }
   }
 
   // Only the collections this client keeps: the server may offer more than an older client knows.
@@ -184,8 +219,7 @@ export function startSync(
             query.set('beforeSeq', String(checkpoint.before.seq));
             query.set('beforeId', checkpoint.before.id);
           }
-          const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
-          await pushesSettled(name);
+          const page = await pullFresh(name, `/api/sync/${name}/pull?${query}`);
           if (!page.checkpoint.before) markFilled();
           // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
           // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly.
@@ -212,20 +246,29 @@ export function startSync(
             async handler(rows) {
               const before = PUSH_AFTER[name];
               if (before) await replications.get(before)?.awaitInSync();
-              const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
-                method: 'POST',
-                headers: { 'Content-Type': 'application/json', [SYNC_DEVICE_HEADER]: await deviceId },
-                body: JSON.stringify(rows),
-              });
-              // States to merge from, for the conflict handler (decision 69).
-              const bases = mergeBasesOf(collections[name]!.database);
-              for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, known) as never);
-              // Conflicts are master documents: like pulled ones, they are not pending.
-              return answer.conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
+              pushesOut.set(name, (pushesOut.get(name) ?? 0) + 1);
+              try {
+                return await pushRows(rows);
+              } finally {
+                pushesOut.set(name, pushesOut.get(name)! - 1);
+                pushesEnded.set(name, (pushesEnded.get(name) ?? 0) + 1);
+              }
             },
           }
         : undefined,
     });
+    async function pushRows(rows: unknown[]) {
+      const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', [SYNC_DEVICE_HEADER]: await deviceId },
+        body: JSON.stringify(rows),
+      });
+      // States to merge from, for the conflict handler (decision 69).
+      const bases = mergeBasesOf(collections[name]!.database);
+      for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, known) as never);
+      // Conflicts are master documents: like pulled ones, they are not pending.
+      return answer.conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
+    }
     replications.set(name, state);
     state.error$.subscribe((error) => {
       // Offline is normal: RxDB retries by itself. Anything else is worth a line in the console.
@@ -287,6 +330,14 @@ export function startSync(
     awaitInSync: async () => {
       await Promise.all(states.map((s) => s.awaitInSync()));
     },
+    activity: () =>
+      names
+        .map((name) => {
+          const events = replications.get(name)?.internalReplicationState?.events;
+          const flags = [events?.active.up.getValue() && 'pushing', events?.active.down.getValue() && 'pulling'];
+          return `${name}: ${flags.filter(Boolean).join(' and ') || 'idle'}`;
+        })
+        .join(', '),
     stop: async () => {
       abort.abort();
       markFeedStarted();

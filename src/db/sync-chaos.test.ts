@@ -821,7 +821,7 @@ class ChaosRun {
       try {
         await within(Math.max(1000, deadline - Date.now()), `${device.name} awaitInSync`, device.sync!.awaitInSync());
       } catch (error) {
-        stuck.push((error as Error).message);
+        stuck.push(`${(error as Error).message} (${device.sync!.activity()})`);
         break;
       }
       const pending = await firstValueFrom(device.sync!.pending$);
@@ -914,6 +914,9 @@ describe('sync chaos', () => {
             `run ${(runMs / 1000).toFixed(1)} s, settle ${((Date.now() - started - runMs) / 1000).toFixed(1)} s; ` +
             `${run.warnings.length} sync warnings`,
         );
+        // RxDB's notice about its free storage is not a sync warning worth reading; the rest are.
+        const notable = [...new Set(run.warnings.filter((w) => !w.includes('RxDB Open Core')))];
+        if (notable.length > 0) console.log(`sync chaos warnings:\n  ${notable.slice(0, 10).join('\n  ')}`);
         if (process.env.CHAOS_VERBOSE) console.log([...run.log, ...run.warnings].join('\n'));
         if (problems.length > 0) {
           const report = [
