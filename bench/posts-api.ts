@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     // The same work without HTTP, in a plain loop: what the route does per request (the shared page, kept until
     // the next write, plus the viewer's own reactions), and what building a page from scratch costs.
     const query = { limit: PAGE, category: undefined };
-    const routeWork = plainLoop(() => listPostsJson(server.deps, viewer, query).json);
+    const routeWork = plainLoop(() => listPostsJson(server.deps, viewer, query).body);
     const fromScratch = plainLoop(() => JSON.stringify(listPosts(server.deps, viewer, query).posts));
 
     await load(pageUrl, headers, 2); // warm-up

@@ -55,9 +55,9 @@ async function readPostForm(c: Context<AppEnv>) {
 /** Posts (spec section 7 "Posts, comments, reactions"). */
 export const postRoutes = new Hono<AppEnv>()
   .get('/posts', requireUser, validate('query', ListPostsQuerySchema), (c) => {
-    const { json, nextCursor } = listPostsJson(c.var.deps, c.var.user, c.req.valid('query'));
+    const { body, nextCursor } = listPostsJson(c.var.deps, c.var.user, c.req.valid('query'));
     if (nextCursor) c.header(NEXT_CURSOR_HEADER, nextCursor);
-    return c.body(json, 200, { 'Content-Type': 'application/json' });
+    return c.body(body, 200, { 'Content-Type': 'application/json' });
   })
   .post('/posts', requireUser, async (c) => {
     if (isMultipart(c)) {

@@ -151,7 +151,14 @@ interface SharedPage {
   ids: string[];
   parts: string[];
   nextCursor: string | null;
+  /** Finished answers by viewer id, encoded: a reader asking again before the next write costs no query. */
+  answers: Map<string, Uint8Array<ArrayBuffer>>;
 }
+
+const utf8 = new TextEncoder();
+
+/** Finished answers kept per page, at most (dropped together when full, and all on the next write). */
+const ANSWERS_PER_PAGE_MAX = 500;
 
 /** Pages kept per database; all dropped as soon as anything is written (the sync sequence moves). */
 const PAGE_CACHE_MAX = 200;
@@ -170,6 +177,7 @@ function sharedPage(deps: AppDeps, query: ListPostsQuery): SharedPage {
       ids: posts.map((post) => post.id),
       parts: posts.map(({ userReaction: _, ...shared }) => JSON.stringify(shared).slice(0, -1)),
       nextCursor,
+      answers: new Map(),
     };
     if (cache.pages.size >= PAGE_CACHE_MAX) cache.pages.clear();
     cache.pages.set(key, page);
@@ -181,20 +189,27 @@ function sharedPage(deps: AppDeps, query: ListPostsQuery): SharedPage {
  * GET /api/posts as its JSON body. Every viewer sees the same page but for `userReaction`, so the page is
  * built and encoded once per change of the data (every write that a reader could see takes a new sync
  * sequence number, docs/sync.md) and each request adds only the viewer's own reactions, read by primary key
- * (decision 43). Same answer as `JSON.stringify(listPosts(...).posts)`, `userReaction` moved last.
+ * (decision 43). The finished answer is kept per viewer until that next write too. Same answer as
+ * `JSON.stringify(listPosts(...).posts)`, `userReaction` moved last.
  */
 export function listPostsJson(
   deps: AppDeps,
   viewer: SessionUser,
   query: ListPostsQuery,
-): { json: string; nextCursor: string | null } {
+): { body: Uint8Array<ArrayBuffer>; nextCursor: string | null } {
   const page = sharedPage(deps, query);
-  const mine = new Map(findViewerReactions(deps.db, page.ids, viewer.id).map((r) => [r.postId, r.type]));
-  const posts = page.parts.map((part, i) => {
-    const type = mine.get(page.ids[i]);
-    return `${part},"userReaction":${type === undefined ? 'null' : JSON.stringify(type)}}`;
-  });
-  return { json: `[${posts.join(',')}]`, nextCursor: page.nextCursor };
+  let body = page.answers.get(viewer.id);
+  if (!body) {
+    const mine = new Map(findViewerReactions(deps.db, page.ids, viewer.id).map((r) => [r.postId, r.type]));
+    const posts = page.parts.map((part, i) => {
+      const type = mine.get(page.ids[i]);
+      return `${part},"userReaction":${type === undefined ? 'null' : JSON.stringify(type)}}`;
+    });
+    body = utf8.encode(`[${posts.join(',')}]`);
+    if (page.answers.size >= ANSWERS_PER_PAGE_MAX) page.answers.clear();
+    page.answers.set(viewer.id, body);
+  }
+  return { body, nextCursor: page.nextCursor };
 }
 
 function checkHouses(deps: AppDeps, houseTags: string[]): void {
