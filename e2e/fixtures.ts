@@ -101,11 +101,27 @@ export async function createStaffMember(
   return { email, name: `${firstName} ${lastName}`, password: STAFF_PASSWORD };
 }
 
-/** Writes an urgent post through the composer. */
-export async function writeUrgentPost(page: Page, content: string): Promise<void> {
+/** Writes an urgent post through the composer, to all staff or to the staff of the given houses. */
+export async function writeUrgentPost(page: Page, content: string, houses: string[] = []): Promise<void> {
   const composer = page.getByRole('region', { name: 'Create a post' });
   await composer.getByLabel('Post content').fill(content);
   await composer.getByLabel('Mark as urgent').click();
+  if (houses.length > 0) {
+    await composer.getByText('Chosen houses').click();
+    for (const house of houses) await composer.getByRole('group', { name: 'Alert houses' }).getByText(house).click();
+  }
   await composer.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(composer.getByLabel('Post content')).toHaveValue('');
+}
+
+/** Sets the houses a staff member works in, as a System Administrator does on /admin; ends back on the feed. */
+export async function setStaffHouses(admin: Page, email: string, houses: string[]): Promise<void> {
+  await admin.goto('/admin');
+  const row = admin.getByTestId(`user-${email}`);
+  await row.getByRole('button', { name: 'Houses' }).click();
+  const dialog = admin.getByRole('dialog', { name: 'Houses' });
+  for (const house of houses) await dialog.getByText(house).click();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(row).toContainText(`Houses: ${houses.join(', ')}`);
+  await admin.goto('/');
 }
