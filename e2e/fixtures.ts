@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test as base, type Browser, type Page } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { conversationIdOf } from '../schema/chat';
+import type { Db } from '../server/db/client';
+import * as tables from '../server/db/tables';
+import { findConversation, insertConversation, insertMessage } from '../server/features/chat/chat.queries';
 import { E2E_ADMIN, E2E_DATA_DIR } from './env';
 
 export { expect };
@@ -124,4 +130,53 @@ export async function setStaffHouses(admin: Page, email: string, houses: string[
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(row).toContainText(`Houses: ${houses.join(', ')}`);
   await admin.goto('/');
+}
+
+/**
+ * Writes a long conversation between two accounts straight into the e2e server's database, through the
+ * server's own queries (so every message takes its place in the sync sequence): `count` messages, alternately
+ * from each side, one a minute up to a minute ago, reading "Seeded message 1" to "Seeded message {count}".
+ * Clients signing in afterwards pull them as they would any message.
+ */
+export function seedConversation(emailA: string, emailB: string, count: number): string {
+  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  // The tables' own types; the server opens the same file the same way (server/db/client.ts).
+  const db = drizzle(sqlite, { schema: tables }) as Db;
+  try {
+    const idOf = (email: string) => {
+      const row = sqlite.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
+      if (!row) throw new Error(`no account ${email}`);
+      return row.id;
+    };
+    const [a, b] = [idOf(emailA), idOf(emailB)];
+    const id = conversationIdOf(a, b);
+    const now = Date.now();
+    const first = now - (count + 1) * 60_000;
+    if (!findConversation(db, id)) {
+      const [userAId, userBId] = a < b ? [a, b] : [b, a];
+      insertConversation(db, {
+        id,
+        userAId,
+        userBId,
+        aReadUpTo: 0,
+        bReadUpTo: 0,
+        lastMessageAt: null,
+        createdAt: first,
+        updatedAt: first,
+      });
+    }
+    for (let i = 1; i <= count; i += 1) {
+      insertMessage(db, {
+        id: crypto.randomUUID(),
+        conversationId: id,
+        senderId: i % 2 ? a : b,
+        content: `Seeded message ${i}`,
+        createdAt: first + i * 60_000,
+      });
+    }
+    return id;
+  } finally {
+    sqlite.close();
+  }
 }

@@ -9,7 +9,7 @@ export const MESSAGE_CONTENT_MAX = 2000;
 export const MESSAGES_PAGE_DEFAULT = 200;
 export const MESSAGES_PAGE_MAX = 1000;
 /**
- * The chat screen renders a conversation a page at a time, newest first (decision 69): this many messages
+ * The chat screen renders a conversation a page at a time, newest first (decision 70): this many messages
  * at first and on each scroll to the top.
  */
 export const CHAT_SCREEN_PAGE = 50;

@@ -1,12 +1,11 @@
 import { useMemo } from 'react';
 import { combineLatest, map } from 'rxjs';
-import type { DirectoryUserLocal, MessageLocal } from '../../db/collections';
+import type { DirectoryUserLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useObservable } from '../feed/use-observable';
 import { summariseConversations, type ConversationSummary } from './chat-summary';
 
 const NONE: ConversationSummary[] = [];
-const NO_MESSAGES: MessageLocal[] = [];
 const NO_USERS: DirectoryUserLocal[] = [];
 
 /** The conversation list, live from the local database (delivery is the sync stream, not polling). */
@@ -33,20 +32,6 @@ export function useConversations(db: UserDatabase | null): { conversations: Conv
 export function useUnreadChatCount(db: UserDatabase | null): number {
   const { conversations } = useConversations(db);
   return conversations.reduce((sum, row) => sum + row.unreadCount, 0);
-}
-
-/** One conversation's messages, oldest first. */
-export function useMessages(db: UserDatabase | null, conversationId: string | null): MessageLocal[] {
-  const messages$ = useMemo(
-    () =>
-      db && conversationId
-        ? db.messages
-            .find({ selector: { conversationId }, sort: [{ createdAt: 'asc' }] })
-            .$.pipe(map((docs) => docs.map((doc): MessageLocal => doc._data)))
-        : null,
-    [db, conversationId],
-  );
-  return useObservable(messages$, NO_MESSAGES).value;
 }
 
 /** Colleagues one can start a chat with: active, never oneself (spec section 2), by name. */
