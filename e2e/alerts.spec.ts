@@ -1,4 +1,4 @@
-import { ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
+import { ADMIN, createStaffMember, expect, setStaffHouses, signIn, test, writeUrgentPost } from './fixtures';
 
 test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({ browser }) => {
   const staff = await createStaffMember(browser, 'Alerted');
@@ -77,34 +77,88 @@ test('an urgent post addressed to a house alerts only the staff of that house', 
   const admin = await adminContext.newPage();
   const colleague = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
-  await admin.goto('/admin');
-  const row = admin.getByTestId(`user-${staff.email}`);
-  await row.getByRole('button', { name: 'Houses' }).click();
-  const dialog = admin.getByRole('dialog', { name: 'Houses' });
-  await dialog.getByText('Giles House').click();
-  await dialog.getByRole('button', { name: 'Save' }).click();
-  await expect(row).toContainText('Houses: Giles House');
-  await admin.goto('/');
+  await setStaffHouses(admin, staff.email, ['Giles House']);
 
   await signIn(colleague, staff.email, staff.password);
   const word = Math.random().toString(36).slice(2, 8);
-  const composer = admin.getByRole('region', { name: 'Create a post' });
-  const post = async (content: string, house: string) => {
-    await composer.getByLabel('Post content').fill(content);
-    await composer.getByLabel('Mark as urgent').click();
-    await composer.getByText('Chosen houses').click();
-    await composer.getByRole('group', { name: 'Alert houses' }).getByText(house).click();
-    await composer.getByRole('button', { name: 'Post', exact: true }).click();
-    await expect(composer.getByLabel('Post content')).toHaveValue('');
-  };
-  await post(`Tudor Way only ${word}`, 'Tudor Way');
+  await writeUrgentPost(admin, `Tudor Way only ${word}`, ['Tudor Way']);
   await expect(colleague.getByRole('article').filter({ hasText: `Tudor Way only ${word}` })).toBeVisible();
   await expect(colleague.getByRole('alertdialog', { name: 'EMERGENCY ALERT' })).toHaveCount(0);
-  await post(`Giles House only ${word}`, 'Giles House');
+  await writeUrgentPost(admin, `Giles House only ${word}`, ['Giles House']);
   const modal = colleague.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
   await expect(modal).toContainText(`Giles House only ${word}`);
   await expect(modal).not.toContainText(`Tudor Way only ${word}`);
 
   await adminContext.close();
   await staffContext.close();
+});
+
+test('editing an urgent post’s audience alerts the chosen house only; made ordinary, the alert is withdrawn', async ({
+  browser,
+}) => {
+  const giles = await createStaffMember(browser, 'Giles');
+  const lodges = await createStaffMember(browser, 'Lodges');
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  await signIn(admin, ADMIN.email, ADMIN.password);
+  await setStaffHouses(admin, giles.email, ['Giles House']);
+  await setStaffHouses(admin, lodges.email, ['The Lodges']);
+
+  const contexts = [await browser.newContext(), await browser.newContext()];
+  const [inHouse, elsewhere] = await Promise.all(contexts.map((context) => context.newPage()));
+  await signIn(inHouse, giles.email, giles.password);
+  await signIn(elsewhere, lodges.email, lodges.password);
+  const unacknowledged = async (page: typeof admin, text: string) => {
+    const response = await page.request.get('/api/alerts/unacknowledged');
+    return ((await response.json()) as { content: string }[]).some((alert) => alert.content.includes(text));
+  };
+
+  // Addressed to a third house: neither colleague is alerted.
+  const word = Math.random().toString(36).slice(2, 8);
+  await writeUrgentPost(admin, `Fire alarm test ${word}`, ['Tudor Way']);
+  for (const page of [inHouse, elsewhere]) {
+    await expect(page.getByRole('article').filter({ hasText: `Fire alarm test ${word}` })).toBeVisible();
+    await expect(page.getByRole('alertdialog', { name: 'EMERGENCY ALERT' })).toHaveCount(0);
+  }
+
+  // The author moves the alert to Giles House in the edit dialog, which shows the stored audience first.
+  const card = admin.getByRole('article').filter({ hasText: `Fire alarm test ${word}` });
+  await card.getByRole('button', { name: 'Edit post' }).click();
+  let edit = admin.getByRole('dialog', { name: 'Edit Post' });
+  const audience = edit.getByRole('group', { name: 'Alert audience' });
+  await expect(audience.getByLabel('Chosen houses')).toBeChecked();
+  const houses = edit.getByRole('group', { name: 'Alert houses' });
+  await expect(houses.getByLabel('Tudor Way')).toBeChecked();
+  await houses.getByText('Tudor Way').click();
+  await houses.getByText('Giles House').click();
+  await edit.getByLabel('Content').fill(`Fire alarm test ${word}: Giles House, 2pm`);
+  await edit.getByRole('button', { name: 'Save Changes' }).click();
+  await expect(admin.getByText('Post updated').first()).toBeVisible();
+
+  const modal = inHouse.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
+  await expect(modal).toContainText(`Fire alarm test ${word}: Giles House, 2pm`);
+  await expect(elsewhere.getByRole('article').filter({ hasText: 'Giles House, 2pm' })).toBeVisible();
+  await expect.poll(() => unacknowledged(inHouse, `Fire alarm test ${word}`)).toBe(true);
+  expect(await unacknowledged(elsewhere, `Fire alarm test ${word}`)).toBe(false);
+  await expect(elsewhere.getByRole('alertdialog', { name: 'EMERGENCY ALERT' })).toHaveCount(0);
+
+  // Made ordinary: the audience control goes, the stored audience is cleared and the modal is withdrawn.
+  await card.getByRole('button', { name: 'Edit post' }).click();
+  edit = admin.getByRole('dialog', { name: 'Edit Post' });
+  await expect(edit.getByRole('group', { name: 'Alert houses' }).getByLabel('Giles House')).toBeChecked();
+  await edit.getByLabel('Mark as urgent').click();
+  await expect(edit.getByRole('group', { name: 'Alert audience' })).toHaveCount(0);
+  await edit.getByRole('button', { name: 'Save Changes' }).click();
+  await expect(modal).toHaveCount(0);
+  await expect
+    .poll(async () => {
+      const response = await admin.request.get('/api/posts?limit=100');
+      const posts = (await response.json()) as { content: string; isUrgent: boolean; audienceHouses: string[] }[];
+      const post = posts.find((p) => p.content.includes(`Fire alarm test ${word}`));
+      return post && { isUrgent: post.isUrgent, audienceHouses: post.audienceHouses };
+    })
+    .toEqual({ isUrgent: false, audienceHouses: [] });
+
+  await adminContext.close();
+  for (const context of contexts) await context.close();
 });

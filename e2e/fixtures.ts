@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test as base, type Browser, type Page } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { conversationIdOf } from '../schema/chat';
+import type { Db } from '../server/db/client';
+import * as tables from '../server/db/tables';
+import { findConversation, insertConversation, insertMessage } from '../server/features/chat/chat.queries';
 import { E2E_ADMIN, E2E_DATA_DIR } from './env';
 
 export { expect };
@@ -101,11 +107,76 @@ export async function createStaffMember(
   return { email, name: `${firstName} ${lastName}`, password: STAFF_PASSWORD };
 }
 
-/** Writes an urgent post through the composer. */
-export async function writeUrgentPost(page: Page, content: string): Promise<void> {
+/** Writes an urgent post through the composer, to all staff or to the staff of the given houses. */
+export async function writeUrgentPost(page: Page, content: string, houses: string[] = []): Promise<void> {
   const composer = page.getByRole('region', { name: 'Create a post' });
   await composer.getByLabel('Post content').fill(content);
   await composer.getByLabel('Mark as urgent').click();
+  if (houses.length > 0) {
+    await composer.getByText('Chosen houses').click();
+    for (const house of houses) await composer.getByRole('group', { name: 'Alert houses' }).getByText(house).click();
+  }
   await composer.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(composer.getByLabel('Post content')).toHaveValue('');
+}
+
+/** Sets the houses a staff member works in, as a System Administrator does on /admin; ends back on the feed. */
+export async function setStaffHouses(admin: Page, email: string, houses: string[]): Promise<void> {
+  await admin.goto('/admin');
+  const row = admin.getByTestId(`user-${email}`);
+  await row.getByRole('button', { name: 'Houses' }).click();
+  const dialog = admin.getByRole('dialog', { name: 'Houses' });
+  for (const house of houses) await dialog.getByText(house).click();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(row).toContainText(`Houses: ${houses.join(', ')}`);
+  await admin.goto('/');
+}
+
+/**
+ * Writes a long conversation between two accounts straight into the e2e server's database, through the
+ * server's own queries (so every message takes its place in the sync sequence): `count` messages, alternately
+ * from each side, one a minute up to a minute ago, reading "Seeded message 1" to "Seeded message {count}".
+ * Clients signing in afterwards pull them as they would any message.
+ */
+export function seedConversation(emailA: string, emailB: string, count: number): string {
+  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  // The tables' own types; the server opens the same file the same way (server/db/client.ts).
+  const db = drizzle(sqlite, { schema: tables }) as Db;
+  try {
+    const idOf = (email: string) => {
+      const row = sqlite.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
+      if (!row) throw new Error(`no account ${email}`);
+      return row.id;
+    };
+    const [a, b] = [idOf(emailA), idOf(emailB)];
+    const id = conversationIdOf(a, b);
+    const now = Date.now();
+    const first = now - (count + 1) * 60_000;
+    if (!findConversation(db, id)) {
+      const [userAId, userBId] = a < b ? [a, b] : [b, a];
+      insertConversation(db, {
+        id,
+        userAId,
+        userBId,
+        aReadUpTo: 0,
+        bReadUpTo: 0,
+        lastMessageAt: null,
+        createdAt: first,
+        updatedAt: first,
+      });
+    }
+    for (let i = 1; i <= count; i += 1) {
+      insertMessage(db, {
+        id: crypto.randomUUID(),
+        conversationId: id,
+        senderId: i % 2 ? a : b,
+        content: `Seeded message ${i}`,
+        createdAt: first + i * 60_000,
+      });
+    }
+    return id;
+  } finally {
+    sqlite.close();
+  }
 }

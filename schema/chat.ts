@@ -8,6 +8,11 @@ export const MESSAGE_CONTENT_MAX = 2000;
 /** GET /api/conversations/{id}/messages answers the newest messages, oldest first, at most this many by default. */
 export const MESSAGES_PAGE_DEFAULT = 200;
 export const MESSAGES_PAGE_MAX = 1000;
+/**
+ * The chat screen renders a conversation a page at a time, newest first (decision 73): this many messages
+ * at first and on each scroll to the top.
+ */
+export const CHAT_SCREEN_PAGE = 50;
 
 export const CHAT_MESSAGES = {
   messageRequired: 'Message cannot be empty',
@@ -19,6 +24,7 @@ export const CHAT_MESSAGES = {
   participantDeleted: 'This conversation is closed: the other account was deleted',
   messageExists: 'A message with this id already exists',
   messagesImmutable: 'Messages cannot be changed or deleted',
+  invalidBefore: 'before must be the id of a message in this conversation',
 } as const;
 
 /**
@@ -58,7 +64,11 @@ export const CreateConversationBodySchema = z.object({
 });
 export type CreateConversationBody = z.infer<typeof CreateConversationBodySchema>;
 
-/** GET /api/conversations/{id}/messages?limit= */
+/**
+ * GET /api/conversations/{id}/messages?limit=&before=: the newest `limit` messages older than the message
+ * `before` names (the newest of all without it), oldest first. The next (older) page's `before` is in the
+ * `X-Next-Cursor` header, absent on the oldest page (decision 72).
+ */
 export const ListMessagesQuerySchema = z.object({
   limit: z.coerce
     .number({ message: `limit must be a number from 1 to ${MESSAGES_PAGE_MAX}` })
@@ -66,6 +76,11 @@ export const ListMessagesQuerySchema = z.object({
     .min(1, `limit must be a number from 1 to ${MESSAGES_PAGE_MAX}`)
     .max(MESSAGES_PAGE_MAX, `limit must be a number from 1 to ${MESSAGES_PAGE_MAX}`)
     .default(MESSAGES_PAGE_DEFAULT),
+  before: z
+    .string({ message: CHAT_MESSAGES.invalidBefore })
+    .min(1, CHAT_MESSAGES.invalidBefore)
+    .max(200, CHAT_MESSAGES.invalidBefore)
+    .optional(),
 });
 export type ListMessagesQuery = z.infer<typeof ListMessagesQuerySchema>;
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_MESSAGES, type AlertReport, type EmergencyAlert } from '../../../schema/alerts';
 import type { PostView } from '../../../schema/posts';
-import type { AcknowledgementDoc, PullResponse, PushResponse, SyncCheckpoint } from '../../../schema/sync';
+import type { AcknowledgementDoc, PostDoc, PullResponse, PushResponse, SyncCheckpoint } from '../../../schema/sync';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
@@ -161,6 +161,56 @@ describe('the audience of an urgent post', () => {
     expect(await alertIdsOf(pendingGiles.client)).toContain(id);
     await author.client.delete(`/api/posts/${id}`);
     expect(await alertIdsOf(pendingGiles.client)).not.toContain(id);
+  });
+
+  it('follows an audience edited through sync as through REST, by the author or an admin only', async () => {
+    const author = await t.signedIn();
+    const colleague = await t.signedIn();
+    const admin = await t.signedIn({ role: 'admin' });
+    const apps = await t.signedIn();
+    const main = await t.signedIn();
+    t.setHouses(apps.user.id, ['Apps House']);
+    t.setHouses(main.user.id, ['Main Road']);
+    const id = (await author.client.post('/api/posts', { content: 'Gas smell', isUrgent: true })).body.id as string;
+    expect(await alertIdsOf(apps.client)).toContain(id);
+    expect(await alertIdsOf(main.client)).toContain(id);
+    const masterOf = async (client: TestClient) => {
+      const res = await client.get('/api/sync/posts/pull?limit=1000');
+      return (res.body as unknown as PullResponse<PostDoc>).documents.find((d) => d.id === id)!;
+    };
+    const pushPost = async (client: TestClient, changes: Partial<PostDoc>) => {
+      const master = await masterOf(client);
+      const res = await client.post('/api/sync/posts/push', [
+        { newDocumentState: { ...master, ...changes }, assumedMasterState: master },
+      ]);
+      expect(res.status).toBe(200);
+      return { master, conflicts: (res.body as unknown as PushResponse<PostDoc>).conflicts };
+    };
+
+    // The author (a staff member) narrows the alert to one house: the other house's unacknowledged alert goes.
+    expect((await pushPost(author.client, { audienceHouses: ['Apps House'] })).conflicts).toEqual([]);
+    expect((await masterOf(author.client)).audienceHouses).toEqual(['Apps House']);
+    expect(await alertIdsOf(apps.client)).toContain(id);
+    expect(await alertIdsOf(main.client)).not.toContain(id);
+
+    // A colleague who is neither the author nor an admin is refused and gets the unchanged master back.
+    const refused = await pushPost(colleague.client, { audienceHouses: ['Main Road'] });
+    expect(refused.conflicts).toEqual([refused.master]);
+    expect(await alertIdsOf(main.client)).not.toContain(id);
+
+    // An unknown house is refused too.
+    const unknown = await pushPost(author.client, { audienceHouses: ['Nowhere'] });
+    expect(unknown.conflicts).toEqual([unknown.master]);
+
+    // An admin moves it to the other house.
+    expect((await pushPost(admin.client, { audienceHouses: ['Main Road'] })).conflicts).toEqual([]);
+    expect(await alertIdsOf(main.client)).toContain(id);
+    expect(await alertIdsOf(apps.client)).not.toContain(id);
+
+    // Made ordinary, whatever audience the document still carries: the audience is cleared and the alert ends.
+    expect((await pushPost(author.client, { isUrgent: false, audienceHouses: ['Main Road'] })).conflicts).toEqual([]);
+    expect((await masterOf(author.client)).audienceHouses).toEqual([]);
+    expect(await alertIdsOf(main.client)).not.toContain(id);
   });
 });
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
@@ -110,17 +110,30 @@ export function findMessageWithSender(db: Db, id: string): MessageWithSender | u
     .get();
 }
 
-/** The newest `limit` messages of a conversation, oldest first. */
-export function listMessagesOf(db: Db, conversationId: string, limit: number): MessageWithSender[] {
+/**
+ * The newest `limit` messages of a conversation, newest first, older than `before` (a message's time and id)
+ * when given: read backwards along the (conversation, time) index.
+ */
+export function listMessagesOf(
+  db: Db,
+  conversationId: string,
+  limit: number,
+  before?: Pick<MessageRow, 'createdAt' | 'id'>,
+): MessageWithSender[] {
+  const older = before
+    ? and(
+        lte(messages.createdAt, before.createdAt),
+        or(lt(messages.createdAt, before.createdAt), lt(messages.id, before.id)),
+      )
+    : undefined;
   return db
     .select({ message: messages, senderFirstName: users.firstName })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.senderId))
-    .where(eq(messages.conversationId, conversationId))
+    .where(and(eq(messages.conversationId, conversationId), older))
     .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(limit)
-    .all()
-    .reverse();
+    .all();
 }
 
 /** Stores a message and moves its conversation's last-message time, at one sequence. */

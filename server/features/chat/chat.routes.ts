@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { CreateConversationBodySchema, ListMessagesQuerySchema, SendMessageBodySchema } from '../../../schema/chat';
+import { NEXT_CURSOR_HEADER } from '../../../schema/posts';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
 import { requireUser } from '../auth/auth.middleware';
@@ -28,7 +29,11 @@ export const chatRoutes = new Hono<AppEnv>()
     requireUser,
     validate('param', IdParamsSchema),
     validate('query', ListMessagesQuerySchema),
-    (c) => c.json(listMessages(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('query'))),
+    (c) => {
+      const page = listMessages(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('query'));
+      if (page.nextCursor) c.header(NEXT_CURSOR_HEADER, page.nextCursor);
+      return c.json(page.messages);
+    },
   )
   .post(
     '/conversations/:id/messages',

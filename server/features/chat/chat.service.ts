@@ -160,15 +160,30 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, vi
   };
 }
 
-/** GET /api/conversations/{id}/messages: the newest messages, oldest first; participants only. */
+/**
+ * GET /api/conversations/{id}/messages: a page of messages, oldest first (the spec's shape), and the cursor of
+ * the page before it when there is one; participants only. `before` must name a message of this
+ * conversation: any other id, another conversation's included, is the same 400.
+ */
 export function listMessages(
   deps: AppDeps,
   actor: SessionUser,
   conversationId: string,
   query: ListMessagesQuery,
-): MessageView[] {
+): { messages: MessageView[]; nextCursor: string | null } {
   const conversation = requireConversation(deps, actor, conversationId);
-  return listMessagesOf(deps.db, conversationId, query.limit).map((row) => toMessageView(row, conversation, actor.id));
+  let before: MessageRow | undefined;
+  if (query.before !== undefined) {
+    before = findMessage(deps.db, query.before);
+    if (before?.conversationId !== conversation.id) badRequest(CHAT_MESSAGES.invalidBefore);
+  }
+  // One more than asked says whether an older page exists without a second query.
+  const rows = listMessagesOf(deps.db, conversation.id, query.limit + 1, before);
+  const page = rows.slice(0, query.limit).reverse();
+  return {
+    messages: page.map((row) => toMessageView(row, conversation, actor.id)),
+    nextCursor: rows.length > query.limit && page[0] ? page[0].message.id : null,
+  };
 }
 
 /**

@@ -188,6 +188,77 @@ describe('messages', () => {
     expect((await a.client.get(`${path(id)}/messages?limit=0`)).status).toBe(400);
   });
 
+  it('pages a long conversation newest first with limit and before, each message once, in the spec shape', async () => {
+    const { a, b, id } = await pair();
+    const start = Date.now() - 1_000_000;
+    const sent = Array.from({ length: 450 }, (_, i) =>
+      t.buildMessage(id, i % 3 ? a.user.id : b.user.id, { content: `m${i}`, createdAt: start + i * 10 }),
+    );
+    const contents = sent.map((m) => m.content);
+
+    // Without paging parameters: the spec's array of MessageView, the newest 200, oldest first.
+    const plain = await a.client.get(`${path(id)}/messages`);
+    expect(plain.status).toBe(200);
+    const newest = plain.body as unknown as MessageView[];
+    expect(newest.map((m) => m.content)).toEqual(contents.slice(250));
+    expect(newest[0]).toEqual({
+      id: sent[250].id,
+      conversationId: id,
+      content: 'm250',
+      senderId: a.user.id,
+      sender: { firstName: 'Ann' },
+      createdAt: new Date(start + 2500).toISOString(),
+      isRead: false,
+    });
+    expect(plain.headers.get('x-next-cursor')).toBe(sent[250].id);
+
+    // Scrolling up: pages of 100 before the oldest one shown, until the header is absent.
+    const seen: string[] = [];
+    let before: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = before ? `?limit=100&before=${encodeURIComponent(before)}` : '?limit=100';
+      const res = await b.client.get(`${path(id)}/messages${query}`);
+      expect(res.status).toBe(200);
+      const page = res.body as unknown as MessageView[];
+      seen.unshift(...page.map((m) => m.content));
+      before = res.headers.get('x-next-cursor');
+      if (before) expect(before).toBe(page[0].id);
+      pages += 1;
+    } while (before);
+    expect(pages).toBe(5);
+    expect(seen).toEqual(contents);
+
+    // A page that ends exactly at the first message says there is nothing older.
+    const last = await a.client.get(`${path(id)}/messages?limit=50&before=${sent[50].id}`);
+    expect((last.body as unknown as MessageView[]).map((m) => m.content)).toEqual(contents.slice(0, 50));
+    expect(last.headers.get('x-next-cursor')).toBeNull();
+    const none = await a.client.get(`${path(id)}/messages?before=${sent[0].id}`);
+    expect(none.body).toEqual([]);
+    expect(none.headers.get('x-next-cursor')).toBeNull();
+
+    // New messages arriving meanwhile do not move an older page.
+    await b.client.post(`${path(id)}/messages`, { content: 'Newer' });
+    const again = await a.client.get(`${path(id)}/messages?limit=3&before=${sent[100].id}`);
+    expect((again.body as unknown as MessageView[]).map((m) => m.content)).toEqual(['m97', 'm98', 'm99']);
+  });
+
+  it('refuses a before that is not a message of this conversation (400), and a stranger still gets 404', async () => {
+    const { a, id } = await pair();
+    const mine = await a.client.post(`${path(id)}/messages`, { content: 'Here' });
+    const other = await pair(['Eve', 'Fay']);
+    const elsewhere = await other.a.client.post(`${path(other.id)}/messages`, { content: 'There' });
+    for (const before of [randomUUID(), elsewhere.body.id as string, '']) {
+      const res = await a.client.get(`${path(id)}/messages?before=${encodeURIComponent(before)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(CHAT_MESSAGES.invalidBefore);
+    }
+    const stranger = await other.a.client.get(`${path(id)}/messages?before=${mine.body.id as string}`);
+    expect(stranger.status).toBe(404);
+    expect((await a.client.get(`${path(id)}/messages?limit=1001`)).status).toBe(400);
+    expect((await t.client().get(`${path(id)}/messages?limit=10&before=${mine.body.id as string}`)).status).toBe(401);
+  });
+
   it('stores a message sent twice with the same client id once', async () => {
     const { a, id } = await pair();
     const messageId = randomUUID();

@@ -1,9 +1,9 @@
 import { useAtom } from 'jotai';
 import { ArrowLeft, Clock, MessageCirclePlus, Send, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { MESSAGE_CONTENT_MAX } from '../../../schema/chat';
+import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat';
 import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/roles';
 import { UserAvatar } from '../../components/ui/avatar';
@@ -11,13 +11,17 @@ import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store';
 import { cx } from '../../lib/cx';
 import { useAuthors, type AuthorView } from '../feed/use-feed-data';
+import { useObservable } from '../feed/use-observable';
 import { markConversationRead, openConversation, sendMessage } from './chat-actions';
 import { CountBadge } from './chat-button';
 import { chatOpenAtom } from './chat-state';
 import { newestFromOther } from './chat-summary';
-import { useChatContacts, useConversations, useMessages } from './use-chat';
+import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
+import { useChatContacts, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
+
+const EMPTY_PAGE: MessagePage = { messages: [], hasOlder: false, since: 0 };
 
 type View = { kind: 'list' } | { kind: 'new' } | { kind: 'conversation'; id: string; otherUserId: string | null };
 
@@ -91,7 +95,7 @@ export function ChatPanel({ user }: { user: CurrentUser }) {
               onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
             />
           ) : (
-            <ConversationView db={db} me={user} conversationId={view.id} otherUserId={view.otherUserId} />
+            <ConversationView key={view.id} db={db} me={user} conversationId={view.id} otherUserId={view.otherUserId} />
           )}
         </DialogPrimitive.Content>
       </DialogPrimitive.Portal>
@@ -180,6 +184,11 @@ function NewChatList({
   );
 }
 
+/** Room, in pixels, from the top of the list at which the page before is read. */
+const LOAD_OLDER_ROOM = 400;
+/** How close to the bottom counts as reading the newest messages, which a new message then follows. */
+const NEAR_BOTTOM = 80;
+
 function ConversationView({
   db,
   me,
@@ -191,9 +200,17 @@ function ConversationView({
   conversationId: string;
   otherUserId: string | null;
 }) {
-  const messages = useMessages(db, conversationId);
+  // Only the newest page is rendered; scrolling up reads the page before (decision 73).
+  const paged = useMemo(() => pagedMessages(db, conversationId, CHAT_SCREEN_PAGE), [db, conversationId]);
+  const page = useObservable(paged.page$, EMPTY_PAGE).value;
+  const { messages } = page;
   const [draft, setDraft] = useState('');
-  const end = useRef<HTMLLIElement>(null);
+  const list = useRef<HTMLOListElement>(null);
+  // Measured before each change of the list: the distance from the bottom, kept when older messages are
+  // added above, and whether the newest messages were in view.
+  const fromBottom = useRef(0);
+  const nearBottom = useRef(true);
+  const shown = useRef<{ oldestId: string; newestId: string } | null>(null);
 
   // Opening a conversation with unread messages marks it read (spec section 4), and so do new ones while open.
   const newest = newestFromOther(messages, otherUserId);
@@ -201,9 +218,30 @@ function ConversationView({
     if (newest !== null) void markConversationRead(db, conversationId, newest);
   }, [db, conversationId, newest]);
 
-  useEffect(() => {
-    end.current?.scrollIntoView({ block: 'end' });
-  }, [messages.length]);
+  const measure = () => {
+    const el = list.current;
+    if (!el) return;
+    fromBottom.current = el.scrollHeight - el.scrollTop;
+    nearBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight <= NEAR_BOTTOM;
+    // Near the top, or a page too short to scroll: read the page before.
+    if (el.scrollTop <= LOAD_OLDER_ROOM || el.scrollHeight <= el.clientHeight) paged.loadOlder(page);
+  };
+
+  // Before paint: open at the newest message, follow new ones when reading the newest (or one's own), and keep
+  // the messages in view where they were when older ones are added above.
+  useLayoutEffect(() => {
+    const el = list.current;
+    if (!el) return;
+    const change = listChangeOf(shown.current, messages);
+    const last = messages[messages.length - 1];
+    if (messages[0] && last) shown.current = { oldestId: messages[0].id, newestId: last.id };
+    if (change === 'first' || (change === 'newer' && (nearBottom.current || last?.senderId === me.id))) {
+      el.scrollTop = el.scrollHeight;
+    } else if (change === 'older') {
+      el.scrollTop = el.scrollHeight - fromBottom.current;
+    }
+    measure();
+  });
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
@@ -218,7 +256,14 @@ function ConversationView({
 
   return (
     <div className="chat-conversation">
-      <ol className="chat-messages" aria-label="Messages">
+      {/* Focusable so the keyboard can scroll it, and so reach earlier messages. */}
+      {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex */}
+      <ol ref={list} className="chat-messages" aria-label="Messages" tabIndex={0} onScroll={measure}>
+        {page.hasOlder ? (
+          <li className="chat-older" aria-hidden>
+            Loading earlier messages...
+          </li>
+        ) : null}
         {messages.map((message) => {
           const own = message.senderId === me.id;
           return (
@@ -236,7 +281,6 @@ function ConversationView({
             </li>
           );
         })}
-        <li ref={end} className="chat-end" aria-hidden />
       </ol>
       <form className="chat-composer" onSubmit={submit}>
         <textarea

@@ -1,30 +1,51 @@
 import { useMemo } from 'react';
-import { combineLatest, map } from 'rxjs';
-import type { DirectoryUserLocal, MessageLocal } from '../../db/collections';
+import { combineLatest, map, of, switchMap, type Observable } from 'rxjs';
+import type { ConversationLocal, DirectoryUserLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useObservable } from '../feed/use-observable';
 import { summariseConversations, type ConversationSummary } from './chat-summary';
 
 const NONE: ConversationSummary[] = [];
-const NO_MESSAGES: MessageLocal[] = [];
 const NO_USERS: DirectoryUserLocal[] = [];
 
-/** The conversation list, live from the local database (delivery is the sync stream, not polling). */
-export function useConversations(db: UserDatabase | null): { conversations: ConversationSummary[]; ready: boolean } {
-  const rows$ = useMemo(
-    () =>
-      db
-        ? combineLatest([db.conversations.find().$, db.messages.find().$]).pipe(
-            map(([conversations, messages]) =>
-              summariseConversations(
-                conversations.map((doc) => doc._data),
-                messages.map((doc) => doc._data),
-              ),
-            ),
-          )
-        : null,
-    [db],
+/**
+ * The messages a conversation's row needs, live: every message after the user's read mark (the unread ones
+ * are among them, and the newest, when there are any), else only the newest. Both are read along the
+ * (conversation, time) index, so a conversation of thousands of messages costs its unread few.
+ */
+function rowMessages$(db: UserDatabase, conversation: ConversationLocal): Observable<MessageLocal[]> {
+  const conversationId = conversation.id;
+  const newest$ = db.messages.findOne({ selector: { conversationId }, sort: [{ createdAt: 'desc' }] }).$;
+  const afterMark$ = db.messages.find({
+    selector: { conversationId, createdAt: { $gt: conversation.readUpTo } },
+    sort: [{ createdAt: 'asc' }],
+  }).$;
+  return combineLatest([newest$, afterMark$]).pipe(
+    map(([newest, afterMark]) =>
+      afterMark.length > 0 ? afterMark.map((doc): MessageLocal => doc._data) : newest ? [newest._data] : [],
+    ),
   );
+}
+
+/**
+ * The conversation list (spec section 3, Conversation), live from the local database: delivery is the sync
+ * stream, not polling. Each row reads only its newest and unread messages, never the whole history.
+ */
+export function conversationSummaries$(db: UserDatabase): Observable<ConversationSummary[]> {
+  return db.conversations.find().$.pipe(
+    switchMap((docs) => {
+      const conversations = docs.map((doc): ConversationLocal => doc._data);
+      if (conversations.length === 0) return of(NONE);
+      return combineLatest(conversations.map((conversation) => rowMessages$(db, conversation))).pipe(
+        map((lists) => summariseConversations(conversations, lists.flat())),
+      );
+    }),
+  );
+}
+
+/** The conversation list, live from the local database. */
+export function useConversations(db: UserDatabase | null): { conversations: ConversationSummary[]; ready: boolean } {
+  const rows$ = useMemo(() => (db ? conversationSummaries$(db) : null), [db]);
   const { value, ready } = useObservable(rows$, NONE);
   return { conversations: value, ready };
 }
@@ -33,20 +54,6 @@ export function useConversations(db: UserDatabase | null): { conversations: Conv
 export function useUnreadChatCount(db: UserDatabase | null): number {
   const { conversations } = useConversations(db);
   return conversations.reduce((sum, row) => sum + row.unreadCount, 0);
-}
-
-/** One conversation's messages, oldest first. */
-export function useMessages(db: UserDatabase | null, conversationId: string | null): MessageLocal[] {
-  const messages$ = useMemo(
-    () =>
-      db && conversationId
-        ? db.messages
-            .find({ selector: { conversationId }, sort: [{ createdAt: 'asc' }] })
-            .$.pipe(map((docs) => docs.map((doc): MessageLocal => doc._data)))
-        : null,
-    [db, conversationId],
-  );
-  return useObservable(messages$, NO_MESSAGES).value;
 }
 
 /** Colleagues one can start a chat with: active, never oneself (spec section 2), by name. */

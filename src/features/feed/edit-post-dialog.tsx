@@ -9,6 +9,7 @@ import { Textarea } from '../../components/ui/textarea';
 import type { PostLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { toast } from '../../lib/toast';
+import { AlertAudiencePicker, audienceHousesOf, audienceOf, type AlertAudience } from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
 import { editPost } from './feed-actions';
 
@@ -19,7 +20,7 @@ interface EditPostDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-/** Edit of content, category and urgency (spec section 4), with the toasts of section 8. */
+/** Edit of content, category and urgency (spec section 4) and an urgent post's audience, with the toasts of section 8. */
 export function EditPostDialog({ db, post, open, onOpenChange }: EditPostDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -40,6 +41,8 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
   const [content, setContent] = useState(post.content);
   const [category, setCategory] = useState<PostCategory>(initialCategory);
   const [isUrgent, setUrgent] = useState(post.isUrgent);
+  // The alert's audience, as in the composer; making the post ordinary clears it (decision 33).
+  const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(post.audienceHouses));
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent) => {
@@ -51,6 +54,7 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
         content,
         category: category === initialCategory ? undefined : category,
         isUrgent,
+        audienceHouses: audienceHousesOf(isUrgent, audience),
       });
       toast({ title: 'Post updated', description: 'Your post has been updated successfully.' });
       onDone();
@@ -65,7 +69,9 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
   return (
     <form className="stack" onSubmit={(event) => void submit(event)}>
       <DialogTitle>Edit Post</DialogTitle>
-      <DialogDescription>Change the text, category or urgency of this post.</DialogDescription>
+      <DialogDescription>
+        Change the text, category or urgency of this post, and who an urgent post alerts.
+      </DialogDescription>
       <div className="field">
         <Label htmlFor={`${id}-content`}>Content</Label>
         <Textarea
@@ -84,6 +90,7 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
         <Switch id={`${id}-urgent`} checked={isUrgent} onCheckedChange={setUrgent} className="switch-danger" />
         <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
       </div>
+      {isUrgent ? <AlertAudiencePicker value={audience} onChange={setAudience} disabled={busy} /> : null}
       <DialogFooter>
         <Button variant="outline" onClick={onDone}>
           Cancel

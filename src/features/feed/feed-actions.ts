@@ -1,4 +1,4 @@
-import { keptHouseTags, type PostCategory, type ReactionType } from '../../../schema/posts';
+import { keptAudienceHouses, keptHouseTags, type PostCategory, type ReactionType } from '../../../schema/posts';
 import { reactionId } from '../../../schema/sync';
 import type { ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
@@ -9,11 +9,14 @@ import type { UserDatabase } from '../../db/database';
  * server's on sync.
  */
 
-/** Edits content, category and urgency (spec section 4); houses stay only on Residents Activities. */
+/**
+ * Edits content, category and urgency (spec section 4) and an urgent post's audience (a missing audience
+ * keeps the stored one); houses stay only on Residents Activities, the audience only on an urgent post.
+ */
 export async function editPost(
   db: UserDatabase,
   postId: string,
-  changes: { content: string; category?: PostCategory; isUrgent: boolean },
+  changes: { content: string; category?: PostCategory; isUrgent: boolean; audienceHouses?: string[] },
 ): Promise<void> {
   const doc = await db.posts.findOne(postId).exec();
   if (!doc) throw new Error('Post not found');
@@ -23,6 +26,7 @@ export async function editPost(
     category,
     isUrgent: changes.isUrgent,
     houseTags: keptHouseTags(category, doc.houseTags),
+    audienceHouses: keptAudienceHouses(changes.isUrgent, changes.audienceHouses ?? doc.audienceHouses),
     // Always after createdAt, even within its millisecond: an edited post must not look new (decision 65).
     updatedAt: Math.max(Date.now(), doc.updatedAt + 1),
     localPending: true,

@@ -18,6 +18,7 @@ import { InlineSpinner } from '../../components/ui/spinner';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import type { UserDatabase } from '../../db/database';
+import { ALL_STAFF, AlertAudiencePicker, audienceHousesOf, type AlertAudience } from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
 import { createPost, CreatePostError } from './create-post';
@@ -49,8 +50,7 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
   const [isUrgent, setUrgent] = useState(false);
   const [houseTags, setHouseTags] = useState<string[]>([]);
   // Urgent posts: all staff, or only the chosen houses (issue 4, decision 33).
-  const [audience, setAudience] = useState<'all' | 'houses'>('all');
-  const [audienceHouses, setAudienceHouses] = useState<string[]>([]);
+  const [audience, setAudience] = useState<AlertAudience>(ALL_STAFF);
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -77,8 +77,7 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
     setCategory(DEFAULT_POST_CATEGORY);
     setUrgent(false);
     setHouseTags([]);
-    setAudience('all');
-    setAudienceHouses([]);
+    setAudience(ALL_STAFF);
     setFiles([]);
     setProblem(null);
     setActive(false);
@@ -98,7 +97,7 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
           category,
           isUrgent,
           houseTags,
-          audienceHouses: isUrgent && audience === 'houses' ? audienceHouses : [],
+          audienceHouses: audienceHousesOf(isUrgent, audience),
         },
         files: files.map((f) => f.file),
         onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
@@ -169,31 +168,7 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
         ) : null}
 
         {open && isUrgent ? (
-          <fieldset className="composer-audience" disabled={Boolean(busy)}>
-            <legend className="label">Alert audience</legend>
-            <div className="chip-row">
-              {(
-                [
-                  ['all', 'All staff'],
-                  ['houses', 'Chosen houses'],
-                ] as const
-              ).map(([value, label]) => (
-                <label key={value} className={audience === value ? 'chip chip-active' : 'chip'}>
-                  <input
-                    type="radio"
-                    className="visually-hidden"
-                    name={`${id}-audience`}
-                    checked={audience === value}
-                    onChange={() => setAudience(value)}
-                  />
-                  {label}
-                </label>
-              ))}
-            </div>
-            {audience === 'houses' ? (
-              <HousePicker value={audienceHouses} onChange={setAudienceHouses} legend="Alert houses" />
-            ) : null}
-          </fieldset>
+          <AlertAudiencePicker value={audience} onChange={setAudience} disabled={Boolean(busy)} />
         ) : null}
 
         {open && category === HOUSE_TAGGED_CATEGORY ? (
