@@ -43,12 +43,20 @@ async function makeDevice(
     beforeRequest: null as ((url: string) => Promise<void>) | null,
     afterAnswer: null as ((url: string) => Promise<void>) | null,
     sync: null as SyncController | null,
+    /** The next request whose URL contains this never gets an answer (a connection that died silently). */
+    hangNext: null as string | null,
+    requestTimeoutMs: undefined as number | undefined,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       if (!device.online) throw new TypeError('Failed to fetch (offline)');
       if (device.slowPostPushes && String(input).includes('/api/sync/posts/push')) {
         await new Promise((resolve) => setTimeout(resolve, 300));
       }
       await device.beforeRequest?.(String(input));
+      if (device.hangNext && String(input).includes(device.hangNext)) {
+        // A dead connection: nothing comes back until the request is given up.
+        device.hangNext = null;
+        await new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+      }
       const headers = new Headers(init?.headers);
       headers.set('cookie', client.cookie);
       const response = await fetch(input, { ...init, headers });
@@ -61,6 +69,7 @@ async function makeDevice(
         fetch: device.fetch,
         retryMs: 100,
         batchSize,
+        requestTimeoutMs: device.requestTimeoutMs,
       });
       return device.sync;
     },
@@ -549,6 +558,30 @@ describe('replication with the real server', () => {
       expect((await a.db.reactions.findOne(id).exec())!.type).toBe('love');
     } finally {
       await a.close();
+    }
+  });
+
+  it('gives up a request that never gets an answer, and carries on', async () => {
+    const a = await makeDevice('staff', ['posts', 'comments']);
+    const b = await makeDevice('staff', ['posts', 'comments']);
+    try {
+      a.requestTimeoutMs = 500;
+      b.requestTimeoutMs = 500;
+      a.start();
+      b.start();
+      await a.sync!.initialSyncDone;
+      await b.sync!.initialSyncDone;
+      a.hangNext = '/api/sync/posts/push';
+      b.hangNext = '/api/sync/posts/pull';
+      const post = await newPost(a, 'Sent over a dead connection first');
+      await until(() => serverPost(post.id) !== undefined, 15_000);
+      await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null, 15_000);
+      expect(a.hangNext).toBeNull();
+      expect(b.hangNext).toBeNull();
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 

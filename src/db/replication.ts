@@ -24,6 +24,8 @@ export interface SyncOptions {
   batchSize?: number;
   /** How long to wait before retrying after a failed request, and between stream reconnects. */
   retryMs?: number;
+  /** How long one pull or push may take, answer included, before it is given up and retried. */
+  requestTimeoutMs?: number;
 }
 
 export interface SyncController {
@@ -56,6 +58,8 @@ function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<str
 const FIRST_PAGE = 50;
 /** How long a pulled page waits for the collection's pushes before it is given up and asked for again. */
 const PUSH_WAIT_MS = 5000;
+/** How long a sync request may take by default: a first page of 1,000 posts on a slow mobile link fits. */
+const REQUEST_TIMEOUT_MS = 60_000;
 /** How many times a pull is asked again because pushes overlapped it, before RxDB's retry takes over. */
 const STALE_PULL_TRIES = 5;
 /** How long other collections wait for that page before pulling anyway. */
@@ -79,6 +83,7 @@ export function startSync(
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const retryMs = options.retryMs ?? 5000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const headers = { 'X-Background': '1', Accept: 'application/json' };
   const streams = new Map<
     SyncCollection,
@@ -93,16 +98,27 @@ export function startSync(
   const anyCollection = SYNC_COLLECTIONS.map((name) => collections[name]).find(Boolean);
   const deviceId: Promise<string> = anyCollection ? anyCollection.database.storageToken : Promise.resolve('unknown');
 
+  /**
+   * One sync request. It is given up after `requestTimeoutMs`: on a phone moving between Wi-Fi and mobile data
+   * a connection can die without either end hearing of it, and a request on it would wait for ever, holding
+   * its collection's replication (the chaos test saw three collections stuck "pulling" so). RxDB retries it.
+   */
   async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const response = await doFetch(base + path, {
-      credentials: 'include',
-      ...init,
-      headers: { ...headers, ...init.headers },
-      signal: abort.signal,
-    });
-    if (response.status === 401) options.onUnauthorized?.();
-    if (!response.ok) throw new HttpError(response.status);
-    return (await response.json()) as T;
+    const timeout = AbortSignal.timeout(requestTimeoutMs);
+    try {
+      const response = await doFetch(base + path, {
+        credentials: 'include',
+        ...init,
+        headers: { ...headers, ...init.headers },
+        signal: AbortSignal.any([abort.signal, timeout]),
+      });
+      if (response.status === 401) options.onUnauthorized?.();
+      if (!response.ok) throw new HttpError(response.status);
+      return (await response.json()) as T;
+    } catch (error) {
+      if (timeout.aborted && !abort.signal.aborted) console.warn(`sync: ${path.split('?')[0]} timed out`);
+      throw error;
+    }
   }
 
   /**
@@ -119,14 +135,18 @@ export function startSync(
    * for IndexedDB. The staff directory, needed for the authors' names, pulls alongside the posts.
    */
   let markFeedStarted = () => {};
+  /** How many posts the short first page brought, once it has come. */
+  let firstPageSize: number | null = null;
   const feedStarted = new Promise<void>((resolve) => (markFeedStarted = resolve));
   const patience = setTimeout(() => markFeedStarted(), FIRST_PAGE_PATIENCE_MS);
   void feedStarted.then(() => clearTimeout(patience));
   if (!collections.posts) markFeedStarted();
   else {
+    // The page is written in chunks (decision 71): started once as many posts as it brought are stored.
+    let written = 0;
     const firstWrite = collections.posts.$.subscribe(() => {
-      firstWrite.unsubscribe();
-      markFeedStarted();
+      written += 1;
+      if (firstPageSize !== null && written >= firstPageSize) markFeedStarted();
     });
     void feedStarted.then(() => firstWrite.unsubscribe());
   }
@@ -227,6 +247,7 @@ export function startSync(
             setTimeout(() => stream$.next('RESYNC'), 0);
           }
           if (short) {
+            firstPageSize = page.documents.length;
             if (page.documents.length === 0) markFeedStarted();
             // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
             else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);

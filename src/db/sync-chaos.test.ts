@@ -352,6 +352,8 @@ class ChaosRun {
       baseUrl: this.url,
       fetch: this.fetchOf(device),
       retryMs: 150,
+      // A request that hangs is given up well within a settle phase; each one shows in the warnings.
+      requestTimeoutMs: 8000,
     });
   }
 
