@@ -123,10 +123,28 @@ export function startSync(
 
   /**
    * Comments and reactions point at a post. One made on a post that was itself written offline must not reach
-   * the server first: it would be refused as pointing at nothing, and the refusal deletes it locally. Their
-   * pushes therefore wait until the posts have gone up (the collections push in parallel otherwise).
+   * the server first: it would be refused as pointing at nothing, and the refusal deletes it locally. So when
+   * a pushed row's post is still pending here, the push waits until the posts are in sync (the collections
+   * push in parallel otherwise). The wait is bounded: if the post is still pending after it, the push fails
+   * and RxDB retries it later, so a posts replication that is slow or stuck never holds comments and
+   * reactions for good (the chaos test saw them wait for ever behind a posts replication that never settled).
    */
-  const PUSH_AFTER: Partial<Record<SyncCollection, SyncCollection>> = { comments: 'posts', reactions: 'posts' };
+  const PUSH_AFTER_POSTS: readonly SyncCollection[] = ['comments', 'reactions'];
+  async function postsFirst(name: SyncCollection, rows: { newDocumentState: Record<string, unknown> }[]) {
+    const posts = collections.posts;
+    if (!posts || !PUSH_AFTER_POSTS.includes(name)) return;
+    const ids = [...new Set(rows.map((row) => row.newDocumentState.postId).filter((id) => typeof id === 'string'))];
+    const pending = async () =>
+      [...(await posts.findByIds(ids as string[]).exec()).values()].some((post) => post.get('localPending') === true);
+    if (ids.length === 0 || !(await pending())) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      replications.get('posts')?.awaitInSync(),
+      new Promise((resolve) => (timer = setTimeout(resolve, PUSH_WAIT_MS * 2))),
+    ]);
+    clearTimeout(timer);
+    if (await pending()) throw new Error(`${name}: waiting for posts written offline to reach the server first`);
+  }
 
   /**
    * A first sync shows the feed as soon as possible (docs/sync.md, "Newest first"): the posts' first pull is
@@ -265,8 +283,7 @@ export function startSync(
               return rest;
             },
             async handler(rows) {
-              const before = PUSH_AFTER[name];
-              if (before) await replications.get(before)?.awaitInSync();
+              await postsFirst(name, rows);
               pushesOut.set(name, (pushesOut.get(name) ?? 0) + 1);
               try {
                 return await pushRows(rows);
