@@ -6,7 +6,12 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { conversationIdOf } from '../schema/chat';
 import type { Db } from '../server/db/client';
 import * as tables from '../server/db/tables';
-import { findConversation, insertConversation, insertMessage } from '../server/features/chat/chat.queries';
+import {
+  findConversation,
+  insertConversation,
+  insertMessage,
+  newConversationRow,
+} from '../server/features/chat/chat.queries';
 import { E2E_ADMIN, E2E_DATA_DIR } from './env';
 
 export { expect };
@@ -153,19 +158,7 @@ export function seedConversation(emailA: string, emailB: string, count: number):
     const id = conversationIdOf(a, b);
     const now = Date.now();
     const first = now - (count + 1) * 60_000;
-    if (!findConversation(db, id)) {
-      const [userAId, userBId] = a < b ? [a, b] : [b, a];
-      insertConversation(db, {
-        id,
-        userAId,
-        userBId,
-        aReadUpTo: 0,
-        bReadUpTo: 0,
-        lastMessageAt: null,
-        createdAt: first,
-        updatedAt: first,
-      });
-    }
+    if (!findConversation(db, id)) insertConversation(db, newConversationRow(a, b, first));
     for (let i = 1; i <= count; i += 1) {
       insertMessage(db, {
         id: crypto.randomUUID(),

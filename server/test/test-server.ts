@@ -5,9 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config';
 import { hashPassword } from '../lib/crypto';
 import { startServer } from '../server';
-import { conversationIdOf } from '../../schema/chat';
 import { syncAlertAudience } from '../features/alerts/alerts.service';
-import { insertConversation, insertMessage, type NewMessageRow } from '../features/chat/chat.queries';
+import {
+  insertConversation,
+  insertMessage,
+  newConversationRow,
+  type NewMessageRow,
+} from '../features/chat/chat.queries';
 import { insertComment, type NewCommentRow } from '../features/comments/comments.queries';
 import { replaceUserHouses } from '../features/houses/houses.queries';
 import { settlePushes } from '../features/push/push.service';
@@ -109,20 +113,9 @@ export async function startTestServer(env: Record<string, string> = {}) {
     },
     /** Inserts the conversation of two users (factory); answers its id. */
     buildConversation(userId: string, otherUserId: string) {
-      const at = Date.now() + offset;
-      const [userAId, userBId] = [userId, otherUserId].sort();
-      const id = conversationIdOf(userId, otherUserId);
-      insertConversation(server.deps.db, {
-        id,
-        userAId,
-        userBId,
-        aReadUpTo: 0,
-        bReadUpTo: 0,
-        lastMessageAt: null,
-        createdAt: at,
-        updatedAt: at,
-      });
-      return id;
+      const row = newConversationRow(userId, otherUserId, Date.now() + offset);
+      insertConversation(server.deps.db, row);
+      return row.id;
     },
     /** Inserts a message into a conversation (factory); times must increase within a conversation. */
     buildMessage(conversationId: string, senderId: string, overrides: Partial<NewMessageRow> = {}) {

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { conversationIdOf } from '../../../schema/chat';
 import type { Db } from '../../db/client';
 import { conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
@@ -43,6 +44,21 @@ const unreadOf = (userId: string) =>
 
 export function findConversation(db: Db, id: string): ConversationRow | undefined {
   return db.select().from(conversations).where(eq(conversations.id, id)).get();
+}
+
+/** The new, empty conversation of two users at `at`: named by the pair, the lower id first (decision 30). */
+export function newConversationRow(userId: string, otherUserId: string, at: number): NewConversationRow {
+  const [userAId, userBId] = userId < otherUserId ? [userId, otherUserId] : [otherUserId, userId];
+  return {
+    id: conversationIdOf(userId, otherUserId),
+    userAId,
+    userBId,
+    aReadUpTo: 0,
+    bReadUpTo: 0,
+    lastMessageAt: null,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 export function insertConversation(db: Db, row: NewConversationRow): void {

@@ -23,6 +23,7 @@ import {
   findMessage,
   findMessageWithSender,
   insertConversation,
+  newConversationRow,
   insertMessage,
   listActiveUsersExcept,
   listConversationsOf,
@@ -110,21 +111,10 @@ function createConversation(deps: AppDeps, actor: SessionUser, otherUserId: stri
   if (otherUserId === actor.id) badRequest(CHAT_MESSAGES.notWithYourself);
   const other = findChatUser(deps.db, otherUserId);
   if (!other || !other.isActive || other.pendingApproval) notFound(CHAT_MESSAGES.userNotFound);
-  const id = conversationIdOf(actor.id, otherUserId);
-  const [userAId, userBId] = actor.id < otherUserId ? [actor.id, otherUserId] : [otherUserId, actor.id];
-  const at = deps.now();
-  insertConversation(deps.db, {
-    id,
-    userAId,
-    userBId,
-    aReadUpTo: 0,
-    bReadUpTo: 0,
-    lastMessageAt: null,
-    createdAt: at,
-    updatedAt: at,
-  });
-  deps.hub.notify('conversations', [userAId, userBId]);
-  return findConversation(deps.db, id)!;
+  const row = newConversationRow(actor.id, otherUserId, deps.now());
+  insertConversation(deps.db, row);
+  deps.hub.notify('conversations', [actor.id, otherUserId]);
+  return findConversation(deps.db, row.id)!;
 }
 
 /**
