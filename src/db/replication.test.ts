@@ -467,15 +467,20 @@ describe('replication with the real server', () => {
         });
       }
       devices.forEach((d) => d.goOnline());
+      // Each device keeps its own reaction document; everyone's reach it on the post (decision 73).
       await until(async () => {
         const counts = await Promise.all(
           devices.map(async (d) => [
-            await d.db.reactions.count().exec(),
+            (await d.db.posts.findOne(post.id).exec())?.reactions?.like?.length ?? 0,
+            (await d.db.reactions.findOne(`${post.id}:${d.user.id}`).exec())?.localPending === false ? 1 : 0,
             await d.db.comments.count({ selector: { postId: post.id } }).exec(),
           ]),
         );
-        return counts.every(([r, c]) => r >= 3 && c === 3);
+        return counts.every(([liked, own, c]) => liked === 3 && own === 1 && c === 3);
       }, 15_000);
+      const liked = (await devices[0].db.posts.findOne(post.id).exec())?.reactions?.like ?? [];
+      expect(new Set(liked)).toEqual(new Set(devices.map((d) => d.user.id)));
+      expect(await devices[0].db.reactions.count().exec()).toBe(1);
       const onServer = t.db.$client.prepare('select count(*) as n from comments where post_id = ?').get(post.id);
       expect(onServer).toEqual({ n: 3 });
     } finally {
