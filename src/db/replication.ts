@@ -50,6 +50,9 @@ function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<str
 
 /** The first page of posts a new device pulls, small so the feed shows at once. */
 const FIRST_PAGE = 50;
+/** Rows RxDB hands the push handler at most, and rows per push request (the server takes up to 100). */
+const PUSH_BATCH = 1000;
+const PUSH_REQUEST_ROWS = 50;
 /** How long other collections wait for that page before pulling anyway. */
 const FIRST_PAGE_PATIENCE_MS = 3000;
 
@@ -137,9 +140,30 @@ export function startSync(
   const names = SYNC_COLLECTIONS.filter((name) => collections[name] !== undefined);
   /** Resolved per collection once a pull answers past the newest-first fill (docs/sync.md). */
   const filled: Promise<void>[] = [];
+  /**
+   * Pull requests (the stream's RESYNC and change events) that came while the collection was still in its first
+   * run: they wait for its end (decision 74). RxDB answers a RESYNC by pulling and also by re-reading the whole
+   * local collection from its last push checkpoint; during a first sync that re-read chased the thousands of
+   * documents the pull was storing, 50 at a time, and took most of the time. The first run reads the server
+   * anyway, and one pull at its end brings whatever the deferred requests were about.
+   */
+  const deferredPull = new Map<SyncCollection, boolean>();
+  const requestPull = (name: SyncCollection) => {
+    if (deferredPull.has(name)) deferredPull.set(name, true);
+    else streams.get(name)?.next('RESYNC');
+  };
   const states = names.map((name) => {
-    let markFilled = () => {};
-    filled.push(new Promise<void>((resolve) => (markFilled = resolve)));
+    let resolveFilled = () => {};
+    filled.push(new Promise<void>((resolve) => (resolveFilled = resolve)));
+    deferredPull.set(name, false);
+    /** The first run is over: from now on pull requests go straight through; `pullAgain` asks for one more. */
+    const markFilled = (pullAgain: boolean) => {
+      const wanted = deferredPull.get(name);
+      if (wanted === undefined) return;
+      deferredPull.delete(name);
+      resolveFilled();
+      if (wanted || pullAgain) setTimeout(() => stream$.next('RESYNC'), 0);
+    };
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
     const canPush = (PUSHABLE_COLLECTIONS as readonly string[]).includes(name);
@@ -178,11 +202,11 @@ export function startSync(
           }
           const page = await call<PullResponse<Record<string, unknown>>>(`/api/sync/${name}/pull?${query}`);
           await pushesSettled(name);
-          if (!page.checkpoint.before) markFilled();
           // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
-          // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly.
-          if (filling && !page.checkpoint.before && page.documents.length > 0) {
-            setTimeout(() => stream$.next('RESYNC'), 0);
+          // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly. Not
+          // after a full page either: RxDB asks for the next one itself, in change order from this checkpoint.
+          if (!page.checkpoint.before) {
+            markFilled(filling && page.documents.length > 0 && page.documents.length < batchSize);
           }
           if (short) {
             if (page.documents.length === 0) markFeedStarted();
@@ -194,7 +218,10 @@ export function startSync(
       },
       push: canPush
         ? {
-            batchSize: 50,
+            // RxDB reads the local collection in pages of this size when it re-checks what to push; small
+            // pages made that re-check quadratic over a freshly pulled collection (decision 74). The request
+            // itself still carries at most PUSH_REQUEST_ROWS rows.
+            batchSize: PUSH_BATCH,
             // Local-only flag: never sent to the server.
             modifier: (doc) => {
               const { localPending, ...rest } = doc as Record<string, unknown>;
@@ -204,13 +231,17 @@ export function startSync(
             async handler(rows) {
               const before = PUSH_AFTER[name];
               if (before) await replications.get(before)?.awaitInSync();
-              const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
-                method: 'POST',
-                headers: { 'Content-Type': 'application/json' },
-                body: JSON.stringify(rows),
-              });
+              const conflicts: Record<string, unknown>[] = [];
+              for (let i = 0; i < rows.length; i += PUSH_REQUEST_ROWS) {
+                const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
+                  method: 'POST',
+                  headers: { 'Content-Type': 'application/json' },
+                  body: JSON.stringify(rows.slice(i, i + PUSH_REQUEST_ROWS)),
+                });
+                conflicts.push(...answer.conflicts);
+              }
               // Conflicts are master documents: like pulled ones, they are not pending.
-              return answer.conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
+              return conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
             },
           }
         : undefined,
@@ -225,7 +256,7 @@ export function startSync(
     return state;
   });
 
-  const resync = () => streams.forEach((s) => s.next('RESYNC'));
+  const resync = () => streams.forEach((_, name) => requestPull(name));
 
   void (async function listen() {
     while (!abort.signal.aborted) {
@@ -239,7 +270,7 @@ export function startSync(
               resync();
             } else if (event.event === SYNC_EVENTS.change) {
               const { collection } = JSON.parse(event.data) as { collection: SyncCollection };
-              streams.get(collection)?.next('RESYNC');
+              if (streams.has(collection)) requestPull(collection);
             }
           },
           doFetch,
@@ -279,6 +310,7 @@ export function startSync(
     stop: async () => {
       abort.abort();
       markFeedStarted();
+      deferredPull.clear();
       globalThis.removeEventListener?.('online', onOnline);
       await Promise.all(states.map((s) => s.cancel()));
     },
