@@ -166,7 +166,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** The seed makes a number of reactions near the asked-for count; count what the server actually has. */
+/**
+ * The reaction documents the user pulls: only their own since decision 74 (everyone's travel on the posts).
+ * The seed makes a number of reactions near the asked-for count, so count what the server actually sends.
+ */
 function pulledReactions(pulled: number): number {
   return pulled - SIZES.posts - SIZES.comments - SIZES.users;
 }

@@ -144,7 +144,7 @@ async function main(): Promise<void> {
           createdAt: at,
           updatedAt: at,
         });
-      else markReactionDeleted(server.deps.db, id, at);
+      else markReactionDeleted(server.deps.db, id, newest, at);
     }, WRITE_EVERY_MS);
     const withWrites = await load(pageUrl, headers).finally(() => clearInterval(writes));
 

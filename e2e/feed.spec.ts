@@ -229,3 +229,58 @@ test('markup in a post shows as text and never runs', async ({ page }) => {
   await page.waitForTimeout(500);
   expect(dialogs).toEqual([]);
 });
+
+test("reactions: everyone's counts and names on the bar, and the user's own toggle made offline reaches a colleague", async ({
+  page,
+  context,
+  browser,
+}) => {
+  const author = await createStaffMember(browser, 'Rhea');
+  const colleagueMember = await createStaffMember(browser, 'Sami');
+  const text = `Cake in the staff room ${tag()}`;
+  await signIn(page, author.email, STAFF_PASSWORD);
+  await waitForServiceWorker(page);
+  await writePost(page, text);
+  const card = postCard(page, text);
+  await expect(card.getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+
+  const colleagueContext = await browser.newContext();
+  const colleague = await colleagueContext.newPage();
+  await signIn(colleague, colleagueMember.email, STAFF_PASSWORD);
+  const theirCard = postCard(colleague, text);
+  await theirCard.getByRole('button', { name: 'Like', exact: true }).click();
+  await expect(theirCard.getByRole('button', { name: 'Like (1)' })).toHaveAttribute('aria-pressed', 'true');
+
+  // The colleague's reaction reaches the author on the post itself.
+  const like = card.getByRole('button', { name: 'Like (1)' });
+  await expect(like).toHaveAttribute('aria-pressed', 'false', { timeout: 15_000 });
+  await like.hover();
+  await expect(page.getByRole('tooltip')).toHaveText(`Like: ${colleagueMember.name}`);
+
+  // Offline, the author's own toggle shows at once and waits as an offline item.
+  await context.setOffline(true);
+  await expect(page.getByText('Working Offline')).toBeVisible();
+  await like.click();
+  const liked = card.getByRole('button', { name: 'Like (2)' });
+  await expect(liked).toHaveAttribute('aria-pressed', 'true');
+  await expect(page.getByText('1 pending')).toBeVisible();
+  await card.getByRole('button', { name: 'Love', exact: true }).click();
+  await expect(card.getByRole('button', { name: 'Love (1)' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(card.getByRole('button', { name: 'Like (1)' })).toHaveAttribute('aria-pressed', 'false');
+  await card.getByRole('button', { name: 'Love (1)' }).click();
+  await card.getByRole('button', { name: 'Like (1)' }).click();
+  await expect(liked).toHaveAttribute('aria-pressed', 'true');
+  // A click closes the tooltip until the pointer comes back.
+  await page.mouse.move(0, 0);
+  await liked.hover();
+  await expect(page.getByRole('tooltip')).toHaveText(`Like: You, ${colleagueMember.name}`);
+
+  await context.setOffline(false);
+  await expect(page.getByText(/pending/)).toHaveCount(0, { timeout: 15_000 });
+  const both = theirCard.getByRole('button', { name: 'Like (2)' });
+  await expect(both).toBeVisible({ timeout: 15_000 });
+  await both.hover();
+  await expect(colleague.getByRole('tooltip')).toHaveText(`Like: You, ${author.name}`);
+  await expect(theirCard.getByRole('button', { name: 'Love', exact: true })).toHaveAttribute('aria-pressed', 'false');
+  await colleagueContext.close();
+});

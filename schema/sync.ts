@@ -85,6 +85,13 @@ export type PullQuery = z.infer<typeof PullQuerySchema>;
 /** Times in documents are integer milliseconds since the epoch, set by the server. */
 const millis = z.number().int().nonnegative();
 
+/**
+ * Everyone's live reactions to a post, carried on the post (docs/sync.md): per type, the ids of the users who
+ * chose it, in the order they chose it; types nobody chose are left out. Server-owned: a push never changes it.
+ */
+export const PostReactionsSchema = z.partialRecord(ReactionTypeSchema, z.array(z.string()));
+export type PostReactions = z.infer<typeof PostReactionsSchema>;
+
 export const PostDocSchema = z.object({
   id: z.string(),
   /** Set by the server to the signed-in author; null once the account is deleted. */
@@ -97,6 +104,8 @@ export const PostDocSchema = z.object({
   audienceHouses: z.array(z.string()),
   images: z.array(z.string()),
   attachments: z.array(AttachmentSchema),
+  /** Set by the server; a tombstone has none. */
+  reactions: PostReactionsSchema,
   createdAt: millis,
   updatedAt: millis,
   _deleted: z.boolean(),
@@ -114,7 +123,10 @@ export const CommentDocSchema = z.object({
 });
 export type CommentDoc = z.infer<typeof CommentDocSchema>;
 
-/** One user's reaction to one post; its id is `${postId}:${userId}`. A removed reaction is a tombstone. */
+/**
+ * One user's reaction to one post; its id is `${postId}:${userId}`. A removed reaction is a tombstone. Each user
+ * pulls only their own (the toggle that works offline); everyone's reach clients on the posts' `reactions`.
+ */
 export const ReactionDocSchema = z.object({
   id: z.string(),
   postId: z.string(),

@@ -8,6 +8,7 @@ import type {
   DirectoryUserDoc,
   MessageDoc,
   PostDoc,
+  PostReactions,
   ReactionDoc,
   ResidentDoc,
   ResidentViewDoc,
@@ -23,7 +24,8 @@ import { SYNC_WRITABLE_FIELDS } from '../../schema/sync';
  */
 type Local<T> = Omit<T, '_deleted'> & { localPending: boolean };
 
-export type PostLocal = Local<PostDoc>;
+/** `reactions` is the server's: a post written on this device has none until the stored version comes back. */
+export type PostLocal = Omit<Local<PostDoc>, 'reactions'> & { reactions?: PostReactions };
 export type CommentLocal = Local<CommentDoc>;
 export type ReactionLocal = Local<ReactionDoc>;
 export type DirectoryUserLocal = Local<Omit<DirectoryUserDoc, never>>;
@@ -43,6 +45,12 @@ const strings = { type: 'array', items: { type: 'string' } } as const;
 /** Documents stored under schema version 0 (before issue 4) gain the new list fields empty. */
 const addHouses = (doc: Record<string, unknown>) => ({ ...doc, houses: [] });
 const addAudience = (doc: Record<string, unknown>) => ({ ...doc, audienceHouses: [] });
+/**
+ * A new schema version starts a fresh replication state (RxDB keeps it per version), so the collection is
+ * pulled again from the start. Only unsent local writes are kept (they are pushed as before); everything else
+ * comes back from the server in its new shape, rather than being pushed up again as if it were new (decision 74).
+ */
+const keepPending = (doc: Record<string, unknown>) => (doc.localPending ? doc : null);
 
 export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
   title: 'staff directory',
@@ -75,9 +83,16 @@ export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
   additionalProperties: false,
 };
 
+/** Per reaction type, the ids of the users who chose it (the server's, in the order they chose). */
+const postReactions = {
+  type: 'object',
+  properties: Object.fromEntries(REACTION_TYPES.map((type) => [type, strings])),
+  additionalProperties: false,
+} as const;
+
 export const postsSchema: RxJsonSchema<PostLocal> = {
   title: 'posts',
-  version: 1,
+  version: 2,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -102,6 +117,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
         },
       },
     },
+    reactions: postReactions,
     createdAt: millis,
     updatedAt: millis,
     localPending: pending,
@@ -143,9 +159,10 @@ export const commentsSchema: RxJsonSchema<CommentLocal> = {
   additionalProperties: false,
 };
 
+/** Only the user's own reaction documents (version 1; everyone's are on the posts since decision 74). */
 export const reactionsSchema: RxJsonSchema<ReactionLocal> = {
   title: 'reactions',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -411,10 +428,14 @@ export function syncedCollections(bases: MergeBases = new Map()) {
     posts: {
       schema: postsSchema,
       conflictHandler: conflictHandlerFor('posts', bases),
-      migrationStrategies: { 1: addAudience },
+      migrationStrategies: { 1: addAudience, 2: keepPending },
     },
     comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments') },
-    reactions: { schema: reactionsSchema, conflictHandler: conflictHandlerFor('reactions') },
+    reactions: {
+      schema: reactionsSchema,
+      conflictHandler: conflictHandlerFor('reactions'),
+      migrationStrategies: { 1: keepPending },
+    },
     conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
     messages: { schema: messagesSchema, conflictHandler: conflictHandlerFor('messages') },
     acknowledgements: { schema: acknowledgementsSchema, conflictHandler: conflictHandlerFor('acknowledgements') },

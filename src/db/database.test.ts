@@ -12,7 +12,7 @@ import {
   openUserDatabase,
   type DatabaseEnvironment,
 } from './database';
-import { postsSchema, usersSchema, type DirectoryUserLocal } from './collections';
+import { postsSchema, reactionsSchema, usersSchema, type DirectoryUserLocal } from './collections';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
 
@@ -98,6 +98,7 @@ describe('schema migration', () => {
       posts: { schema: v0(postsSchema, 'audienceHouses') as never },
       users: { schema: v0(usersSchema, 'houses') as never },
     });
+    // Not yet sent: posts the server already has are pulled again after a version change (decision 74).
     await old.posts.insert({
       id: 'post-1',
       authorId: null,
@@ -109,7 +110,7 @@ describe('schema migration', () => {
       attachments: [],
       createdAt: 1,
       updatedAt: 1,
-      localPending: false,
+      localPending: true,
     });
     const { houses, ...oldColleague } = colleague;
     void houses;
@@ -119,5 +120,48 @@ describe('schema migration', () => {
     const db = await openUserDatabase('user-migrate', env);
     expect((await db.posts.findOne('post-1').exec())?.audienceHouses).toEqual([]);
     expect((await db.users.findOne('user-2').exec())?.houses).toEqual([]);
+  });
+
+  it('keeps only unsent posts and reactions from before reactions moved onto the posts; the rest is pulled again', async () => {
+    const name = databaseNameFor('user-fold');
+    const storage = wrappedValidateAjvStorage({ storage: getRxStorageDexie({ indexedDB, IDBKeyRange }) });
+    const old = await createRxDatabase({ name, storage, multiInstance: false });
+    const { reactions: dropped, ...v1Properties } = postsSchema.properties;
+    void dropped;
+    await old.addCollections({
+      posts: {
+        schema: { ...postsSchema, version: 1, properties: v1Properties } as never,
+        migrationStrategies: { 1: (doc: unknown) => doc },
+      },
+      reactions: { schema: { ...reactionsSchema, version: 0 } as never },
+    });
+    const post = {
+      authorId: 'user-fold',
+      content: 'Stored by the previous version',
+      category: 'company_announcement',
+      isUrgent: false,
+      houseTags: [],
+      audienceHouses: [],
+      images: [],
+      attachments: [],
+      createdAt: 1,
+      updatedAt: 1,
+    };
+    await old.posts.bulkInsert([
+      { ...post, id: 'synced', localPending: false },
+      { ...post, id: 'unsent', localPending: true },
+    ]);
+    const reaction = { postId: 'synced', type: 'like', createdAt: 1, updatedAt: 1 };
+    await old.reactions.bulkInsert([
+      { ...reaction, id: 'synced:someone-else', userId: 'someone-else', localPending: false },
+      { ...reaction, id: 'synced:user-fold', userId: 'user-fold', localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-fold', env);
+    expect((await db.posts.find().exec()).map((doc) => doc.id)).toEqual(['unsent']);
+    expect((await db.reactions.find().exec()).map((doc) => [doc.id, doc.localPending])).toEqual([
+      ['synced:user-fold', true],
+    ]);
   });
 });

@@ -62,6 +62,9 @@ const PUSH_WAIT_MS = 5000;
 const REQUEST_TIMEOUT_MS = 60_000;
 /** How many times a pull is asked again because pushes overlapped it, before RxDB's retry takes over. */
 const STALE_PULL_TRIES = 5;
+/** Rows RxDB hands the push handler at most, and rows per push request (the server takes up to 100). */
+const PUSH_BATCH = 1000;
+const PUSH_REQUEST_ROWS = 50;
 /** How long other collections wait for that page before pulling anyway. */
 const FIRST_PAGE_PATIENCE_MS = 3000;
 
@@ -218,9 +221,30 @@ export function startSync(
   const names = SYNC_COLLECTIONS.filter((name) => collections[name] !== undefined);
   /** Resolved per collection once a pull answers past the newest-first fill (docs/sync.md). */
   const filled: Promise<void>[] = [];
+  /**
+   * Pull requests (the stream's RESYNC and change events) that came while the collection was still in its first
+   * run: they wait for its end (decision 75). RxDB answers a RESYNC by pulling and also by re-reading the whole
+   * local collection from its last push checkpoint; during a first sync that re-read chased the thousands of
+   * documents the pull was storing, 50 at a time, and took most of the time. The first run reads the server
+   * anyway, and one pull at its end brings whatever the deferred requests were about.
+   */
+  const deferredPull = new Map<SyncCollection, boolean>();
+  const requestPull = (name: SyncCollection) => {
+    if (deferredPull.has(name)) deferredPull.set(name, true);
+    else streams.get(name)?.next('RESYNC');
+  };
   const states = names.map((name) => {
-    let markFilled = () => {};
-    filled.push(new Promise<void>((resolve) => (markFilled = resolve)));
+    let resolveFilled = () => {};
+    filled.push(new Promise<void>((resolve) => (resolveFilled = resolve)));
+    deferredPull.set(name, false);
+    /** The first run is over: from now on pull requests go straight through; `pullAgain` asks for one more. */
+    const markFilled = (pullAgain: boolean) => {
+      const wanted = deferredPull.get(name);
+      if (wanted === undefined) return;
+      deferredPull.delete(name);
+      resolveFilled();
+      if (wanted || pullAgain) setTimeout(() => stream$.next('RESYNC'), 0);
+    };
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
     const canPush = (PUSHABLE_COLLECTIONS as readonly string[]).includes(name);
@@ -258,11 +282,11 @@ export function startSync(
             query.set('beforeId', checkpoint.before.id);
           }
           const page = await pullFresh(name, `/api/sync/${name}/pull?${query}`);
-          if (!page.checkpoint.before) markFilled();
           // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
-          // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly.
-          if (filling && !page.checkpoint.before && page.documents.length > 0) {
-            setTimeout(() => stream$.next('RESYNC'), 0);
+          // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly. Not
+          // after a full page either: RxDB asks for the next one itself, in change order from this checkpoint.
+          if (!page.checkpoint.before) {
+            markFilled(filling && page.documents.length > 0 && page.documents.length < batchSize);
           }
           if (short) {
             firstPageSize = page.documents.length;
@@ -275,7 +299,10 @@ export function startSync(
       },
       push: canPush
         ? {
-            batchSize: 50,
+            // RxDB reads the local collection in pages of this size when it re-checks what to push; small
+            // pages made that re-check quadratic over a freshly pulled collection (decision 75). The request
+            // itself still carries at most PUSH_REQUEST_ROWS rows.
+            batchSize: PUSH_BATCH,
             // Local-only flag: never sent to the server.
             modifier: (doc) => {
               const { localPending, ...rest } = doc as Record<string, unknown>;
@@ -295,17 +322,22 @@ export function startSync(
           }
         : undefined,
     });
+    /** Sends RxDB's rows PUSH_REQUEST_ROWS at a time; answers the conflicts of them all. */
     async function pushRows(rows: unknown[]) {
-      const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', [SYNC_DEVICE_HEADER]: await deviceId },
-        body: JSON.stringify(rows),
-      });
-      // States to merge from, for the conflict handler (decision 69).
+      const conflicts: Record<string, unknown>[] = [];
       const bases = mergeBasesOf(collections[name]!.database);
-      for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, known) as never);
+      for (let i = 0; i < rows.length; i += PUSH_REQUEST_ROWS) {
+        const answer = await call<PushResponse<Record<string, unknown>>>(`/api/sync/${name}/push`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', [SYNC_DEVICE_HEADER]: await deviceId },
+          body: JSON.stringify(rows.slice(i, i + PUSH_REQUEST_ROWS)),
+        });
+        // States to merge from, for the conflict handler (decision 69).
+        for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, known) as never);
+        conflicts.push(...answer.conflicts);
+      }
       // Conflicts are master documents: like pulled ones, they are not pending.
-      return answer.conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
+      return conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
     }
     replications.set(name, state);
     state.error$.subscribe((error) => {
@@ -317,7 +349,7 @@ export function startSync(
     return state;
   });
 
-  const resync = () => streams.forEach((s) => s.next('RESYNC'));
+  const resync = () => streams.forEach((_, name) => requestPull(name));
 
   void (async function listen() {
     while (!abort.signal.aborted) {
@@ -331,7 +363,7 @@ export function startSync(
               resync();
             } else if (event.event === SYNC_EVENTS.change) {
               const { collection } = JSON.parse(event.data) as { collection: SyncCollection };
-              streams.get(collection)?.next('RESYNC');
+              if (streams.has(collection)) requestPull(collection);
             }
           },
           doFetch,
@@ -379,6 +411,7 @@ export function startSync(
     stop: async () => {
       abort.abort();
       markFeedStarted();
+      deferredPull.clear();
       globalThis.removeEventListener?.('online', onOnline);
       await Promise.all(states.map((s) => s.cancel()));
     },

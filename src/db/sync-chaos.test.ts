@@ -709,13 +709,28 @@ class ChaosRun {
       }
     }
 
-    const reactions = await live(admin, 'reactions');
+    // Each user pulls only their own reaction documents; everyone's are on the posts (decision 74).
+    const reactions = new Map<string, Record<string, unknown>>();
+    for (const device of devices) for (const [id, doc] of await live(device, 'reactions')) reactions.set(id, doc);
     const wantReactions = [...ledger.reactions].filter(([, r]) => r.type !== null && postLive(r.postId));
     expectSame('reaction', new Set(wantReactions.map(([id]) => id)), new Set(reactions.keys()));
     for (const [id, r] of wantReactions) {
       const doc = reactions.get(id);
       if (doc && doc.type !== r.type)
         problems.push(`reaction ${id}: ${doc.type}, ${devices[r.user].name} chose ${r.type}`);
+    }
+    for (const [postId, doc] of posts) {
+      const want: Record<string, string[]> = {};
+      for (const [, r] of wantReactions) {
+        if (r.postId === postId) (want[r.type!] ??= []).push(devices[r.user].user.id);
+      }
+      const got = Object.fromEntries(
+        Object.entries((doc.reactions ?? {}) as Record<string, string[]>).map(([type, ids]) => [type, [...ids].sort()]),
+      );
+      Object.values(want).forEach((ids) => ids.sort());
+      if (!isDeepStrictEqual(want, got)) {
+        problems.push(`post ${postId} reactions: server ${JSON.stringify(got)}, chosen ${JSON.stringify(want)}`);
+      }
     }
 
     for (const device of devices) {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../db/client';
 import { comments, posts, reactions, users } from '../../db/tables';
@@ -73,12 +73,26 @@ export function markPostDeleted(db: Db, id: string, at: number): void {
 
 /**
  * Before an account is deleted: its posts and comments move up the change feed (their author becomes null by
- * the foreign key) and its reactions become tombstones, so every client learns of both.
+ * the foreign key) and its reactions become tombstones, so every client learns of both; so do the posts it
+ * reacted to, which carry its reactions.
  */
 export function releaseAuthor(db: Db, userId: string, at: number): void {
   db.transaction(() => {
     const serverSeq = nextSeq(db);
     db.update(posts).set({ serverSeq }).where(eq(posts.authorId, userId)).run();
+    // The posts they reacted to carry their reactions (docs/sync.md): those move up the feed too.
+    db.update(posts)
+      .set({ serverSeq })
+      .where(
+        inArray(
+          posts.id,
+          db
+            .select({ postId: reactions.postId })
+            .from(reactions)
+            .where(and(eq(reactions.userId, userId), eq(reactions.deleted, false))),
+        ),
+      )
+      .run();
     db.update(comments).set({ serverSeq }).where(eq(comments.authorId, userId)).run();
     db.update(reactions)
       .set({ deleted: true, updatedAt: at, serverSeq })
@@ -114,6 +128,11 @@ function prepareFeedQueries(db: Db) {
     ),
     /** By primary key, one statement per page size: bound ids are cheaper here than a JSON list to parse. */
     viewerReactions: new Map<number, Statement<string[], { postId: string; type: string }>>(),
+    liveReactions: db.$client.prepare<[string], { postId: string; userId: string; type: string }>(
+      `SELECT post_id AS postId, user_id AS userId, type FROM reactions
+       WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 AND user_id IS NOT NULL
+       ORDER BY created_at, id`,
+    ),
     commentCounts: db.$client.prepare<[string], { postId: string; n: number }>(
       `SELECT post_id AS postId, count(*) AS n FROM comments
        WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 GROUP BY post_id`,
@@ -229,6 +248,15 @@ export function findViewerReactions(db: Db, postIds: string[], viewerId: string)
     viewerReactions.set(postIds.length, statement);
   }
   return statement.all(...postIds.map((postId) => reactionId(postId, viewerId)));
+}
+
+/**
+ * The live reactions to these posts, each post's in the order they were chosen: what the post documents carry
+ * (docs/sync.md). One statement whatever the number of posts (the ids are bound as one JSON list).
+ */
+export function listLiveReactions(db: Db, postIds: string[]) {
+  if (postIds.length === 0) return [];
+  return feedQueriesOf(db).liveReactions.all(JSON.stringify(postIds));
 }
 
 /** Live comment counts per post: one grouped query. */

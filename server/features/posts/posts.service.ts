@@ -17,7 +17,7 @@ import {
   type UpdatePostBody,
 } from '../../../schema/posts';
 import { LIMITS } from '../../../schema/constants';
-import type { PostDoc } from '../../../schema/sync';
+import type { PostDoc, PostReactions } from '../../../schema/sync';
 import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
@@ -31,6 +31,7 @@ import {
   findViewerReactions,
   findPostWithAuthor,
   insertPost,
+  listLiveReactions,
   listPostPage,
   listPostsSince,
   listPostsBefore,
@@ -342,8 +343,32 @@ export function releaseAuthorContent(deps: AppDeps, userId: string): void {
   deps.hub.notify('reactions');
 }
 
-/** A post as replication sends it; a tombstone carries no content. */
-export function toPostDoc(row: PostRow): PostDoc {
+/**
+ * Everyone's live reactions to these posts as the post documents carry them: per type, the user ids in the
+ * order they were chosen (docs/sync.md).
+ */
+function reactionsByPost(deps: AppDeps, postIds: string[]): Map<string, PostReactions> {
+  const byPost = new Map<string, PostReactions>();
+  for (const row of listLiveReactions(deps.db, postIds)) {
+    if (!(REACTION_TYPES as readonly string[]).includes(row.type)) continue;
+    const lists = byPost.get(row.postId) ?? {};
+    (lists[row.type as ReactionType] ??= []).push(row.userId);
+    byPost.set(row.postId, lists);
+  }
+  return byPost;
+}
+
+/** Posts as replication sends them, with their reactions read in one query. */
+function toPostDocs(deps: AppDeps, rows: PostRow[]): { seq: number; doc: PostDoc }[] {
+  const reactions = reactionsByPost(
+    deps,
+    rows.filter((row) => !row.deleted).map((row) => row.id),
+  );
+  return rows.map((row) => ({ seq: row.serverSeq, doc: toPostDoc(row, reactions.get(row.id) ?? {}) }));
+}
+
+/** A post as replication sends it; a tombstone carries no content and no reactions. */
+export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
   const live = !row.deleted;
   return {
     id: row.id,
@@ -355,6 +380,7 @@ export function toPostDoc(row: PostRow): PostDoc {
     audienceHouses: live ? parseList<string>(row.audienceHouses) : [],
     images: live ? parseList<string>(row.images) : [],
     attachments: live ? parseList<Attachment>(row.attachments) : [],
+    reactions: live ? reactions : {},
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     _deleted: row.deleted,
@@ -364,12 +390,12 @@ export function toPostDoc(row: PostRow): PostDoc {
 /** The stored post as replication sends it, or null. */
 export function findPostDoc(deps: AppDeps, id: string): PostDoc | null {
   const row = findPost(deps.db, id);
-  return row ? toPostDoc(row) : null;
+  return row ? toPostDocs(deps, [row])[0].doc : null;
 }
 
 /** Posts changed after a checkpoint (every signed-in user sees every post). */
 export function listPostDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  return listPostsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toPostDoc(row) }));
+  return toPostDocs(deps, listPostsSince(deps.db, seq, id, limit));
 }
 
 /** Sync backfill of a first sync: live posts newest first, so the newest are on screen first. */
@@ -379,5 +405,5 @@ export function listPostDocsBefore(
   before: { seq: number; id: string } | undefined,
   limit: number,
 ) {
-  return listPostsBefore(deps.db, until, before, limit).map((row) => ({ seq: row.serverSeq, doc: toPostDoc(row) }));
+  return toPostDocs(deps, listPostsBefore(deps.db, until, before, limit));
 }

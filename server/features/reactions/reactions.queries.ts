@@ -1,6 +1,6 @@
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { reactions, users } from '../../db/tables';
+import { posts, reactions, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type ReactionRow = typeof reactions.$inferSelect;
@@ -9,7 +9,10 @@ export function findReaction(db: Db, id: string): ReactionRow | undefined {
   return db.select().from(reactions).where(eq(reactions.id, id)).get();
 }
 
-/** Creates or replaces a user's reaction to a post (also bringing a tombstone back). */
+/**
+ * Creates or replaces a user's reaction to a post (also bringing a tombstone back). The post carries everyone's
+ * reactions (docs/sync.md), so it takes the same sequence number and every client pulls it again.
+ */
 export function upsertReaction(
   db: Db,
   row: Pick<ReactionRow, 'id' | 'postId' | 'userId' | 'type' | 'createdAt' | 'updatedAt'>,
@@ -23,15 +26,16 @@ export function upsertReaction(
         set: { type: row.type, createdAt: row.createdAt, updatedAt: row.updatedAt, deleted: false, serverSeq },
       })
       .run();
+    db.update(posts).set({ serverSeq }).where(eq(posts.id, row.postId)).run();
   });
 }
 
-export function markReactionDeleted(db: Db, id: string, at: number): void {
+/** Tombstones a reaction; its post moves up the change feed with it. */
+export function markReactionDeleted(db: Db, id: string, postId: string, at: number): void {
   db.transaction(() => {
-    db.update(reactions)
-      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db) })
-      .where(eq(reactions.id, id))
-      .run();
+    const serverSeq = nextSeq(db);
+    db.update(reactions).set({ deleted: true, updatedAt: at, serverSeq }).where(eq(reactions.id, id)).run();
+    db.update(posts).set({ serverSeq }).where(eq(posts.id, postId)).run();
   });
 }
 
@@ -46,12 +50,12 @@ export function listReactionUsers(db: Db, postId: string) {
     .all();
 }
 
-/** Reactions (live and tombstones) changed after a checkpoint, in change-feed order. */
-export function listReactionsSince(db: Db, seq: number, id: string, limit: number): ReactionRow[] {
+/** One user's reactions (live and tombstones) changed after a checkpoint, in change-feed order. */
+export function listUserReactionsSince(db: Db, userId: string, seq: number, id: string, limit: number): ReactionRow[] {
   return db
     .select()
     .from(reactions)
-    .where(sql`(${reactions.serverSeq}, ${reactions.id}) > (${seq}, ${id})`)
+    .where(and(eq(reactions.userId, userId), sql`(${reactions.serverSeq}, ${reactions.id}) > (${seq}, ${id})`))
     .orderBy(asc(reactions.serverSeq), asc(reactions.id))
     .limit(limit)
     .all();

@@ -4,7 +4,7 @@ import type { AppDeps, SessionUser } from '../../lib/context';
 import { loadPostView, requirePost } from '../posts/posts.service';
 import {
   findReaction,
-  listReactionsSince,
+  listUserReactionsSince,
   listReactionUsers,
   markReactionDeleted,
   upsertReaction,
@@ -23,12 +23,14 @@ export function setReaction(deps: AppDeps, actor: SessionUser, postId: string, t
   const at = deps.now();
   if (type === null) {
     if (!live) return;
-    markReactionDeleted(deps.db, id, at);
+    markReactionDeleted(deps.db, id, postId, at);
   } else {
     if (live?.type === type) return;
     upsertReaction(deps.db, { id, postId, userId: actor.id, type, createdAt: live?.createdAt ?? at, updatedAt: at });
   }
-  deps.hub.notify('reactions');
+  // Everyone pulls the post (it carries the reactions); only this user pulls the reaction document.
+  deps.hub.notify('posts');
+  deps.hub.notify('reactions', [actor.id]);
 }
 
 /** POST /api/posts/{id}/reactions: the same type again removes it, another type replaces it (spec section 4). */
@@ -65,11 +67,16 @@ export function toReactionDoc(row: ReactionRow): ReactionDoc {
   };
 }
 
-export function findReactionDoc(deps: AppDeps, id: string): ReactionDoc | null {
+/** The user's own reaction document, or null: another user's is not theirs to see through sync (docs/sync.md). */
+export function findOwnReactionDoc(deps: AppDeps, id: string, userId: string): ReactionDoc | null {
   const row = findReaction(deps.db, id);
-  return row ? toReactionDoc(row) : null;
+  return row && row.userId === userId ? toReactionDoc(row) : null;
 }
 
-export function listReactionDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  return listReactionsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toReactionDoc(row) }));
+/** The user's own reaction documents changed after a checkpoint; other people's reach clients on the posts. */
+export function listOwnReactionDocsSince(deps: AppDeps, userId: string, seq: number, id: string, limit: number) {
+  return listUserReactionsSince(deps.db, userId, seq, id, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: toReactionDoc(row),
+  }));
 }

@@ -61,6 +61,7 @@ function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
     audienceHouses: [],
     images: [],
     attachments: [],
+    reactions: {},
     createdAt: Date.now(),
     updatedAt: Date.now(),
     _deleted: false,
@@ -491,6 +492,127 @@ describe('push: comments and reactions', () => {
       { ...forged, _deleted: true },
     ]);
     expect((await client.get(`/api/posts/${post.id}/reactions`)).body).toEqual([]);
+  });
+});
+
+describe('reactions on the posts (decision 74)', () => {
+  it("pulls each post with everyone's live reactions, per type in the order they were chosen", async () => {
+    const { client } = await t.signedIn();
+    const post = await t.buildPost();
+    const ann = await t.buildUser();
+    const bob = await t.buildUser();
+    const cat = await t.buildUser();
+    t.buildReaction(post.id, ann.id, 'like');
+    await new Promise((r) => setTimeout(r, 3));
+    t.buildReaction(post.id, cat.id, 'sad');
+    await new Promise((r) => setTimeout(r, 3));
+    t.buildReaction(post.id, bob.id, 'like');
+    const quiet = await t.buildPost();
+    const { docs } = await pullAll<PostDoc>(client, 'posts');
+    expect(docs.get(post.id)?.reactions).toEqual({ like: [ann.id, bob.id], sad: [cat.id] });
+    expect(docs.get(quiet.id)?.reactions).toEqual({});
+    // The first sync's newest-first fill carries them too.
+    const fill = await client.get('/api/sync/posts/pull?backfill=1&limit=1000');
+    const filled = (fill.body as unknown as PullResponse<PostDoc>).documents.find((d) => d.id === post.id);
+    expect(filled?.reactions).toEqual({ like: [ann.id, bob.id], sad: [cat.id] });
+  });
+
+  it('moves the post up the change feed when a reaction is set, changed or removed, through REST or sync', async () => {
+    const { client } = await t.signedIn();
+    const { user: other, client: otherClient } = await t.signedIn();
+    const post = await t.buildPost();
+    let { checkpoint } = await pullAll<PostDoc>(client, 'posts');
+    const nextPost = async () => {
+      const page = await pull<PostDoc>(client, 'posts', checkpoint);
+      checkpoint = page.checkpoint;
+      return page.documents;
+    };
+    await otherClient.post(`/api/posts/${post.id}/reactions`, { type: 'love' });
+    expect((await nextPost()).map((d) => [d.id, d.reactions])).toEqual([[post.id, { love: [other.id] }]]);
+    const doc: ReactionDoc = {
+      id: `${post.id}:${other.id}`,
+      postId: post.id,
+      userId: other.id,
+      type: 'wow',
+      createdAt: 0,
+      updatedAt: 0,
+      _deleted: false,
+    };
+    expect(await push(otherClient, 'reactions', [{ newDocumentState: doc, assumedMasterState: null }])).toEqual([]);
+    expect((await nextPost()).map((d) => [d.id, d.reactions])).toEqual([[post.id, { wow: [other.id] }]]);
+    await push(otherClient, 'reactions', [{ newDocumentState: { ...doc, _deleted: true }, assumedMasterState: doc }]);
+    expect((await nextPost()).map((d) => [d.id, d.reactions])).toEqual([[post.id, {}]]);
+    // Nothing else moved: the post's own fields are as they were.
+    expect(await nextPost()).toEqual([]);
+  });
+
+  it("tells every stream that the posts changed, and only the reacting user's streams about reactions", async () => {
+    const { client: watcher } = await t.signedIn();
+    const { client: reacting } = await t.signedIn();
+    const post = await t.buildPost();
+    const watching = await watcher.openStream();
+    const own = await reacting.openStream();
+    try {
+      await watching.next('RESYNC');
+      await own.next('RESYNC');
+      const [seenWatcher, seenOwn] = [watching.events.length, own.events.length];
+      await reacting.post(`/api/posts/${post.id}/reactions`, { type: 'like' });
+      expect(JSON.parse((await watching.next('change', seenWatcher)).data)).toEqual({ collection: 'posts' });
+      await own.next('change', seenOwn);
+      await new Promise((r) => setTimeout(r, 50));
+      const collections = (events: { event: string; data: string }[], from: number) =>
+        events.slice(from).map((e) => (JSON.parse(e.data) as { collection: string }).collection);
+      expect(collections(watching.events, seenWatcher)).toEqual(['posts']);
+      expect(collections(own.events, seenOwn).sort()).toEqual(['posts', 'reactions']);
+    } finally {
+      watching.close();
+      own.close();
+    }
+  });
+
+  it("pulls only the user's own reaction documents, tombstones included, and never reveals another's", async () => {
+    const { user, client } = await t.signedIn();
+    const other = await t.buildUser();
+    const post = await t.buildPost();
+    t.buildReaction(post.id, user.id, 'like');
+    t.buildReaction(post.id, other.id, 'angry');
+    const { docs, checkpoint } = await pullAll<ReactionDoc>(client, 'reactions');
+    expect([...docs.values()].filter((d) => d.postId === post.id)).toEqual([
+      expect.objectContaining({ id: `${post.id}:${user.id}`, type: 'like', _deleted: false }),
+    ]);
+    expect((await client.post(`/api/posts/${post.id}/reactions`, { type: 'like' })).status).toBe(200);
+    expect((await pull<ReactionDoc>(client, 'reactions', checkpoint)).documents).toEqual([
+      expect.objectContaining({ id: `${post.id}:${user.id}`, _deleted: true }),
+    ]);
+    // Pushing over another user's reaction answers the pushed document as a tombstone, not theirs.
+    const forged: ReactionDoc = {
+      id: `${post.id}:${other.id}`,
+      postId: post.id,
+      userId: other.id,
+      type: 'like',
+      createdAt: 0,
+      updatedAt: 0,
+      _deleted: false,
+    };
+    expect(await push(client, 'reactions', [{ newDocumentState: forged, assumedMasterState: forged }])).toEqual([
+      { ...forged, _deleted: true },
+    ]);
+    expect((await client.get(`/api/posts/${post.id}/reactions`)).body).toEqual([
+      { type: 'angry', users: [expect.objectContaining({ firstName: other.firstName })] },
+    ]);
+  });
+
+  it('moves the posts a deleted account had reacted to, which then carry its reactions no more', async () => {
+    const { client } = await t.signedIn();
+    const sysadmin = (await t.signedIn({ role: 'system_admin' })).client;
+    const gone = await t.buildUser();
+    const post = await t.buildPost();
+    t.buildReaction(post.id, gone.id, 'sad');
+    const { checkpoint, docs } = await pullAll<PostDoc>(client, 'posts');
+    expect(docs.get(post.id)?.reactions).toEqual({ sad: [gone.id] });
+    expect((await sysadmin.delete(`/api/admin/users/${gone.id}`)).status).toBe(204);
+    const moved = (await pull<PostDoc>(client, 'posts', checkpoint, 1000)).documents.find((d) => d.id === post.id);
+    expect(moved?.reactions).toEqual({});
   });
 });
 

@@ -113,7 +113,7 @@ export const PostCard = memo(function PostCard({ db, post, user, authors, highli
       <PostAttachments attachments={post.attachments} />
 
       <footer className="post-foot">
-        <ReactionBar db={db} postId={post.id} userId={user.id} authors={authors} />
+        <ReactionBar db={db} postId={post.id} reactions={post.reactions} userId={user.id} authors={authors} />
         <CommentsToggle
           db={db}
           postId={post.id}

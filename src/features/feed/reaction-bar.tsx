@@ -1,12 +1,13 @@
 import { useMemo } from 'react';
 import { REACTION_TYPES, type ReactionType } from '../../../schema/posts';
 import { Tooltip, TooltipContent, TooltipTrigger } from '../../components/ui/tooltip';
+import type { PostReactions } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
 import { toggleReaction } from './feed-actions';
-import { namesLine } from './reaction-names';
+import { namesLine, reactionNames } from './reaction-names';
 import type { AuthorLookup } from './use-feed-data';
-import { usePostReactions } from './use-post-queries';
+import { useOwnReaction } from './use-post-queries';
 
 /** The six reactions of spec section 3, as text emoji (no image CDN). */
 export const REACTIONS: Record<ReactionType, { emoji: string; label: string }> = {
@@ -21,27 +22,24 @@ export const REACTIONS: Record<ReactionType, { emoji: string; label: string }> =
 interface ReactionBarProps {
   db: UserDatabase | null;
   postId: string;
+  /** Everyone's reactions as the server last sent them on the post. */
+  reactions: PostReactions | undefined;
   userId: string;
   authors: AuthorLookup;
 }
 
-/** Counts per type from the local reactions; pressing a type toggles the user's own reaction. */
-export function ReactionBar({ db, postId, userId, authors }: ReactionBarProps) {
-  const reactions = usePostReactions(db, postId);
-  const { byType, mine } = useMemo(() => {
-    const grouped = new Map<ReactionType, string[]>();
-    for (const reaction of reactions) {
-      const names = grouped.get(reaction.type) ?? [];
-      names.push(reaction.userId === userId ? 'You' : authors(reaction.userId).name);
-      grouped.set(reaction.type, names);
-    }
-    return { byType: grouped, mine: reactions.find((r) => r.userId === userId) };
-  }, [reactions, userId, authors]);
+/** Counts per type from the post and the user's own reaction; pressing a type toggles the user's own. */
+export function ReactionBar({ db, postId, reactions, userId, authors }: ReactionBarProps) {
+  const mine = useOwnReaction(db, postId, userId);
+  const byType = useMemo(
+    () => reactionNames(reactions, mine?.type ?? null, userId, (id) => authors(id).name),
+    [reactions, mine, userId, authors],
+  );
 
   const choose = (type: ReactionType) => {
     if (!db) return;
     // Spec section 8: a failed reaction is only logged.
-    toggleReaction(db, postId, userId, type, mine).catch((error: unknown) =>
+    toggleReaction(db, postId, userId, type, mine ?? undefined).catch((error: unknown) =>
       console.error('Could not change the reaction', error),
     );
   };

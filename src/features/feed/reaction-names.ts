@@ -1,4 +1,6 @@
 import { LIMITS } from '../../../schema/constants';
+import { REACTION_TYPES, type ReactionType } from '../../../schema/posts';
+import type { PostReactions } from '../../../schema/sync';
 
 /** "A, B, C, D, E and 3 others": up to five names, then how many more (spec section 4). */
 export function namesLine(names: readonly string[]): string {
@@ -6,4 +8,23 @@ export function namesLine(names: readonly string[]): string {
   const others = names.length - shown.length;
   if (others === 0) return shown.join(', ');
   return `${shown.join(', ')} and ${others} ${others === 1 ? 'other' : 'others'}`;
+}
+
+/**
+ * Who chose each type: the user's own reaction document (it changes at once, offline too) first as "You",
+ * then the others from the post's lists, without the user (the post may still hold their previous choice).
+ */
+export function reactionNames(
+  reactions: PostReactions | undefined,
+  mine: ReactionType | null,
+  userId: string,
+  nameOf: (userId: string) => string,
+): Map<ReactionType, string[]> {
+  const byType = new Map<ReactionType, string[]>();
+  for (const type of REACTION_TYPES) {
+    const others = (reactions?.[type] ?? []).filter((id) => id !== userId).map(nameOf);
+    const names = mine === type ? ['You', ...others] : others;
+    if (names.length > 0) byType.set(type, names);
+  }
+  return byType;
 }

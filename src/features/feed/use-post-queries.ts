@@ -1,21 +1,22 @@
 import { useMemo } from 'react';
 import { map } from 'rxjs';
+import { reactionId } from '../../../schema/sync';
 import type { CommentLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useObservable } from './use-observable';
 
-const NO_REACTIONS: ReactionLocal[] = [];
 const NO_COMMENTS: CommentLocal[] = [];
 
-/** The live reactions to one post (indexed by postId; only mounted cards ask). */
-export function usePostReactions(db: UserDatabase | null, postId: string): ReactionLocal[] {
-  const reactions$ = useMemo(
+/** The user's own live reaction to one post, by its id (only mounted cards ask). */
+export function useOwnReaction(db: UserDatabase | null, postId: string, userId: string): ReactionLocal | null {
+  const reaction$ = useMemo(
     () =>
-      db?.reactions.find({ selector: { postId } }).$.pipe(map((docs) => docs.map((doc): ReactionLocal => doc._data))) ??
-      null,
-    [db, postId],
+      db?.reactions
+        .findOne(reactionId(postId, userId))
+        .$.pipe(map((doc): ReactionLocal | null => (doc ? doc._data : null))) ?? null,
+    [db, postId, userId],
   );
-  return useObservable(reactions$, NO_REACTIONS).value;
+  return useObservable(reaction$, null).value;
 }
 
 /** How many live comments a post has. */
