@@ -944,6 +944,12 @@ describe('sync chaos', () => {
             ...run.log.slice(-40).map((l) => `  ${l}`),
             'history of the first documents named:',
             ...run.history(problems),
+            'server errors (last lines the server printed):',
+            ...(run.server?.output() ?? '')
+              .split('\n')
+              .filter(Boolean)
+              .slice(-15)
+              .map((l) => `  ${l.slice(0, 300)}`),
             'sync warnings:',
             ...run.warnings.slice(0, 10).map((w) => `  ${w}`),
           ].join('\n');
