@@ -2,7 +2,6 @@ import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from '
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
-import { chunkedWrites } from './chunked-writes';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
 
 export type UserDatabaseCollections = SyncedCollections;
@@ -58,7 +57,7 @@ async function createStorage(env: DatabaseEnvironment): Promise<Storage> {
   const settings: DexieSettings = {};
   if (env.indexedDB) settings.indexedDB = env.indexedDB;
   if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
-  const storage: Storage = chunkedWrites(getRxStorageDexie(settings));
+  const storage: Storage = getRxStorageDexie(settings);
   if (!import.meta.env.DEV) return storage;
   // Development only: schema checks and validation; the import is dropped from production builds.
   devModeLoaded ??= import('rxdb/plugins/dev-mode').then(({ RxDBDevModePlugin, disableWarnings }) => {

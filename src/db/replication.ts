@@ -163,7 +163,7 @@ export function startSync(
   void feedStarted.then(() => clearTimeout(patience));
   if (!collections.posts) markFeedStarted();
   else {
-    // The page is written in chunks (decision 71): started once as many posts as it brought are stored.
+    // Started once as many posts as the first page brought are stored (RxDB may store a page in parts).
     let written = 0;
     const firstWrite = collections.posts.$.subscribe(() => {
       written += 1;
