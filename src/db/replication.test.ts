@@ -104,6 +104,21 @@ function newPost(device: Device, content: string) {
   });
 }
 
+/**
+ * The server stores the device's next push to `path`, but its answer never arrives, and the phone then drops off
+ * the network (a lost answer).
+ */
+function loseNextAnswer(device: Device, path: string): void {
+  let lose = true;
+  device.afterAnswer = async (url) => {
+    if (lose && url.includes(path)) {
+      lose = false;
+      device.online = false;
+      throw new TypeError('Failed to fetch (answer lost)');
+    }
+  };
+}
+
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
   const start = Date.now();
   while (!(await check())) {
@@ -343,15 +358,7 @@ describe('replication with the real server', () => {
     const a = await makeDevice();
     try {
       a.start();
-      let lose = true;
-      a.afterAnswer = async (url) => {
-        // The server stored the post; the answer never arrives, and the phone then drops off the network.
-        if (lose && url.includes('/api/sync/posts/push')) {
-          lose = false;
-          a.online = false;
-          throw new TypeError('Failed to fetch (answer lost)');
-        }
-      };
+      loseNextAnswer(a, '/api/sync/posts/push');
       const post = await newPost(a, 'Lift out of order');
       await until(() => serverPost(post.id) !== undefined);
       await until(() => !a.online);
@@ -375,14 +382,7 @@ describe('replication with the real server', () => {
       a.start();
       const post = await newPost(a, 'Garden party');
       await until(async () => (await a.db.posts.findOne(post.id).exec())?.localPending === false);
-      let lose = true;
-      a.afterAnswer = async (url) => {
-        if (lose && url.includes('/api/sync/posts/push')) {
-          lose = false;
-          a.online = false;
-          throw new TypeError('Failed to fetch (answer lost)');
-        }
-      };
+      loseNextAnswer(a, '/api/sync/posts/push');
       await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
         content: 'Garden party moved indoors',
         category: 'buildings_maintenance',
@@ -417,14 +417,7 @@ describe('replication with the real server', () => {
     try {
       a.start();
       b.start();
-      let lose = true;
-      a.afterAnswer = async (url) => {
-        if (lose && url.includes('/api/sync/posts/push')) {
-          lose = false;
-          a.online = false;
-          throw new TypeError('Failed to fetch (answer lost)');
-        }
-      };
+      loseNextAnswer(a, '/api/sync/posts/push');
       const post = await newPost(a, 'Boiler service');
       await until(() => serverPost(post.id) !== undefined);
       await until(() => !a.online);
@@ -461,14 +454,7 @@ describe('replication with the real server', () => {
       const post = await newPost(a, 'Quiz night');
       await until(() => serverPost(post.id) !== undefined);
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
-      let lose = true;
-      a.afterAnswer = async (url) => {
-        if (lose && url.includes('/api/sync/comments/push')) {
-          lose = false;
-          a.online = false;
-          throw new TypeError('Failed to fetch (answer lost)');
-        }
-      };
+      loseNextAnswer(a, '/api/sync/comments/push');
       const now = Date.now();
       const comment = await a.db.comments.insert({
         id: randomUUID(),
