@@ -119,6 +119,18 @@ function loseNextAnswer(device: Device, path: string): void {
   };
 }
 
+/** A syncing device (posts and reactions) that already has a post someone else wrote. */
+async function deviceWithPost() {
+  const a = await makeDevice('staff', ['posts', 'reactions']);
+  a.start();
+  await a.sync!.initialSyncDone;
+  const post = await t.buildPost();
+  a.sync!.resync();
+  await until(async () => (await a.db.posts.findOne(post.id).exec()) !== null);
+  await a.sync!.awaitInSync();
+  return { a, post };
+}
+
 async function until(check: () => Promise<boolean> | boolean, timeoutMs = 8000): Promise<void> {
   const start = Date.now();
   while (!(await check())) {
@@ -485,14 +497,8 @@ describe('replication with the real server', () => {
   });
 
   it('stores the server’s version of a write whose change was pulled before its push answer came back', async () => {
-    const a = await makeDevice('staff', ['posts', 'reactions']);
+    const { a, post } = await deviceWithPost();
     try {
-      a.start();
-      await a.sync!.initialSyncDone;
-      const post = await t.buildPost();
-      a.sync!.resync();
-      await until(async () => (await a.db.posts.findOne(post.id).exec()) !== null);
-      await a.sync!.awaitInSync();
       const id = `${post.id}:${a.user.id}`;
       const stored = () => t.db.$client.prepare('select type from reactions where id = ?').get(id);
       // A pull that started before the push reaches the server only after the server has stored it, and
@@ -536,14 +542,8 @@ describe('replication with the real server', () => {
   });
 
   it('does not put a pushed change back with a page the server wrote before that push', async () => {
-    const a = await makeDevice('staff', ['posts', 'reactions']);
+    const { a, post } = await deviceWithPost();
     try {
-      a.start();
-      await a.sync!.initialSyncDone;
-      const post = await t.buildPost();
-      a.sync!.resync();
-      await until(async () => (await a.db.posts.findOne(post.id).exec()) !== null);
-      await a.sync!.awaitInSync();
       const id = `${post.id}:${a.user.id}`;
       // 'like' goes up; the page that brings the server's 'like' back is held on its way until 'love', chosen
       // meanwhile, has been pushed and acknowledged.
