@@ -39,8 +39,11 @@ export interface SyncController {
   resync: () => void;
   /** Waits until every collection has nothing left to push or pull. */
   awaitInSync: () => Promise<void>;
-  /** What each collection's replication is doing right now, for a report when sync seems stuck. */
-  activity: () => string;
+  /**
+   * What each collection's replication is doing right now, for a report when sync seems stuck: RxDB's flags,
+   * which of its queues are still busy, and where this module's pull and push handlers are and since when.
+   */
+  activity: () => Promise<string>;
   stop: () => Promise<void>;
 }
 
@@ -196,6 +199,13 @@ export function startSync(
     if (outcome === 'late') throw new Error(`${name}: a pull gave way to a push still busy after ${PUSH_WAIT_MS} ms`);
   }
 
+  /** Where each collection's pull and push handlers are, and since when (for activity()). */
+  const phases = new Map<string, { phase: string; since: number }>();
+  const phase = (name: SyncCollection, direction: 'pull' | 'push', what: string | null) => {
+    if (what) phases.set(`${name} ${direction}`, { phase: what, since: Date.now() });
+    else phases.delete(`${name} ${direction}`);
+  };
+
   /** Pushes of each collection under way in our handler, and how many have ended, for pullFresh. */
   const pushesOut = new Map<SyncCollection, number>();
   const pushesEnded = new Map<SyncCollection, number>();
@@ -210,7 +220,9 @@ export function startSync(
     for (let attempt = 1; ; attempt += 1) {
       const out = pushesOut.get(name) ?? 0;
       const ended = pushesEnded.get(name) ?? 0;
+      phase(name, 'pull', `request ${attempt}`);
       const page = await call<PullResponse<Record<string, unknown>>>(path);
+      phase(name, 'pull', `waiting for pushes ${attempt}`);
       await pushesSettled(name);
       if (out === 0 && (pushesEnded.get(name) ?? 0) === ended) return page;
       if (attempt === STALE_PULL_TRIES) throw new Error(`${name}: pushes kept overlapping the pull`);
@@ -267,36 +279,14 @@ export function startSync(
           _deleted: Boolean(doc._deleted),
         }),
         async handler(checkpoint, batchSize) {
-          if (name === 'posts' && checkpoint) markFeedStarted();
-          if (!checkpoint && !WITH_THE_FEED.includes(name)) await feedStarted;
-          const short = name === 'posts' && !checkpoint && FIRST_PAGE < batchSize;
-          const query = new URLSearchParams({ limit: String(short ? FIRST_PAGE : batchSize) });
-          const filling = !checkpoint || Boolean(checkpoint.before);
-          if (filling) query.set('backfill', '1');
-          if (checkpoint) {
-            query.set('seq', String(checkpoint.seq));
-            query.set('id', checkpoint.id);
+          try {
+            return await pullPage(checkpoint, batchSize);
+          } finally {
+            phase(name, 'pull', null);
           }
-          if (checkpoint?.before) {
-            query.set('beforeSeq', String(checkpoint.before.seq));
-            query.set('beforeId', checkpoint.before.id);
-          }
-          const page = await pullFresh(name, `/api/sync/${name}/pull?${query}`);
-          // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
-          // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly. Not
-          // after a full page either: RxDB asks for the next one itself, in change order from this checkpoint.
-          if (!page.checkpoint.before) {
-            markFilled(filling && page.documents.length > 0 && page.documents.length < batchSize);
-          }
-          if (short) {
-            firstPageSize = page.documents.length;
-            if (page.documents.length === 0) markFeedStarted();
-            // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
-            else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
-          }
-          return { documents: page.documents as never[], checkpoint: page.checkpoint };
         },
       },
+
       push: canPush
         ? {
             // RxDB reads the local collection in pages of this size when it re-checks what to push; small
@@ -310,13 +300,19 @@ export function startSync(
               return rest;
             },
             async handler(rows) {
-              await postsFirst(name, rows);
-              pushesOut.set(name, (pushesOut.get(name) ?? 0) + 1);
+              phase(name, 'push', 'waiting for posts');
               try {
-                return await pushRows(rows);
+                await postsFirst(name, rows);
+                phase(name, 'push', `request of ${rows.length}`);
+                pushesOut.set(name, (pushesOut.get(name) ?? 0) + 1);
+                try {
+                  return await pushRows(rows);
+                } finally {
+                  pushesOut.set(name, pushesOut.get(name)! - 1);
+                  pushesEnded.set(name, (pushesEnded.get(name) ?? 0) + 1);
+                }
               } finally {
-                pushesOut.set(name, pushesOut.get(name)! - 1);
-                pushesEnded.set(name, (pushesEnded.get(name) ?? 0) + 1);
+                phase(name, 'push', null);
               }
             },
           }
@@ -338,6 +334,40 @@ export function startSync(
       }
       // Conflicts are master documents: like pulled ones, they are not pending.
       return conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];
+    }
+    /** One pull: the newest-first fill, then pages in change order (docs/sync.md). */
+    async function pullPage(checkpoint: SyncCheckpoint | undefined, batchSize: number) {
+      if (name === 'posts' && checkpoint) markFeedStarted();
+      if (!checkpoint && !WITH_THE_FEED.includes(name)) {
+        phase(name, 'pull', 'waiting for the feed');
+        await feedStarted;
+      }
+      const short = name === 'posts' && !checkpoint && FIRST_PAGE < batchSize;
+      const query = new URLSearchParams({ limit: String(short ? FIRST_PAGE : batchSize) });
+      const filling = !checkpoint || Boolean(checkpoint.before);
+      if (filling) query.set('backfill', '1');
+      if (checkpoint) {
+        query.set('seq', String(checkpoint.seq));
+        query.set('id', checkpoint.id);
+      }
+      if (checkpoint?.before) {
+        query.set('beforeSeq', String(checkpoint.before.seq));
+        query.set('beforeId', checkpoint.before.id);
+      }
+      const page = await pullFresh(name, `/api/sync/${name}/pull?${query}`);
+      // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
+      // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly. Not
+      // after a full page either: RxDB asks for the next one itself, in change order from this checkpoint.
+      if (!page.checkpoint.before) {
+        markFilled(filling && page.documents.length > 0 && page.documents.length < batchSize);
+      }
+      if (short) {
+        firstPageSize = page.documents.length;
+        if (page.documents.length === 0) markFeedStarted();
+        // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
+        else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
+      }
+      return { documents: page.documents as never[], checkpoint: page.checkpoint };
     }
     replications.set(name, state);
     state.error$.subscribe((error) => {
@@ -400,14 +430,35 @@ export function startSync(
     awaitInSync: async () => {
       await Promise.all(states.map((s) => s.awaitInSync()));
     },
-    activity: () =>
-      names
-        .map((name) => {
-          const events = replications.get(name)?.internalReplicationState?.events;
-          const flags = [events?.active.up.getValue() && 'pushing', events?.active.down.getValue() && 'pulling'];
-          return `${name}: ${flags.filter(Boolean).join(' and ') || 'idle'}`;
-        })
-        .join(', '),
+    activity: async () => {
+      const busy = async (promise: Promise<unknown> | undefined) => {
+        let done = false;
+        void promise?.then(
+          () => (done = true),
+          () => (done = true),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return promise !== undefined && !done;
+      };
+      const lines = await Promise.all(
+        names.map(async (name) => {
+          const internal = replications.get(name)?.internalReplicationState;
+          const flags = [
+            internal?.events.active.up.getValue() && 'pushing',
+            internal?.events.active.down.getValue() && 'pulling',
+            (await busy(internal?.streamQueue.up)) && 'up queue busy',
+            (await busy(internal?.streamQueue.down)) && 'down queue busy',
+            (await busy(internal?.checkpointQueue)) && 'checkpoint queue busy',
+            ...(['pull', 'push'] as const).map((direction) => {
+              const at = phases.get(`${name} ${direction}`);
+              return at && `${direction} handler ${at.phase} for ${Date.now() - at.since} ms`;
+            }),
+          ];
+          return `${name}: ${flags.filter(Boolean).join(', ') || 'idle'}`;
+        }),
+      );
+      return lines.join('; ');
+    },
     stop: async () => {
       abort.abort();
       markFeedStarted();

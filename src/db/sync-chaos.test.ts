@@ -838,7 +838,7 @@ class ChaosRun {
       try {
         await within(Math.max(1000, deadline - Date.now()), `${device.name} awaitInSync`, device.sync!.awaitInSync());
       } catch (error) {
-        stuck.push(`${(error as Error).message} (${device.sync!.activity()})`);
+        stuck.push(`${(error as Error).message} (${await device.sync!.activity()})`);
         break;
       }
       const pending = await firstValueFrom(device.sync!.pending$);
