@@ -45,6 +45,8 @@ async function makeDevice(
     sync: null as SyncController | null,
     /** The next request whose URL contains this never gets an answer (a connection that died silently). */
     hangNext: null as string | null,
+    /** Like hangNext, but the request does not even end when it is aborted (the chaos test saw one so). */
+    deafNext: null as string | null,
     requestTimeoutMs: undefined as number | undefined,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       if (!device.online) throw new TypeError('Failed to fetch (offline)');
@@ -56,6 +58,10 @@ async function makeDevice(
         // A dead connection: nothing comes back until the request is given up.
         device.hangNext = null;
         await new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+      }
+      if (device.deafNext && String(input).includes(device.deafNext)) {
+        device.deafNext = null;
+        await new Promise(() => undefined);
       }
       const headers = new Headers(init?.headers);
       headers.set('cookie', client.cookie);
@@ -603,6 +609,40 @@ describe('replication with the real server', () => {
       await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null, 15_000);
       expect(a.hangNext).toBeNull();
       expect(b.hangNext).toBeNull();
+      await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('gives up a request that does not end even when aborted, and carries on', async () => {
+    const a = await makeDevice('staff', ['posts', 'comments']);
+    const b = await makeDevice('staff', ['posts', 'comments']);
+    try {
+      a.requestTimeoutMs = 500;
+      b.requestTimeoutMs = 500;
+      a.start();
+      b.start();
+      await a.sync!.initialSyncDone;
+      await b.sync!.initialSyncDone;
+      a.deafNext = '/api/sync/comments/push';
+      b.deafNext = '/api/sync/comments/pull';
+      const post = await newPost(a, 'Commented over a connection that never ends');
+      await until(() => serverPost(post.id) !== undefined, 15_000);
+      const now = Date.now();
+      const comment = await a.db.comments.insert({
+        id: randomUUID(),
+        postId: post.id,
+        authorId: a.user.id,
+        content: 'Still arrives',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      });
+      await until(async () => (await b.db.comments.findOne(comment.id).exec()) !== null, 15_000);
+      expect(a.deafNext).toBeNull();
+      expect(b.deafNext).toBeNull();
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
     } finally {
       await a.close();
