@@ -19,7 +19,14 @@ import { POST_CATEGORIES, REACTION_TYPES, type PostCategory } from '../../schema
 import { reactionId, type SyncCollection } from '../../schema/sync';
 import { acknowledgeAlert } from '../features/alerts/use-alerts';
 import { markConversationRead, openConversation, sendMessage } from '../features/chat/chat-actions';
-import { addComment, deleteComment, deletePost, editPost, toggleReaction } from '../features/feed/feed-actions';
+import {
+  addComment,
+  deleteComment,
+  deletePost,
+  editPost,
+  toggleReaction,
+  type ShownPost,
+} from '../features/feed/feed-actions';
 import { buildPostDoc } from '../features/feed/post-draft';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { startSync, type SyncController } from './replication';
@@ -455,17 +462,24 @@ class ChaosRun {
         if (own) {
           const content = `edit ${index} by ${device.name}`;
           const category = device.user.role === 'admin' ? pick(POST_CATEGORIES, r2)! : undefined;
-          await editPost(db, id, { content, category, isUrgent: post.isUrgent as boolean });
+          await editPost(
+            db,
+            id,
+            { content, category, isUrgent: post.isUrgent as boolean },
+            post as unknown as ShownPost,
+          );
           entry.content = content;
           if (category) entry.category = category;
           this.note(index, `${tag} edits own post ${id.slice(0, 8)}${category ? ` (${category})` : ''}`);
         } else {
           const category = pick(POST_CATEGORIES, r2)!;
-          await editPost(db, id, {
-            content: post.content as string,
-            category,
-            isUrgent: post.isUrgent as boolean,
-          });
+          // As the edit form does: what was shown and left as it was is not written back.
+          await editPost(
+            db,
+            id,
+            { content: post.content as string, category, isUrgent: post.isUrgent as boolean },
+            post as unknown as ShownPost,
+          );
           entry.category = category;
           this.note(index, `${tag} moves post ${id.slice(0, 8)} to ${category}`);
         }

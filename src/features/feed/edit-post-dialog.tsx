@@ -44,18 +44,25 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
   // The alert's audience, as in the composer; making the post ordinary clears it (decision 33).
   const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(post.audienceHouses));
   const [busy, setBusy] = useState(false);
+  // The post as the form opened with it: fields left so keep whatever a colleague's change meanwhile made them.
+  const [shown] = useState(post);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!content.trim() || busy) return;
     setBusy(true);
     try {
-      await editPost(db, post.id, {
-        content,
-        category: category === initialCategory ? undefined : category,
-        isUrgent,
-        audienceHouses: audienceHousesOf(isUrgent, audience),
-      });
+      await editPost(
+        db,
+        post.id,
+        {
+          content,
+          category: category === initialCategory ? undefined : category,
+          isUrgent,
+          audienceHouses: audienceHousesOf(isUrgent, audience),
+        },
+        shown,
+      );
       toast({ title: 'Post updated', description: 'Your post has been updated successfully.' });
       onDone();
     } catch (error) {

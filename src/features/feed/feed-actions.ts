@@ -1,6 +1,6 @@
 import { keptAudienceHouses, keptHouseTags, type PostCategory, type ReactionType } from '../../../schema/posts';
 import { reactionId } from '../../../schema/sync';
-import type { ReactionLocal } from '../../db/collections';
+import type { PostLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 
 /**
@@ -9,29 +9,49 @@ import type { UserDatabase } from '../../db/database';
  * server's on sync.
  */
 
+/** The post as the edit form showed it when it opened. */
+export type ShownPost = Pick<PostLocal, 'content' | 'isUrgent' | 'audienceHouses'>;
+
 /**
  * Edits content, category and urgency (spec section 4) and an urgent post's audience (a missing audience
  * keeps the stored one); houses stay only on Residents Activities, the audience only on an urgent post.
+ * Only what the user changed is written, onto the post as it is now: a field still as the form showed it
+ * (`shown`) keeps what it holds now, and a missing category keeps the current one. So saving new words does
+ * not undo a colleague's move to another category, or an author's edit, that arrived while the form was open
+ * (posts merge field by field, docs/sync.md); the chaos test caught the category being written back so.
  */
 export async function editPost(
   db: UserDatabase,
   postId: string,
   changes: { content: string; category?: PostCategory; isUrgent: boolean; audienceHouses?: string[] },
+  shown?: ShownPost,
 ): Promise<void> {
   const doc = await db.posts.findOne(postId).exec();
   if (!doc) throw new Error('Post not found');
-  const category = changes.category ?? doc.category;
-  await doc.incrementalPatch({
-    content: changes.content.trim(),
-    category,
-    isUrgent: changes.isUrgent,
-    houseTags: keptHouseTags(category, doc.houseTags),
-    audienceHouses: keptAudienceHouses(changes.isUrgent, changes.audienceHouses ?? doc.audienceHouses),
-    // Always after createdAt, even within its millisecond: an edited post must not look new (decision 65).
-    updatedAt: Math.max(Date.now(), doc.updatedAt + 1),
-    localPending: true,
+  const content = changes.content.trim();
+  await doc.incrementalModify((now) => {
+    const category = changes.category ?? now.category;
+    const isUrgent = shown && changes.isUrgent === shown.isUrgent ? now.isUrgent : changes.isUrgent;
+    const audience =
+      changes.audienceHouses === undefined || (shown && sameList(changes.audienceHouses, shown.audienceHouses))
+        ? now.audienceHouses
+        : changes.audienceHouses;
+    return {
+      ...now,
+      content: shown && content === shown.content ? now.content : content,
+      category,
+      isUrgent,
+      houseTags: keptHouseTags(category, now.houseTags),
+      audienceHouses: keptAudienceHouses(isUrgent, audience),
+      // Always after createdAt, even within its millisecond: an edited post must not look new (decision 65).
+      updatedAt: Math.max(Date.now(), now.updatedAt + 1),
+      localPending: true,
+    };
   });
 }
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
 
 /** Deletes a post: a tombstone that replication pushes (the server removes its comments and reactions). */
 export async function deletePost(db: UserDatabase, postId: string): Promise<void> {

@@ -1,0 +1,79 @@
+import 'fake-indexeddb/auto';
+import { randomUUID } from 'node:crypto';
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PostLocal } from '../../db/collections';
+import { createSyncedDatabase, type UserDatabase } from '../../db/database';
+import { editPost } from './feed-actions';
+import { buildPostDoc } from './post-draft';
+
+const env = { indexedDB, IDBKeyRange, multiInstance: false };
+let db: UserDatabase;
+
+beforeEach(async () => {
+  db = await createSyncedDatabase(`sp_actions_${randomUUID().replace(/-/g, '')}`, env, ['posts']);
+});
+afterEach(async () => {
+  await db.remove();
+});
+
+/** A post as the server sent it, and what the edit form shows of it. */
+async function storedPost(): Promise<PostLocal> {
+  const doc = buildPostDoc(
+    randomUUID(),
+    'author-1',
+    {
+      content: 'Fire drill at noon',
+      category: 'company_announcement',
+      isUrgent: false,
+      houseTags: [],
+    },
+    [],
+  );
+  await db.posts.insert({ ...doc, localPending: false });
+  return (await db.posts.findOne(doc.id).exec())!.toMutableJSON();
+}
+
+/** A colleague's change, pulled while the form was open. */
+async function arrives(id: string, change: Partial<PostLocal>) {
+  await (await db.posts.findOne(id).exec())!.incrementalPatch({ ...change, localPending: false });
+}
+
+describe('editPost', () => {
+  it('writes the new words without undoing a move to another category made meanwhile', async () => {
+    const shown = await storedPost();
+    await arrives(shown.id, { category: 'shifts_lifts', updatedAt: shown.updatedAt + 5 });
+    await editPost(db, shown.id, { content: 'Fire drill at one', isUrgent: false }, shown);
+    const post = (await db.posts.findOne(shown.id).exec())!;
+    expect(post.content).toBe('Fire drill at one');
+    expect(post.category).toBe('shifts_lifts');
+    expect(post.localPending).toBe(true);
+    expect(post.updatedAt).toBeGreaterThan(shown.updatedAt + 5);
+  });
+
+  it('moves a post without writing back the words as they were shown', async () => {
+    const shown = await storedPost();
+    await arrives(shown.id, { content: 'Fire drill moved to 2pm', updatedAt: shown.updatedAt + 5 });
+    await editPost(db, shown.id, { content: shown.content, category: 'wages_hr', isUrgent: false }, shown);
+    const post = (await db.posts.findOne(shown.id).exec())!;
+    expect(post.content).toBe('Fire drill moved to 2pm');
+    expect(post.category).toBe('wages_hr');
+  });
+
+  it('writes every field given when it is not told what was shown', async () => {
+    const shown = await storedPost();
+    await editPost(db, shown.id, { content: '  Drill cancelled  ', category: 'wages_hr', isUrgent: true });
+    const post = (await db.posts.findOne(shown.id).exec())!;
+    expect(post.content).toBe('Drill cancelled');
+    expect(post.category).toBe('wages_hr');
+    expect(post.isUrgent).toBe(true);
+  });
+
+  it('keeps a colleague’s urgency when the form’s urgency was left as shown', async () => {
+    const shown = await storedPost();
+    await arrives(shown.id, { isUrgent: true, updatedAt: shown.updatedAt + 5 });
+    // The form showed an ordinary post and the user left it so: the colleague's urgency stands.
+    await editPost(db, shown.id, { content: 'Fire drill at two', isUrgent: false }, shown);
+    expect((await db.posts.findOne(shown.id).exec())!.isUrgent).toBe(true);
+  });
+});
