@@ -145,6 +145,32 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs = 8000):
   }
 }
 
+/**
+ * Empties the replication records (checkpoints and the server states it assumes) of a device's database, as an
+ * app closed after storing a pulled page but before recording it leaves them for the documents of that page.
+ */
+async function forgetReplicationRecords(device: Device): Promise<void> {
+  const names = (await indexedDB.databases())
+    .map((info) => info.name ?? '')
+    .filter((name) => name.includes(device.db.name) && name.includes('rx-replication-meta'));
+  expect(names.length).toBeGreaterThan(0);
+  for (const name of names) {
+    const idb = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(name);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const stores = Array.from(idb.objectStoreNames);
+    await new Promise<void>((resolve, reject) => {
+      const tx = idb.transaction(stores, 'readwrite');
+      for (const store of stores) tx.objectStore(store).clear();
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+    });
+    idb.close();
+  }
+}
+
 const serverPost = (id: string) =>
   t.db.$client.prepare('select content, category, deleted, author_id as authorId from posts where id = ?').get(id) as
     { content: string; category: string; deleted: number; authorId: string } | undefined;
@@ -647,6 +673,37 @@ describe('replication with the real server', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('never sends back a post that came from the server, even when its replication records were lost', async () => {
+    const author = await makeDevice();
+    const reader = await makeDevice();
+    try {
+      author.start();
+      reader.start();
+      const post = await newPost(author, 'Rota out on Friday');
+      const edit = async (content: string) => {
+        const doc = (await author.db.posts.findOne(post.id).exec())!;
+        await doc.incrementalPatch({ content, updatedAt: doc.updatedAt + 1000, localPending: true });
+        await until(() => serverPost(post.id)?.content === content);
+      };
+      await edit('Rota out on Thursday');
+      await until(async () => (await reader.db.posts.findOne(post.id).exec())?.content === 'Rota out on Thursday');
+      await reader.sync!.awaitInSync();
+      await reader.sync!.stop();
+      await forgetReplicationRecords(reader);
+      await edit('Rota out on Wednesday');
+      // The reader's copy is older than the server's, and it was never changed on the reader.
+      reader.start();
+      await until(async () => (await reader.db.posts.findOne(post.id).exec())?.content === 'Rota out on Wednesday');
+      await reader.sync!.awaitInSync();
+      await author.sync!.awaitInSync();
+      expect(serverPost(post.id)?.content).toBe('Rota out on Wednesday');
+      expect((await author.db.posts.findOne(post.id).exec())!.content).toBe('Rota out on Wednesday');
+    } finally {
+      await author.close();
+      await reader.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
-import type { RxCollection, RxReplicationPullStreamItem } from 'rxdb';
+import type { RxCollection, RxReplicationPullStreamItem, RxReplicationWriteToMasterRow } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import {
   PUSHABLE_COLLECTIONS,
@@ -75,6 +75,30 @@ class HttpError extends Error {
   constructor(readonly status: number) {
     super(`${status}: sync request failed`);
   }
+}
+
+type PushRow = RxReplicationWriteToMasterRow<Record<string, unknown>>;
+
+/**
+ * The rows worth sending, without the local-only `localPending` flag. A document whose flag is false came from
+ * the server (a pulled page, or a conflict the server's version won) and is never sent back as a change; a
+ * delete always goes (RxDB's own remove() leaves the flag as it was, and a delete the server has is harmless). RxDB
+ * would send one if the app closed after storing a pulled page but before recording it as the server's state:
+ * it then finds the document without an assumed master and pushes it as new. The chaos test saw such a stale
+ * copy pushed so, and merged over an edit the author had made since (decision 85).
+ */
+export function ownChanges(rows: readonly PushRow[]): PushRow[] {
+  const strip = (doc: Record<string, unknown>) => {
+    const { localPending, ...rest } = doc;
+    void localPending;
+    return rest as PushRow['newDocumentState'];
+  };
+  return rows
+    .filter((row) => row.newDocumentState.localPending !== false || row.newDocumentState._deleted)
+    .map((row) => ({
+      newDocumentState: strip(row.newDocumentState),
+      ...(row.assumedMasterState ? { assumedMasterState: strip(row.assumedMasterState) } : {}),
+    }));
 }
 
 /**
@@ -308,20 +332,16 @@ export function startSync(
             // pages made that re-check quadratic over a freshly pulled collection (decision 75). The request
             // itself still carries at most PUSH_REQUEST_ROWS rows.
             batchSize: PUSH_BATCH,
-            // Local-only flag: never sent to the server.
-            modifier: (doc) => {
-              const { localPending, ...rest } = doc as Record<string, unknown>;
-              void localPending;
-              return rest;
-            },
             async handler(rows) {
+              const own = ownChanges(rows);
+              if (own.length === 0) return [];
               phase(name, 'push', 'waiting for posts');
               try {
-                await postsFirst(name, rows);
-                phase(name, 'push', `request of ${rows.length}`);
+                await postsFirst(name, own);
+                phase(name, 'push', `request of ${own.length}`);
                 pushesOut.set(name, (pushesOut.get(name) ?? 0) + 1);
                 try {
-                  return await pushRows(rows);
+                  return await pushRows(own);
                 } finally {
                   pushesOut.set(name, pushesOut.get(name)! - 1);
                   pushesEnded.set(name, (pushesEnded.get(name) ?? 0) + 1);
