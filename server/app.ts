@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { secureHeaders } from 'hono/secure-headers';
 import { LIMITS } from '../schema/constants';
 import { PROFILE_PICTURE_MESSAGES } from '../schema/profile-picture';
 import { RESIDENT_PHOTO_MAX_BYTES } from '../schema/residents';
@@ -25,6 +24,7 @@ import { uploadRoutes } from './features/uploads/uploads.routes';
 import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
 import { clientIp, handleError, isMultipart, jsonOrFormBodies, sameOriginOnly } from './lib/http';
+import { presetHeaders, securityHeaderList } from './lib/security-headers';
 
 export const CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
@@ -67,21 +67,6 @@ const pictureTooLarge = (): never => {
   throw new AppError(413, 'payload_too_large', PROFILE_PICTURE_MESSAGES.tooLarge, undefined, { Connection: 'close' });
 };
 
-const CSP = {
-  defaultSrc: ["'self'"],
-  scriptSrc: ["'self'"],
-  styleSrc: ["'self'", "'unsafe-inline'"],
-  imgSrc: ["'self'", 'data:', 'blob:'],
-  fontSrc: ["'self'"],
-  connectSrc: ["'self'"],
-  workerSrc: ["'self'"],
-  manifestSrc: ["'self'"],
-  frameAncestors: ["'none'"],
-  objectSrc: ["'none'"],
-  baseUri: ["'self'"],
-  formAction: ["'self'"],
-};
-
 /** Builds the whole app (API and client) around its dependencies, so each test gets a fresh one. */
 export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   const clientDir = options.clientDir ?? CLIENT_DIR;
@@ -93,26 +78,11 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
     c.set('ip', clientIp(c, deps.config.trustProxy));
     await next();
   });
-  app.use(
-    secureHeaders({
-      contentSecurityPolicy: CSP,
-      strictTransportSecurity: deps.config.secure ? 'max-age=31536000; includeSubDomains' : false,
-      referrerPolicy: 'no-referrer',
-      xFrameOptions: 'DENY',
-      crossOriginEmbedderPolicy: false,
-      permissionsPolicy: { camera: [], microphone: [], geolocation: [] },
-      // A route may set a stricter header of its own (uploaded files get a sandboxing CSP).
-      overwrite: false,
-    }),
-  );
+  app.use(presetHeaders(securityHeaderList({ secure: deps.config.secure })));
 
   const api = new Hono<AppEnv>();
-  api.use((c, next) => {
-    // API answers are never stored; the few that may be (uploaded files, the placeholder picture) say so
-    // themselves. Set before the handler: changing a finished response would rebuild it.
-    c.header('Cache-Control', 'no-store');
-    return next();
-  });
+  // API answers are never stored; the few that may be (uploaded files, the placeholder picture) say so themselves.
+  api.use(presetHeaders([['Cache-Control', 'no-store']]));
   api.use(sameOriginOnly(deps.config.publicUrl));
   api.use(jsonOrFormBodies);
   const limits = new Map(

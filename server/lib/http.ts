@@ -104,6 +104,15 @@ export const jsonOrFormBodies: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
+/**
+ * An answer whose JSON is already encoded, with plain headers: @hono/node-server writes it in one go without
+ * building a fetch Headers object, as `c.body` with a second header would (decision 76). Headers set earlier
+ * with `c.header` do not reach it: only for routes whose middleware sets none.
+ */
+export function encodedJson(body: Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
 /** A multipart form's fields, each as the list of its values (fields such as houseTags repeat). */
 export type FormFields = Record<string, (string | File)[]>;
 

@@ -1,16 +1,19 @@
-import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import { preparedFor, type Db } from '../db/client';
 
 /**
  * Takes the next value of the global sync sequence (docs/sync.md). Call it inside the transaction that writes
  * the synced row, so the row and the counter commit together and pulls never skip a change.
  */
 export function nextSeq(db: Db): number {
-  const row = db.get<{ seq: number }>(
-    sql`INSERT INTO sync_counter (id, seq) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET seq = seq + 1 RETURNING seq`,
-  );
-  return row.seq;
+  return takeSeq(db).get()!.seq; // the upsert always returns its row
 }
+
+/** Every synced write takes a sequence number: prepared once per database (decision 78). */
+const takeSeq = preparedFor((db) =>
+  db.$client.prepare<[], { seq: number }>(
+    'INSERT INTO sync_counter (id, seq) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET seq = seq + 1 RETURNING seq',
+  ),
+);
 
 const readSeq = new WeakMap<Db, { get(): { seq: number } | undefined }>();
 

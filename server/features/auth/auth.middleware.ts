@@ -22,7 +22,8 @@ function loadUser(c: Context<AppEnv>) {
   if (known) return known;
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
-  const found = resolveSession(c.var.deps, token, !isBackgroundRequest(c));
+  // c.get, not c.var: c.var copies every variable of the request into a new object on each read.
+  const found = resolveSession(c.get('deps'), token, !isBackgroundRequest(c));
   if (!found) {
     clearSessionCookie(c);
     return null;

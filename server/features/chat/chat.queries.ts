@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { conversationIdOf } from '../../../schema/chat';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -42,8 +42,16 @@ const unreadOf = (userId: string) =>
   sql<number>`(SELECT count(*) FROM messages m WHERE m.conversation_id = ${conversations.id}
     AND m.created_at > ${readMarkOf(userId)} AND (m.sender_id IS NULL OR m.sender_id <> ${userId}))`;
 
+const findConversationQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(conversations)
+    .where(eq(conversations.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 export function findConversation(db: Db, id: string): ConversationRow | undefined {
-  return db.select().from(conversations).where(eq(conversations.id, id)).get();
+  return findConversationQuery(db).get({ id });
 }
 
 /** The new, empty conversation of two users at `at`: named by the pair, the lower id first (decision 30). */
@@ -108,8 +116,16 @@ export function updateReadMark(db: Db, id: string, side: 'a' | 'b', upTo: number
   });
 }
 
+const findMessageQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(messages)
+    .where(eq(messages.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 export function findMessage(db: Db, id: string): MessageRow | undefined {
-  return db.select().from(messages).where(eq(messages.id, id)).get();
+  return findMessageQuery(db).get({ id });
 }
 
 export interface MessageWithSender {
@@ -117,13 +133,17 @@ export interface MessageWithSender {
   senderFirstName: string | null;
 }
 
-export function findMessageWithSender(db: Db, id: string): MessageWithSender | undefined {
-  return db
+const findMessageWithSenderQuery = preparedFor((db) =>
+  db
     .select({ message: messages, senderFirstName: users.firstName })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.senderId))
-    .where(eq(messages.id, id))
-    .get();
+    .where(eq(messages.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+export function findMessageWithSender(db: Db, id: string): MessageWithSender | undefined {
+  return findMessageWithSenderQuery(db).get({ id });
 }
 
 /**
@@ -153,16 +173,36 @@ export function listMessagesOf(
 }
 
 /** Stores a message and moves its conversation's last-message time, at one sequence. */
+const insertMessageQueries = preparedFor((db) => ({
+  message: db
+    .insert(messages)
+    .values({
+      id: sql.placeholder('id'),
+      conversationId: sql.placeholder('conversationId'),
+      senderId: sql.placeholder('senderId'),
+      content: sql.placeholder('content'),
+      createdAt: sql.placeholder('createdAt'),
+      serverSeq: sql.placeholder('serverSeq'),
+    })
+    .prepare(),
+  conversation: db
+    .update(conversations)
+    // An update's typing takes a placeholder only inside sql``.
+    .set({
+      lastMessageAt: sql`${sql.placeholder('createdAt')}`,
+      updatedAt: sql`${sql.placeholder('createdAt')}`,
+      serverSeq: sql`${sql.placeholder('serverSeq')}`,
+    })
+    .where(eq(conversations.id, sql.placeholder('conversationId')))
+    .prepare(),
+}));
+
 export function insertMessage(db: Db, row: NewMessageRow): void {
+  const queries = insertMessageQueries(db);
   db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.insert(messages)
-      .values({ ...row, serverSeq })
-      .run();
-    db.update(conversations)
-      .set({ lastMessageAt: row.createdAt, updatedAt: row.createdAt, serverSeq })
-      .where(eq(conversations.id, row.conversationId))
-      .run();
+    const values = { ...row, serverSeq: nextSeq(db) };
+    queries.message.run(values);
+    queries.conversation.run(values);
   });
 }
 

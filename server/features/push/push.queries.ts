@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, ne, notInArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { pushSubscriptions, settings, users } from '../../db/tables';
 
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
@@ -62,22 +62,36 @@ export function countSubscriptionsOf(db: Db, userId: string): number {
 }
 
 /** Subscriptions of active users: of the given users, or of everyone but `exceptUserId`. */
+const subscriptionColumns = {
+  id: pushSubscriptions.id,
+  userId: pushSubscriptions.userId,
+  endpoint: pushSubscriptions.endpoint,
+  p256dh: pushSubscriptions.p256dh,
+  auth: pushSubscriptions.auth,
+  createdAt: pushSubscriptions.createdAt,
+};
+
+/** One user's devices, as a chat message pushes to: prepared once, as it runs before the sender's answer (decision 78). */
+const activeSubscriptionsOfUser = preparedFor((db) =>
+  db
+    .select(subscriptionColumns)
+    .from(pushSubscriptions)
+    .innerJoin(users, eq(users.id, pushSubscriptions.userId))
+    .where(and(eq(pushSubscriptions.userId, sql.placeholder('userId')), eq(users.isActive, true)))
+    .prepare(),
+);
+
 export function listActiveSubscriptions(
   db: Db,
   who: { userIds: string[] } | { exceptUserId: string },
 ): PushSubscriptionRow[] {
+  if ('userIds' in who && who.userIds.length === 1)
+    return activeSubscriptionsOfUser(db).all({ userId: who.userIds[0] });
   const whose =
     'userIds' in who ? inArray(pushSubscriptions.userId, who.userIds) : ne(pushSubscriptions.userId, who.exceptUserId);
   if ('userIds' in who && who.userIds.length === 0) return [];
   return db
-    .select({
-      id: pushSubscriptions.id,
-      userId: pushSubscriptions.userId,
-      endpoint: pushSubscriptions.endpoint,
-      p256dh: pushSubscriptions.p256dh,
-      auth: pushSubscriptions.auth,
-      createdAt: pushSubscriptions.createdAt,
-    })
+    .select(subscriptionColumns)
     .from(pushSubscriptions)
     .innerJoin(users, eq(users.id, pushSubscriptions.userId))
     .where(and(whose, eq(users.isActive, true)))

@@ -45,6 +45,21 @@ describe('the sync hub', () => {
     expect(b.sent).toEqual(a.sent);
   });
 
+  it('sends the event as soon as the current synchronous work has finished, before other I/O of the turn', async () => {
+    hub = createSyncHub();
+    const a = fakeConnection('a');
+    hub.connect(a.connection);
+    const order: string[] = [];
+    setImmediate(() => order.push('immediate'));
+    hub.notify('messages', ['a']);
+    hub.notify('conversations', ['a']);
+    expect(a.sent).toEqual([]);
+    await Promise.resolve();
+    order.push(...a.sent);
+    await turn();
+    expect(order).toEqual(['change {"collection":"messages"}', 'change {"collection":"conversations"}', 'immediate']);
+  });
+
   it('sends a change meant for some users only to their streams, and merges audiences within a turn', async () => {
     hub = createSyncHub();
     const a = fakeConnection('a');

@@ -20,7 +20,7 @@ export interface SyncHub {
   /** Registers a stream; the returned function unregisters it. */
   connect: (connection: SyncConnection) => () => void;
   /**
-   * A change to a collection was committed; coalesced and sent once the current task has finished. With
+   * A change to a collection was committed; coalesced and sent once the current synchronous work has finished. With
    * `userIds`, only those users' streams hear of it (a conversation's two participants, one user's alert list);
    * without, every stream does (the feed and the directory, which every user may see).
    */
@@ -39,7 +39,8 @@ export interface SyncHub {
 
 /**
  * Builds the hub. Idle streams cost a map entry each: one shared interval pings them all, and notifications
- * are batched per event-loop turn, so a push of 100 rows sends one event per collection.
+ * are batched per synchronous run (a microtask), so a push of 100 rows sends one event per collection, and a
+ * change reaches only the streams of the users it names.
  */
 export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
   const byUser = new Map<string, Set<SyncConnection>>();
@@ -104,7 +105,10 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
       }
       if (flushScheduled) return;
       flushScheduled = true;
-      setImmediate(flush);
+      // Right after the current synchronous work, its transaction included (better-sqlite3 transactions cannot
+      // await): a chat message's event goes out before the sender's answer is written, rather than after every
+      // other I/O callback of this loop turn (decision 77).
+      queueMicrotask(flush);
     },
     disconnectUser(userId) {
       for (const connection of byUser.get(userId) ?? []) end(connection);
