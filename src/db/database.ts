@@ -3,6 +3,7 @@ import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
+import { withChangesFromIndex } from './changes-by-index';
 import { usePresentKeysFirst } from './present-keys-first';
 
 export type UserDatabaseCollections = SyncedCollections;
@@ -58,7 +59,7 @@ async function createStorage(env: DatabaseEnvironment): Promise<Storage> {
   const settings: DexieSettings = { onCreate: usePresentKeysFirst };
   if (env.indexedDB) settings.indexedDB = env.indexedDB;
   if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
-  const storage: Storage = getRxStorageDexie(settings);
+  const storage: Storage = withChangesFromIndex(getRxStorageDexie(settings));
   if (!import.meta.env.DEV) return storage;
   // Development only: schema checks and validation; the import is dropped from production builds.
   devModeLoaded ??= import('rxdb/plugins/dev-mode').then(({ RxDBDevModePlugin, disableWarnings }) => {
