@@ -199,19 +199,6 @@ export function startSync(
     if (outcome === 'late') throw new Error(`${name}: a pull gave way to a push still busy after ${PUSH_WAIT_MS} ms`);
   }
 
-  /** Resolves once the collection's replication neither pulls (stores included) nor pushes, or sync stops. */
-  async function storedAndIdle(name: SyncCollection): Promise<void> {
-    const events = replications.get(name)?.internalReplicationState?.events;
-    if (!events) return;
-    const stopped = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve()));
-    await Promise.race([
-      stopped,
-      firstValueFrom(combineLatest([events.active.down, events.active.up]).pipe(filter(([down, up]) => !down && !up)), {
-        defaultValue: undefined,
-      }),
-    ]);
-  }
-
   /** Where each collection's pull and push handlers are, and since when (for activity()). */
   const phases = new Map<string, { phase: string; since: number }>();
   const phase = (name: SyncCollection, direction: 'pull' | 'push', what: string | null) => {
@@ -262,25 +249,13 @@ export function startSync(
     let resolveFilled = () => {};
     filled.push(new Promise<void>((resolve) => (resolveFilled = resolve)));
     deferredPull.set(name, false);
-    let fillOver = false;
-    /**
-     * The first run is over: once what it pulled is stored, pull requests go straight through; `pullAgain` asks
-     * for one more. RxDB fetches pages ahead of storing them, so the last page comes well before its documents
-     * are stored; a RESYNC then would make RxDB's push side re-read, page by page, every document stored after
-     * its last checkpoint, chasing the pages still being written (decision 81). Waiting until the replication
-     * is idle leaves it only the last stored page's tail to re-read. Requests that come meanwhile still wait.
-     */
+    /** The first run is over: from now on pull requests go straight through; `pullAgain` asks for one more. */
     const markFilled = (pullAgain: boolean) => {
-      if (fillOver || !deferredPull.has(name)) return;
-      fillOver = true;
-      if (pullAgain) deferredPull.set(name, true);
-      void storedAndIdle(name).then(() => {
-        const wanted = deferredPull.get(name);
-        if (wanted === undefined) return;
-        deferredPull.delete(name);
-        if (wanted) stream$.next('RESYNC');
-        resolveFilled();
-      });
+      const wanted = deferredPull.get(name);
+      if (wanted === undefined) return;
+      deferredPull.delete(name);
+      resolveFilled();
+      if (wanted || pullAgain) setTimeout(() => stream$.next('RESYNC'), 0);
     };
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
@@ -392,11 +367,7 @@ export function startSync(
         // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
         else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
       }
-      // By id: RxDB stores a page (or several, merged) in one write whose documents share one write time, and
-      // its push side resumes after the last of them in (write time, id) order, so with the largest id last it
-      // has nothing of that write to read again (decision 81). The order means nothing else to RxDB.
-      const byId = [...page.documents].sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
-      return { documents: byId as never[], checkpoint: page.checkpoint };
+      return { documents: page.documents as never[], checkpoint: page.checkpoint };
     }
     replications.set(name, state);
     state.error$.subscribe((error) => {
