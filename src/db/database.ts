@@ -3,6 +3,8 @@ import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
+import { withChangesFromIndex } from './changes-by-index';
+import { usePresentKeysFirst } from './present-keys-first';
 
 export type UserDatabaseCollections = SyncedCollections;
 export type UserDatabase = RxDatabase<UserDatabaseCollections>;
@@ -54,10 +56,10 @@ function factoryOf(env: DatabaseEnvironment): IDBFactory | undefined {
 
 async function createStorage(env: DatabaseEnvironment): Promise<Storage> {
   // Only defined keys: Dexie merges options over its defaults, so an explicit undefined would erase them.
-  const settings: DexieSettings = {};
+  const settings: DexieSettings = { onCreate: usePresentKeysFirst };
   if (env.indexedDB) settings.indexedDB = env.indexedDB;
   if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
-  const storage: Storage = getRxStorageDexie(settings);
+  const storage: Storage = withChangesFromIndex(getRxStorageDexie(settings));
   if (!import.meta.env.DEV) return storage;
   // Development only: schema checks and validation; the import is dropped from production builds.
   devModeLoaded ??= import('rxdb/plugins/dev-mode').then(({ RxDBDevModePlugin, disableWarnings }) => {
