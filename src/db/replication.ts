@@ -85,7 +85,7 @@ type PushRow = RxReplicationWriteToMasterRow<Record<string, unknown>>;
  * delete always goes (RxDB's own remove() leaves the flag as it was, and a delete the server has is harmless). RxDB
  * would send one if the app closed after storing a pulled page but before recording it as the server's state:
  * it then finds the document without an assumed master and pushes it as new. The chaos test saw such a stale
- * copy pushed so, and merged over an edit the author had made since (decision 85).
+ * copy pushed so, and merged over an edit the author had made since (decision 83).
  */
 export function ownChanges(rows: readonly PushRow[]): PushRow[] {
   const strip = (doc: Record<string, unknown>) => {
