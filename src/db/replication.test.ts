@@ -707,6 +707,35 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('removes a post deleted while the device had stored a first sync without its checkpoint', async () => {
+    const author = await makeDevice();
+    const reader = await makeDevice();
+    try {
+      author.start();
+      reader.start();
+      const kept = await newPost(author, 'Staff meeting on Monday');
+      const deleted = await newPost(author, 'Staff meeting on Tuesday');
+      const onReader = async (id: string) => (await reader.db.posts.findOne(id).exec()) !== null;
+      await until(async () => (await onReader(kept.id)) && (await onReader(deleted.id)));
+      await reader.sync!.awaitInSync();
+      await reader.sync!.stop();
+      // The app closed after storing the pulled posts, before their checkpoint was recorded.
+      await forgetReplicationRecords(reader);
+      await (await author.db.posts.findOne(deleted.id).exec())!.incrementalModify((data) => ({
+        ...data,
+        localPending: true,
+        _deleted: true,
+      }));
+      await until(() => serverPost(deleted.id)?.deleted === 1);
+      reader.start();
+      await until(async () => !(await onReader(deleted.id)), 15_000);
+      expect(await onReader(kept.id)).toBe(true);
+    } finally {
+      await author.close();
+      await reader.close();
+    }
+  });
+
   it('gives the server’s version back when a push is refused (editing someone else’s post)', async () => {
     const author = await makeDevice();
     const other = await makeDevice();

@@ -372,14 +372,19 @@ export function startSync(
     }
     /** One pull: the newest-first fill, then pages in change order (docs/sync.md). */
     async function pullPage(checkpoint: SyncCheckpoint | undefined, batchSize: number) {
-      if (name === 'posts' && checkpoint) markFeedStarted();
       if (!checkpoint && !WITH_THE_FEED.includes(name)) {
         phase(name, 'pull', 'waiting for the feed');
         await feedStarted;
       }
-      const short = name === 'posts' && !checkpoint && FIRST_PAGE < batchSize;
+      // The newest-first fill sends live documents only, up to the sequence at its start: right for an empty
+      // collection. One that already holds documents without a checkpoint (the app closed during its first sync,
+      // after storing pages but before their checkpoint) pulls in change order from the start, tombstones
+      // included: a fill would leave a post deleted meanwhile on the device for good (decision 86).
+      const fresh = !checkpoint && (await collections[name]!.count().exec()) === 0;
+      if (name === 'posts' && !fresh) markFeedStarted();
+      const short = name === 'posts' && fresh && FIRST_PAGE < batchSize;
       const query = new URLSearchParams({ limit: String(short ? FIRST_PAGE : batchSize) });
-      const filling = !checkpoint || Boolean(checkpoint.before);
+      const filling = fresh || Boolean(checkpoint?.before);
       if (filling) query.set('backfill', '1');
       if (checkpoint) {
         query.set('seq', String(checkpoint.seq));
