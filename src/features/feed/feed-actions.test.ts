@@ -2,16 +2,16 @@ import 'fake-indexeddb/auto';
 import { randomUUID } from 'node:crypto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PostLocal } from '../../db/collections';
+import type { PostLocal, ReactionLocal } from '../../db/collections';
 import { createSyncedDatabase, type UserDatabase } from '../../db/database';
-import { editPost } from './feed-actions';
+import { editPost, toggleReaction } from './feed-actions';
 import { buildPostDoc } from './post-draft';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
 let db: UserDatabase;
 
 beforeEach(async () => {
-  db = await createSyncedDatabase(`sp_actions_${randomUUID().replace(/-/g, '')}`, env, ['posts']);
+  db = await createSyncedDatabase(`sp_actions_${randomUUID().replace(/-/g, '')}`, env, ['posts', 'reactions']);
 });
 afterEach(async () => {
   await db.remove();
@@ -75,5 +75,39 @@ describe('editPost', () => {
     // The form showed an ordinary post and the user left it so: the colleague's urgency stands.
     await editPost(db, shown.id, { content: 'Fire drill at two', isUrgent: false }, shown);
     expect((await db.posts.findOne(shown.id).exec())!.isUrgent).toBe(true);
+  });
+});
+
+describe('toggleReaction', () => {
+  const mine = (type: ReactionLocal['type']): ReactionLocal => ({
+    id: 'post-1:user-1',
+    postId: 'post-1',
+    userId: 'user-1',
+    type,
+    createdAt: 1,
+    updatedAt: 1,
+    localPending: false,
+  });
+  const stored = () => db.reactions.findOne('post-1:user-1').exec();
+
+  it('applies a new choice to a copy that a sync stored after the screen was drawn', async () => {
+    await db.reactions.insert(mine('love'));
+    // The screen still showed no reaction of this user.
+    await toggleReaction(db, 'post-1', 'user-1', 'like', undefined);
+    expect((await stored())?.toJSON()).toMatchObject({ type: 'like', localPending: true });
+  });
+
+  it('removes the reaction shown, and inserts over an earlier removal', async () => {
+    await toggleReaction(db, 'post-1', 'user-1', 'wow', undefined);
+    const shown = (await stored())!.toMutableJSON();
+    await toggleReaction(db, 'post-1', 'user-1', 'wow', shown);
+    expect(await stored()).toBeNull();
+    await toggleReaction(db, 'post-1', 'user-1', 'sad', undefined);
+    expect((await stored())?.type).toBe('sad');
+  });
+
+  it('keeps a reaction removed when it was already gone', async () => {
+    await toggleReaction(db, 'post-1', 'user-1', 'like', mine('like'));
+    expect(await stored()).toBeNull();
   });
 });

@@ -81,8 +81,11 @@ export async function deleteComment(db: UserDatabase, commentId: string): Promis
 }
 
 /**
- * The reaction toggle of spec section 4 on the user's own document (id `${postId}:${userId}`): the same
- * type again removes it, another type replaces it, none yet inserts it (over an earlier tombstone too).
+ * The reaction toggle of spec section 4 on the user's own document (id `${postId}:${userId}`): the same type as
+ * shown (`current`, what the user sees) removes it, another type replaces it, none yet inserts it (over an
+ * earlier tombstone too). The choice is the user's, made on what they saw; it is applied to the document as it
+ * is stored now, which a sync may have changed since: the chaos test saw an insert refused because a pulled copy
+ * of the same document had been stored between the read and the write.
  */
 export async function toggleReaction(
   db: UserDatabase,
@@ -92,13 +95,25 @@ export async function toggleReaction(
   current: ReactionLocal | undefined,
 ): Promise<void> {
   const id = reactionId(postId, userId);
-  const now = Date.now();
-  const doc = current ? await db.reactions.findOne(id).exec() : null;
-  if (doc && doc.type === type) {
-    await doc.incrementalModify((data) => ({ ...data, localPending: true, _deleted: true }));
-  } else if (doc) {
-    await doc.incrementalPatch({ type, updatedAt: now, localPending: true });
-  } else {
-    await db.reactions.insert({ id, postId, userId, type, createdAt: now, updatedAt: now, localPending: true });
+  const removes = current?.type === type;
+  for (let attempt = 1; ; attempt += 1) {
+    const now = Date.now();
+    const doc = await db.reactions.findOne(id).exec();
+    if (doc) {
+      await doc.incrementalModify((data) =>
+        removes
+          ? { ...data, localPending: true, _deleted: true }
+          : { ...data, type, updatedAt: now, localPending: true },
+      );
+      return;
+    }
+    if (removes) return; // already gone
+    try {
+      await db.reactions.insert({ id, postId, userId, type, createdAt: now, updatedAt: now, localPending: true });
+      return;
+    } catch (error) {
+      // Stored meanwhile by a pull: apply the choice to that copy.
+      if (attempt > 1 || (error as { code?: string }).code !== 'CONFLICT') throw error;
+    }
   }
 }
