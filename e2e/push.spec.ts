@@ -54,6 +54,8 @@ test('a push delivered to the service worker shows its notification', async ({ b
 test('a new version waiting shows "App Update Available"; Later hides it for the session, Update Now reloads into it', async ({
   browser,
 }) => {
+  // Four page loads and two service worker installs: on a loaded two-core CI machine that passed 60 s once.
+  test.setTimeout(120_000);
   const context = await browser.newContext();
   const page = await context.newPage();
   await signIn(page, ADMIN.email, ADMIN.password);
