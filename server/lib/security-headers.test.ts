@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../app';
+import { serveClientApp } from '../test/client-app';
 import { startTestServer, type TestServer } from '../test/test-server';
 
 let t: TestServer;
@@ -100,15 +100,7 @@ describe('security headers', () => {
   });
 
   it('are on the client files, which keep their own caching', async () => {
-    const clientDir = fs.mkdtempSync(path.join(t.dataDir, 'client-'));
-    fs.mkdirSync(path.join(clientDir, 'assets'));
-    fs.writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>app</title>');
-    fs.writeFileSync(path.join(clientDir, 'assets', 'app.js'), 'console.log(1)');
-    const app = createApp(t.server.deps, { clientDir });
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => server.once('listening', resolve));
-    const address = server.address();
-    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const { base, close } = await serveClientApp(t.server.deps, fs.mkdtempSync(path.join(t.dataDir, 'client-')));
     try {
       const asset = await fetch(`${base}/assets/app.js`);
       const screen = await fetch(`${base}/chat`);
@@ -118,7 +110,7 @@ describe('security headers', () => {
       expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(screen.headers.get('cache-control')).toBe('no-cache');
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 

@@ -6,10 +6,9 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../app';
+import { serveClientApp } from './client-app';
 import { startTestServer, type TestClient, type TestResponse, type TestServer } from './test-server';
 
 let t: TestServer;
@@ -385,16 +384,8 @@ describe('a 26 MB upload', () => {
 describe('the client files', () => {
   it('never serves a file outside the client folder, however the path is written', async () => {
     const root = fs.mkdtempSync(path.join(t.dataDir, 'client-'));
-    const clientDir = path.join(root, 'dist');
-    fs.mkdirSync(path.join(clientDir, 'assets'), { recursive: true });
-    fs.writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>app</title>');
-    fs.writeFileSync(path.join(clientDir, 'assets', 'app.js'), 'console.log(1)');
     fs.writeFileSync(path.join(root, 'secret.txt'), 'TOP-SECRET');
-    const app = createApp(t.server.deps, { clientDir });
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise((resolve) => server.once('listening', resolve));
-    const address = server.address();
-    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const { base, close } = await serveClientApp(t.server.deps, path.join(root, 'dist'));
     try {
       expect((await rawRequest(base, 'GET', '/assets/app.js')).text).toBe('console.log(1)');
       for (const rawPath of [
@@ -411,7 +402,7 @@ describe('the client files', () => {
         expect(res.status, rawPath).toBeLessThan(500);
       }
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
