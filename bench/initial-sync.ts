@@ -38,7 +38,9 @@ async function main(): Promise<void> {
   const built = await buildDatabase(databaseFile(config), SIZES, PASSWORD);
   console.log(`Database built in ${round(built.seconds)} s`);
   await ensureClientBuilt(() => console.log('Building the client...'));
-  const server = await startServer(config);
+  // BENCH_CLIENT_DIR serves another build of the client, to compare two versions on the same machine.
+  const clientDir = process.env.BENCH_CLIENT_DIR;
+  const server = await startServer(config, clientDir ? { clientDir } : {});
   const base = `http://127.0.0.1:${server.port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   try {

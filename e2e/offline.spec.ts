@@ -14,6 +14,10 @@ test('the installed app opens and reloads without a connection, still signed in'
   const response = await page.reload();
   expect(response?.fromServiceWorker()).toBe(true);
   await expect(page.getByRole('button', { name: /profile menu|account menu|open profile/i })).toBeVisible();
+  // The local database's worker (decision 88) starts offline too: its script comes from the precache.
+  await expect
+    .poll(() => page.workers().some((worker) => new URL(worker.url()).pathname.includes('storage-worker')))
+    .toBe(true);
   await page.goto('/admin');
   await expect(page.getByText('User Management Panel')).toBeVisible();
   await context.setOffline(false);

@@ -1,10 +1,8 @@
 import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
-import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
-import { withChangesFromIndex } from './changes-by-index';
-import { usePresentKeysFirst } from './present-keys-first';
+import { workerStorage } from './worker-storage';
 
 export type UserDatabaseCollections = SyncedCollections;
 export type UserDatabase = RxDatabase<UserDatabaseCollections>;
@@ -17,8 +15,7 @@ export interface DatabaseEnvironment {
   multiInstance?: boolean;
 }
 
-type DexieSettings = NonNullable<Parameters<typeof getRxStorageDexie>[0]>;
-type Storage = RxStorage<unknown, DexieSettings>;
+type Storage = RxStorage<unknown, unknown>;
 
 const NAME_PREFIX = LOCAL_DATABASE_PREFIX;
 /** storage-dexie keeps one IndexedDB database per collection, named `rxdb-dexie-{db}--{version}--{collection}`. */
@@ -55,11 +52,11 @@ function factoryOf(env: DatabaseEnvironment): IDBFactory | undefined {
 }
 
 async function createStorage(env: DatabaseEnvironment): Promise<Storage> {
-  // Only defined keys: Dexie merges options over its defaults, so an explicit undefined would erase them.
-  const settings: DexieSettings = { onCreate: usePresentKeysFirst };
-  if (env.indexedDB) settings.indexedDB = env.indexedDB;
-  if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
-  const storage: Storage = withChangesFromIndex(getRxStorageDexie(settings));
+  // In a browser the IndexedDB work runs in a worker (decision 88); tests hand in fake-indexeddb instead.
+  const inWorker = !env.indexedDB && typeof Worker !== 'undefined';
+  const storage: Storage = inWorker
+    ? workerStorage()
+    : ((await import('./dexie-storage')).dexieStorage(env) as Storage);
   if (!import.meta.env.DEV) return storage;
   // Development only: schema checks and validation; the import is dropped from production builds.
   devModeLoaded ??= import('rxdb/plugins/dev-mode').then(({ RxDBDevModePlugin, disableWarnings }) => {
@@ -159,12 +156,16 @@ export function closeUserDatabase(): Promise<void> {
 export function destroyUserDatabase(env: DatabaseEnvironment = {}): Promise<void> {
   return enqueue(async () => {
     const factory = factoryOf(current?.env.indexedDB ? current.env : env);
-    if (current) {
-      const { db } = current;
-      current = null;
-      await db.remove();
+    try {
+      if (current) {
+        const { db } = current;
+        current = null;
+        await db.remove();
+      }
+    } finally {
+      // db.remove() empties the Dexie tables but leaves the IndexedDB databases behind; delete them too, and
+      // delete them even when it failed (its storage worker stopped, for one): nothing may stay after sign-out.
+      await deleteUserIndexedDatabases(factory);
     }
-    // db.remove() empties the Dexie tables but leaves the IndexedDB databases behind; delete them too.
-    await deleteUserIndexedDatabases(factory);
   });
 }

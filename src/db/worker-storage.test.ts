@@ -1,0 +1,150 @@
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { addRxPlugin, createRxDatabase, type RxDatabase } from 'rxdb';
+import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
+import { exposeRxStorageRemote, type MessageFromRemote, type MessageToRemote } from 'rxdb/plugins/storage-remote';
+import { Subject } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SYNCED_COLLECTIONS, type DirectoryUserLocal, type PostLocal } from './collections';
+import { dexieStorage } from './dexie-storage';
+import { workerStorage, type WorkerLike } from './worker-storage';
+
+/**
+ * A worker run in this process: the page's messages reach the storage side and its answers come back through
+ * structured clones on later tasks, as postMessage delivers them. What the storage worker (storage-worker.ts)
+ * runs in a browser runs here on fake-indexeddb.
+ */
+class InProcessWorker implements WorkerLike {
+  onmessage: ((event: MessageEvent<MessageFromRemote>) => void) | null = null;
+  onerror: ((event: ErrorEvent) => void) | null = null;
+  terminated = false;
+  /** Requests received, by storage method. */
+  readonly methods: string[] = [];
+  private readonly inbox = new Subject<MessageToRemote>();
+
+  constructor(readonly answers = true) {
+    exposeRxStorageRemote({
+      storage: dexieStorage({ indexedDB, IDBKeyRange }),
+      messages$: this.inbox.asObservable(),
+      send: (message) =>
+        setTimeout(() => {
+          if (!this.terminated) this.onmessage?.({ data: structuredClone(message) } as MessageEvent<MessageFromRemote>);
+        }),
+    });
+  }
+
+  postMessage(message: MessageToRemote): void {
+    if (this.terminated) throw new Error('posted to a terminated worker');
+    this.methods.push(message.method);
+    if (this.answers) setTimeout(() => this.inbox.next(structuredClone(message)));
+  }
+
+  terminate(): void {
+    this.terminated = true;
+  }
+
+  /** The worker stops as a browser reports it: an error event, then silence. */
+  crash(message: string): void {
+    this.onerror?.({ message, preventDefault: () => undefined } as ErrorEvent);
+    this.terminated = true;
+  }
+}
+
+const colleague: DirectoryUserLocal = {
+  id: 'user-2',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  role: 'staff',
+  profileImageUrl: null,
+  isActive: true,
+  houses: [],
+  updatedAt: 1_700_000_000_000,
+  localPending: false,
+};
+
+const post: PostLocal = {
+  id: 'post-1',
+  authorId: 'user-2',
+  content: 'Fire drill at 3pm',
+  category: 'company_announcement',
+  isUrgent: false,
+  houseTags: [],
+  audienceHouses: [],
+  images: [],
+  attachments: [],
+  reactions: {},
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  localPending: false,
+};
+
+addRxPlugin(RxDBMigrationSchemaPlugin);
+const { users, posts } = SYNCED_COLLECTIONS;
+
+let names = 0;
+const open: RxDatabase[] = [];
+
+async function database(start: () => WorkerLike) {
+  const db = await createRxDatabase({
+    name: `worker-storage-${++names}`,
+    storage: workerStorage(start),
+    multiInstance: false,
+  });
+  open.push(db);
+  return db;
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((db) => (db.closed ? undefined : db.close())));
+});
+
+describe('local database in a storage worker', () => {
+  it('stores, finds and keeps documents across a reopen, and stops its workers when closed', async () => {
+    const workers: InProcessWorker[] = [];
+    const start = () => {
+      const worker = new InProcessWorker();
+      workers.push(worker);
+      return worker;
+    };
+    const first = await database(start);
+    await first.addCollections({ users, posts });
+    await first.users.insert(colleague);
+    await first.posts.insert(post);
+    await first.posts.findOne('post-1').incrementalPatch({ content: 'Fire drill moved to 4pm' });
+    const name = first.name;
+    await first.close();
+    expect(workers.length).toBeGreaterThan(0);
+    expect(workers.every((worker) => worker.terminated)).toBe(true);
+
+    const again = await createRxDatabase({ name, storage: workerStorage(start), multiInstance: false });
+    open.push(again);
+    await again.addCollections({ users, posts });
+    expect((await again.users.findOne('user-2').exec())?.firstName).toBe('Ada');
+    const found = await again.posts.find({ sort: [{ createdAt: 'desc' }] }).exec();
+    expect(found.map((doc) => doc.content)).toEqual(['Fire drill moved to 4pm']);
+    expect(workers.flatMap((worker) => worker.methods)).toContain('bulkWrite');
+  });
+
+  it('fails to open with a clear error when the worker cannot start, instead of waiting for ever', async () => {
+    const broken = () => {
+      const worker = new InProcessWorker(false);
+      setTimeout(() => worker.crash('Failed to fetch the worker script'));
+      return worker;
+    };
+    await expect(database(broken)).rejects.toThrow(/local database worker stopped.*Failed to fetch the worker script/s);
+  });
+
+  it('fails a write the worker never answers when it crashes, and the next one at once', async () => {
+    let worker: InProcessWorker | undefined;
+    const db = await database(() => (worker = new InProcessWorker()));
+    await db.addCollections({ users });
+    // The worker goes quiet, then stops: the write sent meanwhile gets an answer from the page.
+    const quiet = worker as InProcessWorker;
+    quiet.postMessage = (message) => {
+      quiet.methods.push(message.method);
+    };
+    const write = db.users.insert(colleague);
+    setTimeout(() => quiet.crash('out of memory'), 20);
+    await expect(write).rejects.toThrow(/local database worker stopped: out of memory/);
+    await expect(db.users.insert({ ...colleague, id: 'user-3' })).rejects.toThrow(/local database worker stopped/);
+  });
+});
