@@ -13,6 +13,7 @@ import {
   type DatabaseEnvironment,
 } from './database';
 import { postsSchema, reactionsSchema, usersSchema, type DirectoryUserLocal } from './collections';
+import { InProcessWorker } from './in-process-worker';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
 
@@ -77,6 +78,45 @@ describe('user database', () => {
     const names = await indexedDatabaseNames();
     expect(names.filter((name) => name.startsWith(`rxdb-dexie-${databaseNameFor('user-1')}--`))).toEqual([]);
     expect(names.some((name) => name.startsWith(`rxdb-dexie-${databaseNameFor('user-3')}--`))).toBe(true);
+  });
+});
+
+describe('user database in its storage worker', () => {
+  it('opens, stores and is destroyed on sign-out through the worker, which then stops', async () => {
+    const workers: InProcessWorker[] = [];
+    const worker = () => {
+      const started = new InProcessWorker();
+      workers.push(started);
+      return started;
+    };
+    const db = await openUserDatabase('user-1', { ...env, worker });
+    await db.users.insert(colleague);
+    expect(workers.length).toBe(1);
+    expect(workers[0].methods).toContain('bulkWrite');
+
+    await destroyUserDatabase(env);
+    expect(workers[0].terminated).toBe(true);
+    const prefix = `rxdb-dexie-${databaseNameFor('user-1')}--`;
+    expect((await indexedDatabaseNames()).filter((name) => name.startsWith(prefix))).toEqual([]);
+  });
+
+  it('runs the database in the page when its worker cannot start', async () => {
+    const broken = () => {
+      const started = new InProcessWorker(false);
+      setTimeout(() => started.crash('Failed to fetch the worker script'));
+      return started;
+    };
+    const warnings: unknown[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args[0]);
+    try {
+      const db = await openUserDatabase('user-1', { ...env, worker: broken });
+      await db.users.insert(colleague);
+      expect((await db.users.findOne('user-2').exec())?.lastName).toBe('Lovelace');
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toEqual(['The local database runs in the page: its worker did not start']);
   });
 });
 

@@ -2,7 +2,7 @@ import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from '
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
-import { workerStorage } from './worker-storage';
+import { isWorkerStopped, startStorageWorker, workerStorage, type WorkerLike } from './worker-storage';
 
 export type UserDatabaseCollections = SyncedCollections;
 export type UserDatabase = RxDatabase<UserDatabaseCollections>;
@@ -13,6 +13,10 @@ export interface DatabaseEnvironment {
   IDBKeyRange?: typeof IDBKeyRange;
   /** Share changes between tabs of one browser (BroadcastChannel); tests turn it off. */
   multiInstance?: boolean;
+  /** Starts the storage worker; a browser's own by default, a stand-in in tests (decision 88). */
+  worker?: () => WorkerLike;
+  /** Keep the storage in the page: the worker could not start. */
+  inPage?: boolean;
 }
 
 type Storage = RxStorage<unknown, unknown>;
@@ -51,11 +55,18 @@ function factoryOf(env: DatabaseEnvironment): IDBFactory | undefined {
   return env.indexedDB ?? globalThis.indexedDB;
 }
 
+/** How the storage worker starts, or null to keep the storage in the page (tests on fake-indexeddb, or a fallback). */
+function storageWorkerOf(env: DatabaseEnvironment): (() => WorkerLike) | null {
+  if (env.inPage) return null;
+  if (env.worker) return env.worker;
+  return !env.indexedDB && typeof Worker !== 'undefined' ? startStorageWorker : null;
+}
+
 async function createStorage(env: DatabaseEnvironment): Promise<Storage> {
   // In a browser the IndexedDB work runs in a worker (decision 88); tests hand in fake-indexeddb instead.
-  const inWorker = !env.indexedDB && typeof Worker !== 'undefined';
-  const storage: Storage = inWorker
-    ? workerStorage()
+  const worker = storageWorkerOf(env);
+  const storage: Storage = worker
+    ? workerStorage(worker)
     : ((await import('./dexie-storage')).dexieStorage(env) as Storage);
   if (!import.meta.env.DEV) return storage;
   // Development only: schema checks and validation; the import is dropped from production builds.
@@ -131,7 +142,13 @@ export function openUserDatabase(userId: string, env: DatabaseEnvironment = {}):
       current = null;
     }
     await deleteUserIndexedDatabases(factoryOf(env), name);
-    const db = await createSyncedDatabase(name, env);
+    const db = await createSyncedDatabase(name, env).catch((error: unknown) => {
+      if (!isWorkerStopped(error)) throw error;
+      // The storage worker did not start (its script failed to load, for one): the same database in the page
+      // still works, only less smoothly during a first sync.
+      console.warn('The local database runs in the page: its worker did not start', error);
+      return createSyncedDatabase(name, { ...env, inPage: true });
+    });
     current = { name, db, env };
     return db;
   });

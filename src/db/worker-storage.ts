@@ -15,7 +15,15 @@ export interface WorkerLike {
   terminate(): void;
 }
 
-function startStorageWorker(): WorkerLike {
+/** The start of the error a request gets when the worker cannot answer it. */
+export const WORKER_STOPPED = 'The local database worker stopped';
+
+/** Whether an error (RxDB wraps the worker's in its own) says the storage worker is not running. */
+export function isWorkerStopped(error: unknown): boolean {
+  return (error instanceof Error ? error.message : String(error)).includes(WORKER_STOPPED);
+}
+
+export function startStorageWorker(): WorkerLike {
   return new Worker(new URL('./storage-worker.ts', import.meta.url), { type: 'module', name: 'local-store' });
 }
 
@@ -23,7 +31,7 @@ function startStorageWorker(): WorkerLike {
  * One worker per opened database. A request the worker never answers (it failed to start, or it crashed) is
  * answered here with an error, so the database open or write that sent it fails instead of waiting for ever.
  */
-export function workerChannel(start: () => WorkerLike = startStorageWorker): RemoteMessageChannel {
+export function workerChannel(start: () => WorkerLike): RemoteMessageChannel {
   const worker = start();
   const messages$ = new Subject<MessageFromRemote>();
   const unanswered = new Map<string, MessageToRemote>();
@@ -33,14 +41,14 @@ export function workerChannel(start: () => WorkerLike = startStorageWorker): Rem
       connectionId: message.connectionId,
       answerTo: message.requestId,
       method: message.method,
-      error: { name: 'Error', message: failure ?? 'The local database worker stopped', stack: '' } as never,
+      error: { name: 'Error', message: failure ?? WORKER_STOPPED, stack: '' } as never,
     });
   worker.onmessage = (event) => {
     unanswered.delete(event.data.answerTo);
     messages$.next(event.data);
   };
   worker.onerror = (event) => {
-    failure = `The local database worker stopped: ${event.message || 'it could not start'}`;
+    failure = `${WORKER_STOPPED}: ${event.message || 'it could not start'}`;
     event.preventDefault?.();
     for (const message of unanswered.values()) answerWithError(message);
     unanswered.clear();
@@ -68,7 +76,7 @@ export function workerChannel(start: () => WorkerLike = startStorageWorker): Rem
 }
 
 /** The local database's storage in the browser: storage-dexie in a worker (decision 88). */
-export function workerStorage(start?: () => WorkerLike): RxStorage<unknown, unknown> {
+export function workerStorage(start: () => WorkerLike = startStorageWorker): RxStorage<unknown, unknown> {
   return getRxStorageRemote({
     identifier: 'staff-portal-local-store',
     mode: 'storage',
