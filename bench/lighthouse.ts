@@ -70,7 +70,10 @@ async function audit(
     .reduce((sum, i) => sum + (i.transferSize ?? 0), 0);
   const totalBytes = items.reduce((sum, i) => sum + (i.transferSize ?? 0), 0);
   if (process.env.LIGHTHOUSE_DETAILS) {
-    for (const id of ['long-tasks', 'bootup-time', 'mainthread-work-breakdown']) {
+    const failingIds = Object.values(lhr.audits)
+      .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
+      .map((a) => a.id);
+    for (const id of ['long-tasks', 'bootup-time', 'mainthread-work-breakdown', ...failingIds]) {
       const details = lhr.audits[id]?.details as { items?: Record<string, unknown>[] } | undefined;
       console.log(id);
       for (const item of details?.items ?? []) console.log('  ' + JSON.stringify(item).slice(0, 240));

@@ -85,8 +85,9 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
           <ChatButton variant="header" alwaysInHeader={!onFeed} />
           <NotificationBell user={user} />
           <DropdownMenu>
-            <DropdownMenuTrigger className="avatar-button" aria-label="Profile menu">
+            <DropdownMenuTrigger className="avatar-button">
               <UserAvatar user={user} size={36} />
+              <span className="visually-hidden">Profile menu</span>
             </DropdownMenuTrigger>
             <DropdownMenuContent className="profile-menu">
               <DropdownMenuLabel>

@@ -59,13 +59,18 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
                 type="button"
                 className={cx('reaction', own && 'reaction-mine')}
                 aria-pressed={own}
-                aria-label={count ? `${label} (${count})` : label}
                 onClick={() => choose(type)}
               >
+                {/* Named by its content, "Like (3)", so the name holds the count that shows (WCAG 2.5.3). */}
                 <span aria-hidden className="reaction-emoji">
                   {emoji}
                 </span>
-                {count ? <span className="reaction-count">{count}</span> : null}
+                <span className="visually-hidden">{count ? `${label} (${count})` : label}</span>
+                {count ? (
+                  <span aria-hidden className="reaction-count">
+                    {count}
+                  </span>
+                ) : null}
               </button>
             </TooltipTrigger>
             <TooltipContent>
