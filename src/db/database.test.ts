@@ -12,22 +12,11 @@ import {
   openUserDatabase,
   type DatabaseEnvironment,
 } from './database';
-import { postsSchema, reactionsSchema, usersSchema, type DirectoryUserLocal } from './collections';
-import { InProcessWorker } from './in-process-worker';
+import { postsSchema, reactionsSchema, usersSchema } from './collections';
+import { brokenStarter, recordingStarter } from './in-process-worker';
+import { colleague } from './test-fixtures';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
-
-const colleague: DirectoryUserLocal = {
-  id: 'user-2',
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  role: 'staff',
-  profileImageUrl: null,
-  isActive: true,
-  houses: [],
-  updatedAt: 1_700_000_000_000,
-  localPending: false,
-};
 
 async function indexedDatabaseNames(): Promise<string[]> {
   return (await indexedDB.databases()).map((info) => info.name ?? '');
@@ -83,13 +72,8 @@ describe('user database', () => {
 
 describe('user database in its storage worker', () => {
   it('opens, stores and is destroyed on sign-out through the worker, which then stops', async () => {
-    const workers: InProcessWorker[] = [];
-    const worker = () => {
-      const started = new InProcessWorker();
-      workers.push(started);
-      return started;
-    };
-    const db = await openUserDatabase('user-1', { ...env, worker });
+    const { workers, start } = recordingStarter();
+    const db = await openUserDatabase('user-1', { ...env, worker: start });
     await db.users.insert(colleague);
     expect(workers.length).toBe(1);
     expect(workers[0].methods).toContain('bulkWrite');
@@ -101,16 +85,11 @@ describe('user database in its storage worker', () => {
   });
 
   it('runs the database in the page when its worker cannot start', async () => {
-    const broken = () => {
-      const started = new InProcessWorker(false);
-      setTimeout(() => started.crash('Failed to fetch the worker script'));
-      return started;
-    };
     const warnings: unknown[] = [];
     const warn = console.warn;
     console.warn = (...args: unknown[]) => warnings.push(args[0]);
     try {
-      const db = await openUserDatabase('user-1', { ...env, worker: broken });
+      const db = await openUserDatabase('user-1', { ...env, worker: brokenStarter() });
       await db.users.insert(colleague);
       expect((await db.users.findOne('user-2').exec())?.lastName).toBe('Lovelace');
     } finally {

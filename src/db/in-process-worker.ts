@@ -45,3 +45,25 @@ export class InProcessWorker implements WorkerLike {
     this.terminated = true;
   }
 }
+
+/** Starts in-process workers and keeps them, to look at afterwards. */
+export function recordingStarter(): { workers: InProcessWorker[]; start: () => InProcessWorker } {
+  const workers: InProcessWorker[] = [];
+  return {
+    workers,
+    start: () => {
+      const worker = new InProcessWorker();
+      workers.push(worker);
+      return worker;
+    },
+  };
+}
+
+/** A worker whose script fails to load: the browser reports an error event and nothing ever answers. */
+export function brokenStarter(message = 'Failed to fetch the worker script'): () => InProcessWorker {
+  return () => {
+    const worker = new InProcessWorker(false);
+    setTimeout(() => worker.crash(message));
+    return worker;
+  };
+}

@@ -10,6 +10,7 @@ import type { SyncCollection } from '../../schema/sync';
 import { markConversationRead, openConversation, sendMessage } from '../features/chat/chat-actions';
 import { createSyncedDatabase } from './database';
 import { startSync, type SyncController } from './replication';
+import { storedPost } from './test-fixtures';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
 let t: TestServer;
@@ -94,20 +95,16 @@ type Device = Awaited<ReturnType<typeof makeDevice>>;
 
 function newPost(device: Device, content: string) {
   const now = Date.now();
-  return device.db.posts.insert({
-    id: randomUUID(),
-    authorId: device.user.id,
-    content,
-    category: 'company_announcement',
-    isUrgent: false,
-    houseTags: [],
-    audienceHouses: [],
-    images: [],
-    attachments: [],
-    createdAt: now,
-    updatedAt: now,
-    localPending: true,
-  });
+  return device.db.posts.insert(
+    storedPost({
+      id: randomUUID(),
+      authorId: device.user.id,
+      content,
+      createdAt: now,
+      updatedAt: now,
+      localPending: true,
+    }),
+  );
 }
 
 /**

@@ -1,37 +1,12 @@
 import { addRxPlugin, createRxDatabase, type RxDatabase } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SYNCED_COLLECTIONS, type DirectoryUserLocal, type PostLocal } from './collections';
-import { InProcessWorker } from './in-process-worker';
+import { SYNCED_COLLECTIONS } from './collections';
+import { brokenStarter, InProcessWorker, recordingStarter } from './in-process-worker';
+import { colleague, storedPost } from './test-fixtures';
 import { workerStorage, type WorkerLike } from './worker-storage';
 
-const colleague: DirectoryUserLocal = {
-  id: 'user-2',
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  role: 'staff',
-  profileImageUrl: null,
-  isActive: true,
-  houses: [],
-  updatedAt: 1_700_000_000_000,
-  localPending: false,
-};
-
-const post: PostLocal = {
-  id: 'post-1',
-  authorId: 'user-2',
-  content: 'Fire drill at 3pm',
-  category: 'company_announcement',
-  isUrgent: false,
-  houseTags: [],
-  audienceHouses: [],
-  images: [],
-  attachments: [],
-  reactions: {},
-  createdAt: 1_700_000_000_000,
-  updatedAt: 1_700_000_000_000,
-  localPending: false,
-};
+const post = storedPost({ id: 'post-1' });
 
 addRxPlugin(RxDBMigrationSchemaPlugin);
 const { users, posts } = SYNCED_COLLECTIONS;
@@ -55,12 +30,7 @@ afterEach(async () => {
 
 describe('local database in a storage worker', () => {
   it('stores, finds and keeps documents across a reopen, and stops its workers when closed', async () => {
-    const workers: InProcessWorker[] = [];
-    const start = () => {
-      const worker = new InProcessWorker();
-      workers.push(worker);
-      return worker;
-    };
+    const { workers, start } = recordingStarter();
     const first = await database(start);
     await first.addCollections({ users, posts });
     await first.users.insert(colleague);
@@ -81,12 +51,9 @@ describe('local database in a storage worker', () => {
   });
 
   it('fails to open with a clear error when the worker cannot start, instead of waiting for ever', async () => {
-    const broken = () => {
-      const worker = new InProcessWorker(false);
-      setTimeout(() => worker.crash('Failed to fetch the worker script'));
-      return worker;
-    };
-    await expect(database(broken)).rejects.toThrow(/local database worker stopped.*Failed to fetch the worker script/s);
+    await expect(database(brokenStarter())).rejects.toThrow(
+      /local database worker stopped.*Failed to fetch the worker script/s,
+    );
   });
 
   it('fails a write the worker never answers when it crashes, and the next one at once', async () => {
