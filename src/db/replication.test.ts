@@ -1,8 +1,8 @@
 import 'fake-indexeddb/auto';
 import { randomUUID } from 'node:crypto';
-import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { IDBKeyRange, IDBObjectStore, indexedDB } from 'fake-indexeddb';
 import { firstValueFrom, filter } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // Client replication is tested against the real server over real HTTP (house style: client store tests).
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
@@ -290,6 +290,32 @@ describe('replication with the real server', () => {
       const { n } = t.db.$client.prepare('select count(*) as n from comments').get() as { n: number };
       expect(commentPulls).toBeLessThanOrEqual(Math.floor(n / 50) + 2);
     } finally {
+      await a.close();
+    }
+  });
+
+  it('does not read again, to check for pushes, the documents a first sync pulled (decision 81)', async () => {
+    const author = await t.buildUser();
+    for (let i = 0; i < 150; i += 1) await t.buildPost({ authorId: author.id });
+    const post = await t.buildPost({ authorId: author.id });
+    for (let i = 0; i < 1000; i += 1) t.buildComment(post.id, author.id);
+    const a = await makeDevice('staff', FEED, 100);
+    // RxDB's push side reads the replication meta of each document it checks; a pulled document's meta is
+    // written once and, with nothing to push, need not be read again.
+    let metaReads = 0;
+    const get = IDBObjectStore.prototype.get;
+    const spy = vi.spyOn(IDBObjectStore.prototype, 'get').mockImplementation(function (this: IDBObjectStore, key) {
+      if (this.transaction.db.name.includes('rx-replication-meta')) metaReads += 1;
+      return get.call(this, key);
+    });
+    try {
+      a.start();
+      await a.sync!.initialSyncDone;
+      expect(await a.db.comments.count({ selector: { postId: post.id } }).exec()).toBe(1000);
+      // What is left: the few documents stored before each collection's push side first looked.
+      expect(metaReads).toBeLessThan(200);
+    } finally {
+      spy.mockRestore();
       await a.close();
     }
   });

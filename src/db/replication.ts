@@ -61,6 +61,8 @@ function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<str
 const FIRST_PAGE = 50;
 /** How long a pulled page waits for the collection's pushes before it is given up and asked for again. */
 const PUSH_WAIT_MS = 5000;
+/** The longest a first run waits for its pulled pages to be stored before it ends anyway (decision 81). */
+const STORED_PATIENCE_MS = 15_000;
 /** How long a sync request may take by default: a first page of 1,000 posts on a slow mobile link fits. */
 const REQUEST_TIMEOUT_MS = 60_000;
 /** How many times a pull is asked again because pushes overlapped it, before RxDB's retry takes over. */
@@ -238,6 +240,26 @@ export function startSync(
     if (outcome === 'late') throw new Error(`${name}: a pull gave way to a push still busy after ${PUSH_WAIT_MS} ms`);
   }
 
+  /**
+   * Resolves once the collection's replication neither pulls (stores included) nor pushes, or sync stops, or
+   * STORED_PATIENCE_MS passed: RxDB's `active` flags have been seen to stay up for an idle collection (session 3),
+   * and a first run must end even then, as it did before decision 81.
+   */
+  async function storedAndIdle(name: SyncCollection): Promise<void> {
+    const events = replications.get(name)?.internalReplicationState?.events;
+    if (!events) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve()));
+    await Promise.race([
+      stopped,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, STORED_PATIENCE_MS))),
+      firstValueFrom(combineLatest([events.active.down, events.active.up]).pipe(filter(([down, up]) => !down && !up)), {
+        defaultValue: undefined,
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
   /** Where each collection's pull and push handlers are, and since when (for activity()). */
   const phases = new Map<string, { phase: string; since: number }>();
   const phase = (name: SyncCollection, direction: 'pull' | 'push', what: string | null) => {
@@ -288,13 +310,25 @@ export function startSync(
     let resolveFilled = () => {};
     filled.push(new Promise<void>((resolve) => (resolveFilled = resolve)));
     deferredPull.set(name, false);
-    /** The first run is over: from now on pull requests go straight through; `pullAgain` asks for one more. */
+    let fillOver = false;
+    /**
+     * The first run is over: once what it pulled is stored, pull requests go straight through; `pullAgain` asks
+     * for one more. RxDB fetches pages ahead of storing them, so the last page comes well before its documents
+     * are stored; a RESYNC then would make RxDB's push side re-read, page by page, every document stored after
+     * its last checkpoint, chasing the pages still being written (decision 81). Waiting until the replication
+     * is idle leaves it only the last stored page's tail to re-read. Requests that come meanwhile still wait.
+     */
     const markFilled = (pullAgain: boolean) => {
-      const wanted = deferredPull.get(name);
-      if (wanted === undefined) return;
-      deferredPull.delete(name);
-      resolveFilled();
-      if (wanted || pullAgain) setTimeout(() => stream$.next('RESYNC'), 0);
+      if (fillOver || !deferredPull.has(name)) return;
+      fillOver = true;
+      if (pullAgain) deferredPull.set(name, true);
+      void storedAndIdle(name).then(() => {
+        const wanted = deferredPull.get(name);
+        if (wanted === undefined) return;
+        deferredPull.delete(name);
+        if (wanted) stream$.next('RESYNC');
+        resolveFilled();
+      });
     };
     const stream$ = new Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>();
     streams.set(name, stream$);
@@ -407,7 +441,11 @@ export function startSync(
         // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
         else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
       }
-      return { documents: page.documents as never[], checkpoint: page.checkpoint };
+      // By id: RxDB stores a page (or several, merged) in one write whose documents share one write time, and
+      // its push side resumes after the last of them in (write time, id) order, so with the largest id last it
+      // has nothing of that write to read again (decision 81). The order means nothing else to RxDB.
+      const byId = [...page.documents].sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
+      return { documents: byId as never[], checkpoint: page.checkpoint };
     }
     replications.set(name, state);
     state.error$.subscribe((error) => {
