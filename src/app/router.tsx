@@ -4,25 +4,19 @@ import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
 import { PageSpinner } from '../components/ui/spinner';
 import { authStateAtom } from '../features/auth/current-user';
 import { useSessionEffects } from '../features/auth/use-session-effects';
+import { ForgotPasswordScreen } from './forgot-password-screen';
 import { LandingScreen } from './landing-screen';
 import { LoginScreen } from './login-screen';
 import { NotFoundScreen } from './not-found-screen';
+import { RegisterScreen } from './register-screen';
+import { ResetPasswordScreen } from './reset-password-screen';
+import { SetupScreen } from './setup-screen';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
 const HomeScreen = lazy(() => import('./home-screen').then((m) => ({ default: m.HomeScreen })));
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
-// So are the screens a visitor reaches from the landing by a link: registration (with its pickers), the
-// password pages and the first-run setup.
-const RegisterScreen = lazy(() => import('./register-screen').then((m) => ({ default: m.RegisterScreen })));
-const ForgotPasswordScreen = lazy(() =>
-  import('./forgot-password-screen').then((m) => ({ default: m.ForgotPasswordScreen })),
-);
-const ResetPasswordScreen = lazy(() =>
-  import('./reset-password-screen').then((m) => ({ default: m.ResetPasswordScreen })),
-);
-const SetupScreen = lazy(() => import('./setup-screen').then((m) => ({ default: m.SetupScreen })));
 
 /** The route table of spec section 2. */
 function AppRoutes() {
