@@ -1,7 +1,8 @@
 /**
  * Where a first sync's time goes in the browser: the bench's data (bench/initial-sync.ts), a fresh headless
- * Chromium signing in, the main thread's CPU profile from the Sign In click until the first sync is done, and
- * each pull request's timing from the browser's network log. Writes the profile to $OUT (a .cpuprofile).
+ * Chromium signing in, the CPU profiles of the main thread and of the storage worker from the Sign In click until
+ * the first sync is done, and each pull request's timing from the browser's network log. Writes the page's
+ * profile to $OUT (a .cpuprofile) and the worker's beside it (-worker0.cpuprofile).
  *
  * Not a figure of its own (bench/initial-sync.ts is): a tool for finding where that figure's time goes.
  *
@@ -88,6 +89,35 @@ try {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   const cdp = await context.newCDPSession(page);
+  // The storage worker (decision 88) is profiled too: CDP reaches it through the page's session, one message
+  // at a time (Playwright's sessions do not expose a worker's own).
+  const workerSessions: string[] = [];
+  let messageId = 0;
+  const answers = new Map<number, (result: unknown) => void>();
+  const toWorker = (sessionId: string, method: string, params: object = {}) =>
+    new Promise((resolve) => {
+      messageId += 1;
+      answers.set(messageId, resolve);
+      const message = JSON.stringify({ id: messageId, method, params });
+      void cdp.send('Target.sendMessageToTarget', { sessionId, message });
+    });
+  cdp.on('Target.receivedMessageFromTarget', (event) => {
+    const message = JSON.parse(event.message) as { id?: number; result?: unknown };
+    if (message.id !== undefined) answers.get(message.id)?.(message.result);
+  });
+  cdp.on('Target.attachedToTarget', (event) => {
+    if (event.targetInfo.type !== 'worker') return;
+    workerSessions.push(event.sessionId);
+    void (async () => {
+      if (profiling) {
+        await toWorker(event.sessionId, 'Profiler.enable');
+        await toWorker(event.sessionId, 'Profiler.setSamplingInterval', { interval: 500 });
+        await toWorker(event.sessionId, 'Profiler.start');
+      }
+      await toWorker(event.sessionId, 'Runtime.runIfWaitingForDebugger');
+    })();
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
   if (profiling) {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
@@ -105,6 +135,10 @@ try {
   if (profiling) {
     const { profile } = await cdp.send('Profiler.stop');
     fs.writeFileSync(out, JSON.stringify(profile));
+    for (const [i, sessionId] of workerSessions.entries()) {
+      const { profile: workerProfile } = (await toWorker(sessionId, 'Profiler.stop')) as { profile: unknown };
+      fs.writeFileSync(out.replace(/(\.cpuprofile)?$/, `-worker${i}.cpuprofile`), JSON.stringify(workerProfile));
+    }
   }
   console.log(`first post ${firstPostMs} ms; first sync ${syncMs} ms${profiling ? ` (profiled, ${out})` : ''}`);
   const byName = new Map<string, { n: number; ms: number; wait: number; bytes: number; first: number; last: number }>();

@@ -1,19 +1,26 @@
 import type { RxStorage } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { withChangesFromIndex } from './changes-by-index';
+import { useLeanIndexes } from './lean-indexes';
 import { usePresentKeysFirst } from './present-keys-first';
 
 export type DexieSettings = NonNullable<Parameters<typeof getRxStorageDexie>[0]>;
 
 /**
- * storage-dexie with this app's two read paths (decisions 80 and 82). Used in the page by tests (fake-indexeddb)
+ * storage-dexie with this app's two read paths (decisions 80 and 82) and without the indexes it never reads
+ * (decision 91). Used in the page by tests (fake-indexeddb)
  * and inside the storage worker in the browser (decision 88).
  */
 export function dexieStorage(
   env: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {},
 ): RxStorage<unknown, DexieSettings> {
   // Only defined keys: Dexie merges options over its defaults, so an explicit undefined would erase them.
-  const settings: DexieSettings = { onCreate: usePresentKeysFirst };
+  const settings: DexieSettings = {
+    onCreate: (db, dexieDbName) => {
+      usePresentKeysFirst(db);
+      useLeanIndexes(db, dexieDbName);
+    },
+  };
   if (env.indexedDB) settings.indexedDB = env.indexedDB;
   if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
   return withChangesFromIndex(getRxStorageDexie(settings));
