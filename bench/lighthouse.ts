@@ -74,7 +74,23 @@ async function audit(
     const failingIds = Object.values(lhr.audits)
       .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
       .map((a) => a.id);
-    for (const id of ['long-tasks', 'bootup-time', 'mainthread-work-breakdown', ...failingIds]) {
+    const requests = (lhr.audits['network-requests']?.details as { items?: Record<string, unknown>[] } | undefined)
+      ?.items;
+    console.log('network-requests (observed start-end ms, KB)');
+    for (const item of requests ?? []) {
+      const at = (key: string) => Math.round(Number(item[key] ?? 0));
+      const size = round(Number(item.transferSize ?? 0) / 1024);
+      console.log(
+        `  ${at('networkRequestTime')}-${at('networkEndTime')} ${size} ${String(item.url).replace(/^https?:\/\/[^/]+/, '')}`,
+      );
+    }
+    for (const id of [
+      'long-tasks',
+      'bootup-time',
+      'mainthread-work-breakdown',
+      'largest-contentful-paint-element',
+      ...failingIds,
+    ]) {
       const details = lhr.audits[id]?.details as { items?: Record<string, unknown>[] } | undefined;
       console.log(id);
       for (const item of details?.items ?? []) console.log('  ' + JSON.stringify(item).slice(0, 240));

@@ -294,6 +294,30 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('pulls each collection once when a returning device starts, though the stream asks for a pull as it connects', async () => {
+    const a = await makeDevice();
+    const pulls = new Map<string, number>();
+    try {
+      a.start();
+      await a.sync!.initialSyncDone;
+      await a.sync!.stop();
+      // The next start: no pull request leaves before the stream has connected and asked for a pull.
+      a.beforeRequest = async (url) => {
+        if (!url.includes('/pull?')) return;
+        const name = url.split('/api/sync/')[1].split('/')[0];
+        pulls.set(name, (pulls.get(name) ?? 0) + 1);
+        await firstValueFrom(a.sync!.connected$.pipe(filter(Boolean)));
+      };
+      a.start();
+      await a.sync!.initialSyncDone;
+      await new Promise((r) => setTimeout(r, 500));
+      expect(Object.fromEntries(pulls)).toEqual({ users: 1, posts: 1, comments: 1, reactions: 1 });
+    } finally {
+      a.beforeRequest = null;
+      await a.close();
+    }
+  });
+
   it('does not read again, to check for pushes, the documents a first sync pulled (decision 81)', async () => {
     const author = await t.buildUser();
     for (let i = 0; i < 150; i += 1) await t.buildPost({ authorId: author.id });

@@ -282,6 +282,7 @@ export function startSync(
       const out = pushesOut.get(name) ?? 0;
       const ended = pushesEnded.get(name) ?? 0;
       phase(name, 'pull', `request ${attempt}`);
+      firstPullSent.add(name);
       const page = await call<PullResponse<Record<string, unknown>>>(path);
       phase(name, 'pull', `waiting for pushes ${attempt}`);
       await pushesSettled(name);
@@ -302,9 +303,15 @@ export function startSync(
    * anyway, and one pull at its end brings whatever the deferred requests were about.
    */
   const deferredPull = new Map<SyncCollection, boolean>();
+  /**
+   * Collections whose first run has sent its first pull request. A pull request that comes before that (the
+   * stream's RESYNC as it connects, usually) asks for nothing that request will not bring: the server answers it
+   * with everything it holds then. Counting it would pull every collection a second time on each start.
+   */
+  const firstPullSent = new Set<SyncCollection>();
   const requestPull = (name: SyncCollection) => {
-    if (deferredPull.has(name)) deferredPull.set(name, true);
-    else streams.get(name)?.next('RESYNC');
+    if (!deferredPull.has(name)) streams.get(name)?.next('RESYNC');
+    else if (firstPullSent.has(name)) deferredPull.set(name, true);
   };
   const states = names.map((name) => {
     let resolveFilled = () => {};
