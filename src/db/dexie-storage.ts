@@ -3,12 +3,13 @@ import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { withChangesFromIndex } from './changes-by-index';
 import { useLeanIndexes } from './lean-indexes';
 import { usePresentKeysFirst } from './present-keys-first';
+import { quietReplicationMeta } from './quiet-meta';
 
 export type DexieSettings = NonNullable<Parameters<typeof getRxStorageDexie>[0]>;
 
 /**
- * storage-dexie with this app's two read paths (decisions 80 and 82) and without the indexes it never reads
- * (decision 91). Used in the page by tests (fake-indexeddb)
+ * storage-dexie with this app's two read paths (decisions 80 and 82), without the indexes it never reads
+ * (decision 91), and with replication meta that tells no one of its writes (decision 93). Used in the page by tests (fake-indexeddb)
  * and inside the storage worker in the browser (decision 88).
  */
 export function dexieStorage(
@@ -23,5 +24,5 @@ export function dexieStorage(
   };
   if (env.indexedDB) settings.indexedDB = env.indexedDB;
   if (env.IDBKeyRange) settings.IDBKeyRange = env.IDBKeyRange;
-  return withChangesFromIndex(getRxStorageDexie(settings));
+  return quietReplicationMeta(withChangesFromIndex(getRxStorageDexie(settings)));
 }

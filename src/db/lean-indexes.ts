@@ -1,7 +1,8 @@
 import type { Dexie } from 'dexie';
+import { REPLICATION_META_PREFIX } from './quiet-meta';
 
-/** How storage-dexie names the database of a replication's meta instance (RxDB's replication plugin). */
-const REPLICATION_META = '--rx-replication-meta-';
+/** How storage-dexie names the database of a replication's meta instance: `…--<schema version>--<collection>`. */
+const REPLICATION_META = `--${REPLICATION_META_PREFIX}`;
 /** storage-dexie's index on the write time alone: only its `cleanup()` reads it, and this app never calls that. */
 const CLEANUP_INDEX = '_meta.lwt';
 
