@@ -270,8 +270,9 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await card.getByRole('button', { name: 'Love (1)' }).click();
   await card.getByRole('button', { name: 'Like (1)' }).click();
   await expect(liked).toHaveAttribute('aria-pressed', 'true');
-  // A click closes the tooltip until the pointer comes back.
+  // The pointer leaves and comes back: the tooltip shows the names as they are now.
   await page.mouse.move(0, 0);
+  await expect(page.getByRole('tooltip')).toHaveCount(0);
   await liked.hover();
   await expect(page.getByRole('tooltip')).toHaveText(`Like: You, ${colleagueMember.name}`);
 
@@ -282,5 +283,16 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await both.hover();
   await expect(colleague.getByRole('tooltip')).toHaveText(`Like: You, ${author.name}`);
   await expect(theirCard.getByRole('button', { name: 'Love', exact: true })).toHaveAttribute('aria-pressed', 'false');
+  // By keyboard: focus shows the tooltip, which also describes the button; Escape hides it and focus stays.
+  await colleague.mouse.move(0, 0);
+  await expect(colleague.getByRole('tooltip')).toHaveCount(0);
+  await theirCard.getByRole('button', { name: 'Love', exact: true }).focus();
+  await colleague.keyboard.press('Shift+Tab');
+  await expect(both).toBeFocused();
+  await expect(colleague.getByRole('tooltip')).toHaveText(`Like: You, ${author.name}`);
+  await expect(both).toHaveAccessibleDescription(`Like: You, ${author.name}`);
+  await colleague.keyboard.press('Escape');
+  await expect(colleague.getByRole('tooltip')).toHaveCount(0);
+  await expect(both).toBeFocused();
   await colleagueContext.close();
 });

@@ -4,7 +4,6 @@ import { useSearchParams } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { LIMITS } from '../../schema/constants';
 import { CopyrightFooter } from '../components/copyright-footer';
-import { TooltipProvider } from '../components/ui/tooltip';
 import { useLocalStore } from '../db/local-store';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { PushPrompt } from '../features/push/push-prompt';
@@ -170,43 +169,41 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   );
 
   return (
-    <TooltipProvider delayDuration={300}>
-      <div className="app-page feed-page">
-        <AppHeader user={user} onOpenSearch={openSearch} />
-        <div className="feed-layout">
-          <main className="feed-main" aria-label="Home feed">
-            <h1 className="visually-hidden">Home Feed</h1>
-            <SyncBanner store={store} waiting={waiting.length} />
-            <PostComposer db={db} user={user} />
-            <FeedFiltersBar filters={filters} onChange={changeFilters} />
-            {waiting.length > 0 ? (
-              <section className="waiting-list" aria-label="Waiting to upload">
-                {waiting.map((post) => (
-                  <WaitingPostCard key={post.id} post={post} user={user} />
-                ))}
-              </section>
-            ) : null}
-            {!ready ? (
-              <FeedSkeleton />
-            ) : visible.length === 0 ? (
-              <FeedEmpty searching={isSearchActive(deferred)} />
-            ) : (
-              <PostList posts={visible} renderPost={renderPost} scrollTarget={scrollTarget} />
-            )}
-          </main>
-          <FeedSidebar user={user} />
-        </div>
-        <CopyrightFooter />
-        <BackToTop />
-        <PushPrompt user={user} />
-        <SearchPalette
-          open={searchOpen}
-          onOpenChange={setSearchOpen}
-          posts={posts}
-          authors={authors}
-          onChoose={choosePost}
-        />
+    <div className="app-page feed-page">
+      <AppHeader user={user} onOpenSearch={openSearch} />
+      <div className="feed-layout">
+        <main className="feed-main" aria-label="Home feed">
+          <h1 className="visually-hidden">Home Feed</h1>
+          <SyncBanner store={store} waiting={waiting.length} />
+          <PostComposer db={db} user={user} />
+          <FeedFiltersBar filters={filters} onChange={changeFilters} />
+          {waiting.length > 0 ? (
+            <section className="waiting-list" aria-label="Waiting to upload">
+              {waiting.map((post) => (
+                <WaitingPostCard key={post.id} post={post} user={user} />
+              ))}
+            </section>
+          ) : null}
+          {!ready ? (
+            <FeedSkeleton />
+          ) : visible.length === 0 ? (
+            <FeedEmpty searching={isSearchActive(deferred)} />
+          ) : (
+            <PostList posts={visible} renderPost={renderPost} scrollTarget={scrollTarget} />
+          )}
+        </main>
+        <FeedSidebar user={user} />
       </div>
-    </TooltipProvider>
+      <CopyrightFooter />
+      <BackToTop />
+      <PushPrompt user={user} />
+      <SearchPalette
+        open={searchOpen}
+        onOpenChange={setSearchOpen}
+        posts={posts}
+        authors={authors}
+        onChoose={choosePost}
+      />
+    </div>
   );
 }

@@ -1,6 +1,5 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { REACTION_TYPES, type ReactionType } from '../../../schema/posts';
-import { Tooltip, TooltipContent, TooltipTrigger } from '../../components/ui/tooltip';
 import type { PostReactions } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
@@ -28,7 +27,53 @@ interface ReactionBarProps {
   authors: AuthorLookup;
 }
 
-/** Counts per type from the post and the user's own reaction; pressing a type toggles the user's own. */
+let tooltipsListened = false;
+
+/** Room kept between a tooltip and the edge of its card. */
+const EDGE_PX = 8;
+
+/**
+ * Puts a reaction's tooltip where it fits in its card (which clips it) and so on the screen: centred over its
+ * button, or from its left or right edge near a side (the bar wraps on a phone, so any type can be near either).
+ */
+function alignTooltip(slot: HTMLElement): void {
+  const tip = slot.querySelector<HTMLElement>('.reaction-tip');
+  if (!tip) return;
+  const bounds = (slot.closest('article') ?? document.documentElement).getBoundingClientRect();
+  const { left, width } = slot.getBoundingClientRect();
+  const centre = left + width / 2;
+  const half = tip.offsetWidth / 2;
+  slot.dataset.align =
+    centre - half < bounds.left + EDGE_PX ? 'start' : centre + half > bounds.right - EDGE_PX ? 'end' : 'centre';
+}
+
+/**
+ * The reaction tooltips' listeners, one set for the whole app: each tooltip is placed as the pointer or focus
+ * reaches its button, and Escape hides them until the pointer moves onto something else or focus moves (WCAG
+ * 1.4.13: content shown on hover or focus can be dismissed without moving either).
+ */
+function listenForTooltips(): void {
+  if (tooltipsListened) return;
+  tooltipsListened = true;
+  const root = document.documentElement;
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') root.dataset.tooltipsDismissed = '';
+  });
+  const reached = (event: Event) => {
+    delete root.dataset.tooltipsDismissed;
+    const slot = event.target instanceof Element ? event.target.closest<HTMLElement>('.reaction-slot') : null;
+    if (slot) alignTooltip(slot);
+  };
+  document.addEventListener('pointerover', reached);
+  document.addEventListener('focusin', reached);
+}
+
+/**
+ * Counts per type from the post and the user's own reaction; pressing a type toggles the user's own. Each type's
+ * tooltip (up to five names, then "and N others") shows on hover and keyboard focus. It is plain markup shown by
+ * CSS, not a tooltip component per button: six of those per card were a large part of rendering the feed
+ * (decision 94).
+ */
 export function ReactionBar({ db, postId, reactions, userId, authors }: ReactionBarProps) {
   const mine = useOwnReaction(db, postId, userId);
   const byType = useMemo(
@@ -44,6 +89,7 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
     );
   };
 
+  useEffect(listenForTooltips, []);
   return (
     <div className="reaction-bar" role="group" aria-label="Reactions">
       {REACTION_TYPES.map((type) => {
@@ -52,28 +98,29 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
         // Spec section 4: a count is hidden at zero unless it is the user's own reaction.
         const count = names.length > 0 || own ? names.length : null;
         const { emoji, label } = REACTIONS[type];
+        const tipId = `reaction-tip-${postId}-${type}`;
         return (
-          <Tooltip key={type}>
-            <TooltipTrigger asChild>
-              <button
-                type="button"
-                className={cx('reaction', own && 'reaction-mine')}
-                aria-pressed={own}
-                onClick={() => choose(type)}
-              >
-                {/* Named by its content, "Like (3)", so the name holds the count that shows (WCAG 2.5.3). */}
-                <span aria-hidden className="reaction-emoji">
-                  {emoji}
+          <span key={type} className="reaction-slot">
+            <button
+              type="button"
+              className={cx('reaction', own && 'reaction-mine')}
+              aria-pressed={own}
+              // The names are read after the button's name; a type nobody chose has none to read.
+              aria-describedby={names.length > 0 ? tipId : undefined}
+              onClick={() => choose(type)}
+            >
+              {/* Named by its content, "Like (3)", so the name holds the count that shows (WCAG 2.5.3). */}
+              <span aria-hidden className="reaction-emoji">
+                {emoji}
+              </span>
+              <span className="visually-hidden">{count ? `${label} (${count})` : label}</span>
+              {count ? (
+                <span aria-hidden className="reaction-count">
+                  {count}
                 </span>
-                <span className="visually-hidden">{count ? `${label} (${count})` : label}</span>
-                {count ? (
-                  <span aria-hidden className="reaction-count">
-                    {count}
-                  </span>
-                ) : null}
-              </button>
-            </TooltipTrigger>
-            <TooltipContent>
+              ) : null}
+            </button>
+            <span role="tooltip" id={tipId} className="tooltip reaction-tip">
               {names.length > 0 ? (
                 <>
                   <strong>{label}:</strong> {namesLine(names)}
@@ -81,8 +128,8 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
               ) : (
                 label
               )}
-            </TooltipContent>
-          </Tooltip>
+            </span>
+          </span>
         );
       })}
     </div>
