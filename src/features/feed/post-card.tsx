@@ -38,12 +38,6 @@ export const postDomId = (postId: string) => `post-${postId}`;
 /** One post as spec section 2 describes the card. */
 export const PostCard = memo(function PostCard({ db, post, user, authors, highlighted, index, total }: PostCardProps) {
   const id = useId();
-  const [expanded, setExpanded] = useState(false);
-  const [editing, setEditing] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const author = authors(post.authorId);
-  const mayEdit = canEditPost(user, post);
-
   return (
     <article
       id={postDomId(post.id)}
@@ -54,6 +48,26 @@ export const PostCard = memo(function PostCard({ db, post, user, authors, highli
       aria-posinset={index === undefined ? undefined : index + 1}
       aria-setsize={total}
     >
+      <PostCardBody id={id} db={db} post={post} user={user} authors={authors} />
+    </article>
+  );
+});
+
+type PostCardBodyProps = Pick<PostCardProps, 'db' | 'post' | 'user' | 'authors'> & { id: string };
+
+/**
+ * What the card holds. Its own memo: the card's place in the list and the highlight change its `<article>` only,
+ * so a first sync adding posts (every card's "of N" changes) does not render every card's content again.
+ */
+const PostCardBody = memo(function PostCardBody({ id, db, post, user, authors }: PostCardBodyProps) {
+  const [expanded, setExpanded] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const author = authors(post.authorId);
+  const mayEdit = canEditPost(user, post);
+
+  return (
+    <>
       {post.isUrgent ? (
         <div className="urgent-banner">
           <TriangleExclamationPoint aria-hidden size={16} />
@@ -130,6 +144,6 @@ export const PostCard = memo(function PostCard({ db, post, user, authors, highli
           <DeletePostDialog db={db} postId={post.id} open={deleting} onOpenChange={setDeleting} />
         </>
       ) : null}
-    </article>
+    </>
   );
 });
