@@ -18,6 +18,9 @@ interface PostListProps {
 /** Room left above a post scrolled into view, for the sticky header. */
 const HEADER_ROOM = 88;
 const ESTIMATED_CARD_PX = 260;
+/** Cards kept mounted beyond each edge of the screen: one while the feed first shows, more once the page is idle. */
+const FIRST_OVERSCAN = 1;
+const OVERSCAN = 4;
 
 /**
  * The feed, virtualised over the window's scroll (@tanstack/react-virtual): only the cards near the screen
@@ -39,10 +42,23 @@ export function PostList({ posts, renderPost, scrollTarget }: PostListProps) {
     return () => observer.disconnect();
   }, []);
 
+  // The feed's first render mounts the cards on the screen and one more; the rest of the margin comes in a later
+  // task once the page is idle, so showing the feed is not one long task (decision 96).
+  const [overscan, setOverscan] = useState(FIRST_OVERSCAN);
+  useEffect(() => {
+    const widen = () => setOverscan(OVERSCAN);
+    if (typeof requestIdleCallback === 'undefined') {
+      const timer = setTimeout(widen, 500);
+      return () => clearTimeout(timer);
+    }
+    const idle = requestIdleCallback(widen, { timeout: 2000 });
+    return () => cancelIdleCallback(idle);
+  }, []);
+
   const virtualizer = useWindowVirtualizer({
     count: posts.length,
     estimateSize: () => ESTIMATED_CARD_PX,
-    overscan: 4,
+    overscan,
     scrollMargin,
     scrollPaddingStart: HEADER_ROOM,
     getItemKey: (index) => posts[index]?.id ?? index,
