@@ -63,6 +63,10 @@ async function audit(
   });
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
   const { lhr } = result;
+  // A run that could not measure (no paint seen, a page error) says why instead of scoring 0 silently.
+  if (lhr.runtimeError)
+    console.log(`Lighthouse could not measure ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  for (const warning of lhr.runWarnings) console.log(`Lighthouse warning for ${url}: ${warning}`);
   const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
   const items = ((lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ??
     []) as NetworkItem[];
