@@ -53,19 +53,26 @@ async function audit(
   headers: Record<string, string> = {},
   keepStorage = false,
 ): Promise<Run> {
-  const result = await lighthouse(url, {
-    port,
-    disableStorageReset: keepStorage,
-    output: 'json',
-    logLevel: 'error',
-    onlyCategories: ['performance', 'accessibility', 'best-practices'],
-    extraHeaders: headers,
-  });
+  const run = () =>
+    lighthouse(url, {
+      port,
+      disableStorageReset: keepStorage,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance', 'accessibility', 'best-practices'],
+      extraHeaders: headers,
+    });
+  let result = await run();
+  // A run that could not measure (its trace lacked the navigation, no paint seen) says why instead of scoring 0
+  // silently, and is run again as Lighthouse itself advises, twice at most; every attempt is printed.
+  for (let attempt = 1; attempt <= 2 && result?.lhr.runtimeError; attempt += 1) {
+    const { code, message } = result.lhr.runtimeError;
+    console.log(`Lighthouse could not measure ${url} (attempt ${attempt}): ${code} ${message}; running it again`);
+    result = await run();
+  }
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
   const { lhr } = result;
-  // A run that could not measure (no paint seen, a page error) says why instead of scoring 0 silently.
-  if (lhr.runtimeError)
-    console.log(`Lighthouse could not measure ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  if (lhr.runtimeError) console.log(`Lighthouse could not measure ${url}: ${lhr.runtimeError.code}`);
   for (const warning of lhr.runWarnings) console.log(`Lighthouse warning for ${url}: ${warning}`);
   const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
   const items = ((lhr.audits['network-requests']?.details as { items?: NetworkItem[] } | undefined)?.items ??
