@@ -149,6 +149,46 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   await colleagueContext.close();
 });
 
+test('a new device shows the newest posts before its database opens, then the same cards take part (decision 97)', async ({
+  browser,
+}) => {
+  const author = await createStaffMember(browser, 'Petra');
+  const reader = await createStaffMember(browser, 'Quinn');
+  const text = `Handover notes are in the office ${tag()}`;
+  const authorContext = await browser.newContext();
+  const authorPage = await authorContext.newPage();
+  await signIn(authorPage, author.email, STAFF_PASSWORD);
+  await writePost(authorPage, text);
+  await expect(postCard(authorPage, text).getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+  await authorContext.close();
+
+  // A new phone whose database code is slow to arrive: the storage worker is held back until released (the
+  // service worker, which could serve it from its cache, is kept out of the way).
+  const phone = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await phone.newPage();
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/storage-worker-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await signIn(page, reader.email, STAFF_PASSWORD);
+  const card = postCard(page, text);
+  await expect(card).toBeVisible();
+  await expect(card.getByRole('heading', { name: author.name })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.dataset.sync)).toBeUndefined();
+  // Read-only until the database is open: nothing a click could lose.
+  await expect(card.getByRole('button', { name: 'Like', exact: true })).toBeDisabled();
+  await expect(card.getByRole('button', { name: 'Comments' })).toBeDisabled();
+
+  release();
+  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  await expect(card.getByRole('button', { name: '0 comments' })).toBeEnabled();
+  await card.getByRole('button', { name: 'Like', exact: true }).click();
+  await expect(card.getByRole('button', { name: 'Like (1)' })).toHaveAttribute('aria-pressed', 'true');
+  await phone.close();
+});
+
 test('search, category, house and date filters, and the search palette', async ({ page }) => {
   const word = tag();
   await signIn(page, ADMIN.email, ADMIN.password);

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { AttachmentSchema, ReactionTypeSchema } from './posts';
 import { RoleSchema } from './roles';
+import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
 
 /** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
 export const SYNC_COLLECTIONS = [
@@ -29,8 +30,7 @@ export const PUSHABLE_COLLECTIONS = [
   'residentViews',
 ] as const satisfies readonly SyncCollection[];
 
-export const PULL_LIMIT_DEFAULT = 500;
-export const PULL_LIMIT_MAX = 1000;
+export { FIRST_FEED_PAGE, PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
 
 /** The checkpoint id that sorts after every real id (ids are UUIDs or `postId:userId`). */
 export const CHECKPOINT_ID_END = '~';

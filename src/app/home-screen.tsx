@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { LIMITS } from '../../schema/constants';
 import { CopyrightFooter } from '../components/copyright-footer';
-import { useLocalStore } from '../db/local-store';
+import { useLocalStore } from '../db/local-store-state';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
@@ -18,7 +18,7 @@ import { PostComposer } from '../features/feed/post-composer';
 import { PostList, type ScrollTarget } from '../features/feed/post-list';
 import { SearchPalette } from '../features/feed/search-palette';
 import { SyncBanner } from '../features/feed/sync-banner';
-import { useAuthors, useFeedReady, usePosts } from '../features/feed/use-feed-data';
+import { useAuthors, useFeedPreview, useFeedReady, usePosts } from '../features/feed/use-feed-data';
 import { usePendingUploads, useWaitingPosts } from '../features/feed/use-pending-uploads';
 import { WaitingPostCard } from '../features/feed/waiting-post-card';
 import '../features/feed/feed.css';
@@ -110,9 +110,13 @@ function useNotificationClicks(choose: { current: (postId: string) => void }): v
 export function HomeScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
   const db = store?.db ?? null;
-  const { posts, ready: postsReady } = usePosts(store);
-  const authors = useAuthors(store, user);
-  const ready = useFeedReady(store, postsReady, posts.length);
+  const { posts: stored, ready: postsReady } = usePosts(store);
+  // A new device shows the first page it fetched, read-only, until the database holds posts (decision 97).
+  const preview = useFeedPreview(store, user.id);
+  const previewing = stored.length === 0 && preview !== null;
+  const posts = previewing ? preview.posts : stored;
+  const authors = useAuthors(store, user, preview?.users);
+  const ready = useFeedReady(store, postsReady, posts.length, previewing);
   const waiting = useWaitingPosts(user.id);
   usePendingUploads(store);
 
@@ -156,7 +160,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   const renderPost = useCallback(
     (post: (typeof visible)[number], index: number) => (
       <PostCard
-        db={db}
+        db={previewing ? null : db}
         post={post}
         user={user}
         authors={authors}
@@ -165,7 +169,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
         total={visible.length}
       />
     ),
-    [db, user, authors, highlighted, visible.length],
+    [db, previewing, user, authors, highlighted, visible.length],
   );
 
   return (

@@ -8,7 +8,7 @@ import { Button } from '../components/ui/button';
 import { Label } from '../components/ui/label';
 import { Select } from '../components/ui/select';
 import type { ResidentLocal } from '../db/collections';
-import { useLocalStore } from '../db/local-store';
+import { useLocalStore } from '../db/local-store-state';
 import { useAuthors, useFeedReady } from '../features/feed/use-feed-data';
 import { useHouses } from '../features/feed/use-houses';
 import { ArchiveResidentDialog } from '../features/residents/archive-resident-dialog';

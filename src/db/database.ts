@@ -1,8 +1,11 @@
 import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
+import { DEXIE_PREFIX, databaseNameFor } from './database-name';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
 import { isWorkerStopped, startStorageWorker, workerStorage, type WorkerLike } from './worker-storage';
+
+export { databaseNameFor };
 
 export type UserDatabaseCollections = SyncedCollections;
 export type UserDatabase = RxDatabase<UserDatabaseCollections>;
@@ -22,8 +25,6 @@ export interface DatabaseEnvironment {
 type Storage = RxStorage<unknown, unknown>;
 
 const NAME_PREFIX = LOCAL_DATABASE_PREFIX;
-/** storage-dexie keeps one IndexedDB database per collection, named `rxdb-dexie-{db}--{version}--{collection}`. */
-const DEXIE_PREFIX = 'rxdb-dexie-';
 
 interface OpenDatabase {
   name: string;
@@ -43,12 +44,6 @@ function enqueue<T>(operation: () => Promise<T>): Promise<T> {
   const run = queue.then(operation, operation);
   queue = run.catch(() => undefined);
   return run;
-}
-
-/** RxDB names must match /^[a-z][_$a-z0-9-]*$/, so the user id is written as hex after a fixed prefix. */
-export function databaseNameFor(userId: string): string {
-  const hex = Array.from(new TextEncoder().encode(userId), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return NAME_PREFIX + hex;
 }
 
 function factoryOf(env: DatabaseEnvironment): IDBFactory | undefined {

@@ -1,18 +1,12 @@
-import { atom, useAtomValue } from 'jotai';
 import { appStore } from '../lib/store';
-import { destroyUserDatabase, openUserDatabase, type UserDatabase } from './database';
-import { startSync, type SyncController } from './replication';
+import { destroyUserDatabase, openUserDatabase } from './database';
+import { takePrefetchedPull } from './first-pull';
+import { localStoreAtom, type LocalStore } from './local-store-state';
+import { startSync } from './replication';
 import { PENDING_FILES_DB, UPLOADS_CACHE } from '../../schema/offline';
 import type { SyncCollection } from '../../schema/sync';
 
-/** The signed-in user's local database and its replication, or null while signed out or opening. */
-export interface LocalStore {
-  userId: string;
-  db: UserDatabase;
-  sync: SyncController;
-}
-
-export const localStoreAtom = atom<LocalStore | null>(null);
+export { localStoreAtom, useLocalStore, type LocalStore } from './local-store-state';
 
 let opening: Promise<LocalStore> | null = null;
 
@@ -24,7 +18,11 @@ export function startLocalStore(userId: string, onUnauthorized: () => void): Pro
     await stopLocalStore();
     const db = await openUserDatabase(userId);
     // RxDB's collection type is generic per collection; replication only needs each one as a collection.
-    const sync = startSync(db as unknown as Record<SyncCollection, never>, { onUnauthorized });
+    const sync = startSync(db as unknown as Record<SyncCollection, never>, {
+      onUnauthorized,
+      // The feed's first pages, when the sign-in already asked for them (decision 97).
+      takePrefetched: (path) => takePrefetchedPull(userId, path),
+    });
     const store = { userId, db, sync };
     // Marks the page once the first sync is complete (the benches and journeys wait on it).
     void sync.initialSyncDone.then(() => {
@@ -54,11 +52,6 @@ export async function wipeLocalStore(): Promise<void> {
   // are deleted by name, so they go even when the feature that wrote them was never loaded in this session.
   await deleteIndexedDb(PENDING_FILES_DB);
   if (typeof caches !== 'undefined') await caches.delete(UPLOADS_CACHE);
-}
-
-/** The local store for components; null until it is open. */
-export function useLocalStore(): LocalStore | null {
-  return useAtomValue(localStoreAtom, { store: appStore });
 }
 
 function deleteIndexedDb(name: string): Promise<void> {

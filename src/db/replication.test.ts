@@ -9,7 +9,8 @@ import { conversationIdOf } from '../../schema/chat';
 import type { SyncCollection } from '../../schema/sync';
 import { markConversationRead, openConversation, sendMessage } from '../features/chat/chat-actions';
 import { createSyncedDatabase } from './database';
-import { startSync, type SyncController } from './replication';
+import { FIRST_PULL_PATHS, loadFeedPreview, takePrefetchedPull } from './first-pull';
+import { startSync, type SyncController, type SyncOptions } from './replication';
 import { storedPost } from './test-fixtures';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
@@ -50,6 +51,8 @@ async function makeDevice(
      */
     deadNext: null as { url: string; heedsAbort: boolean } | null,
     requestTimeoutMs: undefined as number | undefined,
+    /** First pulls fetched ahead (src/db/first-pull.ts), as a new device's sign-in does. */
+    takePrefetched: undefined as SyncOptions['takePrefetched'],
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       if (!device.online) throw new TypeError('Failed to fetch (offline)');
       if (device.slowPostPushes && String(input).includes('/api/sync/posts/push')) {
@@ -77,6 +80,7 @@ async function makeDevice(
         retryMs: 100,
         batchSize,
         requestTimeoutMs: device.requestTimeoutMs,
+        takePrefetched: device.takePrefetched,
       });
       return device.sync;
     },
@@ -374,6 +378,42 @@ describe('replication with the real server', () => {
       const settled = pulls.length;
       await new Promise((r) => setTimeout(r, 500));
       expect(pulls.slice(settled).filter((u) => u.includes('beforeSeq'))).toEqual([]);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('takes the first pages fetched at sign-in instead of asking again, and still brings everything (decision 97)', async () => {
+    const author = await t.buildUser();
+    for (let i = 0; i < 70; i += 1) await t.buildPost({ authorId: author.id });
+    const a = await makeDevice('staff', FEED, 1000);
+    const pulls: string[] = [];
+    const recording = a.fetch;
+    a.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input).includes('/pull')) pulls.push(String(input).replace(t.url, ''));
+      return recording(input, init);
+    }) as typeof fetch;
+    try {
+      const preview = await loadFeedPreview(a.user.id, () => {}, undefined, {
+        fetch: (path, init) => a.fetch(t.url + String(path), init),
+        indexedDB,
+        now: () => Date.now(),
+      });
+      expect(preview?.posts).toHaveLength(50);
+      expect(preview?.users.some((user) => user.id === author.id)).toBe(true);
+      expect(pulls.sort()).toEqual([FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users].sort());
+      // Written after those pages were read: the replication goes on from their checkpoint, so it still comes.
+      const later = await t.buildPost({ authorId: author.id });
+      pulls.length = 0;
+      a.takePrefetched = (path) => takePrefetchedPull(a.user.id, path);
+      a.start();
+      await a.sync!.initialSyncDone;
+      expect(pulls.filter((url) => url === FIRST_PULL_PATHS.posts || url === FIRST_PULL_PATHS.users)).toEqual([]);
+      await a.sync!.awaitInSync();
+      const live = t.db.$client.prepare('select count(*) as n from posts where deleted = 0').get() as { n: number };
+      expect(await a.db.posts.count().exec()).toBe(live.n);
+      expect(await a.db.posts.findOne(later.id).exec()).not.toBeNull();
+      expect(await a.db.users.findOne(author.id).exec()).not.toBeNull();
     } finally {
       await a.close();
     }

@@ -2,6 +2,7 @@ import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, Subject, t
 import type { RxCollection, RxReplicationPullStreamItem, RxReplicationWriteToMasterRow } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import {
+  FIRST_FEED_PAGE,
   PUSHABLE_COLLECTIONS,
   SYNC_COLLECTIONS,
   SYNC_DEVICE_HEADER,
@@ -26,6 +27,8 @@ export interface SyncOptions {
   retryMs?: number;
   /** How long one pull or push may take, answer included, before it is given up and retried. */
   requestTimeoutMs?: number;
+  /** The answer to a pull request made ahead of the replication (src/db/first-pull.ts), or null to ask. */
+  takePrefetched?: (path: string) => Promise<PullResponse<Record<string, unknown>> | null> | null;
 }
 
 export interface SyncController {
@@ -57,8 +60,6 @@ function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<str
   return Object.fromEntries(Object.entries(doc).filter(([key]) => known.has(key)));
 }
 
-/** The first page of posts a new device pulls, small so the feed shows at once. */
-const FIRST_PAGE = 50;
 /** How long a pulled page waits for the collection's pushes before it is given up and asked for again. */
 const PUSH_WAIT_MS = 5000;
 /** The longest a first run waits for its pulled pages to be stored before it ends anyway (decision 81). */
@@ -283,7 +284,9 @@ export function startSync(
       const ended = pushesEnded.get(name) ?? 0;
       phase(name, 'pull', `request ${attempt}`);
       firstPullSent.add(name);
-      const page = await call<PullResponse<Record<string, unknown>>>(path);
+      // A first page fetched ahead is as good as one asked for now: it carries the checkpoint it was read at.
+      const ahead = attempt === 1 ? await (options.takePrefetched?.(path) ?? null) : null;
+      const page = ahead ?? (await call<PullResponse<Record<string, unknown>>>(path));
       phase(name, 'pull', `waiting for pushes ${attempt}`);
       await pushesSettled(name);
       if (out === 0 && (pushesEnded.get(name) ?? 0) === ended) return page;
@@ -423,8 +426,8 @@ export function startSync(
       // included: a fill would leave a post deleted meanwhile on the device for good (decision 86).
       const fresh = !checkpoint && (await collections[name]!.count().exec()) === 0;
       if (name === 'posts' && !fresh) markFeedStarted();
-      const short = name === 'posts' && fresh && FIRST_PAGE < batchSize;
-      const query = new URLSearchParams({ limit: String(short ? FIRST_PAGE : batchSize) });
+      const short = name === 'posts' && fresh && FIRST_FEED_PAGE < batchSize;
+      const query = new URLSearchParams({ limit: String(short ? FIRST_FEED_PAGE : batchSize) });
       const filling = fresh || Boolean(checkpoint?.before);
       if (filling) query.set('backfill', '1');
       if (checkpoint) {

@@ -6,7 +6,7 @@ import { categoryLabel } from '../../../schema/posts';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import type { UserDatabase } from '../../db/database';
-import { useLocalStore } from '../../db/local-store';
+import { useLocalStore } from '../../db/local-store-state';
 import { toast } from '../../lib/toast';
 import { useAuthors } from '../feed/use-feed-data';
 import { PostText } from '../feed/post-text';

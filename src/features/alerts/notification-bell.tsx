@@ -14,7 +14,7 @@ import {
   DropdownMenuTrigger,
 } from '../../components/ui/dropdown-menu';
 import type { PostLocal } from '../../db/collections';
-import { useLocalStore } from '../../db/local-store';
+import { useLocalStore } from '../../db/local-store-state';
 import { api } from '../../lib/api';
 import { CountBadge } from '../chat/chat-button';
 import { highlightRequestAtom } from '../feed/highlight-state';

@@ -2,19 +2,44 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useEffectEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
+import { feedPreviewAtom, firstPullsSettled, forgetFirstPulls, loadFeedPreview } from '../../db/first-pull';
 import { ApiError, api } from '../../lib/api';
 import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
+import { appStore } from '../../lib/store';
 import { toast } from '../../lib/toast';
 import { currentUserAtom, refreshCurrentUserIfStale } from './current-user';
 import { endLostSession, logOutForInactivity } from './session';
+
+/**
+ * On a device without the user's local store, asks for the feed's first pages at once, while the database code
+ * loads (decision 97); whatever was fetched for a user is forgotten when they sign out.
+ */
+function useFeedPreview(userId: string | undefined): void {
+  useEffect(() => {
+    if (!userId) return;
+    let current = true;
+    void loadFeedPreview(
+      userId,
+      (preview) => appStore.set(feedPreviewAtom, preview),
+      () => current,
+    );
+    return () => {
+      current = false;
+      appStore.set(feedPreviewAtom, null);
+      forgetFirstPulls();
+    };
+  }, [userId]);
+}
 
 /** Opens the signed-in user's local database (wiping any other user's) and starts syncing it. */
 function useUserDatabase(userId: string | undefined): void {
   const navigate = useNavigate();
   useEffect(() => {
     if (!userId) return;
-    // Loaded on demand: the database code is not needed before someone signs in.
-    import('../../db/local-store')
+    // Loaded on demand: the database code is not needed before someone signs in. A new device shows its
+    // preview first (decision 97).
+    firstPullsSettled(userId)
+      .then(() => import('../../db/local-store'))
       .then(({ startLocalStore }) => startLocalStore(userId, () => endLostSession(navigate)))
       .catch((error: unknown) => console.error('Could not open the local database', error));
   }, [userId, navigate]);
@@ -73,6 +98,7 @@ function useStaleUserRefresh(): void {
 /** Everything that runs while the app is open: local database, inactivity timers, session freshness. */
 export function useSessionEffects(): void {
   const user = useAtomValue(currentUserAtom);
+  useFeedPreview(user?.id);
   useUserDatabase(user?.id);
   useInactivityLogout(user !== null);
   useStaleUserRefresh();

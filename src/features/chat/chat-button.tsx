@@ -1,7 +1,7 @@
 import { useSetAtom } from 'jotai';
 import { MessageCircle } from 'lucide-react';
 import type { ComponentProps } from 'react';
-import { useLocalStore } from '../../db/local-store';
+import { useLocalStore } from '../../db/local-store-state';
 import { cx } from '../../lib/cx';
 import { chatOpenAtom } from './chat-state';
 import { useUnreadChatCount } from './use-chat';

@@ -8,7 +8,7 @@ import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/roles';
 import { UserAvatar } from '../../components/ui/avatar';
 import type { UserDatabase } from '../../db/database';
-import { useLocalStore } from '../../db/local-store';
+import { useLocalStore } from '../../db/local-store-state';
 import { cx } from '../../lib/cx';
 import { useAuthors, type AuthorView } from '../feed/use-feed-data';
 import { useObservable } from '../feed/use-observable';

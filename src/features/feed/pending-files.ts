@@ -1,9 +1,9 @@
 import { PENDING_FILES_DB } from '../../../schema/offline';
-import { Dexie, type EntityTable } from 'dexie';
 import { from, startWith, Subject, switchMap, type Observable } from 'rxjs';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 import { ApiError, NetworkError } from '../../lib/api';
+import type { PendingFilesDatabase } from './pending-files-db';
 import { buildPostDoc, type PostDraft } from './post-draft';
 
 /** A file picked for a post, kept in IndexedDB until the server has it. */
@@ -33,21 +33,15 @@ export interface PendingPost extends PostDraft {
 
 const DATABASE_NAME = PENDING_FILES_DB;
 
-class PendingFilesDatabase extends Dexie {
-  posts!: EntityTable<PendingPost, 'id'>;
-  constructor(options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
-    super(DATABASE_NAME, options);
-    this.version(1).stores({ posts: 'id, userId, createdAt' });
-  }
-}
-
 let database: PendingFilesDatabase | null = null;
 /** Every write goes through this module, which says so here (Dexie's liveQuery needs a browser). */
 const changed$ = new Subject<void>();
 let environment: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } | undefined;
 
-function db(): PendingFilesDatabase {
-  database ??= new PendingFilesDatabase(environment);
+async function db(): Promise<PendingFilesDatabase> {
+  if (database) return database;
+  const { PendingFilesDatabase } = await import('./pending-files-db');
+  database ??= new PendingFilesDatabase(DATABASE_NAME, environment);
   return database;
 }
 
@@ -68,20 +62,22 @@ export function setPendingFilesEnvironment(env: { indexedDB: IDBFactory; IDBKeyR
 
 /** Keeps a post and its files until they can be uploaded. */
 export async function savePendingPost(post: PendingPost): Promise<void> {
-  await db().posts.put(post);
+  await (await db()).posts.put(post);
   changed$.next();
 }
 
 /** Removes a waiting post and its files (the user gave up on it). */
 export async function discardPendingPost(id: string): Promise<void> {
-  await db().posts.delete(id);
+  await (await db()).posts.delete(id);
   changed$.next();
 }
 
 /** Posts without the file the server refused, so the rest can go. */
 export async function dropRefusedFile(id: string): Promise<void> {
-  await db()
-    .posts.where('id')
+  await (
+    await db()
+  ).posts
+    .where('id')
     .equals(id)
     .modify((post) => {
       if (!post.error) return;
@@ -101,12 +97,12 @@ export function pendingPosts$(userId: string): Observable<PendingPost[]> {
 
 async function listPendingPosts(userId: string): Promise<PendingPost[]> {
   if (!(await exists())) return [];
-  return (await db().posts.where('userId').equals(userId).sortBy('createdAt')).reverse();
+  return (await (await db()).posts.where('userId').equals(userId).sortBy('createdAt')).reverse();
 }
 
 /** Sign-out: remove every waiting post and file of every user from this browser. */
 export async function wipePendingFiles(): Promise<void> {
-  const current = database ?? ((await exists()) ? db() : null);
+  const current = database ?? ((await exists()) ? await db() : null);
   database = null;
   await current?.delete();
   changed$.next();
@@ -131,16 +127,16 @@ async function uploadOne(post: PendingPost, deps: UploadDeps): Promise<Outcome> 
       if (error instanceof NetworkError) return 'stop';
       if (error instanceof ApiError && (error.status === 401 || error.status >= 500)) return 'stop';
       const message = error instanceof ApiError && error.serverMessage ? error.serverMessage : String(error);
-      await db().posts.update(post.id, { error: { fileIndex: index, message } });
+      await (await db()).posts.update(post.id, { error: { fileIndex: index, message } });
       changed$.next();
       return 'refused';
     }
-    await db().posts.update(post.id, { files: post.files });
+    await (await db()).posts.update(post.id, { files: post.files });
     changed$.next();
   }
   const uploads = post.files.map((f) => f.uploaded).filter((u): u is UploadView => u !== null);
   await deps.insertPost(buildPostDoc(post.id, post.userId, post, uploads, post.createdAt));
-  await db().posts.delete(post.id);
+  await (await db()).posts.delete(post.id);
   changed$.next();
   return 'done';
 }
@@ -151,8 +147,8 @@ let again = false;
 async function processAll(deps: UploadDeps): Promise<void> {
   if (!(await exists())) return;
   // Pending posts of anyone else never go up under this session; they are removed (issue 3).
-  if (await db().posts.where('userId').notEqual(deps.userId).delete()) changed$.next();
-  const posts = await db().posts.where('userId').equals(deps.userId).sortBy('createdAt');
+  if (await (await db()).posts.where('userId').notEqual(deps.userId).delete()) changed$.next();
+  const posts = await (await db()).posts.where('userId').equals(deps.userId).sortBy('createdAt');
   for (const post of posts) {
     if (post.error) continue;
     if ((await uploadOne(post, deps)) === 'stop') return;

@@ -34,10 +34,19 @@ export function CommentsToggle({
   controls,
 }: Pick<PostCommentsProps, 'db' | 'postId' | 'expanded' | 'onToggle'> & { controls: string }) {
   const count = useCommentCount(db, postId);
+  // Without the database (a new device's preview, decision 97) the count is not known yet: no number is shown.
+  const label = !db ? 'Comments' : count === 1 ? '1 comment' : `${count} comments`;
   return (
-    <Button variant="ghost" size="sm" aria-expanded={expanded} aria-controls={controls} onClick={onToggle}>
+    <Button
+      variant="ghost"
+      size="sm"
+      aria-expanded={expanded}
+      aria-controls={controls}
+      disabled={!db}
+      onClick={onToggle}
+    >
       <MessageCircle aria-hidden size={16} />
-      {count === 1 ? '1 comment' : `${count} comments`}
+      {label}
     </Button>
   );
 }

@@ -107,6 +107,8 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
               aria-pressed={own}
               // The names are read after the button's name; a type nobody chose has none to read.
               aria-describedby={names.length > 0 ? tipId : undefined}
+              // A new device's preview (decision 97): the card takes reactions once the database is open.
+              disabled={!db}
               onClick={() => choose(type)}
             >
               {/* Named by its content, "Like (3)", so the name holds the count that shows (WCAG 2.5.3). */}

@@ -1,6 +1,6 @@
 import { RefreshCw, WifiOff } from 'lucide-react';
 import { useMemo } from 'react';
-import type { LocalStore } from '../../db/local-store';
+import type { LocalStore } from '../../db/local-store-state';
 import { cx } from '../../lib/cx';
 import { useObservable } from './use-observable';
 import { useOnline } from './use-online';

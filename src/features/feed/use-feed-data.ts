@@ -1,3 +1,4 @@
+import { useAtomValue } from 'jotai';
 import { useEffect, useMemo, useState } from 'react';
 import { map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
@@ -5,7 +6,9 @@ import { DELETED_AUTHOR } from '../../../schema/posts';
 import { displayName } from '../../../schema/format';
 import type { Role } from '../../../schema/roles';
 import type { DirectoryUserLocal, PostLocal } from '../../db/collections';
-import type { LocalStore } from '../../db/local-store';
+import { feedPreviewAtom, type FeedPreview } from '../../db/first-pull';
+import type { LocalStore } from '../../db/local-store-state';
+import { appStore } from '../../lib/store';
 import { useObservable } from './use-observable';
 import { useOnline } from './use-online';
 
@@ -59,13 +62,43 @@ export function usePosts(store: LocalStore | null): { posts: PostLocal[]; ready:
   return { posts: value, ready };
 }
 
-/** Authors by id from the staff directory; the signed-in user is known even before the directory arrives. */
-export function useAuthors(store: LocalStore | null, me: CurrentUser): AuthorLookup {
+/**
+ * A new device's first page of posts and staff directory, fetched before the local database could hold them
+ * (decision 97): the signed-in user's own, kept until the first sync is over.
+ */
+export function useFeedPreview(store: LocalStore | null, userId: string): FeedPreview | null {
+  const preview = useAtomValue(feedPreviewAtom, { store: appStore });
+  const mine = preview?.userId === userId ? preview : null;
+  const hasPreview = mine !== null;
+  useEffect(() => {
+    if (!hasPreview || !store) return;
+    let live = true;
+    const drop = () => {
+      if (live) appStore.set(feedPreviewAtom, null);
+    };
+    store.sync.initialSyncDone.then(drop, drop);
+    return () => {
+      live = false;
+    };
+  }, [hasPreview, store]);
+  return mine;
+}
+
+/**
+ * Authors by id from the staff directory (or the preview's, until the directory is stored); the signed-in user is
+ * known even before the directory arrives.
+ */
+export function useAuthors(
+  store: LocalStore | null,
+  me: CurrentUser,
+  previewUsers: readonly DirectoryUserLocal[] = NO_USERS,
+): AuthorLookup {
   const users$ = useMemo(
     () => store?.db.users.find().$.pipe(map((docs) => docs.map((doc): DirectoryUserLocal => doc._data))) ?? null,
     [store],
   );
-  const { value: users } = useObservable(users$, NO_USERS);
+  const { value: stored } = useObservable(users$, NO_USERS);
+  const users = stored.length > 0 ? stored : previewUsers;
   return useMemo(() => {
     const byId = new Map(users.map((user) => [user.id, toAuthorView(user)]));
     if (!byId.has(me.id)) byId.set(me.id, toAuthorView(me));
@@ -76,9 +109,15 @@ export function useAuthors(store: LocalStore | null, me: CurrentUser): AuthorLoo
 /**
  * Whether the feed can show its posts instead of skeletons (spec section 2, Loading): once the local store
  * is open and it holds posts (the first sync fills newest first, so the first page is today's), or the
- * first sync has finished, or the device is offline, or the server has kept us waiting too long.
+ * first sync has finished, or the device is offline, or the server has kept us waiting too long. A new
+ * device's preview (decision 97) shows at once.
  */
-export function useFeedReady(store: LocalStore | null, postsReady: boolean, postCount: number): boolean {
+export function useFeedReady(
+  store: LocalStore | null,
+  postsReady: boolean,
+  postCount: number,
+  previewing = false,
+): boolean {
   const online = useOnline();
   const [settled, setSettled] = useState<LocalStore | null>(null);
   useEffect(() => {
@@ -95,6 +134,7 @@ export function useFeedReady(store: LocalStore | null, postsReady: boolean, post
     };
   }, [store]);
 
+  if (previewing) return true;
   if (!store || !postsReady) return false;
   return postCount > 0 || settled === store || !online;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import type { LocalStore } from '../../db/local-store';
+import type { LocalStore } from '../../db/local-store-state';
 import { pendingPosts$, uploadPendingPosts, type PendingPost } from './pending-files';
 import { uploadFile } from './upload-file';
 import { useObservable } from './use-observable';

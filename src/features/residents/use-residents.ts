@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { map } from 'rxjs';
 import type { ResidentLocal } from '../../db/collections';
-import type { LocalStore } from '../../db/local-store';
+import type { LocalStore } from '../../db/local-store-state';
 import { useObservable } from '../feed/use-observable';
 
 const NO_RESIDENTS: ResidentLocal[] = [];

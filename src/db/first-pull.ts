@@ -1,0 +1,144 @@
+import { atom } from 'jotai';
+import type { PullResponse, SyncCollection } from '../../schema/sync';
+import { FIRST_FEED_PAGE, PULL_LIMIT_MAX } from '../../schema/sync-limits';
+import type { DirectoryUserLocal, PostLocal } from './collections';
+import { holdsUserDatabase } from './database-name';
+
+/**
+ * A new device's first look at the feed (decision 97). Before anything is stored, the feed has to wait for the
+ * database code, its worker, the database and the first pull to be written; on a phone that is seconds of
+ * skeletons. As soon as the user is known, the first page of posts and the staff directory are asked for here,
+ * exactly as the replication's first pulls ask for them, and shown read-only until the database has posts.
+ * The replication then takes these answers instead of asking again. Held in memory only, never stored.
+ */
+export interface FeedPreview {
+  userId: string;
+  posts: PostLocal[];
+  users: DirectoryUserLocal[];
+}
+
+export const feedPreviewAtom = atom<FeedPreview | null>(null);
+
+/** The replication's first requests of the collections the feed shows (src/db/replication.ts pullPage). */
+export const FIRST_PULL_PATHS = {
+  posts: `/api/sync/posts/pull?limit=${FIRST_FEED_PAGE}&backfill=1`,
+  users: `/api/sync/users/pull?limit=${PULL_LIMIT_MAX}&backfill=1`,
+} as const satisfies Partial<Record<SyncCollection, string>>;
+
+type Page = PullResponse<Record<string, unknown>>;
+
+/** How long an answer fetched ahead may wait for the replication to take it; an older one is asked for again. */
+const PREFETCH_FRESH_MS = 30_000;
+
+interface Prefetch {
+  userId: string;
+  at: number;
+  pages: Map<string, Promise<Page | null>>;
+}
+
+let prefetch: Prefetch | null = null;
+/** The last preview load, by user: the local store waits for it on a new device (see `firstPullsSettled`). */
+let loading: { userId: string; done: Promise<unknown> } | null = null;
+
+export interface FirstPullEnvironment {
+  fetch: typeof fetch;
+  indexedDB: IDBFactory | undefined;
+  now: () => number;
+}
+
+const browserEnvironment = (): FirstPullEnvironment => ({
+  fetch: (input, init) => fetch(input, init),
+  indexedDB: globalThis.indexedDB,
+  now: () => Date.now(),
+});
+
+/** A pull page or null: the device is offline, the session is over, or the answer is not a page. */
+async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page | null> {
+  try {
+    const response = await env.fetch(path, {
+      credentials: 'same-origin',
+      // Background traffic, like the replication's: it never keeps an idle session alive.
+      headers: { 'X-Background': '1', Accept: 'application/json' },
+    });
+    if (!response.ok) return null;
+    const page = (await response.json()) as Partial<Page> | null;
+    return Array.isArray(page?.documents) && page.checkpoint ? (page as Page) : null;
+  } catch {
+    return null;
+  }
+}
+
+const live = (page: Page | null) => (page?.documents ?? []).filter((doc) => !doc._deleted);
+
+/**
+ * Fetches the feed's first pages for a user who has no local store on this device, and resolves with the preview
+ * (or null: the device already holds the user's store, or the server could not be asked). `onPreview` receives it
+ * only while `stillWanted` says the same user is signed in.
+ */
+export function loadFeedPreview(
+  userId: string,
+  onPreview: (preview: FeedPreview) => void,
+  stillWanted: () => boolean = () => true,
+  env: FirstPullEnvironment = browserEnvironment(),
+): Promise<FeedPreview | null> {
+  const done = load(userId, onPreview, stillWanted, env);
+  loading = { userId, done: done.catch(() => null) };
+  return done;
+}
+
+/**
+ * Resolves once the user's preview has been fetched and given a frame to paint, at once when none is loading.
+ * On a new device the local store starts after it: loading the database code and opening the database take the
+ * page's main thread for a while, and the first posts would wait behind them. The store loses little: its
+ * replication takes the very pages the preview fetched.
+ */
+export async function firstPullsSettled(userId: string): Promise<void> {
+  if (loading?.userId !== userId) return;
+  if ((await loading.done) === null) return;
+  await new Promise<void>((resolve) => {
+    // A frame, then a task: the render the preview caused has painted. Without frames (a tab in the background),
+    // a timer ends the wait.
+    setTimeout(resolve, 250);
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(resolve, 0));
+  });
+}
+
+async function load(
+  userId: string,
+  onPreview: (preview: FeedPreview) => void,
+  stillWanted: () => boolean,
+  env: FirstPullEnvironment,
+): Promise<FeedPreview | null> {
+  if (await holdsUserDatabase(userId, env.indexedDB).catch(() => true)) return null;
+  const pages = new Map(Object.values(FIRST_PULL_PATHS).map((path) => [path, fetchPage(env, path)]));
+  prefetch = { userId, at: env.now(), pages };
+  const [posts, users] = await Promise.all([pages.get(FIRST_PULL_PATHS.posts)!, pages.get(FIRST_PULL_PATHS.users)!]);
+  const shown = live(posts) as unknown as PostLocal[];
+  if (shown.length === 0 || !stillWanted()) return null;
+  const preview: FeedPreview = {
+    userId,
+    posts: shown
+      .map((post) => ({ ...post, localPending: false }))
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)),
+    users: live(users) as unknown as DirectoryUserLocal[],
+  };
+  onPreview(preview);
+  return preview;
+}
+
+/**
+ * The replication's first request for `path`, if it was fetched ahead for this user and is fresh: taken once.
+ * Null otherwise, or when that fetch failed, and the replication asks the server itself.
+ */
+export function takePrefetchedPull(userId: string, path: string, now = Date.now()): Promise<Page | null> | null {
+  if (!prefetch || prefetch.userId !== userId || now - prefetch.at > PREFETCH_FRESH_MS) return null;
+  const page = prefetch.pages.get(path) ?? null;
+  prefetch.pages.delete(path);
+  return page;
+}
+
+/** Sign-out or another user: nothing fetched for the last one is kept or handed on. */
+export function forgetFirstPulls(): void {
+  prefetch = null;
+  loading = null;
+}

@@ -1,0 +1,22 @@
+import { atom, useAtomValue } from 'jotai';
+import { appStore } from '../lib/store';
+import type { UserDatabase } from './database';
+import type { SyncController } from './replication';
+
+/** The signed-in user's local database and its replication, or null while signed out or opening. */
+export interface LocalStore {
+  userId: string;
+  db: UserDatabase;
+  sync: SyncController;
+}
+
+/**
+ * Kept apart from the code that opens the store (local-store.ts) so that screens reading it do not need the
+ * database code to render: a new device's feed paints its preview before that code has loaded (decision 97).
+ */
+export const localStoreAtom = atom<LocalStore | null>(null);
+
+/** The local store for components; null until it is open. */
+export function useLocalStore(): LocalStore | null {
+  return useAtomValue(localStoreAtom, { store: appStore });
+}
