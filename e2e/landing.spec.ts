@@ -16,6 +16,23 @@ test.describe('landing screen', () => {
     );
   });
 
+  test('asks who is signed in and for the settings once, while the script loads', async ({ page }) => {
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (pathname === '/api/auth/user' || pathname === '/api/config') asked.push(pathname);
+    });
+    const response = await page.goto('/');
+    const html = (await response?.text()) ?? '';
+    expect(html).toContain('<link rel="preload" href="/api/auth/user" as="fetch" crossorigin="use-credentials"');
+    expect(html).toContain('<link rel="preload" href="/api/config" as="fetch" crossorigin="use-credentials"');
+    await expect(page.getByText('Shared Computer Notice')).toBeVisible();
+    // The page's preloads are the app's own requests: each is made once, not again when the script runs.
+    await expect.poll(() => asked.sort()).toEqual(['/api/auth/user', '/api/config']);
+    await page.waitForTimeout(500);
+    expect(asked).toHaveLength(2);
+  });
+
   test('says "You have been logged out successfully" and removes logged_out from the address', async ({ page }) => {
     await page.goto('/?logged_out=true');
     await expect(page.getByText('You have been logged out successfully')).toBeVisible();
