@@ -10,6 +10,9 @@ test('on a phone: sign in, see the header, open the profile menu, sign out and l
     .poll(() => page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name).join(',')))
     .toMatch(/sp_/);
   await page.screenshot({ path: 'test-results/phone-home.png' });
+  // The desktop sidebar is not rendered on a phone at all (decision 99); a wide window has it (e2e/chat.spec.ts).
+  await expect(page.getByRole('main', { name: 'Home feed' })).toBeVisible();
+  await expect(page.locator('aside.feed-sidebar')).toHaveCount(0);
   await page.getByRole('button', { name: /profile menu|account menu|open profile/i }).click();
   await expect(page.getByRole('menuitem', { name: 'Sign Out' })).toBeVisible();
   await expect(page.getByText(ADMIN.email).last()).toBeVisible();

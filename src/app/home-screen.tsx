@@ -5,6 +5,7 @@ import type { CurrentUser } from '../../schema/auth';
 import { LIMITS } from '../../schema/constants';
 import { CopyrightFooter } from '../components/copyright-footer';
 import { useLocalStore } from '../db/local-store-state';
+import { useMediaQuery } from '../lib/use-media-query';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
@@ -106,6 +107,12 @@ function useNotificationClicks(choose: { current: (postId: string) => void }): v
   }, [openChat, choose]);
 }
 
+/**
+ * Where the feed's sidebar shows (feed.css); below it the sidebar is not rendered at all, rather than rendered
+ * and hidden: its cards and dialogs cost a phone's first render for nothing (the menu offers the same).
+ */
+const SIDEBAR_MEDIA = '(min-width: 1024px)';
+
 /** Signed-in "/": the home feed of spec section 2, read from and written to the local database. */
 export function HomeScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
@@ -117,6 +124,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   const posts = previewing ? preview.posts : stored;
   const authors = useAuthors(store, user, preview?.users);
   const ready = useFeedReady(store, postsReady, posts.length, previewing);
+  const wide = useMediaQuery(SIDEBAR_MEDIA);
   const waiting = useWaitingPosts(user.id);
   usePendingUploads(store);
 
@@ -196,7 +204,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
             <PostList posts={visible} renderPost={renderPost} scrollTarget={scrollTarget} />
           )}
         </main>
-        <FeedSidebar user={user} />
+        {wide ? <FeedSidebar user={user} /> : null}
       </div>
       <CopyrightFooter />
       <BackToTop />
