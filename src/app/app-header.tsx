@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import { LayoutDashboard, LogOut, Newspaper, Search, Users } from 'lucide-react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
@@ -31,7 +32,7 @@ interface AppHeaderProps {
 }
 
 /** The sticky header of the signed-in screens (spec section 2: Home feed). */
-export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
+export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const onFeed = pathname === '/';
@@ -109,4 +110,4 @@ export function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
       <UpdateBanner />
     </header>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { Search, X } from 'lucide-react';
-import { useId } from 'react';
+import { memo, useId } from 'react';
 import { HOUSE_TAGGED_CATEGORY, POST_CATEGORIES, POST_CATEGORY_LABELS } from '../../../schema/posts';
 import { Label } from '../../components/ui/label';
 import { Select, type SelectOption } from '../../components/ui/select';
@@ -29,7 +29,7 @@ interface FeedFiltersBarProps {
 }
 
 /** Search, category chips, house and date filters of spec section 2 (rules in filter-posts.ts). */
-export function FeedFiltersBar({ filters, onChange }: FeedFiltersBarProps) {
+export const FeedFiltersBar = memo(function FeedFiltersBar({ filters, onChange }: FeedFiltersBarProps) {
   const id = useId();
   const houses = useHouses();
   const houseOptions: SelectOption<string>[] = [
@@ -106,4 +106,4 @@ export function FeedFiltersBar({ filters, onChange }: FeedFiltersBarProps) {
       </div>
     </section>
   );
-}
+});

@@ -1,5 +1,5 @@
 import { Send } from 'lucide-react';
-import { useId, useState, type FormEvent } from 'react';
+import { type FormEvent, memo, useId, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import {
@@ -43,7 +43,7 @@ function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; pro
 }
 
 /** The post composer of spec sections 2 and 5: content, category, urgency, houses and files. */
-export function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
+export const PostComposer = memo(function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
   const id = useId();
   const [content, setContent] = useState('');
   const [category, setCategory] = useState<PostCategory>(DEFAULT_POST_CATEGORY);
@@ -191,4 +191,4 @@ export function PostComposer({ db, user }: { db: UserDatabase | null; user: Curr
       </form>
     </Card>
   );
-}
+});
