@@ -19,7 +19,13 @@ import { PostComposer } from '../features/feed/post-composer';
 import { PostList, type ScrollTarget } from '../features/feed/post-list';
 import { SearchPalette } from '../features/feed/search-palette';
 import { SyncBanner } from '../features/feed/sync-banner';
-import { useAuthors, useFeedPreview, useFeedReady, usePosts } from '../features/feed/use-feed-data';
+import {
+  useAuthors,
+  useCommentCountsKnown,
+  useFeedPreview,
+  useFeedReady,
+  usePosts,
+} from '../features/feed/use-feed-data';
 import { usePendingUploads, useWaitingPosts } from '../features/feed/use-pending-uploads';
 import { WaitingPostCard } from '../features/feed/waiting-post-card';
 import '../features/feed/feed.css';
@@ -125,6 +131,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   const authors = useAuthors(store, user, preview?.users);
   const ready = useFeedReady(store, postsReady, posts.length, previewing);
   const wide = useMediaQuery(SIDEBAR_MEDIA);
+  const commentCountsKnown = useCommentCountsKnown(store);
   const waiting = useWaitingPosts(user.id);
   usePendingUploads(store);
 
@@ -175,9 +182,10 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
         highlighted={post.id === highlighted}
         index={index}
         total={visible.length}
+        commentCountsKnown={commentCountsKnown}
       />
     ),
-    [db, previewing, user, authors, highlighted, visible.length],
+    [db, previewing, user, authors, highlighted, visible.length, commentCountsKnown],
   );
 
   return (

@@ -4,6 +4,7 @@ import { DEXIE_PREFIX, databaseNameFor } from './database-name';
 import {
   FIRST_PULL_PATHS,
   forgetFirstPulls,
+  isNewDevice,
   loadFeedPreview,
   takePrefetchedPull,
   type FeedPreview,
@@ -73,6 +74,9 @@ describe('a new device’s first pulls (decision 97)', () => {
     const env = environment();
     await loadFeedPreview('u1', () => {}, undefined, env);
     expect(takePrefetchedPull('u2', FIRST_PULL_PATHS.posts, env.now())).toBeNull();
+    // The store this sign-in opens is new: its first sync has yet to bring everything (decision 100).
+    expect(isNewDevice('u1')).toBe(true);
+    expect(isNewDevice('u2')).toBe(false);
     const page = await takePrefetchedPull('u1', FIRST_PULL_PATHS.posts, env.now());
     expect(page?.checkpoint).toEqual(checkpoint);
     expect(page?.documents).toHaveLength(4);
@@ -88,6 +92,7 @@ describe('a new device’s first pulls (decision 97)', () => {
     await createDatabase(env.indexedDB!, `${DEXIE_PREFIX}${databaseNameFor('u1')}--2--posts`);
     expect(await loadFeedPreview('u1', () => {}, undefined, env)).toBeNull();
     expect(env.asked).toEqual([]);
+    expect(isNewDevice('u1')).toBe(false);
     expect(takePrefetchedPull('u1', FIRST_PULL_PATHS.posts, env.now())).toBeNull();
     // Another user's store on the device does not count.
     expect(await loadFeedPreview('u2', () => {}, undefined, env)).not.toBeNull();
@@ -121,5 +126,6 @@ describe('a new device’s first pulls (decision 97)', () => {
     expect(shown).toEqual([]);
     forgetFirstPulls();
     expect(takePrefetchedPull('u1', FIRST_PULL_PATHS.users, env.now())).toBeNull();
+    expect(isNewDevice('u1')).toBe(false);
   });
 });

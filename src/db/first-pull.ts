@@ -37,6 +37,8 @@ interface Prefetch {
 }
 
 let prefetch: Prefetch | null = null;
+/** The user whose store this device did not hold when they signed in: its first sync is under way or done. */
+let newDeviceOf: string | null = null;
 /** The last preview load, by user: the local store waits for it on a new device (see `firstPullsSettled`). */
 let loading: { userId: string; done: Promise<unknown> } | null = null;
 
@@ -110,6 +112,7 @@ async function load(
   env: FirstPullEnvironment,
 ): Promise<FeedPreview | null> {
   if (await holdsUserDatabase(userId, env.indexedDB).catch(() => true)) return null;
+  newDeviceOf = userId;
   const pages = new Map(Object.values(FIRST_PULL_PATHS).map((path) => [path, fetchPage(env, path)]));
   prefetch = { userId, at: env.now(), pages };
   const [posts, users] = await Promise.all([pages.get(FIRST_PULL_PATHS.posts)!, pages.get(FIRST_PULL_PATHS.users)!]);
@@ -137,8 +140,17 @@ export function takePrefetchedPull(userId: string, path: string, now = Date.now(
   return page;
 }
 
+/**
+ * Whether the user's store was new on this device at sign-in (checked before the store opens): what it holds
+ * then is only what its first sync has brought so far. False on a device that already held it.
+ */
+export function isNewDevice(userId: string): boolean {
+  return newDeviceOf === userId;
+}
+
 /** Sign-out or another user: nothing fetched for the last one is kept or handed on. */
 export function forgetFirstPulls(): void {
   prefetch = null;
   loading = null;
+  newDeviceOf = null;
 }

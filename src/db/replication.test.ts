@@ -419,6 +419,22 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('says when one collection has pulled everything the server had at start (decision 100)', async () => {
+    const author = await t.buildUser();
+    const post = await t.buildPost({ authorId: author.id });
+    for (let i = 0; i < 120; i += 1) await t.buildComment(post.id, author.id);
+    const a = await makeDevice('staff', FEED, 50);
+    try {
+      a.start();
+      await a.sync!.collectionSynced('comments');
+      const held = t.db.$client.prepare('select count(*) as n from comments where deleted = 0').get() as { n: number };
+      expect(await a.db.comments.count().exec()).toBe(held.n);
+      await a.sync!.initialSyncDone;
+    } finally {
+      await a.close();
+    }
+  });
+
   it('loses none of 20 quick edits', async () => {
     const a = await makeDevice();
     try {

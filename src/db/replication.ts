@@ -36,6 +36,8 @@ export interface SyncController {
   pending$: Observable<number>;
   /** True once every collection has pulled everything the server had at start. */
   initialSyncDone: Promise<void>;
+  /** Resolves once one collection has pulled everything the server had at start (its first run and fill). */
+  collectionSynced: (name: SyncCollection) => Promise<void>;
   /** Whether the live stream is connected. */
   connected$: Observable<boolean>;
   /** Pull everything again (after reconnecting). */
@@ -507,8 +509,13 @@ export function startSync(
     counted.map((name) => collections[name]!.count({ selector: { localPending: true } }).$),
   ).pipe(map((counts) => counts.reduce((a, b) => a + b, 0)));
 
+  const synced = new Map(
+    names.map((name, i) => [name, Promise.all([states[i].awaitInitialReplication(), filled[i]]).then(() => undefined)]),
+  );
+
   return {
     pending$,
+    collectionSynced: (name) => synced.get(name) ?? Promise.resolve(),
     connected$: connected$.asObservable(),
     // RxDB's first run can end before the fill does (the short first page of posts): wait for both.
     initialSyncDone: Promise.all([...states.map((s) => s.awaitInitialReplication()), ...filled])

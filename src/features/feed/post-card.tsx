@@ -27,6 +27,8 @@ export interface PostCardProps {
   user: CurrentUser;
   authors: AuthorLookup;
   highlighted?: boolean;
+  /** Whether a count of no comments is true yet (decision 100); false while the comments' first sync runs. */
+  commentCountsKnown?: boolean;
   /** Position in the list, for screen readers' "article 3 of 120". */
   index?: number;
   total?: number;
@@ -36,7 +38,16 @@ export interface PostCardProps {
 export const postDomId = (postId: string) => `post-${postId}`;
 
 /** One post as spec section 2 describes the card. */
-export const PostCard = memo(function PostCard({ db, post, user, authors, highlighted, index, total }: PostCardProps) {
+export const PostCard = memo(function PostCard({
+  db,
+  post,
+  user,
+  authors,
+  highlighted,
+  index,
+  total,
+  commentCountsKnown = true,
+}: PostCardProps) {
   const id = useId();
   return (
     <article
@@ -48,18 +59,27 @@ export const PostCard = memo(function PostCard({ db, post, user, authors, highli
       aria-posinset={index === undefined ? undefined : index + 1}
       aria-setsize={total}
     >
-      <PostCardBody id={id} db={db} post={post} user={user} authors={authors} />
+      <PostCardBody id={id} db={db} post={post} user={user} authors={authors} commentCountsKnown={commentCountsKnown} />
     </article>
   );
 });
 
-type PostCardBodyProps = Pick<PostCardProps, 'db' | 'post' | 'user' | 'authors'> & { id: string };
+type PostCardBodyProps = Pick<PostCardProps, 'db' | 'post' | 'user' | 'authors' | 'commentCountsKnown'> & {
+  id: string;
+};
 
 /**
  * What the card holds. Its own memo: the card's place in the list and the highlight change its `<article>` only,
  * so a first sync adding posts (every card's "of N" changes) does not render every card's content again.
  */
-const PostCardBody = memo(function PostCardBody({ id, db, post, user, authors }: PostCardBodyProps) {
+const PostCardBody = memo(function PostCardBody({
+  id,
+  db,
+  post,
+  user,
+  authors,
+  commentCountsKnown = true,
+}: PostCardBodyProps) {
   const [expanded, setExpanded] = useState(false);
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -134,6 +154,8 @@ const PostCardBody = memo(function PostCardBody({ id, db, post, user, authors }:
           expanded={expanded}
           onToggle={() => setExpanded((open) => !open)}
           controls={`${id}-comments`}
+          // A post still waiting to reach the server can have no one else's comments yet.
+          countKnown={commentCountsKnown || post.localPending}
         />
       </footer>
       {expanded ? <CommentsPanel id={`${id}-comments`} db={db} postId={post.id} user={user} authors={authors} /> : null}

@@ -25,6 +25,16 @@ interface PostCommentsProps {
   onToggle: () => void;
 }
 
+/**
+ * The toggle's words: "{n} comments" (spec section 2), or "Comments" while the number is not known: without the
+ * database (a new device's preview, decision 97), or none here yet while the comments' first sync is under way
+ * (decision 100), when "0 comments" could be wrong.
+ */
+export function commentsLabel(count: number | null, countKnown: boolean): string {
+  if (count === null || (count === 0 && !countKnown)) return 'Comments';
+  return count === 1 ? '1 comment' : `${count} comments`;
+}
+
 /** "{n} comments", the toggle of spec section 2 (the list below loads only while expanded). */
 export function CommentsToggle({
   db,
@@ -32,10 +42,10 @@ export function CommentsToggle({
   expanded,
   onToggle,
   controls,
-}: Pick<PostCommentsProps, 'db' | 'postId' | 'expanded' | 'onToggle'> & { controls: string }) {
+  countKnown,
+}: Pick<PostCommentsProps, 'db' | 'postId' | 'expanded' | 'onToggle'> & { controls: string; countKnown: boolean }) {
   const count = useCommentCount(db, postId);
-  // Without the database (a new device's preview, decision 97) the count is not known yet: no number is shown.
-  const label = !db ? 'Comments' : count === 1 ? '1 comment' : `${count} comments`;
+  const label = commentsLabel(db ? count : null, countKnown);
   return (
     <Button
       variant="ghost"

@@ -6,7 +6,7 @@ import { DELETED_AUTHOR } from '../../../schema/posts';
 import { displayName } from '../../../schema/format';
 import type { Role } from '../../../schema/roles';
 import type { DirectoryUserLocal, PostLocal } from '../../db/collections';
-import { feedPreviewAtom, type FeedPreview } from '../../db/first-pull';
+import { feedPreviewAtom, isNewDevice, type FeedPreview } from '../../db/first-pull';
 import type { LocalStore } from '../../db/local-store-state';
 import { appStore } from '../../lib/store';
 import { useObservable } from './use-observable';
@@ -137,4 +137,27 @@ export function useFeedReady(
   if (previewing) return true;
   if (!store || !postsReady) return false;
   return postCount > 0 || settled === store || !online;
+}
+
+/**
+ * Whether the cards' comment counts can be trusted (decision 100): on a device that already held the user's store,
+ * at once (offline too: they are the counts as of its last sync); on a new device, once the comments' first sync
+ * is over. Until then a post without comments here may have some on their way, and its toggle says "Comments"
+ * rather than a wrong "0 comments".
+ */
+export function useCommentCountsKnown(store: LocalStore | null): boolean {
+  const [synced, setSynced] = useState<LocalStore | null>(null);
+  const filling = store !== null && isNewDevice(store.userId);
+  useEffect(() => {
+    if (!store || !filling) return;
+    let live = true;
+    const done = () => {
+      if (live) setSynced(store);
+    };
+    store.sync.collectionSynced('comments').then(done, done);
+    return () => {
+      live = false;
+    };
+  }, [store, filling]);
+  return store !== null && (!filling || synced === store);
 }
