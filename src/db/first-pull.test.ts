@@ -106,6 +106,19 @@ describe('a new device’s first pulls (decision 97)', () => {
     expect(await takePrefetchedPull('u1', FIRST_PULL_PATHS.posts, env.now())).toBeNull();
   });
 
+  it('gives up a request whose connection died, and the replication then asks for itself', async () => {
+    const env = { ...environment(), timeoutMs: 50 };
+    const aborted: boolean[] = [];
+    // A connection that died without a word: no answer ever comes, and the abort is not heeded either.
+    env.fetch = ((_input: RequestInfo | URL, init?: RequestInit) => {
+      init?.signal?.addEventListener('abort', () => aborted.push(true));
+      return new Promise<Response>(() => {});
+    }) as typeof fetch;
+    expect(await loadFeedPreview('u1', () => {}, undefined, env)).toBeNull();
+    expect(aborted).toEqual([true, true]);
+    expect(await takePrefetchedPull('u1', FIRST_PULL_PATHS.posts, env.now())).toBeNull();
+  });
+
   it('shows nothing when the device is offline', async () => {
     const env = environment();
     env.fetch = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;

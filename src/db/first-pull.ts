@@ -42,10 +42,17 @@ let newDeviceOf: string | null = null;
 /** The last preview load, by user: the local store waits for it on a new device (see `firstPullsSettled`). */
 let loading: { userId: string; done: Promise<unknown> } | null = null;
 
+/**
+ * How long a request made ahead may take. The replication waits for it instead of asking itself, so one on a
+ * connection that died without a word (flaky Wi-Fi) must not hold it for ever: after this it asks the server.
+ */
+const PREFETCH_TIMEOUT_MS = 15_000;
+
 export interface FirstPullEnvironment {
   fetch: typeof fetch;
   indexedDB: IDBFactory | undefined;
   now: () => number;
+  timeoutMs?: number;
 }
 
 const browserEnvironment = (): FirstPullEnvironment => ({
@@ -54,19 +61,36 @@ const browserEnvironment = (): FirstPullEnvironment => ({
   now: () => Date.now(),
 });
 
-/** A pull page or null: the device is offline, the session is over, or the answer is not a page. */
+/**
+ * A pull page or null: the device is offline, the session is over, the answer is not a page, or it took too long
+ * (the request is aborted then, and the answer is null whether or not the fetch heeds the abort).
+ */
 async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page | null> {
-  try {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      resolve(null);
+    }, env.timeoutMs ?? PREFETCH_TIMEOUT_MS);
+  });
+  const request = async (): Promise<Page | null> => {
     const response = await env.fetch(path, {
       credentials: 'same-origin',
       // Background traffic, like the replication's: it never keeps an idle session alive.
       headers: { 'X-Background': '1', Accept: 'application/json' },
+      signal: abort.signal,
     });
     if (!response.ok) return null;
     const page = (await response.json()) as Partial<Page> | null;
     return Array.isArray(page?.documents) && page.checkpoint ? (page as Page) : null;
+  };
+  try {
+    return await Promise.race([request(), late]);
   } catch {
     return null;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
