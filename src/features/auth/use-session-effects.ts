@@ -36,12 +36,16 @@ function useUserDatabase(userId: string | undefined): void {
   const navigate = useNavigate();
   useEffect(() => {
     if (!userId) return;
+    let active = true;
     // Loaded on demand: the database code is not needed before someone signs in. A new device shows its
-    // preview first (decision 97).
+    // preview first (decision 97). A user who signed out meanwhile gets no store: sign-out has wiped it.
     firstPullsSettled(userId)
       .then(() => import('../../db/local-store'))
-      .then(({ startLocalStore }) => startLocalStore(userId, () => endLostSession(navigate)))
+      .then(({ startLocalStore }) => (active ? startLocalStore(userId, () => endLostSession(navigate)) : null))
       .catch((error: unknown) => console.error('Could not open the local database', error));
+    return () => {
+      active = false;
+    };
   }, [userId, navigate]);
 }
 
