@@ -20,3 +20,18 @@ export const localStoreAtom = atom<LocalStore | null>(null);
 export function useLocalStore(): LocalStore | null {
   return useAtomValue(localStoreAtom, { store: appStore });
 }
+
+let wipes = 0;
+
+/**
+ * How many times this page has wiped the local store (sign-out, inactivity, a dead session). A store asked for
+ * before a wipe and opened after it is not started: the wipe removes it (src/db/local-store.ts).
+ */
+export function wipeCount(): number {
+  return wipes;
+}
+
+/** A wipe begins: stores asked for until now are not to start. */
+export function countWipe(): void {
+  wipes += 1;
+}

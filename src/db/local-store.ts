@@ -1,22 +1,32 @@
 import { appStore } from '../lib/store';
 import { destroyUserDatabase, openUserDatabase } from './database';
 import { takePrefetchedPull } from './first-pull';
-import { localStoreAtom, type LocalStore } from './local-store-state';
+import { countWipe, localStoreAtom, wipeCount, type LocalStore } from './local-store-state';
 import { startSync } from './replication';
 import { PENDING_FILES_DB, UPLOADS_CACHE } from '../../schema/offline';
 import type { SyncCollection } from '../../schema/sync';
 
 export { localStoreAtom, useLocalStore, type LocalStore } from './local-store-state';
 
-let opening: Promise<LocalStore> | null = null;
+let opening: Promise<LocalStore | null> | null = null;
 
-/** Opens the user's database and starts replicating it; calling again for the same user returns the same store. */
-export function startLocalStore(userId: string, onUnauthorized: () => void): Promise<LocalStore> {
+/**
+ * Opens the user's database and starts replicating it; calling again for the same user returns the same store.
+ * Resolves with null, starting nothing, when the local store was wiped since `wipesBefore` was read (the user
+ * signed out while it was on its way): the wipe removes the database once it has opened.
+ */
+export function startLocalStore(
+  userId: string,
+  onUnauthorized: () => void,
+  wipesBefore = wipeCount(),
+): Promise<LocalStore | null> {
   const existing = appStore.get(localStoreAtom);
   if (existing?.userId === userId) return Promise.resolve(existing);
+  if (wipeCount() !== wipesBefore) return Promise.resolve(null);
   opening ??= (async () => {
     await stopLocalStore();
     const db = await openUserDatabase(userId);
+    if (wipeCount() !== wipesBefore) return null;
     // RxDB's collection type is generic per collection; replication only needs each one as a collection.
     const sync = startSync(db as unknown as Record<SyncCollection, never>, {
       onUnauthorized,
@@ -46,6 +56,7 @@ export async function stopLocalStore(): Promise<void> {
 
 /** Sign-out and inactivity logout: stop syncing, then remove every local trace of the user. */
 export async function wipeLocalStore(): Promise<void> {
+  countWipe();
   await stopLocalStore();
   await destroyUserDatabase();
   // Posts still waiting for their files, and pictures kept for offline reading, belong to the user too. Both

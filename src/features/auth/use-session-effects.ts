@@ -3,6 +3,7 @@ import { useEffect, useEffectEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
 import { feedPreviewAtom, firstPullsSettled, forgetFirstPulls, loadFeedPreview } from '../../db/first-pull';
+import { wipeCount } from '../../db/local-store-state';
 import { ApiError, api } from '../../lib/api';
 import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
 import { appStore } from '../../lib/store';
@@ -37,11 +38,14 @@ function useUserDatabase(userId: string | undefined): void {
   useEffect(() => {
     if (!userId) return;
     let active = true;
+    const wipesBefore = wipeCount();
     // Loaded on demand: the database code is not needed before someone signs in. A new device shows its
     // preview first (decision 97). A user who signed out meanwhile gets no store: sign-out has wiped it.
     firstPullsSettled(userId)
       .then(() => import('../../db/local-store'))
-      .then(({ startLocalStore }) => (active ? startLocalStore(userId, () => endLostSession(navigate)) : null))
+      .then(({ startLocalStore }) =>
+        active ? startLocalStore(userId, () => endLostSession(navigate), wipesBefore) : null,
+      )
       .catch((error: unknown) => console.error('Could not open the local database', error));
     return () => {
       active = false;
