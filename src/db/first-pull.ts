@@ -39,8 +39,6 @@ interface Prefetch {
 let prefetch: Prefetch | null = null;
 /** The user whose store this device did not hold when they signed in: its first sync is under way or done. */
 let newDeviceOf: string | null = null;
-/** The last preview load, by user: the local store waits for it on a new device (see `firstPullsSettled`). */
-let loading: { userId: string; done: Promise<unknown> } | null = null;
 
 /**
  * How long a request made ahead may take. The replication waits for it instead of asking itself, so one on a
@@ -107,26 +105,7 @@ export function loadFeedPreview(
   stillWanted: () => boolean = () => true,
   env: FirstPullEnvironment = browserEnvironment(),
 ): Promise<FeedPreview | null> {
-  const done = load(userId, onPreview, stillWanted, env);
-  loading = { userId, done: done.catch(() => null) };
-  return done;
-}
-
-/**
- * Resolves once the user's preview has been fetched and given a frame to paint, at once when none is loading.
- * On a new device the local store starts after it: loading the database code and opening the database take the
- * page's main thread for a while, and the first posts would wait behind them. The store loses little: its
- * replication takes the very pages the preview fetched.
- */
-export async function firstPullsSettled(userId: string): Promise<void> {
-  if (loading?.userId !== userId) return;
-  if ((await loading.done) === null) return;
-  await new Promise<void>((resolve) => {
-    // A frame, then a task: the render the preview caused has painted. Without frames (a tab in the background),
-    // a timer ends the wait.
-    setTimeout(resolve, 250);
-    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(resolve, 0));
-  });
+  return load(userId, onPreview, stillWanted, env);
 }
 
 async function load(
@@ -175,6 +154,5 @@ export function isNewDevice(userId: string): boolean {
 /** Sign-out or another user: nothing fetched for the last one is kept or handed on. */
 export function forgetFirstPulls(): void {
   prefetch = null;
-  loading = null;
   newDeviceOf = null;
 }

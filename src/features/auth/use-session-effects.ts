@@ -2,7 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useEffectEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { feedPreviewAtom, firstPullsSettled, forgetFirstPulls, loadFeedPreview } from '../../db/first-pull';
+import { feedPreviewAtom, forgetFirstPulls, loadFeedPreview } from '../../db/first-pull';
 import { wipeCount } from '../../db/local-store-state';
 import { ApiError, api } from '../../lib/api';
 import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
@@ -39,10 +39,9 @@ function useUserDatabase(userId: string | undefined): void {
     if (!userId) return;
     let active = true;
     const wipesBefore = wipeCount();
-    // Loaded on demand: the database code is not needed before someone signs in. A new device shows its
-    // preview first (decision 97). A user who signed out meanwhile gets no store: sign-out has wiped it.
-    firstPullsSettled(userId)
-      .then(() => import('../../db/local-store'))
+    // Loaded on demand: the database code is not needed before someone signs in. A user who signed out meanwhile
+    // gets no store: sign-out has wiped it.
+    import('../../db/local-store')
       .then(({ startLocalStore }) =>
         active ? startLocalStore(userId, () => endLostSession(navigate), wipesBefore) : null,
       )
