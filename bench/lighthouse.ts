@@ -6,8 +6,11 @@
  * Baseline: the same page's total transfer.
  *
  * Run: node --import tsx bench/lighthouse.ts (needs /usr/bin/chromium). LIGHTHOUSE_ONLY=feed audits the feed
- * alone; LIGHTHOUSE_DETAILS=1 also prints its long tasks and main-thread time by script.
+ * alone; LIGHTHOUSE_DETAILS=1 also prints its long tasks and main-thread time by script; LIGHTHOUSE_TRACE=folder
+ * keeps each audit's trace.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from '@playwright/test';
@@ -75,6 +78,13 @@ async function audit(
   }
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`);
   const { lhr } = result;
+  // LIGHTHOUSE_TRACE=folder keeps each audit's trace, to be opened in the browser's performance panel.
+  if (process.env.LIGHTHOUSE_TRACE) {
+    const signedIn = headers.Cookie ? (keepStorage ? 'returning' : 'first-sign-in') : 'signed-out';
+    const name = `${new URL(url).pathname.replace(/\W+/g, '') || 'root'}-${signedIn}.trace.json`;
+    fs.mkdirSync(process.env.LIGHTHOUSE_TRACE, { recursive: true });
+    fs.writeFileSync(path.join(process.env.LIGHTHOUSE_TRACE, name), JSON.stringify(result.artifacts.Trace));
+  }
   if (lhr.runtimeError) console.log(`Lighthouse could not measure ${url}: ${lhr.runtimeError.code}`);
   for (const warning of lhr.runWarnings) console.log(`Lighthouse warning for ${url}: ${warning}`);
   const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);

@@ -3,6 +3,7 @@ import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { DEXIE_PREFIX, databaseNameFor } from './database-name';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
+import { yieldToMain } from '../lib/yield-to-main';
 import { isWorkerStopped, startStorageWorker, workerStorage, type WorkerLike } from './worker-storage';
 
 export { databaseNameFor };
@@ -118,8 +119,13 @@ export async function createSyncedDatabase(
   try {
     const all = syncedCollections(mergeBasesOf(db));
     const wanted = only ? Object.fromEntries(only.map((key) => [key, all[key]])) : all;
-    // A subset is typed as the whole: only tests ask for one, and they touch only what they asked for.
-    await db.addCollections(wanted as typeof SYNCED_COLLECTIONS);
+    // One collection at a time, each in its own task: RxDB prepares every schema synchronously (tens of
+    // milliseconds for all of them on a slow phone), and a first sign-in's feed is rendering meanwhile.
+    for (const [key, creator] of Object.entries(wanted)) {
+      // A subset is typed as the whole: only tests ask for one, and they touch only what they asked for.
+      await db.addCollections({ [key]: creator } as unknown as typeof SYNCED_COLLECTIONS);
+      await yieldToMain();
+    }
   } catch (error) {
     await db.close();
     throw error;

@@ -1,3 +1,4 @@
+import { startTransition } from 'react';
 import { appStore } from '../lib/store';
 import { destroyUserDatabase, openUserDatabase } from './database';
 import { takePrefetchedPull } from './first-pull';
@@ -38,7 +39,8 @@ export function startLocalStore(
     void sync.initialSyncDone.then(() => {
       if (appStore.get(localStoreAtom) === store) document.documentElement.dataset.sync = 'ready';
     });
-    appStore.set(localStoreAtom, store);
+    // Every screen reading the store renders again with it: as a transition, in short slices (useObservable).
+    startTransition(() => appStore.set(localStoreAtom, store));
     return store;
   })().finally(() => {
     opening = null;

@@ -1,5 +1,6 @@
 import { Check, ChevronDown } from 'lucide-react';
 import { Select as SelectPrimitive } from 'radix-ui';
+import { useState } from 'react';
 import { cx } from '../../lib/cx';
 
 export interface SelectOption<T extends string> {
@@ -23,7 +24,14 @@ export interface SelectProps<T extends string> {
   'aria-describedby'?: string;
 }
 
-/** A list box on radix Select; the value is one of the options' values, or '' before anything is chosen. */
+/**
+ * A list box on radix Select; the value is one of the options' values, or '' before anything is chosen.
+ *
+ * The options are rendered only while the list is open, and the trigger shows the chosen option's label itself.
+ * Closed, radix would otherwise render every option into a detached fragment to find the label, each option
+ * registering itself with a synchronous re-render: on the feed, its two closed selects cost a first render
+ * dozens of those (decision 101).
+ */
 export function Select<T extends string>({
   value,
   onValueChange,
@@ -34,32 +42,48 @@ export function Select<T extends string>({
   placeholder,
   ...trigger
 }: SelectProps<T>) {
+  const [open, setOpen] = useState(false);
   const choose = (next: string) => {
     const option = options.find((o) => o.value === next);
     if (option) onValueChange(option.value);
   };
+  const chosen = options.find((option) => option.value === value);
   return (
-    <SelectPrimitive.Root value={value} onValueChange={choose} name={name} disabled={disabled}>
+    <SelectPrimitive.Root
+      value={value}
+      onValueChange={choose}
+      name={name}
+      disabled={disabled}
+      open={open}
+      onOpenChange={setOpen}
+    >
       <SelectPrimitive.Trigger className={cx('select-trigger', className)} {...trigger}>
-        <SelectPrimitive.Value placeholder={placeholder} />
+        <SelectPrimitive.Value placeholder={placeholder}>{chosen?.label}</SelectPrimitive.Value>
         <SelectPrimitive.Icon className="select-icon">
           <ChevronDown aria-hidden size={16} />
         </SelectPrimitive.Icon>
       </SelectPrimitive.Trigger>
-      <SelectPrimitive.Portal>
-        <SelectPrimitive.Content className="select-content" position="popper" sideOffset={4}>
-          <SelectPrimitive.Viewport className="select-viewport">
-            {options.map((option) => (
-              <SelectPrimitive.Item key={option.value} value={option.value} className="select-item">
-                <SelectPrimitive.ItemText>{option.label}</SelectPrimitive.ItemText>
-                <SelectPrimitive.ItemIndicator className="select-item-indicator">
-                  <Check aria-hidden size={14} />
-                </SelectPrimitive.ItemIndicator>
-              </SelectPrimitive.Item>
-            ))}
-          </SelectPrimitive.Viewport>
-        </SelectPrimitive.Content>
-      </SelectPrimitive.Portal>
+      {open ? <SelectOptions options={options} /> : null}
     </SelectPrimitive.Root>
+  );
+}
+
+/** The open list of a Select. */
+function SelectOptions<T extends string>({ options }: { options: readonly SelectOption<T>[] }) {
+  return (
+    <SelectPrimitive.Portal>
+      <SelectPrimitive.Content className="select-content" position="popper" sideOffset={4}>
+        <SelectPrimitive.Viewport className="select-viewport">
+          {options.map((option) => (
+            <SelectPrimitive.Item key={option.value} value={option.value} className="select-item">
+              <SelectPrimitive.ItemText>{option.label}</SelectPrimitive.ItemText>
+              <SelectPrimitive.ItemIndicator className="select-item-indicator">
+                <Check aria-hidden size={14} />
+              </SelectPrimitive.ItemIndicator>
+            </SelectPrimitive.Item>
+          ))}
+        </SelectPrimitive.Viewport>
+      </SelectPrimitive.Content>
+    </SelectPrimitive.Portal>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { startTransition, useEffect, useState } from 'react';
 import type { Observable } from 'rxjs';
 
 interface Latest<T> {
@@ -15,7 +15,9 @@ export function useObservable<T>(source: Observable<T> | null, initial: T): { va
   useEffect(() => {
     if (!source) return;
     const subscription = source.subscribe({
-      next: (value) => setLatest({ source, value }),
+      // A transition: React renders what changed in short slices, yielding to input and paint in between, so a
+      // first sync storing page after page does not block a slow phone for long stretches.
+      next: (value) => startTransition(() => setLatest({ source, value })),
       error: (error: unknown) => console.error('A local query failed', error),
     });
     return () => subscription.unsubscribe();
