@@ -1,5 +1,5 @@
-import { atom, useAtomValue } from 'jotai';
-import { appStore } from '../lib/store';
+import { atom } from 'jotai';
+import { useAtomInTransition } from '../lib/use-atom-in-transition';
 import type { UserDatabase } from './database';
 import type { SyncController } from './replication';
 
@@ -18,7 +18,7 @@ export const localStoreAtom = atom<LocalStore | null>(null);
 
 /** The local store for components; null until it is open. */
 export function useLocalStore(): LocalStore | null {
-  return useAtomValue(localStoreAtom, { store: appStore });
+  return useAtomInTransition(localStoreAtom);
 }
 
 let wipes = 0;

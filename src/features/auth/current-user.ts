@@ -1,4 +1,5 @@
 import { atom } from 'jotai';
+import { startTransition } from 'react';
 import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
@@ -88,7 +89,10 @@ async function mayHoldLocalData(): Promise<boolean> {
 export function refreshCurrentUser(): Promise<AuthState> {
   inFlight ??= fetchAuthState()
     .then((state) => {
-      appStore.set(authStateAtom, state);
+      // The first answer replaces "Loading..." with a whole screen (the feed, its database starting): rendered as a
+      // transition, in short slices. Later answers are applied at once.
+      if (appStore.get(authStateAtom).status === 'loading') startTransition(() => appStore.set(authStateAtom, state));
+      else appStore.set(authStateAtom, state);
       return state;
     })
     .finally(() => {

@@ -160,12 +160,10 @@ const PostCardBody = memo(function PostCardBody({
       </footer>
       {expanded ? <CommentsPanel id={`${id}-comments`} db={db} postId={post.id} user={user} authors={authors} /> : null}
 
-      {mayEdit && db ? (
-        <>
-          <EditPostDialog db={db} post={post} open={editing} onOpenChange={setEditing} />
-          <DeletePostDialog db={db} postId={post.id} open={deleting} onOpenChange={setDeleting} />
-        </>
-      ) : null}
+      {/* Mounted only while open: closed, each card's two dialogs still cost the feed's first render their
+          roots and portals (decision 101). Nothing animates their closing, and the focus goes back as before. */}
+      {mayEdit && db && editing ? <EditPostDialog db={db} post={post} open onOpenChange={setEditing} /> : null}
+      {mayEdit && db && deleting ? <DeletePostDialog db={db} postId={post.id} open onOpenChange={setDeleting} /> : null}
     </>
   );
 });

@@ -1,4 +1,3 @@
-import { useAtomValue } from 'jotai';
 import { useEffect, useMemo, useState } from 'react';
 import { map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
@@ -9,6 +8,7 @@ import type { DirectoryUserLocal, PostLocal } from '../../db/collections';
 import { feedPreviewAtom, isNewDevice, type FeedPreview } from '../../db/first-pull';
 import type { LocalStore } from '../../db/local-store-state';
 import { appStore } from '../../lib/store';
+import { useAtomInTransition } from '../../lib/use-atom-in-transition';
 import { useObservable } from './use-observable';
 import { useOnline } from './use-online';
 
@@ -67,7 +67,7 @@ export function usePosts(store: LocalStore | null): { posts: PostLocal[]; ready:
  * (decision 97): the signed-in user's own, kept until the first sync is over.
  */
 export function useFeedPreview(store: LocalStore | null, userId: string): FeedPreview | null {
-  const preview = useAtomValue(feedPreviewAtom, { store: appStore });
+  const preview = useAtomInTransition(feedPreviewAtom);
   const mine = preview?.userId === userId ? preview : null;
   const hasPreview = mine !== null;
   useEffect(() => {
