@@ -210,7 +210,11 @@ test('search, category, house and date filters, and the search palette', async (
   await page.getByRole('option', { name: 'Tudor Way' }).click();
   await expect(mine).toHaveCount(0);
   await filters.getByLabel('House').click();
+  // The open list marks the chosen house; closed, the select shows its name (decision 101).
+  await expect(page.getByRole('option', { name: 'Tudor Way' })).toHaveAttribute('aria-selected', 'true');
   await page.getByRole('option', { name: 'Giles House' }).click();
+  await expect(page.getByRole('option')).toHaveCount(0);
+  await expect(filters.getByLabel('House')).toHaveText('Giles House');
   await expect(postCard(page, `Seaside trip ${word}`)).toBeVisible();
 
   // Choosing a category resets house and date.
@@ -218,8 +222,10 @@ test('search, category, house and date filters, and the search palette', async (
   await expect(filters.getByLabel('House')).toHaveCount(0);
   await expect(mine).toHaveCount(3);
 
+  await expect(filters.getByLabel('Date')).toHaveText('All Time');
   await filters.getByLabel('Date').click();
   await page.getByRole('option', { name: 'Yesterday' }).click();
+  await expect(filters.getByLabel('Date')).toHaveText('Yesterday');
   await expect(page.getByText('No posts found')).toBeVisible();
   await expect(page.getByText('Be the first to share an update with your team!')).toBeVisible();
   await filters.getByLabel('Date').click();
