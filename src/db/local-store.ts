@@ -1,4 +1,3 @@
-import { startTransition } from 'react';
 import { appStore } from '../lib/store';
 import { destroyUserDatabase, openUserDatabase } from './database';
 import { takePrefetchedPull } from './first-pull';
@@ -39,8 +38,8 @@ export function startLocalStore(
     void sync.initialSyncDone.then(() => {
       if (appStore.get(localStoreAtom) === store) document.documentElement.dataset.sync = 'ready';
     });
-    // Every screen reading the store renders again with it: as a transition, in short slices (useObservable).
-    startTransition(() => appStore.set(localStoreAtom, store));
+    // Screens read it with useAtomInTransition: they render again with it in short slices.
+    appStore.set(localStoreAtom, store);
     return store;
   })().finally(() => {
     opening = null;

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { startTransition, useEffect, useEffectEvent } from 'react';
+import { useEffect, useEffectEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
 import { feedPreviewAtom, forgetFirstPulls, loadFeedPreview } from '../../db/first-pull';
@@ -21,8 +21,7 @@ function useFeedPreview(userId: string | undefined): void {
     let current = true;
     void loadFeedPreview(
       userId,
-      // Rendered as a transition, in short slices (see useObservable).
-      (preview) => startTransition(() => appStore.set(feedPreviewAtom, preview)),
+      (preview) => appStore.set(feedPreviewAtom, preview),
       () => current,
     );
     return () => {
