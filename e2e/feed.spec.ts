@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
 import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { startWifi } from './wifi';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
 
@@ -75,17 +76,17 @@ test('a post with two pictures, shown in the feed, opened larger and downloaded'
   await expect(page.getByText('Image downloaded').first()).toBeVisible();
 });
 
-test('offline: a post and a comment survive a reload and reach a colleague once back online', async ({
-  page,
-  context,
-  browser,
-}) => {
+test('offline: a post and a comment survive a reload and reach a colleague once back online', async ({ browser }) => {
   const member = await createStaffMember(browser, 'Olive');
   const text = `Written without Wi-Fi ${tag()}`;
+  // Wi-Fi that really goes: the emulated offline state alone lets a reloading page's requests through.
+  const wifi = await startWifi();
+  const context = await browser.newContext({ proxy: wifi.proxy });
+  const page = await context.newPage();
   await signIn(page, member.email, STAFF_PASSWORD);
   await waitForServiceWorker(page);
 
-  await context.setOffline(true);
+  await wifi.off(context);
   await expect(page.getByText('Working Offline')).toBeVisible();
   await expect(page.getByText('Your changes will sync when reconnected')).toBeVisible();
   await expect(page.getByText('Synced', { exact: true })).toBeVisible();
@@ -128,7 +129,7 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   ).toBeVisible();
   await expect(postCard(colleague, text)).toHaveCount(0);
 
-  await context.setOffline(false);
+  await wifi.on(context);
   await expect(page.getByText('Working Offline')).toBeHidden();
   // Both the post and its comment have reached the server.
   await expect(card.getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
@@ -147,6 +148,8 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(64);
   await expect(page.getByText(/pending/)).toHaveCount(0);
   await colleagueContext.close();
+  await context.close();
+  await wifi.close();
 });
 
 test('a new device shows the newest posts before its database opens, then the same cards take part (decision 97)', async ({
