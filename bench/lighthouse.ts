@@ -7,7 +7,7 @@
  *
  * Run: node --import tsx bench/lighthouse.ts (needs /usr/bin/chromium). LIGHTHOUSE_ONLY=feed audits the feed
  * alone; LIGHTHOUSE_DETAILS=1 also prints its long tasks and main-thread time by script; LIGHTHOUSE_TRACE=folder
- * keeps each audit's trace.
+ * keeps each audit's trace; LIGHTHOUSE_CLIENT_DIR=folder serves that build instead of dist/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -187,8 +187,10 @@ async function main(): Promise<void> {
     { users: 50, posts: 500, reactions: 1500, comments: 1000 },
     PASSWORD,
   );
-  await ensureClientBuilt(() => console.log('Building the client...'));
-  const server = await startServer(config);
+  // LIGHTHOUSE_CLIENT_DIR serves another build, to compare two builds in alternating runs on a noisy machine.
+  const clientDir = process.env.LIGHTHOUSE_CLIENT_DIR;
+  if (!clientDir) await ensureClientBuilt(() => console.log('Building the client...'));
+  const server = await startServer(config, clientDir ? { clientDir } : {});
   const base = `http://127.0.0.1:${server.port}`;
   const chrome = await chromeLauncher.launch({
     chromePath: CHROMIUM_PATH,

@@ -6,12 +6,16 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AppProviders } from './app/providers';
 import { AppRouter } from './app/router';
+import { startFeedPreview } from './db/first-pull';
 import { refreshCurrentUser } from './features/auth/current-user';
 import { loadPublicConfig } from './lib/public-config';
 import { registerServiceWorker } from './lib/service-worker';
 
-// Both requests start before the first render; the router shows "Loading..." until the user is known.
-void refreshCurrentUser();
+// Both requests start before the first render; the router shows "Loading..." until the user is known. A new
+// device's feed preview (decision 97) is asked for as soon as the user is, while the feed's own code loads.
+void refreshCurrentUser().then((state) => {
+  if (state.status === 'signedIn') startFeedPreview(state.user.id);
+});
 void loadPublicConfig();
 registerServiceWorker();
 

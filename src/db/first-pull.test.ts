@@ -6,6 +6,7 @@ import {
   forgetFirstPulls,
   isNewDevice,
   loadFeedPreview,
+  startFeedPreview,
   takePrefetchedPull,
   type FeedPreview,
   type FirstPullEnvironment,
@@ -140,5 +141,28 @@ describe('a new device’s first pulls (decision 97)', () => {
     forgetFirstPulls();
     expect(takePrefetchedPull('u1', FIRST_PULL_PATHS.users, env.now())).toBeNull();
     expect(isNewDevice('u1')).toBe(false);
+  });
+
+  it('a preview started before the first render is the one the feed takes: each page is asked for once', async () => {
+    const env = environment();
+    startFeedPreview('u1', env);
+    startFeedPreview('u1', env);
+    const shown: FeedPreview[] = [];
+    const preview = await loadFeedPreview('u1', (p) => shown.push(p), undefined, env);
+    expect(env.asked.map((a) => a.path).sort()).toEqual([FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users].sort());
+    expect(preview?.posts.map((p) => p.id)).toEqual(['p4', 'p3', 'p1']);
+    expect(shown).toEqual([preview]);
+  });
+
+  it('a preview started for one user is not given to another, nor kept after a sign-out', async () => {
+    const env = environment();
+    startFeedPreview('u1', env);
+    expect(await loadFeedPreview('u2', () => {}, undefined, env)).not.toBeNull();
+    expect(env.asked).toHaveLength(4);
+    startFeedPreview('u3', env);
+    forgetFirstPulls();
+    const later = environment();
+    await loadFeedPreview('u3', () => {}, undefined, later);
+    expect(later.asked).toHaveLength(2);
   });
 });

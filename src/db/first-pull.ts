@@ -95,41 +95,52 @@ async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page 
 const live = (page: Page | null) => (page?.documents ?? []).filter((doc) => !doc._deleted);
 
 /**
+ * A preview asked for before the app's first render (main.tsx, as soon as the server says who is signed in), so
+ * the feed's first pages load in parallel with the feed's own code; the first loadFeedPreview for the same user
+ * takes it instead of asking again.
+ */
+let early: { userId: string; preview: Promise<FeedPreview | null> } | null = null;
+
+/** Starts fetching the feed's first pages for the signed-in user, ahead of the screen that shows them. */
+export function startFeedPreview(userId: string, env: FirstPullEnvironment = browserEnvironment()): void {
+  if (early?.userId === userId) return;
+  early = { userId, preview: fetchPreview(userId, env) };
+}
+
+/**
  * Fetches the feed's first pages for a user who has no local store on this device, and resolves with the preview
  * (or null: the device already holds the user's store, or the server could not be asked). `onPreview` receives it
  * only while `stillWanted` says the same user is signed in.
  */
-export function loadFeedPreview(
+export async function loadFeedPreview(
   userId: string,
   onPreview: (preview: FeedPreview) => void,
   stillWanted: () => boolean = () => true,
   env: FirstPullEnvironment = browserEnvironment(),
 ): Promise<FeedPreview | null> {
-  return load(userId, onPreview, stillWanted, env);
+  const started = early?.userId === userId ? early.preview : fetchPreview(userId, env);
+  early = null;
+  const preview = await started;
+  if (!preview || !stillWanted()) return null;
+  onPreview(preview);
+  return preview;
 }
 
-async function load(
-  userId: string,
-  onPreview: (preview: FeedPreview) => void,
-  stillWanted: () => boolean,
-  env: FirstPullEnvironment,
-): Promise<FeedPreview | null> {
+async function fetchPreview(userId: string, env: FirstPullEnvironment): Promise<FeedPreview | null> {
   if (await holdsUserDatabase(userId, env.indexedDB).catch(() => true)) return null;
   newDeviceOf = userId;
   const pages = new Map(Object.values(FIRST_PULL_PATHS).map((path) => [path, fetchPage(env, path)]));
   prefetch = { userId, at: env.now(), pages };
   const [posts, users] = await Promise.all([pages.get(FIRST_PULL_PATHS.posts)!, pages.get(FIRST_PULL_PATHS.users)!]);
   const shown = live(posts) as unknown as PostLocal[];
-  if (shown.length === 0 || !stillWanted()) return null;
-  const preview: FeedPreview = {
+  if (shown.length === 0) return null;
+  return {
     userId,
     posts: shown
       .map((post) => ({ ...post, localPending: false }))
       .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)),
     users: live(users) as unknown as DirectoryUserLocal[],
   };
-  onPreview(preview);
-  return preview;
 }
 
 /**
@@ -153,6 +164,7 @@ export function isNewDevice(userId: string): boolean {
 
 /** Sign-out or another user: nothing fetched for the last one is kept or handed on. */
 export function forgetFirstPulls(): void {
+  early = null;
   prefetch = null;
   newDeviceOf = null;
 }
