@@ -133,7 +133,8 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   await expect(page.getByText('Working Offline')).toBeHidden();
   // Both the post and its comment have reached the server.
   await expect(card.getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
-  await expect(page.getByText(/Syncing Changes/)).toBeHidden();
+  // The banner also waits for the picture's upload, which has the same 15 s as the checks below.
+  await expect(page.getByText(/Syncing Changes/)).toBeHidden({ timeout: 15_000 });
 
   const arrived = postCard(colleague, text);
   await expect(arrived).toBeVisible({ timeout: 15_000 });
