@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
-import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
 import { startWifi } from './wifi';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
@@ -113,7 +113,7 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   await expect(page.getByText('3 pending')).toBeVisible();
 
   // The service worker serves the app shell; the pending items come back from IndexedDB.
-  await page.reload();
+  await reloadOffline(page);
   await expect(page.getByText('Working Offline')).toBeVisible();
   await expect(page.getByText('3 pending')).toBeVisible();
   await expect(card.getByText('Pending sync')).toBeVisible();

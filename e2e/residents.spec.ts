@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { Page } from '@playwright/test';
 import sharp from 'sharp';
 import { E2E_DATA_DIR } from './env';
-import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
 
 const FILES_DIR = path.resolve('test-results', 'resident-files');
 
@@ -112,7 +112,7 @@ test('residents: add with a photo, edit, read offline, see the history, archive 
 
   // Read offline: the profile comes from the device; the history waits for the connection.
   await context.setOffline(true);
-  await page.reload();
+  await reloadOffline(page);
   await card.getByRole('button', { name: `View ${name}` }).click();
   await expect(profile.getByRole('region', { name: 'Medication' })).toHaveText(/Paracetamol 1g at breakfast/);
   await expect(profile.getByText('The history can be seen when you are back online.')).toBeVisible();
