@@ -5,16 +5,30 @@ import './lib/zod-config';
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AppProviders } from './app/providers';
-import { AppRouter } from './app/router';
-import { startFeedPreview } from './db/first-pull';
-import { refreshCurrentUser } from './features/auth/current-user';
+import { AppRouter, preloadSignedInScreen } from './app/router';
+import { listDatabases } from './db/database-name';
+import { browserEnvironment, feedPreviewAtom, startFeedPreview } from './db/first-pull';
+import { currentUserAtom, refreshCurrentUser } from './features/auth/current-user';
+import { appStore } from './lib/store';
 import { loadPublicConfig } from './lib/public-config';
 import { registerServiceWorker } from './lib/service-worker';
 
 // Both requests start before the first render; the router shows "Loading..." until the user is known. A new
-// device's feed preview (decision 97) is asked for as soon as the user is, while the feed's own code loads.
+// device's feed preview (decision 97) is asked for as soon as the user is, while the feed's own code loads, and is
+// ready for the feed's first render. Whether the device is new is read from the databases listed as the script
+// started (another tab creating the store in these few milliseconds would only cost a needless preview).
+const startupListing = listDatabases();
+startupListing?.catch(() => {}); // unread when nobody is signed in; where read, a failure counts as "holds a store"
 void refreshCurrentUser().then((state) => {
-  if (state.status === 'signedIn') startFeedPreview(state.user.id);
+  if (state.status !== 'signedIn') return;
+  const userId = state.user.id;
+  preloadSignedInScreen(location.pathname);
+  startFeedPreview(
+    userId,
+    (preview) => appStore.set(feedPreviewAtom, preview),
+    () => appStore.get(currentUserAtom)?.id === userId,
+    browserEnvironment(startupListing),
+  );
 });
 void loadPublicConfig();
 registerServiceWorker();

@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { LIMITS } from '../../schema/constants';
 import { CopyrightFooter } from '../components/copyright-footer';
+import { previewPainted } from '../db/first-pull';
 import { useLocalStore } from '../db/local-store-state';
 import { useMediaQuery } from '../lib/use-media-query';
 import { chatOpenAtom } from '../features/chat/chat-state';
@@ -113,6 +114,22 @@ function useNotificationClicks(choose: { current: (postId: string) => void }): v
   }, [openChat, choose]);
 }
 
+/** Tells the local database, waiting to open (decision 103), once the preview's cards are on the screen. */
+function usePreviewPainted(previewing: boolean, userId: string): void {
+  useEffect(() => {
+    if (!previewing) return;
+    // A frame's callback runs before that frame paints; a task queued from it runs after.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => previewPainted(userId));
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [previewing, userId]);
+}
+
 /**
  * Where the feed's sidebar shows (feed.css); below it the sidebar is not rendered at all, rather than rendered
  * and hidden: its cards and dialogs cost a phone's first render for nothing (the menu offers the same).
@@ -127,6 +144,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   // A new device shows the first page it fetched, read-only, until the database holds posts (decision 97).
   const preview = useFeedPreview(store, user.id);
   const previewing = stored.length === 0 && preview !== null;
+  usePreviewPainted(previewing, user.id);
   const posts = previewing ? preview.posts : stored;
   const authors = useAuthors(store, user, preview?.users);
   const ready = useFeedReady(store, postsReady, posts.length, previewing);

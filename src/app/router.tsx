@@ -14,7 +14,16 @@ import { SetupScreen } from './setup-screen';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
-const HomeScreen = lazy(() => import('./home-screen').then((m) => ({ default: m.HomeScreen })));
+const loadHomeScreen = () => import('./home-screen');
+const HomeScreen = lazy(() => loadHomeScreen().then((m) => ({ default: m.HomeScreen })));
+
+/**
+ * Starts loading the feed's code as soon as the server says someone is signed in on "/", instead of when the router
+ * first renders there: on a slow phone that render waits for the app's own script to finish its first work.
+ */
+export function preloadSignedInScreen(pathname: string): void {
+  if (pathname === '/') void loadHomeScreen().catch(() => {});
+}
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
 

@@ -6,6 +6,8 @@ import {
   forgetFirstPulls,
   isNewDevice,
   loadFeedPreview,
+  previewPainted,
+  previewSettled,
   startFeedPreview,
   takePrefetchedPull,
   type FeedPreview,
@@ -145,24 +147,93 @@ describe('a new device’s first pulls (decision 97)', () => {
 
   it('a preview started before the first render is the one the feed takes: each page is asked for once', async () => {
     const env = environment();
-    startFeedPreview('u1', env);
-    startFeedPreview('u1', env);
+    const early: FeedPreview[] = [];
+    startFeedPreview('u1', (p) => early.push(p), undefined, env);
+    startFeedPreview('u1', (p) => early.push(p), undefined, env);
     const shown: FeedPreview[] = [];
     const preview = await loadFeedPreview('u1', (p) => shown.push(p), undefined, env);
     expect(env.asked.map((a) => a.path).sort()).toEqual([FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users].sort());
     expect(preview?.posts.map((p) => p.id)).toEqual(['p4', 'p3', 'p1']);
     expect(shown).toEqual([preview]);
+    // The early start hands the same preview on as soon as it arrives, once.
+    expect(early).toEqual([preview]);
   });
 
   it('a preview started for one user is not given to another, nor kept after a sign-out', async () => {
     const env = environment();
-    startFeedPreview('u1', env);
+    startFeedPreview('u1', undefined, undefined, env);
     expect(await loadFeedPreview('u2', () => {}, undefined, env)).not.toBeNull();
     expect(env.asked).toHaveLength(4);
-    startFeedPreview('u3', env);
+    const early: FeedPreview[] = [];
+    startFeedPreview('u3', (p) => early.push(p), undefined, env);
     forgetFirstPulls();
     const later = environment();
     await loadFeedPreview('u3', () => {}, undefined, later);
     expect(later.asked).toHaveLength(2);
+    // The answer fetched before the sign-out arrived after it: not shown.
+    expect(early).toEqual([]);
+    let signedIn = true;
+    startFeedPreview(
+      'u4',
+      (p) => early.push(p),
+      () => signedIn,
+      env,
+    );
+    signedIn = false;
+    await loadFeedPreview('u4', () => {}, undefined, env);
+    expect(early).toEqual([]);
+  });
+
+  it('reads a new device from the databases listed as the app started, without listing them again', async () => {
+    const env = environment();
+    await createDatabase(env.indexedDB!, `${DEXIE_PREFIX}${databaseNameFor('u1')}--2--posts`);
+    const listed = env.indexedDB!.databases();
+    // Listed before the store existed: a new device, though the store is there by now.
+    const early = environment();
+    startFeedPreview('u2', undefined, undefined, { ...early, databases: Promise.resolve([]) });
+    expect(await loadFeedPreview('u2', () => {}, undefined, early)).not.toBeNull();
+    forgetFirstPulls();
+    startFeedPreview('u1', undefined, undefined, { ...env, databases: listed });
+    expect(await loadFeedPreview('u1', () => {}, undefined, env)).toBeNull();
+    expect(env.asked).toEqual([]);
+  });
+});
+
+describe('the local database waits for the preview to paint (decision 103)', () => {
+  const settledWithin = async (promise: Promise<void>, ms: number) =>
+    Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+  it('opens at once on a device that holds the user’s store, or when nothing was asked for', async () => {
+    const env = environment();
+    await createDatabase(env.indexedDB!, `${DEXIE_PREFIX}${databaseNameFor('u1')}--2--posts`);
+    expect(await settledWithin(previewSettled('u1', 60_000), 50)).toBe(true);
+    startFeedPreview('u1', undefined, undefined, env);
+    expect(await settledWithin(previewSettled('u1', 60_000), 50)).toBe(true);
+  });
+
+  it('on a new device, waits until the feed has painted the preview', async () => {
+    const env = environment();
+    startFeedPreview('u1', undefined, undefined, env);
+    const settled = previewSettled('u1', 60_000);
+    expect(await settledWithin(settled, 50)).toBe(false);
+    previewPainted('u2');
+    expect(await settledWithin(settled, 20)).toBe(false);
+    previewPainted('u1');
+    expect(await settledWithin(settled, 20)).toBe(true);
+    // Asked again later (the effect ran again), it does not wait a second time.
+    expect(await settledWithin(previewSettled('u1', 60_000), 20)).toBe(true);
+  });
+
+  it('does not wait for ever when the preview is never painted (the user is on another screen)', async () => {
+    const env = environment();
+    startFeedPreview('u1', undefined, undefined, env);
+    expect(await settledWithin(previewSettled('u1', 30), 500)).toBe(true);
+  });
+
+  it('opens at once when the preview could not be fetched (offline)', async () => {
+    const env = environment();
+    env.fetch = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;
+    startFeedPreview('u1', undefined, undefined, env);
+    expect(await settledWithin(previewSettled('u1', 60_000), 50)).toBe(true);
   });
 });

@@ -49,13 +49,16 @@ const PREFETCH_TIMEOUT_MS = 15_000;
 export interface FirstPullEnvironment {
   fetch: typeof fetch;
   indexedDB: IDBFactory | undefined;
+  /** The databases listing asked for as the app started, if it was (database-name.ts listDatabases). */
+  databases?: Promise<IDBDatabaseInfo[]> | null;
   now: () => number;
   timeoutMs?: number;
 }
 
-const browserEnvironment = (): FirstPullEnvironment => ({
+export const browserEnvironment = (databases: Promise<IDBDatabaseInfo[]> | null = null): FirstPullEnvironment => ({
   fetch: (input, init) => fetch(input, init),
   indexedDB: globalThis.indexedDB,
+  databases,
   now: () => Date.now(),
 });
 
@@ -95,16 +98,35 @@ async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page 
 const live = (page: Page | null) => (page?.documents ?? []).filter((doc) => !doc._deleted);
 
 /**
- * A preview asked for before the app's first render (main.tsx, as soon as the server says who is signed in), so
- * the feed's first pages load in parallel with the feed's own code; the first loadFeedPreview for the same user
- * takes it instead of asking again.
+ * The preview asked for at this sign-in: started before the app's first render (main.tsx, as soon as the server
+ * says who is signed in), so the feed's first pages load in parallel with the feed's own code, or by the first
+ * loadFeedPreview. Later calls for the same user take it instead of asking again.
  */
-let early: { userId: string; preview: Promise<FeedPreview | null> } | null = null;
+let started: { userId: string; preview: Promise<FeedPreview | null> } | null = null;
+/** Counts sign-outs (forgetFirstPulls): an answer that arrives after one is not shown. */
+let generation = 0;
 
-/** Starts fetching the feed's first pages for the signed-in user, ahead of the screen that shows them. */
-export function startFeedPreview(userId: string, env: FirstPullEnvironment = browserEnvironment()): void {
-  if (early?.userId === userId) return;
-  early = { userId, preview: fetchPreview(userId, env) };
+function previewOf(userId: string, env: FirstPullEnvironment): Promise<FeedPreview | null> {
+  if (started?.userId !== userId) started = { userId, preview: fetchPreview(userId, env) };
+  return started.preview;
+}
+
+/**
+ * Starts fetching the feed's first pages for the signed-in user, ahead of the screen that shows them, and hands
+ * the preview to `onPreview` as soon as it arrives (while `stillWanted` says the same user is signed in), so the
+ * feed's first render already has it.
+ */
+export function startFeedPreview(
+  userId: string,
+  onPreview: (preview: FeedPreview) => void = () => {},
+  stillWanted: () => boolean = () => true,
+  env: FirstPullEnvironment = browserEnvironment(),
+): void {
+  if (started?.userId === userId) return;
+  const asked = generation;
+  void previewOf(userId, env).then((preview) => {
+    if (preview && asked === generation && stillWanted()) onPreview(preview);
+  });
 }
 
 /**
@@ -118,16 +140,56 @@ export async function loadFeedPreview(
   stillWanted: () => boolean = () => true,
   env: FirstPullEnvironment = browserEnvironment(),
 ): Promise<FeedPreview | null> {
-  const started = early?.userId === userId ? early.preview : fetchPreview(userId, env);
-  early = null;
-  const preview = await started;
+  const preview = await previewOf(userId, env);
   if (!preview || !stillWanted()) return null;
   onPreview(preview);
   return preview;
 }
 
+/** Per user, whether the feed has painted their preview (a promise the local database waits on). */
+const painted = new Map<string, { promise: Promise<void>; resolve: () => void }>();
+
+function paintedFor(userId: string): { promise: Promise<void>; resolve: () => void } {
+  let entry = painted.get(userId);
+  if (!entry) {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => (resolve = done));
+    entry = { promise, resolve };
+    painted.set(userId, entry);
+  }
+  return entry;
+}
+
+/** The feed has painted the user's preview: their local database may start (previewSettled). */
+export function previewPainted(userId: string): void {
+  paintedFor(userId).resolve();
+}
+
+/**
+ * How long the database waits for the feed to paint a preview that has arrived: long enough for a slow phone to
+ * render the first cards, short enough that a user on another screen (or a feed that cannot show it) does not wait.
+ */
+const PAINT_PATIENCE_MS = 1000;
+
+/**
+ * When the user's local database may start opening (decision 103): at once on a device that already holds it (there
+ * is no preview), and on a new device once the preview is known and, if there is one, painted. Opening the database
+ * is a phone's longest work of the first sign-in; done while the preview renders, it held back the first cards.
+ */
+export async function previewSettled(userId: string, patienceMs = PAINT_PATIENCE_MS): Promise<void> {
+  if (started?.userId !== userId) return;
+  const preview = await started.preview;
+  if (!preview) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    paintedFor(userId).promise,
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, patienceMs))),
+  ]);
+  clearTimeout(timer);
+}
+
 async function fetchPreview(userId: string, env: FirstPullEnvironment): Promise<FeedPreview | null> {
-  if (await holdsUserDatabase(userId, env.indexedDB).catch(() => true)) return null;
+  if (await holdsUserDatabase(userId, env.indexedDB, env.databases).catch(() => true)) return null;
   newDeviceOf = userId;
   const pages = new Map(Object.values(FIRST_PULL_PATHS).map((path) => [path, fetchPage(env, path)]));
   prefetch = { userId, at: env.now(), pages };
@@ -164,7 +226,9 @@ export function isNewDevice(userId: string): boolean {
 
 /** Sign-out or another user: nothing fetched for the last one is kept or handed on. */
 export function forgetFirstPulls(): void {
-  early = null;
+  generation += 1;
+  started = null;
+  painted.clear();
   prefetch = null;
   newDeviceOf = null;
 }

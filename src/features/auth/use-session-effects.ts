@@ -2,7 +2,7 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useEffectEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { feedPreviewAtom, forgetFirstPulls, loadFeedPreview } from '../../db/first-pull';
+import { feedPreviewAtom, forgetFirstPulls, loadFeedPreview, previewSettled } from '../../db/first-pull';
 import { wipeCount } from '../../db/local-store-state';
 import { ApiError, api } from '../../lib/api';
 import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
@@ -40,10 +40,11 @@ function useUserDatabase(userId: string | undefined): void {
     let active = true;
     const wipesBefore = wipeCount();
     // Loaded on demand: the database code is not needed before someone signs in. A user who signed out meanwhile
-    // gets no store: sign-out has wiped it.
-    import('../../db/local-store')
-      .then(({ startLocalStore }) =>
-        active ? startLocalStore(userId, () => endLostSession(navigate), wipesBefore) : null,
+    // gets no store: sign-out has wiped it. On a new device the feed's preview paints first (decision 103).
+    previewSettled(userId)
+      .then(() => (active ? import('../../db/local-store') : null))
+      .then((module) =>
+        module && active ? module.startLocalStore(userId, () => endLostSession(navigate), wipesBefore) : null,
       )
       .catch((error: unknown) => console.error('Could not open the local database', error));
     return () => {
