@@ -10,6 +10,7 @@
  * keeps each audit's trace; LIGHTHOUSE_CLIENT_DIR=folder serves that build instead of dist/; LIGHTHOUSE_RUNS=n
  * audits each page n times (3 by default) and reports the median.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
@@ -210,8 +211,24 @@ async function finishFirstSync(port: number, base: string, cookie: string): Prom
   }
 }
 
+/**
+ * Whether the machine has a colour emoji font, as phones do. Without one, each reaction's emoji makes Chromium
+ * search every font for a glyph, and the feed's first layout took two to three times as long (decision 103).
+ */
+function emojiFont(): string {
+  try {
+    return /emoji/i.test(execFileSync('fc-list', [':', 'family'], { encoding: 'utf8' }))
+      ? 'yes'
+      : 'no (Debian: fonts-noto-color-emoji)';
+  } catch {
+    return 'unknown';
+  }
+}
+
 async function main(): Promise<void> {
   printMachine();
+  const emoji = emojiFont();
+  console.log(`Colour emoji font: ${emoji}`);
   const dataDir = tempDir('sp-bench-lighthouse-');
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
   const built = await buildDatabase(
@@ -273,7 +290,9 @@ async function main(): Promise<void> {
           figure: `Lighthouse performance, ${name.toLowerCase()} (mobile)`,
           target: `>= ${TARGETS.performance}`,
           measured: `${run.scores.performance}${run.performances ? ` (median of ${run.performances.join(', ')})` : ''}`,
-          baseline: `page transfer ${round(run.totalBytes / 1024)} KB; machine benchmark index ${run.benchmarkIndex}`,
+          baseline:
+            `page transfer ${round(run.totalBytes / 1024)} KB; machine benchmark index ${run.benchmarkIndex}; ` +
+            `colour emoji font: ${emoji}`,
           ratio: '-',
           pass: run.scores.performance >= TARGETS.performance,
         },
