@@ -80,16 +80,18 @@ export const test = base.extend<{ ownOriginOnly: void }>({
 });
 
 /**
- * Reloads a page whose context is offline. Chromium 150 starts every new document of an offline context with
- * `navigator.onLine` true, though its requests still fail (Playwright issue 42174 reports it for new pages; a
- * reload does it too): the app would say "Syncing Changes" where a phone without Wi-Fi says "Working Offline".
- * Setting the context online and offline again gives the page the offline state a real device reports at once.
- * Journeys that must send nothing meanwhile cut the connection with e2e/wifi.ts first.
+ * Reloads a page whose context is offline. Debian's Chromium 150 starts every new document of an offline context
+ * with `navigator.onLine` true, though its requests still fail (Playwright issue 42174 reports it for new pages; a
+ * reload does it too; 156 is right again): the app would say "Syncing Changes" where a phone without Wi-Fi says
+ * "Working Offline". There, setting the context online and offline again gives the page the offline state a real
+ * device reports at once; journeys that must send nothing meanwhile cut the connection with e2e/wifi.ts first.
  */
 export async function reloadOffline(page: Page): Promise<void> {
   await page.reload();
-  await page.context().setOffline(false);
-  await page.context().setOffline(true);
+  if (await page.evaluate(() => navigator.onLine)) {
+    await page.context().setOffline(false);
+    await page.context().setOffline(true);
+  }
   await expect.poll(() => page.evaluate(() => navigator.onLine)).toBe(false);
 }
 
