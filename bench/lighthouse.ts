@@ -7,7 +7,7 @@
  *
  * Run: node --import tsx bench/lighthouse.ts (needs /usr/bin/chromium). LIGHTHOUSE_ONLY=feed audits the feed
  * alone; LIGHTHOUSE_DETAILS=1 also prints its long tasks and main-thread time by script; LIGHTHOUSE_TRACE=folder
- * keeps each audit's trace; LIGHTHOUSE_CLIENT_DIR=folder serves that build instead of dist/; LIGHTHOUSE_RUNS=n
+ * keeps each audit's trace (LIGHTHOUSE_PROFILE=1 adds JavaScript samples to it); LIGHTHOUSE_CLIENT_DIR=folder serves that build instead of dist/; LIGHTHOUSE_RUNS=n
  * audits each page n times (3 by default) and reports the median.
  */
 import { execFileSync } from 'node:child_process';
@@ -96,6 +96,9 @@ async function audit(
       logLevel: 'error',
       onlyCategories: ['performance', 'accessibility', 'best-practices'],
       extraHeaders: headers,
+      // LIGHTHOUSE_PROFILE=1 adds the JavaScript sampling profiler to the trace, to see which functions a long task
+      // ran; it slows the page a little, so its scores are not the figures.
+      ...(process.env.LIGHTHOUSE_PROFILE ? { additionalTraceCategories: 'disabled-by-default-v8.cpu_profiler' } : {}),
     });
   let result = await run();
   // A run that could not measure (its trace lacked the navigation, no paint seen) says why instead of scoring 0

@@ -37,3 +37,25 @@ test('phone: feed, slide-out menu, full-screen chat and residents', async ({ pag
   await expect(page.getByRole('heading', { name: 'Residents OPP' })).toBeVisible();
   await expectNoSeriousViolations(page, 'residents page on a phone');
 });
+
+test('phone: the push prompt is a sheet at the foot of the screen over the undimmed feed', async ({ page }) => {
+  await signIn(page, ADMIN.email, ADMIN.password, { pushPrompt: true });
+  const prompt = page.getByRole('dialog', { name: 'Enable Push Notifications' });
+  await expect(prompt).toBeVisible({ timeout: 10_000 });
+  await expectNoSeriousViolations(page, 'push prompt on a phone');
+  await expectFocusTrapped(page, prompt, 'the push prompt on a phone');
+  // The sheet sits at the foot of the screen and leaves the feed above it in view, not dimmed (decision 104).
+  const viewport = page.viewportSize()!;
+  const box = (await prompt.boundingBox())!;
+  expect(viewport.height - (box.y + box.height)).toBeLessThanOrEqual(24);
+  expect(box.y).toBeGreaterThan(viewport.height / 3);
+  const overlay = await page.evaluate(() =>
+    [...document.querySelectorAll('.overlay')].map((element) => getComputedStyle(element).backgroundColor),
+  );
+  expect(overlay).toEqual(['rgba(0, 0, 0, 0)']);
+  await expect(page.getByRole('region', { name: 'Create a post' })).toBeInViewport();
+  // A tap on the feed above the sheet closes it, as a tap outside any dialog does; the prompt does not come back.
+  await page.mouse.click(viewport.width / 2, 90);
+  await expect(prompt).toHaveCount(0);
+  expect(await page.evaluate(() => localStorage.getItem('hasSeenPushPrompt'))).toBe('true');
+});

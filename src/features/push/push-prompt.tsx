@@ -10,7 +10,10 @@ import './push.css';
 /** localStorage flag: the prompt has been shown once on this browser (spec section 4). */
 export const PUSH_PROMPT_SEEN_KEY = 'hasSeenPushPrompt';
 
-/** "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen (spec section 4). */
+/**
+ * "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen (spec section 4).
+ * A sheet at the foot of the screen: the feed that just loaded stays in view behind it (decision 104).
+ */
 export function PushPrompt({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
   useEffect(() => {
@@ -26,7 +29,7 @@ export function PushPrompt({ user }: { user: CurrentUser }) {
   }, []);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
-      <DialogContent>
+      <DialogContent sheet>
         <DialogTitle>
           <Bell aria-hidden size={20} /> Enable Push Notifications
         </DialogTitle>
