@@ -8,7 +8,7 @@ import { AppProviders } from './app/providers';
 import { AppRouter, preloadSignedInScreen } from './app/router';
 import { listDatabases } from './db/database-name';
 import { browserEnvironment, feedPreviewAtom, startFeedPreview } from './db/first-pull';
-import { currentUserAtom, refreshCurrentUser } from './features/auth/current-user';
+import { authStateAtom, currentUserAtom, refreshCurrentUser } from './features/auth/current-user';
 import { appStore } from './lib/store';
 import { loadPublicConfig } from './lib/public-config';
 import { registerServiceWorker } from './lib/service-worker';
@@ -19,16 +19,25 @@ import { registerServiceWorker } from './lib/service-worker';
 // started (another tab creating the store in these few milliseconds would only cost a needless preview).
 const startupListing = listDatabases();
 startupListing?.catch(() => {}); // unread when nobody is signed in; where read, a failure counts as "holds a store"
-void refreshCurrentUser().then((state) => {
+void refreshCurrentUser((state) => {
   if (state.status !== 'signedIn') return;
   const userId = state.user.id;
-  preloadSignedInScreen(location.pathname);
   startFeedPreview(
     userId,
     (preview) => appStore.set(feedPreviewAtom, preview),
-    () => appStore.get(currentUserAtom)?.id === userId,
+    // Still "loading" while the first screen waits for its code: the same user's preview is then wanted.
+    () => {
+      const auth = appStore.get(authStateAtom);
+      return auth.status === 'loading' || appStore.get(currentUserAtom)?.id === userId;
+    },
     browserEnvironment(startupListing),
   );
+  // "Loading..." stays until the feed's code has loaded, so the feed replaces it directly (decision 105). The code
+  // starts loading in a task of its own: adding its preload links to the page took several milliseconds on a slow
+  // phone, on top of reading the user's answer in this one.
+  return new Promise<void>((resolve) => {
+    setTimeout(() => void preloadSignedInScreen(location.pathname).then(resolve), 0);
+  });
 });
 void loadPublicConfig();
 registerServiceWorker();

@@ -1,6 +1,7 @@
 import { useAtomValue } from 'jotai';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import type { CurrentUser } from '../../schema/auth';
 import { PageSpinner } from '../components/ui/spinner';
 import { authStateAtom } from '../features/auth/current-user';
 import { useSessionEffects } from '../features/auth/use-session-effects';
@@ -14,15 +15,35 @@ import { SetupScreen } from './setup-screen';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
-const loadHomeScreen = () => import('./home-screen');
-const HomeScreen = lazy(() => loadHomeScreen().then((m) => ({ default: m.HomeScreen })));
+let loadedHome: typeof import('./home-screen') | null = null;
+const loadHomeScreen = () =>
+  import('./home-screen').then((module) => {
+    loadedHome = module;
+    return module;
+  });
+const LazyHomeScreen = lazy(() => loadHomeScreen().then((m) => ({ default: m.HomeScreen })));
+
+/**
+ * The feed's screen: rendered at once when its code has already loaded (decision 105). Through `lazy` it would
+ * suspend once even then, and React holds a screen that replaces a fallback back until 300 ms after that fallback
+ * showed. Which of the two is fixed when the route mounts, so the feed never mounts twice.
+ */
+function HomeRoute({ user }: { user: CurrentUser }) {
+  const [Screen] = useState(() => loadedHome?.HomeScreen ?? LazyHomeScreen);
+  return <Screen user={user} />;
+}
 
 /**
  * Starts loading the feed's code as soon as the server says someone is signed in on "/", instead of when the router
  * first renders there: on a slow phone that render waits for the app's own script to finish its first work.
+ * Resolves once it has loaded or failed (the route then shows the failure).
  */
-export function preloadSignedInScreen(pathname: string): void {
-  if (pathname === '/') void loadHomeScreen().catch(() => {});
+export function preloadSignedInScreen(pathname: string): Promise<void> {
+  if (pathname !== '/') return Promise.resolve();
+  return loadHomeScreen().then(
+    () => undefined,
+    () => undefined,
+  );
 }
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
@@ -36,7 +57,7 @@ function AppRoutes() {
   return (
     <Suspense fallback={<PageSpinner />}>
       <Routes>
-        <Route path="/" element={user ? <HomeScreen user={user} /> : <LandingScreen />} />
+        <Route path="/" element={user ? <HomeRoute user={user} /> : <LandingScreen />} />
         <Route path="/login" element={user ? <Navigate to="/" replace /> : <LoginScreen />} />
         <Route path="/register" element={user ? <Navigate to="/" replace /> : <RegisterScreen />} />
         <Route path="/forgot-password" element={<ForgotPasswordScreen />} />

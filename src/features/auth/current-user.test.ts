@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appStore } from '../../lib/store';
-import { authStateAtom, refreshCurrentUser, refreshCurrentUserIfStale } from './current-user';
+import { authStateAtom, FIRST_SCREEN_HOLD_MS, refreshCurrentUser, refreshCurrentUserIfStale } from './current-user';
 
 const user = {
   id: 'u1',
@@ -84,5 +84,38 @@ describe('current user', () => {
     vi.advanceTimersByTime(60_000);
     await refreshCurrentUserIfStale();
     expect(fetchMock).toHaveBeenCalledTimes(2);
+  });
+
+  it('holds "Loading..." on the first answer until what the first screen needs is ready', async () => {
+    vi.stubGlobal('fetch', async () => json(200, user));
+    let release = () => {};
+    const ready = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const done = refreshCurrentUser((state) => {
+      seen.push(state.status);
+      return ready;
+    });
+    await vi.waitFor(() => expect(seen).toEqual(['signedIn']));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(appStore.get(authStateAtom).status).toBe('loading');
+    release();
+    await done;
+    expect(appStore.get(authStateAtom)).toMatchObject({ status: 'signedIn', user: { id: 'u1' } });
+
+    // Later answers are applied at once: the hook is for the first screen only.
+    const later = vi.fn(() => new Promise<void>(() => {}));
+    await refreshCurrentUser(later);
+    expect(later).not.toHaveBeenCalled();
+  });
+
+  it('shows the first screen after FIRST_SCREEN_HOLD_MS when what it waits for never comes', async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal('fetch', async () => json(200, user));
+    const done = refreshCurrentUser(() => new Promise<void>(() => {}));
+    await vi.advanceTimersByTimeAsync(FIRST_SCREEN_HOLD_MS - 100);
+    expect(appStore.get(authStateAtom).status).toBe('loading');
+    await vi.advanceTimersByTimeAsync(100);
+    await done;
+    expect(appStore.get(authStateAtom).status).toBe('signedIn');
   });
 });

@@ -85,10 +85,30 @@ async function mayHoldLocalData(): Promise<boolean> {
   return typeof caches !== 'undefined' && (await caches.has(UPLOADS_CACHE));
 }
 
-/** Asks the server who is signed in (no retry); concurrent callers share one request. */
-export function refreshCurrentUser(): Promise<AuthState> {
+/** How long the first screen waits for `beforeFirstScreen` at most: past it, the screen shows its own wait. */
+export const FIRST_SCREEN_HOLD_MS = 3000;
+
+/**
+ * Asks the server who is signed in (no retry); concurrent callers share one request. `beforeFirstScreen` runs
+ * with the first answer, before it replaces "Loading...": the screen waits for what it returns (its code, say),
+ * for FIRST_SCREEN_HOLD_MS at most.
+ */
+export function refreshCurrentUser(beforeFirstScreen?: (state: AuthState) => Promise<void> | void): Promise<AuthState> {
   inFlight ??= fetchAuthState()
-    .then((state) => {
+    .then(async (state) => {
+      if (appStore.get(authStateAtom).status !== 'loading') {
+        appStore.set(authStateAtom, state);
+        return state;
+      }
+      const ready = beforeFirstScreen?.(state);
+      if (ready) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          ready,
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_SCREEN_HOLD_MS))),
+        ]);
+        clearTimeout(timer);
+      }
       // The first answer replaces "Loading..." with a whole screen (the feed, its database starting): rendered as a
       // transition, in short slices. Later answers are applied at once.
       if (appStore.get(authStateAtom).status === 'loading') startTransition(() => appStore.set(authStateAtom, state));
