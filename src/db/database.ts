@@ -138,7 +138,7 @@ export async function createSyncedDatabase(
 }
 
 /** Loads the browser's string collator (its first `localeCompare` builds it; later calls reuse it). */
-export function warmCollator(): number {
+function warmCollator(): number {
   return 'a'.localeCompare('b');
 }
 
