@@ -1,6 +1,6 @@
 /** Direct messages between two staff members (spec sections 3 and 7 "Chat"; docs/api-chat-alerts.md). */
 import { z } from 'zod';
-import { ClientIdSchema } from './posts';
+import { ClientIdSchema } from './ids';
 import { RoleSchema } from './roles';
 
 /** The spec gives no bound for a message; a comment's bound is used (decision 30). */

@@ -3,51 +3,12 @@ import { z } from 'zod';
 import { AttachmentSchema, ReactionTypeSchema } from './posts';
 import { RoleSchema } from './roles';
 import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
+import { PUSH_ROWS_MAX, SYNC_COLLECTIONS } from './sync-protocol';
 
-/** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
-export const SYNC_COLLECTIONS = [
-  'users',
-  'posts',
-  'comments',
-  'reactions',
-  'conversations',
-  'messages',
-  'acknowledgements',
-  'residents',
-  'residentViews',
-] as const;
-export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
+export * from './sync-protocol';
+
+/** A synced collection's name, as the sync routes take it. */
 export const SyncCollectionSchema = z.enum(SYNC_COLLECTIONS, { message: 'No such sync collection' });
-
-/** Collections a client may push to; the staff directory is read-only. */
-export const PUSHABLE_COLLECTIONS = [
-  'posts',
-  'comments',
-  'reactions',
-  'conversations',
-  'messages',
-  'acknowledgements',
-  'residentViews',
-] as const satisfies readonly SyncCollection[];
-
-export { FIRST_FEED_PAGE, PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
-
-/** The checkpoint id that sorts after every real id (ids are UUIDs or `postId:userId`). */
-export const CHECKPOINT_ID_END = '~';
-export const PUSH_ROWS_MAX = 100;
-
-/** Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change. */
-export const SYNC_WRITABLE_FIELDS = {
-  posts: ['content', 'category', 'isUrgent', 'houseTags', 'audienceHouses', 'images', 'attachments'],
-  comments: ['postId', 'content'],
-  reactions: ['postId', 'type'],
-  users: [],
-  conversations: ['otherUserId', 'readUpTo'],
-  messages: ['conversationId', 'content'],
-  acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
-  residents: [],
-  residentViews: ['residentId', 'viewedAt'],
-} as const satisfies Record<SyncCollection, readonly string[]>;
 
 /**
  * Where a client is in the change feed: the last (server_seq, id) it has seen. While a first sync fills a
@@ -138,11 +99,6 @@ export const ReactionDocSchema = z.object({
 });
 export type ReactionDoc = z.infer<typeof ReactionDocSchema>;
 
-/** The reaction id of a user on a post. */
-export function reactionId(postId: string, userId: string): string {
-  return `${postId}:${userId}`;
-}
-
 /** An entry of the staff directory (no e-mail); a deleted account arrives as a tombstone. */
 export const DirectoryUserDocSchema = z.object({
   id: z.string(),
@@ -216,11 +172,6 @@ export const AcknowledgementDocSchema = z.object({
   _deleted: z.boolean(),
 });
 export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;
-
-/** The acknowledgement id of a user on an urgent post. */
-export function acknowledgementId(postId: string, userId: string): string {
-  return `${postId}:${userId}`;
-}
 
 /**
  * A resident's One Page Profile (spec section 3). Read-only through sync: writes go through the REST calls
@@ -307,22 +258,12 @@ export interface PushResponse<T> {
   bases?: Record<string, T>;
 }
 
-/** Header naming the pushing device (its local database's storage token), for `bases`. */
-export const SYNC_DEVICE_HEADER = 'X-Sync-Device';
 export const PushHeadersSchema = z.object({
   'x-sync-device': z
     .string()
     .regex(/^[A-Za-z0-9_-]{6,64}$/, 'The X-Sync-Device header must be 6 to 64 letters, digits, dashes or underscores')
     .optional(),
 });
-
-/** Events of GET /api/sync/stream. */
-export const SYNC_EVENTS = {
-  /** Sent on connect: pull every collection, changes may have been missed while away. */
-  resync: 'RESYNC',
-  /** A committed change; data is {"collection": "..."}. Pull that collection. */
-  change: 'change',
-} as const;
 
 export const SyncChangeEventSchema = z.object({ collection: SyncCollectionSchema });
 export type SyncChangeEvent = z.infer<typeof SyncChangeEventSchema>;

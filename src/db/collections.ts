@@ -1,5 +1,5 @@
 import { deepEqual, type RxCollection, type RxConflictHandler, type RxJsonSchema, type WithDeleted } from 'rxdb';
-import { REACTION_TYPES } from '../../schema/posts';
+import { REACTION_TYPES } from '../../schema/post-rules';
 import { ROLES } from '../../schema/roles';
 import type {
   AcknowledgementDoc,
@@ -14,7 +14,7 @@ import type {
   ResidentViewDoc,
   SyncCollection,
 } from '../../schema/sync';
-import { SYNC_WRITABLE_FIELDS } from '../../schema/sync';
+import { SYNC_WRITABLE_FIELDS } from '../../schema/sync-protocol';
 
 /**
  * Local documents are the wire documents (schema/sync.ts) without `_deleted` (RxDB keeps that itself) and

@@ -7,11 +7,9 @@ import {
   SYNC_COLLECTIONS,
   SYNC_DEVICE_HEADER,
   SYNC_EVENTS,
-  type PullResponse,
-  type PushResponse,
-  type SyncCheckpoint,
   type SyncCollection,
-} from '../../schema/sync';
+} from '../../schema/sync-protocol';
+import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
 import { readEventStream } from './event-stream';
 

@@ -2,7 +2,7 @@ import { AlertTriangle, Check, CloudOff } from 'lucide-react';
 import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
 import { useEffect, useRef } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { categoryLabel } from '../../../schema/posts';
+import { categoryLabel } from '../../../schema/post-rules';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import type { UserDatabase } from '../../db/database';

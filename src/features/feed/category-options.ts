@@ -1,4 +1,4 @@
-import { POST_CATEGORIES, POST_CATEGORY_LABELS, type PostCategory } from '../../../schema/posts';
+import { POST_CATEGORIES, POST_CATEGORY_LABELS, type PostCategory } from '../../../schema/post-rules';
 import type { SelectOption } from '../../components/ui/select';
 
 /** The five categories as select options, labels from the schema (spec section 3). */

@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import { DEFAULT_POST_CATEGORY, POST_CONTENT_MAX, toPostCategory, type PostCategory } from '../../../schema/posts';
+import { DEFAULT_POST_CATEGORY, POST_CONTENT_MAX, toPostCategory, type PostCategory } from '../../../schema/post-rules';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
 import { Label } from '../../components/ui/label';

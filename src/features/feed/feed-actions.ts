@@ -1,5 +1,5 @@
-import { keptAudienceHouses, keptHouseTags, type PostCategory, type ReactionType } from '../../../schema/posts';
-import { reactionId } from '../../../schema/sync';
+import { keptAudienceHouses, keptHouseTags, type PostCategory, type ReactionType } from '../../../schema/post-rules';
+import { reactionId } from '../../../schema/sync-protocol';
 import type { PostLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 

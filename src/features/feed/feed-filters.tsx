@@ -1,6 +1,6 @@
 import { Search, X } from 'lucide-react';
 import { memo, useId } from 'react';
-import { HOUSE_TAGGED_CATEGORY, POST_CATEGORIES, POST_CATEGORY_LABELS } from '../../../schema/posts';
+import { HOUSE_TAGGED_CATEGORY, POST_CATEGORIES, POST_CATEGORY_LABELS } from '../../../schema/post-rules';
 import { Label } from '../../components/ui/label';
 import { Select, type SelectOption } from '../../components/ui/select';
 import { cx } from '../../lib/cx';

@@ -1,4 +1,4 @@
-import { HOUSE_TAGGED_CATEGORY, toPostCategory, type PostCategory } from '../../../schema/posts';
+import { HOUSE_TAGGED_CATEGORY, toPostCategory, type PostCategory } from '../../../schema/post-rules';
 
 /** The seven date filters of spec section 4, in the order the date filter lists them. */
 export const DATE_FILTERS = [

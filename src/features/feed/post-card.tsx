@@ -3,7 +3,7 @@ import { memo, useId, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime } from '../../../schema/format';
 import { canEditPost, canSeeAlertReport } from '../../../schema/permissions';
-import { categoryLabel } from '../../../schema/posts';
+import { categoryLabel } from '../../../schema/post-rules';
 import { roleLabel } from '../../../schema/roles';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Badge } from '../../components/ui/badge';

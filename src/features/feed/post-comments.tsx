@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime } from '../../../schema/format';
 import { canDeleteComment } from '../../../schema/permissions';
-import { COMMENT_CONTENT_MAX } from '../../../schema/posts';
+import { COMMENT_CONTENT_MAX } from '../../../schema/post-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Label } from '../../components/ui/label';

@@ -7,7 +7,7 @@ import {
   HOUSE_TAGGED_CATEGORY,
   POST_CONTENT_MAX,
   type PostCategory,
-} from '../../../schema/posts';
+} from '../../../schema/post-rules';
 import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/uploads';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';

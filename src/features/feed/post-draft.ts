@@ -1,4 +1,5 @@
-import { keptAudienceHouses, keptHouseTags, type Attachment, type PostCategory } from '../../../schema/posts';
+import { keptAudienceHouses, keptHouseTags, type PostCategory } from '../../../schema/post-rules';
+import type { Attachment } from '../../../schema/posts';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 

@@ -1,5 +1,5 @@
 import { useEffect, useMemo } from 'react';
-import { REACTION_TYPES, type ReactionType } from '../../../schema/posts';
+import { REACTION_TYPES, type ReactionType } from '../../../schema/post-rules';
 import type { PostReactions } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';

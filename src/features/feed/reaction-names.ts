@@ -1,5 +1,5 @@
 import { LIMITS } from '../../../schema/constants';
-import { REACTION_TYPES, type ReactionType } from '../../../schema/posts';
+import { REACTION_TYPES, type ReactionType } from '../../../schema/post-rules';
 import type { PostReactions } from '../../../schema/sync';
 
 /** "A, B, C, D, E and 3 others": up to five names, then how many more (spec section 4). */

@@ -3,7 +3,7 @@ import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useDeferredValue, useId, useMemo, useState, type KeyboardEvent } from 'react';
 import { LIMITS } from '../../../schema/constants';
 import { formatDateTime } from '../../../schema/format';
-import { categoryLabel } from '../../../schema/posts';
+import { categoryLabel } from '../../../schema/post-rules';
 import type { PostLocal } from '../../db/collections';
 import { cx } from '../../lib/cx';
 import { filterPosts, NO_FILTERS } from './filter-posts';

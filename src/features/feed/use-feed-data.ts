@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
-import { DELETED_AUTHOR } from '../../../schema/posts';
+import { DELETED_AUTHOR } from '../../../schema/post-rules';
 import { displayName } from '../../../schema/format';
 import type { Role } from '../../../schema/roles';
 import type { DirectoryUserLocal, PostLocal } from '../../db/collections';

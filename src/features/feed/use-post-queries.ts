@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { map } from 'rxjs';
-import { reactionId } from '../../../schema/sync';
+import { reactionId } from '../../../schema/sync-protocol';
 import type { CommentLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useObservable } from './use-observable';

@@ -2,7 +2,7 @@ import { CloudUpload, FileText, Image as ImageIcon, TriangleExclamationPoint } f
 import { useId } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime, formatFileSize } from '../../../schema/format';
-import { categoryLabel } from '../../../schema/posts';
+import { categoryLabel } from '../../../schema/post-rules';
 import { roleLabel } from '../../../schema/roles';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Badge } from '../../components/ui/badge';

@@ -1,0 +1,70 @@
+/**
+ * The sync protocol's names, limits and ids (docs/sync.md), apart from its zod schemas in sync.ts: the app's
+ * replication uses these, and building the schemas cost a slow phone's first screen time it did not need
+ * (decision 106). sync.ts exports them too.
+ */
+
+/** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
+export const SYNC_COLLECTIONS = [
+  'users',
+  'posts',
+  'comments',
+  'reactions',
+  'conversations',
+  'messages',
+  'acknowledgements',
+  'residents',
+  'residentViews',
+] as const;
+export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
+
+/** Collections a client may push to; the staff directory is read-only. */
+export const PUSHABLE_COLLECTIONS = [
+  'posts',
+  'comments',
+  'reactions',
+  'conversations',
+  'messages',
+  'acknowledgements',
+  'residentViews',
+] as const satisfies readonly SyncCollection[];
+
+export { FIRST_FEED_PAGE, PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
+
+/** The checkpoint id that sorts after every real id (ids are UUIDs or `postId:userId`). */
+export const CHECKPOINT_ID_END = '~';
+export const PUSH_ROWS_MAX = 100;
+
+/** Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change. */
+export const SYNC_WRITABLE_FIELDS = {
+  posts: ['content', 'category', 'isUrgent', 'houseTags', 'audienceHouses', 'images', 'attachments'],
+  comments: ['postId', 'content'],
+  reactions: ['postId', 'type'],
+  users: [],
+  conversations: ['otherUserId', 'readUpTo'],
+  messages: ['conversationId', 'content'],
+  acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
+  residents: [],
+  residentViews: ['residentId', 'viewedAt'],
+} as const satisfies Record<SyncCollection, readonly string[]>;
+
+/** The reaction id of a user on a post. */
+export function reactionId(postId: string, userId: string): string {
+  return `${postId}:${userId}`;
+}
+
+/** The acknowledgement id of a user on an urgent post. */
+export function acknowledgementId(postId: string, userId: string): string {
+  return `${postId}:${userId}`;
+}
+
+/** Header naming the pushing device (its local database's storage token), for `bases`. */
+export const SYNC_DEVICE_HEADER = 'X-Sync-Device';
+
+/** Events of GET /api/sync/stream. */
+export const SYNC_EVENTS = {
+  /** Sent on connect: pull every collection, changes may have been missed while away. */
+  resync: 'RESYNC',
+  /** A committed change; data is {"collection": "..."}. Pull that collection. */
+  change: 'change',
+} as const;
