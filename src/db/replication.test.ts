@@ -419,6 +419,36 @@ describe('replication with the real server', () => {
     }
   });
 
+  it('pulls again after an empty first page fetched at sign-in, when the first post came before the stream connected', async () => {
+    // A new organisation: no posts yet. The shared server has posts from other tests.
+    const shared = t;
+    t = await startTestServer();
+    try {
+      const a = await makeDevice('staff', FEED, 1000);
+      try {
+        const preview = await loadFeedPreview(a.user.id, () => {}, undefined, {
+          fetch: (path, init) => a.fetch(t.url + String(path), init),
+          indexedDB,
+          now: () => Date.now(),
+        });
+        // No posts, no preview to paint; the pages it read are kept for the sync all the same.
+        expect(preview).toBeNull();
+        // Its first post is written after the preview read the empty page, before the device's stream connects: the
+        // stream's RESYNC on connecting is then the only news of it.
+        const first = await t.buildPost({ authorId: (await t.buildUser()).id });
+        a.takePrefetched = (path) => takePrefetchedPull(a.user.id, path);
+        a.start();
+        await a.sync!.initialSyncDone;
+        await until(async () => (await a.db.posts.findOne(first.id).exec()) !== null);
+      } finally {
+        await a.close();
+      }
+    } finally {
+      await t.close();
+      t = shared;
+    }
+  });
+
   it('says when one collection has pulled everything the server had at start (decision 100)', async () => {
     const author = await t.buildUser();
     const post = await t.buildPost({ authorId: author.id });

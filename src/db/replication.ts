@@ -284,8 +284,10 @@ export function startSync(
       const ended = pushesEnded.get(name) ?? 0;
       phase(name, 'pull', `request ${attempt}`);
       firstPullSent.add(name);
-      // A first page fetched ahead is as good as one asked for now: it carries the checkpoint it was read at.
+      // A first page fetched ahead is as good as one asked for now: it carries the checkpoint it was read at. What
+      // was asked for since it was read comes with one more pull at the end of the first run.
       const ahead = attempt === 1 ? await (options.takePrefetched?.(path) ?? null) : null;
+      if (ahead && askedBeforeFirstPull.has(name) && deferredPull.has(name)) deferredPull.set(name, true);
       const page = ahead ?? (await call<PullResponse<Record<string, unknown>>>(path));
       phase(name, 'pull', `waiting for pushes ${attempt}`);
       await pushesSettled(name);
@@ -312,9 +314,17 @@ export function startSync(
    * with everything it holds then. Counting it would pull every collection a second time on each start.
    */
   const firstPullSent = new Set<SyncCollection>();
+  /**
+   * Collections with a pull request that came before their first pull was sent. A first page fetched at sign-in
+   * (decision 97) was read before that request, so it may not hold what the request was about: then the first
+   * run ends with one more pull. An empty page needs it most: the fill is then over, and a post written between
+   * the page and the stream's connecting came to a new device only with the next change (decision 107).
+   */
+  const askedBeforeFirstPull = new Set<SyncCollection>();
   const requestPull = (name: SyncCollection) => {
     if (!deferredPull.has(name)) streams.get(name)?.next('RESYNC');
     else if (firstPullSent.has(name)) deferredPull.set(name, true);
+    else askedBeforeFirstPull.add(name);
   };
   const states = names.map((name) => {
     let resolveFilled = () => {};
