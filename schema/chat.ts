@@ -1,46 +1,11 @@
 /** Direct messages between two staff members (spec sections 3 and 7 "Chat"; docs/api-chat-alerts.md). */
 import { z } from 'zod';
-import { ClientIdSchema } from './ids';
+import { CHAT_MESSAGES, MESSAGE_CONTENT_MAX, MESSAGES_PAGE_DEFAULT, MESSAGES_PAGE_MAX } from './chat-rules';
+import { ClientIdSchema } from './common';
 import { RoleSchema } from './roles';
 
-/** The spec gives no bound for a message; a comment's bound is used (decision 30). */
-export const MESSAGE_CONTENT_MAX = 2000;
-/** GET /api/conversations/{id}/messages answers the newest messages, oldest first, at most this many by default. */
-export const MESSAGES_PAGE_DEFAULT = 200;
-export const MESSAGES_PAGE_MAX = 1000;
-/**
- * The chat screen renders a conversation a page at a time, newest first (decision 73): this many messages
- * at first and on each scroll to the top.
- */
-export const CHAT_SCREEN_PAGE = 50;
-
-export const CHAT_MESSAGES = {
-  messageRequired: 'Message cannot be empty',
-  messageTooLong: `Message must be at most ${MESSAGE_CONTENT_MAX} characters`,
-  conversationNotFound: 'Conversation not found',
-  userNotFound: 'User not found',
-  participantRequired: 'participantId is required',
-  notWithYourself: 'You cannot start a conversation with yourself',
-  participantDeleted: 'This conversation is closed: the other account was deleted',
-  messageExists: 'A message with this id already exists',
-  messagesImmutable: 'Messages cannot be changed or deleted',
-  invalidBefore: 'before must be the id of a message in this conversation',
-} as const;
-
-/**
- * A conversation's id is made from its two participants, so both phones name it the same even offline and a
- * pair can never have two conversations: the two user ids, sorted, joined by a colon.
- */
-export function conversationIdOf(userId: string, otherUserId: string): string {
-  return userId < otherUserId ? `${userId}:${otherUserId}` : `${otherUserId}:${userId}`;
-}
-
-/** The two user ids of a conversation id, or null when it is not one. */
-export function participantsOf(conversationId: string): [string, string] | null {
-  const parts = conversationId.split(':');
-  if (parts.length !== 2 || !parts[0] || !parts[1] || parts[0] >= parts[1]) return null;
-  return [parts[0], parts[1]];
-}
+export * from './chat-rules';
+export { CountSchema, type Count } from './common';
 
 export const MessageContentSchema = z
   .string({ message: CHAT_MESSAGES.messageRequired })
@@ -124,7 +89,3 @@ export const MessageViewSchema = z.object({
   isRead: z.boolean(),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;
-
-/** GET /api/messages/unread-count and GET /api/notifications/unviewed-count (spec section 3, Notification counts). */
-export const CountSchema = z.object({ count: z.number().int().nonnegative() });
-export type Count = z.infer<typeof CountSchema>;

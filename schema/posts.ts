@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
-import { ClientIdSchema } from './ids';
+import { ClientIdSchema } from './common';
 import {
   COMMENT_CONTENT_MAX,
   DEFAULT_POST_CATEGORY,
@@ -17,7 +17,7 @@ import {
 import { RoleSchema } from './roles';
 import { UploadViewSchema } from './uploads';
 
-export { ClientIdSchema } from './ids';
+export { ClientIdSchema } from './common';
 export { ALLOWED_UPLOAD_EXTENSIONS } from './uploads';
 export * from './post-rules';
 

@@ -1,6 +1,6 @@
 import { ClipboardCheck, Download } from 'lucide-react';
 import { useEffect, useState } from 'react';
-import { AlertReportSchema, type AlertReport } from '../../../schema/alerts';
+import type { AlertReport } from '../../../schema/alerts';
 import { displayName, formatDateTime } from '../../../schema/format';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
@@ -33,9 +33,12 @@ function AlertReportDialog({ postId, onClose }: { postId: string; onClose: () =>
   const path = `/api/alerts/${encodeURIComponent(postId)}/report`;
   useEffect(() => {
     let live = true;
-    api
-      .get(path)
-      .then((answer) => live && setState({ kind: 'ready', report: AlertReportSchema.parse(answer) }))
+    // The alerts schemas load with the first report asked for: the feed's own code does not need them (decision 106).
+    Promise.all([api.get(path), import('../../../schema/alerts')])
+      .then(
+        ([answer, { AlertReportSchema }]) =>
+          live && setState({ kind: 'ready', report: AlertReportSchema.parse(answer) }),
+      )
       .catch(
         (error: unknown) =>
           live && setState({ kind: 'error', message: serverMessageOf(error, 'Failed to load acknowledgements') }),

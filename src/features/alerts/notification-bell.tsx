@@ -3,7 +3,7 @@ import { AlertTriangle, Bell } from 'lucide-react';
 import { useMemo } from 'react';
 import { combineLatest, map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
-import { CountSchema } from '../../../schema/chat';
+import { CountSchema } from '../../../schema/common';
 import { LIMITS } from '../../../schema/constants';
 import {
   DropdownMenu,

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { CountSchema } from '../../../schema/chat';
+import { CountSchema } from '../../../schema/common';
 import type { UserDatabase } from '../../db/database';
 
 /** Spec section 9: the unviewed notification count is refreshed every 30 s. */

@@ -1,4 +1,4 @@
-import { conversationIdOf } from '../../../schema/chat';
+import { conversationIdOf } from '../../../schema/chat-rules';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 

@@ -3,7 +3,7 @@ import { ArrowLeft, Clock, MessageCirclePlus, Send, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat';
+import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
 import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/roles';
 import { UserAvatar } from '../../components/ui/avatar';

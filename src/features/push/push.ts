@@ -1,4 +1,3 @@
-import { PushStatusSchema, VapidPublicKeySchema } from '../../../schema/push';
 import { LIMITS } from '../../../schema/constants';
 import { api } from '../../lib/api';
 import { toast } from '../../lib/toast';
@@ -48,6 +47,8 @@ export async function enablePush(userId: string): Promise<boolean> {
     const permission = await Notification.requestPermission();
     if (permission !== 'granted') throw new Error(`Notification permission ${permission}`);
     const registration = await readyRegistration();
+    // The push schemas load when push is turned on: the feed's own code does not need them (decision 106).
+    const { PushStatusSchema, VapidPublicKeySchema } = await import('../../../schema/push');
     const { publicKey } = VapidPublicKeySchema.parse(await api.get('/api/push/vapid-public-key'));
     const existing = await registration.pushManager.getSubscription();
     if (existing) await existing.unsubscribe();
