@@ -13,36 +13,53 @@ async function destroyLocalData(): Promise<void> {
   }
 }
 
+/**
+ * True while the app signs out on purpose. A background request (a sync pull, the bell's count) that the server
+ * answers 401 after the logout is then no lost session: it must not toast "Unauthorized" and go to /login instead
+ * of the sign-out's own landing (decision 108).
+ */
+let signingOut = false;
+
 /** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
 export async function signOut(navigate: NavigateFunction): Promise<void> {
+  signingOut = true;
   try {
-    await api.post('/api/auth/logout');
-  } catch {
-    // The browser leaves the session either way (spec section 7).
+    try {
+      await api.post('/api/auth/logout');
+    } catch {
+      // The browser leaves the session either way (spec section 7).
+    }
+    await destroyLocalData();
+    // Address first, so the Landing screen mounts already seeing logged_out=true.
+    navigate('/?logged_out=true');
+    setSignedOut();
+  } finally {
+    signingOut = false;
   }
-  await destroyLocalData();
-  // Address first, so the Landing screen mounts already seeing logged_out=true.
-  navigate('/?logged_out=true');
-  setSignedOut();
 }
 
 /** Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/' (spec 8). */
 export async function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
+  signingOut = true;
   try {
-    await api.post('/api/auth/logout');
-  } catch (error) {
-    console.error('Automatic logout failed', error);
+    try {
+      await api.post('/api/auth/logout');
+    } catch (error) {
+      console.error('Automatic logout failed', error);
+    }
+    await destroyLocalData();
+    setSignedOut();
+    navigate('/');
+  } finally {
+    signingOut = false;
   }
-  await destroyLocalData();
-  setSignedOut();
-  navigate('/');
 }
 
 let ending = false;
 
 /** The server says the session is over: "Unauthorized" toast, then /login after 500 ms (spec section 4). */
 export function endLostSession(navigate: NavigateFunction): void {
-  if (ending) return;
+  if (ending || signingOut) return;
   ending = true;
   toast({ title: 'Unauthorized', description: 'You are logged out. Logging in again...', variant: 'destructive' });
   void destroyLocalData();
