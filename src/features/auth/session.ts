@@ -20,39 +20,36 @@ async function destroyLocalData(): Promise<void> {
  */
 let signingOut = false;
 
-/** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
-export async function signOut(navigate: NavigateFunction): Promise<void> {
+/** Runs a deliberate sign-out with `signingOut` set. */
+async function whileSigningOut(work: () => Promise<void>): Promise<void> {
   signingOut = true;
   try {
-    try {
-      await api.post('/api/auth/logout');
-    } catch {
-      // The browser leaves the session either way (spec section 7).
-    }
-    await destroyLocalData();
-    // Address first, so the Landing screen mounts already seeing logged_out=true.
-    navigate('/?logged_out=true');
-    setSignedOut();
+    await work();
   } finally {
     signingOut = false;
   }
 }
 
+/** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
+export function signOut(navigate: NavigateFunction): Promise<void> {
+  return whileSigningOut(async () => {
+    // The browser leaves the session either way (spec section 7).
+    await api.post('/api/auth/logout').catch(() => undefined);
+    await destroyLocalData();
+    // Address first, so the Landing screen mounts already seeing logged_out=true.
+    navigate('/?logged_out=true');
+    setSignedOut();
+  });
+}
+
 /** Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/' (spec 8). */
-export async function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
-  signingOut = true;
-  try {
-    try {
-      await api.post('/api/auth/logout');
-    } catch (error) {
-      console.error('Automatic logout failed', error);
-    }
+export function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
+  return whileSigningOut(async () => {
+    await api.post('/api/auth/logout').catch((error: unknown) => console.error('Automatic logout failed', error));
     await destroyLocalData();
     setSignedOut();
     navigate('/');
-  } finally {
-    signingOut = false;
-  }
+  });
 }
 
 let ending = false;
