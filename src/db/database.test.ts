@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
-import { createRxDatabase } from 'rxdb';
+import { createRxDatabase, getPrimaryKeyOfInternalDocument, INTERNAL_CONTEXT_COLLECTION } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { wrappedValidateAjvStorage } from 'rxdb/plugins/validate-ajv';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,29 @@ describe('user database', () => {
     await destroyUserDatabase(env);
     expect(getUserDatabase()).toBeNull();
     expect((await indexedDatabaseNames()).filter((name) => name.startsWith(prefix))).toEqual([]);
+  });
+
+  it('opens a store whose schemas an earlier build hashed from keys in another order (decision 109)', async () => {
+    const db = await openUserDatabase('user-1', env);
+    await db.users.insert(colleague);
+    // What a build that ordered schema keys with the browser's collator stored: the same schemas, other hashes.
+    const ids = Object.values(db.collections).map((collection) =>
+      getPrimaryKeyOfInternalDocument(`${collection.name}-${collection.schema.version}`, INTERNAL_CONTEXT_COLLECTION),
+    );
+    const stored = await db.internalStore.findDocumentsById(ids, false);
+    expect(stored).toHaveLength(ids.length);
+    const rewritten = await db.internalStore.bulkWrite(
+      stored.map((doc) => ({
+        previous: doc,
+        document: { ...doc, data: { ...doc.data, schemaHash: `earlier-${String(doc.data.schemaHash)}` } },
+      })),
+      'test-earlier-build',
+    );
+    expect(rewritten.error).toEqual([]);
+    await closeUserDatabase();
+
+    const reopened = await openUserDatabase('user-1', env);
+    expect((await reopened.users.findOne('user-2').exec())?.get('firstName')).toBe('Ada');
   });
 
   it('returns the same database when the same user opens it twice', async () => {

@@ -121,10 +121,6 @@ export async function createSyncedDatabase(
     const wanted = only ? Object.fromEntries(only.map((key) => [key, all[key]])) : all;
     // One collection at a time, each in its own task: RxDB prepares every schema synchronously (tens of
     // milliseconds for all of them on a slow phone), and a first sign-in's feed is rendering meanwhile.
-    // It sorts each schema's keys with localeCompare, whose first call loads the browser's collator: 11-26 ms
-    // on this machine's Chromium, all in the first collection's task. That comes first, in a task of its own.
-    warmCollator();
-    await yieldToMain();
     for (const [key, creator] of Object.entries(wanted)) {
       // A subset is typed as the whole: only tests ask for one, and they touch only what they asked for.
       await db.addCollections({ [key]: creator } as unknown as typeof SYNCED_COLLECTIONS);
@@ -135,11 +131,6 @@ export async function createSyncedDatabase(
     throw error;
   }
   return db;
-}
-
-/** Loads the browser's string collator (its first `localeCompare` builds it; later calls reuse it). */
-function warmCollator(): number {
-  return 'a'.localeCompare('b');
 }
 
 /** Opens (or returns) the signed-in user's local database; data of any other user on this browser is wiped. */

@@ -1,4 +1,4 @@
-import { BehaviorSubject, combineLatest, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
+import { BehaviorSubject, combineLatest, defer, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
 import type { RxCollection, RxReplicationPullStreamItem, RxReplicationWriteToMasterRow } from 'rxdb';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import {
@@ -12,6 +12,7 @@ import {
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
 import { readEventStream } from './event-stream';
+import { yieldToMain } from '../lib/yield-to-main';
 
 /** What the replication needs from its surroundings; tests pass a fetch with a cookie jar and a base URL. */
 export interface SyncOptions {
@@ -360,7 +361,8 @@ export function startSync(
       live: true,
       retryTime: retryMs,
       waitForLeadership: false,
-      autoStart: true,
+      // Started below, one collection per task.
+      autoStart: false,
       pull: {
         batchSize: options.batchSize ?? 1000,
         stream$: stream$.asObservable(),
@@ -477,6 +479,17 @@ export function startSync(
     return state;
   });
 
+  // Each replication starts in a task of its own: starting one opens its meta store through the storage worker and
+  // registers it with the database, and all of them at once made one long task while a first sign-in's feed was
+  // showing. Errors of start() are emitted on error$.
+  void (async () => {
+    for (const state of states) {
+      if (abort.signal.aborted) return;
+      state.start().catch(() => {});
+      await yieldToMain();
+    }
+  })();
+
   const resync = () => streams.forEach((_, name) => requestPull(name));
 
   void (async function listen() {
@@ -513,8 +526,9 @@ export function startSync(
 
   // A profile opening waiting for the audit log is bookkeeping, not the user's change: not an offline item.
   const counted = names.filter((name) => !NOT_OFFLINE_ITEMS.includes(name));
-  const pending$ = combineLatest(
-    counted.map((name) => collections[name]!.count({ selector: { localPending: true } }).$),
+  // Its queries are made when someone subscribes, not in the task that starts the sync.
+  const pending$ = defer(() =>
+    combineLatest(counted.map((name) => collections[name]!.count({ selector: { localPending: true } }).$)),
   ).pipe(map((counts) => counts.reduce((a, b) => a + b, 0)));
 
   const synced = new Map(
