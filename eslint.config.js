@@ -57,12 +57,6 @@ export default tseslint.config(
               message:
                 'Only types from here: values from the zod-free rules modules, schemas through import() where used.',
             },
-            {
-              // Every start of the app builds sign-in.ts; account.ts comes with the account screens (decision 109).
-              group: ['**/schema/auth'],
-              allowTypeImports: true,
-              message: 'Only types from here: values from schema/sign-in or schema/account.',
-            },
           ],
         },
       ],

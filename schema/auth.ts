@@ -1,4 +1,166 @@
-// Every schema of signing in and of accounts, for the server. The app imports sign-in.ts and account.ts
-// directly, so its first screen builds only what it needs (decision 109).
-export * from './sign-in';
-export * from './account';
+import { z } from 'zod';
+import { LIMITS } from './constants';
+import { RegistrationRoleSchema, RoleSchema } from './roles';
+
+/** Bounds the spec leaves open (decision 5): long enough for any real name, short enough to be safe. */
+export const NAME_MAX = 100;
+export const EMAIL_MAX = 254;
+export const PASSWORD_MAX = 200;
+
+const email = (message: string) =>
+  z
+    .string({ message })
+    .trim()
+    .max(EMAIL_MAX, `Email must be at most ${EMAIL_MAX} characters`)
+    .pipe(z.email({ message }))
+    .transform((value) => value.toLowerCase());
+
+/** The five password rules of spec section 5, in checklist order. */
+export const PASSWORD_RULES = [
+  {
+    label: 'At least 8 characters',
+    message: 'Password must be at least 8 characters',
+    test: (p: string) => p.length >= LIMITS.passwordMinLength,
+  },
+  {
+    label: 'One uppercase letter',
+    message: 'Password must contain at least one uppercase letter',
+    test: (p: string) => /[A-Z]/.test(p),
+  },
+  {
+    label: 'One lowercase letter',
+    message: 'Password must contain at least one lowercase letter',
+    test: (p: string) => /[a-z]/.test(p),
+  },
+  { label: 'One number', message: 'Password must contain at least one number', test: (p: string) => /[0-9]/.test(p) },
+  {
+    label: 'One special character',
+    message: 'Password must contain at least one special character',
+    test: (p: string) => /[^A-Za-z0-9]/.test(p),
+  },
+] as const;
+
+const passwordMax = z.string().max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
+
+/** A new password under the registration rules (all five). */
+export const StrongPasswordSchema = PASSWORD_RULES.reduce(
+  (schema, rule) => schema.refine(rule.test, { message: rule.message }),
+  passwordMax,
+);
+
+/** A new password under the reset-screen rules of spec section 5 (no special character required). */
+export const ResetPasswordSchema = passwordMax
+  .min(LIMITS.passwordMinLength, 'Password must be at least 8 characters')
+  .refine((p) => /[A-Z]/.test(p) && /[a-z]/.test(p) && /[0-9]/.test(p), {
+    message: 'Password must contain at least one uppercase letter, one lowercase letter, and one number',
+  });
+
+export const LoginBodySchema = z.object({
+  email: email('Invalid email address'),
+  password: z.string({ message: 'Password is required' }).min(1, 'Password is required').max(PASSWORD_MAX),
+});
+export type LoginBody = z.infer<typeof LoginBodySchema>;
+
+const firstName = z
+  .string({ message: 'First name is required' })
+  .trim()
+  .min(1, 'First name is required')
+  .max(NAME_MAX, `First name must be at most ${NAME_MAX} characters`);
+const lastName = z
+  .string({ message: 'Last name is required' })
+  .trim()
+  .min(1, 'Last name is required')
+  .max(NAME_MAX, `Last name must be at most ${NAME_MAX} characters`);
+
+export const NameFieldsSchema = z.object({ firstName, lastName });
+
+/** Registration form and POST /api/auth/register (spec sections 5 and 7). */
+export const RegisterBodySchema = z
+  .object({
+    email: email('Invalid email address'),
+    password: StrongPasswordSchema,
+    confirmPassword: z.string({ message: "Passwords don't match" }),
+    firstName,
+    lastName,
+    role: RegistrationRoleSchema.default('staff'),
+  })
+  .refine((body) => body.password === body.confirmPassword, {
+    message: "Passwords don't match",
+    path: ['confirmPassword'],
+  });
+export type RegisterBody = z.infer<typeof RegisterBodySchema>;
+
+export const ForgotPasswordBodySchema = z.object({ email: email('Please enter a valid email address') });
+export type ForgotPasswordBody = z.infer<typeof ForgotPasswordBodySchema>;
+
+/** POST /api/auth/reset-password: the token from the link and the new password. */
+export const ResetPasswordBodySchema = z.object({
+  token: z.string({ message: 'This password reset link is invalid or has expired.' }).min(1).max(200),
+  password: ResetPasswordSchema,
+});
+export type ResetPasswordBody = z.infer<typeof ResetPasswordBodySchema>;
+
+/** Client-side reset form, with the confirmation field. */
+export const ResetPasswordFormSchema = z
+  .object({ password: ResetPasswordSchema, confirmPassword: z.string() })
+  .refine((body) => body.password === body.confirmPassword, {
+    message: "Passwords don't match",
+    path: ['confirmPassword'],
+  });
+
+/** POST /api/setup: creates the first System Administrator with the one-time console link. */
+export const SetupBodySchema = z
+  .object({
+    token: z.string().min(1).max(200),
+    email: email('Invalid email address'),
+    firstName,
+    lastName,
+    password: StrongPasswordSchema,
+    confirmPassword: z.string(),
+  })
+  .refine((body) => body.password === body.confirmPassword, {
+    message: "Passwords don't match",
+    path: ['confirmPassword'],
+  });
+export type SetupBody = z.infer<typeof SetupBodySchema>;
+
+export const LegacyLoginBodySchema = z.object({ email: z.string().optional(), password: z.string().optional() });
+
+/** GET /api/auth/user (issue 2). */
+export const CurrentUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  role: RoleSchema,
+  isAdmin: z.boolean(),
+  isMasterAdmin: z.boolean(),
+  isActive: z.boolean(),
+  profileImageUrl: z.string().nullable(),
+});
+export type CurrentUser = z.infer<typeof CurrentUserSchema>;
+
+/** GET /api/config: public settings the screens show (footer, support, handbook, registration). */
+export const PublicConfigSchema = z.object({
+  orgName: z.string(),
+  supportEmail: z.string(),
+  handbookUrl: z.string(),
+  registration: z.enum(['approval', 'closed']),
+  houses: z.array(z.string()),
+  needsSetup: z.boolean(),
+});
+export type PublicConfig = z.infer<typeof PublicConfigSchema>;
+
+export const MESSAGES = {
+  invalidCredentials: 'Invalid email or password',
+  pendingApproval: 'Your account is awaiting approval by an administrator.',
+  deactivated: 'Your account has been deactivated. Please contact your administrator.',
+  legacyRetired: 'Legacy access has been retired. Please sign in with your own account or contact support.',
+  registrationClosed: 'Registration is closed. Please contact your administrator for an account.',
+  registrationReceived:
+    'Your request has been received. An administrator must approve your account before you can sign in.',
+  resetSent: 'If an account with that email exists, a reset link has been sent.',
+  invalidResetLink: 'This password reset link is invalid or has expired.',
+  unauthorized: 'Unauthorized',
+  crossSite: 'Cross-site requests are not allowed',
+} as const;

@@ -1,7 +1,7 @@
 import { Mail } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { ForgotPasswordBodySchema } from '../../schema/account';
+import { ForgotPasswordBodySchema } from '../../schema/auth';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { TextField } from '../components/ui/field';

@@ -2,7 +2,7 @@ import { useAtomValue } from 'jotai';
 import { HeartHandshake, MessagesSquare, Users } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { LoginBodySchema, MESSAGES } from '../../schema/sign-in';
+import { LoginBodySchema, MESSAGES } from '../../schema/auth';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PasswordField, TextField } from '../components/ui/field';

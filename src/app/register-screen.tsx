@@ -1,8 +1,7 @@
 import { useAtomValue } from 'jotai';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { RegisterBodySchema } from '../../schema/account';
-import { MESSAGES } from '../../schema/sign-in';
+import { MESSAGES, RegisterBodySchema } from '../../schema/auth';
 import { REGISTRATION_ROLES, ROLE_LABELS, toRole, type RegistrationRole } from '../../schema/roles';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';

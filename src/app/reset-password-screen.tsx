@@ -2,7 +2,7 @@ import { CircleCheck } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { z } from 'zod';
-import { ResetPasswordFormSchema } from '../../schema/account';
+import { ResetPasswordFormSchema } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';

@@ -5,9 +5,13 @@ import type { CurrentUser } from '../../schema/auth';
 import { PageSpinner } from '../components/ui/spinner';
 import { authStateAtom } from '../features/auth/current-user';
 import { useSessionEffects } from '../features/auth/use-session-effects';
+import { ForgotPasswordScreen } from './forgot-password-screen';
 import { LandingScreen } from './landing-screen';
 import { LoginScreen } from './login-screen';
 import { NotFoundScreen } from './not-found-screen';
+import { RegisterScreen } from './register-screen';
+import { ResetPasswordScreen } from './reset-password-screen';
+import { SetupScreen } from './setup-screen';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
@@ -42,16 +46,6 @@ export function preloadSignedInScreen(pathname: string): Promise<void> {
   );
 }
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
-// The account screens, with their forms' schemas and the role picker, load when one is opened: every start of the
-// app evaluated them before (decision 109). The service worker keeps them for offline use like the rest.
-const RegisterScreen = lazy(() => import('./register-screen').then((m) => ({ default: m.RegisterScreen })));
-const ForgotPasswordScreen = lazy(() =>
-  import('./forgot-password-screen').then((m) => ({ default: m.ForgotPasswordScreen })),
-);
-const ResetPasswordScreen = lazy(() =>
-  import('./reset-password-screen').then((m) => ({ default: m.ResetPasswordScreen })),
-);
-const SetupScreen = lazy(() => import('./setup-screen').then((m) => ({ default: m.SetupScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
 
 /** The route table of spec section 2. */

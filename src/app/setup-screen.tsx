@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { SetupBodySchema } from '../../schema/account';
+import { SetupBodySchema } from '../../schema/auth';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PasswordField, TextField } from '../components/ui/field';

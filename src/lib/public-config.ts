@@ -1,5 +1,5 @@
 import { atom } from 'jotai';
-import { PublicConfigSchema, type PublicConfig } from '../../schema/sign-in';
+import { PublicConfigSchema, type PublicConfig } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
 import { api } from './api';
 import { appStore } from './store';

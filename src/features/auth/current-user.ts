@@ -1,6 +1,6 @@
 import { atom } from 'jotai';
 import { startTransition } from 'react';
-import { CurrentUserSchema, type CurrentUser } from '../../../schema/sign-in';
+import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';

@@ -1,7 +1,7 @@
 import { Camera } from 'lucide-react';
 import { useId, useRef, useState, type ChangeEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { CurrentUserSchema } from '../../../schema/sign-in';
+import { CurrentUserSchema } from '../../../schema/auth';
 import {
   checkProfilePicture,
   PROFILE_PICTURE_FIELD,
