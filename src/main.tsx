@@ -1,12 +1,13 @@
 // Base styles first, so feature stylesheets imported by screens come after them and can refine them.
 import './styles.css';
+// First of all: whether this device holds a store is read while the rest of the script is evaluated.
+import { startupListing } from './db/startup-listing';
 // Before any module parses with zod.
 import './lib/zod-config';
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { AppProviders } from './app/providers';
 import { AppRouter, preloadSignedInScreen } from './app/router';
-import { listDatabases } from './db/database-name';
 import { browserEnvironment, feedPreviewAtom, startFeedPreview } from './db/first-pull';
 import { authStateAtom, currentUserAtom, refreshCurrentUser } from './features/auth/current-user';
 import { appStore } from './lib/store';
@@ -17,8 +18,6 @@ import { registerServiceWorker } from './lib/service-worker';
 // device's feed preview (decision 97) is asked for as soon as the user is, while the feed's own code loads, and is
 // ready for the feed's first render. Whether the device is new is read from the databases listed as the script
 // started (another tab creating the store in these few milliseconds would only cost a needless preview).
-const startupListing = listDatabases();
-startupListing?.catch(() => {}); // unread when nobody is signed in; where read, a failure counts as "holds a store"
 void refreshCurrentUser((state) => {
   if (state.status !== 'signedIn') return;
   const userId = state.user.id;
