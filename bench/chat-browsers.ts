@@ -78,6 +78,70 @@ async function openChatWith(page: Page, name: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
 }
 
+interface Request {
+  path: string;
+  start: number;
+  end: number;
+  /** From the request's start to its first byte of answer: queueing, the request's travel and the server's work. */
+  waited: number;
+}
+
+/** The page's requests to `path`, as wall-clock times (Resource Timing: both pages share this machine's clock). */
+async function requests(page: Page, path: string): Promise<Request[]> {
+  return page.evaluate(
+    (wanted) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((entry) => new URL(entry.name).pathname === wanted)
+        .map((entry) => {
+          const timing = entry as PerformanceResourceTiming;
+          return {
+            path: wanted,
+            start: performance.timeOrigin + timing.startTime,
+            end: performance.timeOrigin + timing.responseEnd,
+            waited: timing.responseStart - timing.startTime,
+          };
+        }),
+    path,
+  );
+}
+
+/**
+ * Where each message's time went, medians over the messages: Enter to the sender's push request, the push's round
+ * trip, its answer to the receiver's pull request (the live stream's notice), the pull's round trip, and its
+ * answer to the text on the receiver's screen (storing it and rendering).
+ */
+async function printStages(sender: Page, receiver: Page, sent: number[], seen: Record<string, number>): Promise<void> {
+  const pushes = await requests(sender, '/api/sync/messages/push');
+  const pulls = await requests(receiver, '/api/sync/messages/pull');
+  const stages: Record<string, number[]> = {
+    'Enter to push sent': [],
+    'push round trip': [],
+    'push answered to pull sent': [],
+    'pull round trip': [],
+    'of which to its first byte': [],
+    'pull answered to text shown': [],
+  };
+  sent.forEach((at, i) => {
+    const push = pushes.find((request) => request.start >= at);
+    const pull = push && pulls.find((request) => request.start >= push.start && request.end <= seen[String(i)]);
+    if (!push || !pull) return;
+    stages['Enter to push sent'].push(push.start - at);
+    stages['push round trip'].push(push.end - push.start);
+    stages['push answered to pull sent'].push(pull.start - push.end);
+    stages['pull round trip'].push(pull.end - pull.start);
+    stages['of which to its first byte'].push(pull.waited);
+    stages['pull answered to text shown'].push(seen[String(i)] - pull.end);
+  });
+  const median = (values: number[]) => round(percentile([...values].sort((a, b) => a - b), 50), 1);
+  console.log(
+    `Stages, median of ${stages['push round trip'].length} messages: ` +
+      Object.entries(stages)
+        .map(([stage, values]) => `${stage} ${median(values)} ms`)
+        .join(', '),
+  );
+}
+
 async function main(): Promise<void> {
   printMachine();
   const dataDir = tempDir('sp-bench-chat-');
@@ -100,7 +164,11 @@ async function main(): Promise<void> {
     const receiver = await receiverContext.newPage();
     for (const page of [sender, receiver]) {
       // No push prompt over the chat (it shows once, 2 s after load, for a fresh profile).
-      await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
+      await page.addInitScript(() => {
+        localStorage.setItem('hasSeenPushPrompt', 'true');
+        // Every request is kept for the stages' breakdown (the browser keeps 250 by default).
+        performance.setResourceTimingBufferSize(100_000);
+      });
     }
     await signIn(sender, base, SENDER.email);
     await signIn(receiver, base, RECEIVER.email);
@@ -143,6 +211,7 @@ async function main(): Promise<void> {
     const p50 = percentile(times, 50);
     const p99 = percentile(times, 99);
     console.log(`${MESSAGES} messages, browser to browser: p50 ${p50} ms, p99 ${p99} ms, max ${times.at(-1)} ms`);
+    await printStages(sender, receiver, sent, seen);
     const figures = [
       {
         figure: `Chat, one browser's send to the other's screen (${tokens.length} other clients connected), p50`,

@@ -346,3 +346,79 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await expect(both).toBeFocused();
   await colleagueContext.close();
 });
+
+test('a long feed of cards of different heights scrolls down and back up without a card jumping, overlapping or leaving a gap', async ({
+  page,
+}) => {
+  const word = tag();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  const count = 40;
+  for (let i = 0; i < count; i += 1) {
+    // Short and long cards mixed, so that the list's estimate of a card's height is wrong for most of them.
+    const content =
+      `Scroll ${word} number ${i}. ` + 'A line about the week. '.repeat(i % 5 === 0 ? 40 : 1 + (i % 3) * 6);
+    const answer = await page.request.post('/api/posts', {
+      data: { content, category: 'company_announcement' },
+    });
+    expect(answer.status()).toBe(201);
+  }
+  const filters = page.getByRole('region', { name: 'Filter posts' });
+  await filters.getByLabel('Search posts').fill(`Scroll ${word}`);
+  const mine = page.getByRole('article').filter({ hasText: `Scroll ${word}` });
+  await expect(mine.first()).toContainText(`number ${count - 1}.`);
+
+  const list = page.getByRole('feed', { name: 'Posts' });
+  /** The mounted cards' tops and bottoms, in the list's order, and the list's own. */
+  const geometry = () =>
+    list.evaluate((feed) => {
+      const box = (el: Element) => {
+        const rect = el.getBoundingClientRect();
+        return { top: rect.top, bottom: rect.bottom, text: el.textContent?.match(/number (\d+)\./)?.[1] ?? '' };
+      };
+      return { list: box(feed), cards: [...feed.querySelectorAll('article')].map(box) };
+    });
+  const settle = () => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 150)));
+  const expectInOrder = async () => {
+    const { cards } = await geometry();
+    for (let i = 1; i < cards.length; i += 1) {
+      expect(Number(cards[i].text)).toBe(Number(cards[i - 1].text) - 1);
+      // Cards never overlap; the gap between two is the list's spacing, the same everywhere.
+      expect(cards[i].top - cards[i - 1].bottom).toBeGreaterThan(4);
+      expect(cards[i].top - cards[i - 1].bottom).toBeLessThan(30);
+    }
+  };
+
+  // Down to the oldest, a screen at a time.
+  for (let step = 0; step < 60; step += 1) {
+    await page.mouse.wheel(0, 500);
+    await settle();
+    await expectInOrder();
+    if ((await geometry()).cards.some((card) => card.text === '0')) break;
+  }
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  await settle();
+  await expectInOrder();
+  // Every card has been measured: the list ends with its oldest card, not with room estimated for it.
+  const bottom = await geometry();
+  expect(bottom.cards.at(-1)!.text).toBe('0');
+  expect(Math.abs(bottom.list.bottom - bottom.cards.at(-1)!.bottom)).toBeLessThan(30);
+
+  // Back up: a card on the screen moves exactly as far as the page scrolls.
+  for (let step = 0; step < 60; step += 1) {
+    const before = await geometry();
+    const watched = before.cards.find((card) => card.top >= 0 && card.top < 400);
+    const scrolledBefore = await page.evaluate(() => window.scrollY);
+    await page.mouse.wheel(0, -300);
+    await settle();
+    const after = await geometry();
+    const moved = (await page.evaluate(() => window.scrollY)) - scrolledBefore;
+    const same = watched && after.cards.find((card) => card.text === watched.text);
+    if (same) expect(Math.abs(same.top - watched.top + moved)).toBeLessThan(2);
+    await expectInOrder();
+    if (moved === 0) break;
+  }
+  const top = await geometry();
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+  expect(top.cards[0].text).toBe(String(count - 1));
+  expect(Math.abs(top.cards[0].top - top.list.top)).toBeLessThan(20);
+});

@@ -95,8 +95,21 @@ export const syncRoutes = new Hono<AppEnv>()
     compress({ encoding: 'gzip', contentTypeFilter: /^application\/json/ }),
     validate('param', CollectionParamsSchema),
     validate('query', PullQuerySchema),
-    (c) =>
-      c.json(pullDocuments(c.var.deps, c.var.user, HANDLERS[c.req.valid('param').collection], c.req.valid('query'))),
+    (c) => {
+      const page = pullDocuments(
+        c.var.deps,
+        c.var.user,
+        HANDLERS[c.req.valid('param').collection],
+        c.req.valid('query'),
+      );
+      // With its length, an answer under compress's threshold (1 KB) goes as it is: most pulls are a change or two
+      // that the live stream announced, and gzip made each a chunked stream, 1-2 ms more per pull (decision 110).
+      const body = JSON.stringify(page);
+      return c.body(body, 200, {
+        'Content-Type': 'application/json',
+        'Content-Length': String(Buffer.byteLength(body)),
+      });
+    },
   )
   .post(
     '/sync/:collection/push',

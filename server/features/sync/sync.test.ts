@@ -108,6 +108,18 @@ describe('pull', () => {
     expect(page.documents.length).toBeGreaterThanOrEqual(5);
   });
 
+  it('sends a small pull page as it is, with its length: no gzip stream for a change or two', async () => {
+    const { client } = await t.signedIn();
+    const res = await fetch(`${t.url}/api/sync/conversations/pull?limit=20`, {
+      headers: { cookie: client.cookie, 'accept-encoding': 'gzip' },
+    });
+    expect(res.headers.get('content-encoding')).toBeNull();
+    const body = await res.text();
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((JSON.parse(body) as PullResponse<PostDoc>).documents).toEqual([]);
+  });
+
   it('pages through many documents by checkpoint, each exactly once, in change order', async () => {
     const fresh = await startTestServer();
     try {
