@@ -1,4 +1,4 @@
-import { measureElement, useWindowVirtualizer, type VirtualItem, type Virtualizer } from '@tanstack/react-virtual';
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { PostLocal } from '../../db/collections';
 import { postDomId } from './post-card';
@@ -24,19 +24,6 @@ const OVERSCAN = 4;
 /** The screen's size stands for the window's until the list is on the page (reading `screen` lays nothing out). */
 const INITIAL_RECT =
   typeof screen === 'undefined' ? { width: 0, height: 0 } : { width: screen.width, height: screen.height };
-
-/**
- * A card's height as the virtualiser asks for it: from the browser's resize observation, which comes once the page is
- * laid out anyway, never by reading it as a card mounts. Read then, it laid the page out inside React's commit: the
- * first cards' commit was one task of 70 ms in a trace of a first sign-in, 30 of them that layout (decision 110).
- * Until its observation, a card counts as its last measured height or the estimate; the cards flow one after the
- * other, so what the screen shows is in place either way, and only the list's total height waits for it.
- */
-function observedSize(element: Element, entry: ResizeObserverEntry | undefined, list: Virtualizer<Window, Element>) {
-  if (entry) return measureElement(element, entry, list);
-  const index = list.indexFromElement(element);
-  return list.itemSizeCache.get(list.options.getItemKey(index)) ?? list.options.estimateSize(index);
-}
 
 /**
  * The feed, virtualised over the window's scroll (@tanstack/react-virtual): only the cards near the screen
@@ -86,7 +73,6 @@ export function PostList({ posts, renderPost, scrollTarget }: PostListProps) {
     // Scrolling and measuring re-render the list as ordinary updates, not inside flushSync (which rendered the
     // whole list again within the commit that measured it).
     useFlushSync: false,
-    measureElement: observedSize,
   });
 
   // The search palette chose a post: bring it into view once it is in the list, then focus it.
@@ -105,9 +91,7 @@ export function PostList({ posts, renderPost, scrollTarget }: PostListProps) {
     return () => clearTimeout(timer);
   }, [scrollTarget, posts, virtualizer]);
 
-  const items: VirtualItem[] = virtualizer.getVirtualItems();
-  // The mounted cards flow one after the other, from the first one's place in the whole list.
-  const top = (items[0]?.start ?? scrollMargin) - scrollMargin;
+  const items = virtualizer.getVirtualItems();
   return (
     <div
       ref={listRef}
@@ -116,13 +100,17 @@ export function PostList({ posts, renderPost, scrollTarget }: PostListProps) {
       className="post-list"
       style={{ height: virtualizer.getTotalSize(), position: 'relative' }}
     >
-      <div className="post-list-window" style={{ transform: `translateY(${top}px)` }}>
-        {items.map((item) => (
-          <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="post-list-row">
-            {renderPost(posts[item.index], item.index)}
-          </div>
-        ))}
-      </div>
+      {items.map((item) => (
+        <div
+          key={item.key}
+          data-index={item.index}
+          ref={virtualizer.measureElement}
+          className="post-list-row"
+          style={{ transform: `translateY(${item.start - scrollMargin}px)` }}
+        >
+          {renderPost(posts[item.index], item.index)}
+        </div>
+      ))}
     </div>
   );
 }
