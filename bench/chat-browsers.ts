@@ -133,7 +133,14 @@ async function printStages(sender: Page, receiver: Page, sent: number[], seen: R
     stages['of which to its first byte'].push(pull.waited);
     stages['pull answered to text shown'].push(seen[String(i)] - pull.end);
   });
-  const median = (values: number[]) => round(percentile([...values].sort((a, b) => a - b), 50), 1);
+  const median = (values: number[]) =>
+    round(
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      ),
+      1,
+    );
   console.log(
     `Stages, median of ${stages['push round trip'].length} messages: ` +
       Object.entries(stages)
