@@ -79,7 +79,6 @@ async function openChatWith(page: Page, name: string): Promise<void> {
 }
 
 interface Request {
-  path: string;
   start: number;
   end: number;
   /** From the request's start to its first byte of answer: queueing, the request's travel and the server's work. */
@@ -96,7 +95,6 @@ async function requests(page: Page, path: string): Promise<Request[]> {
         .map((entry) => {
           const timing = entry as PerformanceResourceTiming;
           return {
-            path: wanted,
             start: performance.timeOrigin + timing.startTime,
             end: performance.timeOrigin + timing.responseEnd,
             waited: timing.responseStart - timing.startTime,
@@ -136,7 +134,7 @@ async function printStages(sender: Page, receiver: Page, sent: number[], seen: R
   const median = (values: number[]) =>
     round(
       percentile(
-        [...values].sort((a, b) => a - b),
+        values.toSorted((a, b) => a - b),
         50,
       ),
       1,
