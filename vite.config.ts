@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import type { Plugin } from 'vite';
+import type { Plugin, Rolldown } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { defineConfig } from 'vitest/config';
+import { FIRST_PULL_PATHS } from './schema/sync-limits.js';
+import { SIGNED_IN_PAGE } from './server/build-client.js';
 
 const COMPRESSIBLE = /\.(js|css|html|svg|json|webmanifest)$/;
 
@@ -64,6 +66,109 @@ function rxdbKeyOrderWithoutCollator(): Plugin {
   };
 }
 
+/** Chrome's per-file compile hint (V8's explicit compile hints): it must be the file's first line. */
+export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
+
+/**
+ * Marks every chunk of the page's bundle with Chrome's compile hint (decision 111). Without it V8 compiles each
+ * function on the main thread the first time it runs; on a first sign-in that was a large part of the feed's first
+ * render, most of whose functions had never run. With it, V8 compiles the whole file while the file streams in, on a
+ * background thread. The page loads a chunk only when it runs it (the entry, the screen opened, the local database),
+ * so little of what is compiled goes unused. The source map moves down one line with the code.
+ */
+function compileHints(): Plugin {
+  return {
+    name: 'staff-portal-compile-hints',
+    apply: 'build',
+    // The hint is part of each file's content, so part of its name's hash too (the service worker caches by name).
+    augmentChunkHash: () => COMPILE_HINT,
+    // After Vite has written its own first line (the preload helper's list of dependencies) into the entry.
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        for (const chunk of Object.values(bundle)) {
+          if (chunk.type !== 'chunk') continue;
+          chunk.code = `${COMPILE_HINT}\n${chunk.code}`;
+          if (chunk.map) chunk.map.mappings = `;${chunk.map.mappings}`;
+          const map = bundle[`${chunk.fileName}.map`];
+          if (map?.type === 'asset') {
+            const source = JSON.parse(String(map.source)) as { mappings: string };
+            source.mappings = `;${source.mappings}`;
+            map.source = JSON.stringify(source);
+          }
+        }
+      },
+    },
+  };
+}
+
+/**
+ * The page for a signed-in user (decision 111), written beside index.html for the server to send when the request
+ * carries a live session. On a new device the feed otherwise waits for a chain: the app's script, then the feed's
+ * code and its first pages, asked for only once that script has run. This page asks for all of them at once: the
+ * feed's chunks as module preloads, its styles as a preload, and the feed's first two sync pages as fetch
+ * preloads, which the preview (src/db/first-pull.ts) takes over. The base styles are inlined, so the first paint
+ * waits for no request. A device that already holds the app is answered by its service worker, which keeps
+ * index.html, and asks for none of this.
+ */
+function signedInPage(): Plugin {
+  return {
+    name: 'staff-portal-signed-in-page',
+    apply: 'build',
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        const html = bundle['index.html'];
+        if (html?.type !== 'asset') return; // the storage worker's own bundle
+        const chunks = new Map(
+          Object.values(bundle)
+            .filter((file): file is Rolldown.OutputChunk => file.type === 'chunk')
+            .map((chunk) => [chunk.fileName, chunk]),
+        );
+        const find = (source: string) => {
+          const found = [...chunks.values()].find((chunk) => chunk.facadeModuleId?.endsWith(source));
+          if (!found) this.error(`signed-in page: no chunk for ${source}`);
+          return found;
+        };
+        /** A chunk and every chunk it imports statically. */
+        const withImports = (start: Rolldown.OutputChunk, into = new Set<string>()): Set<string> => {
+          if (into.has(start.fileName)) return into;
+          into.add(start.fileName);
+          for (const file of start.imports) withImports(chunks.get(file)!, into);
+          return into;
+        };
+        const cssOf = (files: Iterable<string>) =>
+          new Set([...files].flatMap((file) => [...(chunks.get(file)!.viteMetadata?.importedCss ?? [])]));
+        const entry = [...chunks.values()].find((chunk) => chunk.isEntry);
+        if (!entry) this.error('signed-in page: no entry chunk');
+        const entryFiles = withImports(entry);
+        const feedFiles = [...withImports(find('/src/app/home-screen.tsx'))].filter((file) => !entryFiles.has(file));
+        const entryCss = cssOf(entryFiles);
+        const feedCss = [...cssOf(feedFiles)].filter((file) => !entryCss.has(file));
+
+        let page = String(html.source);
+        for (const file of entryCss) {
+          const link = `<link rel="stylesheet" crossorigin href="/${file}">`;
+          const css = bundle[file];
+          if (!page.includes(link) || css?.type !== 'asset') this.error(`signed-in page: no stylesheet link ${file}`);
+          page = page.replace(link, () => `<style>${String(css.source)}</style>`);
+        }
+        const links = [
+          ...Object.values(FIRST_PULL_PATHS).map(
+            (href) =>
+              `<link rel="preload" href="${href.replaceAll('&', '&amp;')}" as="fetch" crossorigin="use-credentials">`,
+          ),
+          ...feedFiles.map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`),
+          ...feedCss.map((file) => `<link rel="preload" as="style" crossorigin href="/${file}">`),
+        ];
+        if (!page.includes('</head>')) this.error('signed-in page: index.html has no </head>');
+        page = page.replace('</head>', () => `${links.join('\n')}\n</head>`);
+        this.emitFile({ type: 'asset', fileName: SIGNED_IN_PAGE, source: page });
+      },
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [
     react(),
@@ -92,10 +197,14 @@ export default defineConfig({
       },
       injectManifest: {
         globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // Sent by the server to signed-in browsers only; the service worker keeps index.html for every visit.
+        globIgnores: [SIGNED_IN_PAGE],
         rollupFormat: 'iife',
       },
       devOptions: { enabled: false },
     }),
+    compileHints(),
+    signedInPage(),
     precompress(),
     rxdbKeyOrderWithoutCollator(),
   ],

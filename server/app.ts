@@ -10,6 +10,7 @@ import { RESIDENT_PHOTO_MAX_BYTES } from '../schema/residents';
 import { adminRoutes } from './features/admin/admin.routes';
 import { alertRoutes } from './features/alerts/alerts.routes';
 import { auditRoutes } from './features/audit/audit.routes';
+import { currentUserOrNull } from './features/auth/auth.middleware';
 import { authRoutes } from './features/auth/auth.routes';
 import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
@@ -21,6 +22,7 @@ import { suggestionRoutes } from './features/suggestions/suggestions.routes';
 import { residentRoutes } from './features/residents/residents.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
+import { SIGNED_IN_PAGE } from './build-client';
 import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
 import { clientIp, handleError, isMultipart, jsonOrFormBodies, sameOriginOnly } from './lib/http';
@@ -127,6 +129,16 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
       },
       serveStatic({ root, precompressed: true }),
     );
+    // "/" for a signed-in user: the page that asks for the feed's code and first pages at once (decision 111). The
+    // answer depends on the session, so no cache may give one user's page to a request without it.
+    if (fs.existsSync(path.join(clientDir, SIGNED_IN_PAGE))) {
+      const signedInPage = serveStatic({ root, precompressed: true, rewriteRequestPath: () => `/${SIGNED_IN_PAGE}` });
+      app.get('/', (c, next) => {
+        c.header('Cache-Control', 'no-cache');
+        c.header('Vary', 'Cookie');
+        return currentUserOrNull(c) ? signedInPage(c, next) : next();
+      });
+    }
     app.use('*', serveStatic({ root, precompressed: true }));
     const indexHtml = fs.readFileSync(path.join(clientDir, 'index.html'), 'utf8');
     app.get('*', (c) => {

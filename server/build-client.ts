@@ -5,6 +5,12 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const SOURCES = ['src', 'schema', 'sw', 'public', 'index.html', 'vite.config.ts', 'package.json'];
 const STAMP = path.join(ROOT, 'dist', '.build-stamp');
 
+/**
+ * The page a signed-in user's browser is sent for "/" (decision 111): index.html with its base styles inlined and
+ * the feed's code and first pages asked for at once. Written by the build beside index.html.
+ */
+export const SIGNED_IN_PAGE = 'index.signed-in.html';
+
 function newestMtime(entry: string): number {
   const full = path.join(ROOT, entry);
   if (!fs.existsSync(full)) return 0;

@@ -27,7 +27,7 @@ const user = { id: 'u1', firstName: 'Ada', lastName: 'Lovelace', role: 'staff', 
 
 /** A server that answers the two first pulls (or the status given), recording what was asked and how. */
 function environment(status = 200) {
-  const asked: { path: string; headers: Headers }[] = [];
+  const asked: { path: string; headers: Headers; credentials?: RequestCredentials }[] = [];
   let time = 1_000_000;
   const env: FirstPullEnvironment & { asked: typeof asked; later: (ms: number) => void } = {
     asked,
@@ -36,7 +36,7 @@ function environment(status = 200) {
     later: (ms) => (time += ms),
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const path = String(input);
-      asked.push({ path, headers: new Headers(init?.headers) });
+      asked.push({ path, headers: new Headers(init?.headers), credentials: init?.credentials });
       const documents =
         path === FIRST_PULL_PATHS.posts
           ? [post('p1', 100), post('p3', 300), post('p2', 200, { _deleted: true }), post('p4', 300)]
@@ -61,12 +61,15 @@ async function createDatabase(factory: IDBFactory, name: string): Promise<void> 
 beforeEach(() => forgetFirstPulls());
 
 describe('a new device’s first pulls (decision 97)', () => {
-  it('fetches the feed’s first pages as background traffic and previews the live posts, newest first', async () => {
+  it('fetches the feed’s first pages as the page’s preload links do and previews the live posts, newest first', async () => {
     const env = environment();
     const shown: FeedPreview[] = [];
     const preview = await loadFeedPreview('u1', (p) => shown.push(p), undefined, env);
     expect(env.asked.map((a) => a.path).sort()).toEqual([FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users].sort());
-    expect(env.asked.every((a) => a.headers.get('X-Background') === '1')).toBe(true);
+    // The browser hands over a preloaded answer only to a request made the same way: with credentials, as
+    // crossorigin="use-credentials" does, and no header of its own but Accept (decision 111).
+    expect(env.asked.every((a) => a.credentials === 'include')).toBe(true);
+    expect(env.asked.every((a) => [...a.headers.keys()].join() === 'accept')).toBe(true);
     expect(preview?.posts.map((p) => p.id)).toEqual(['p4', 'p3', 'p1']);
     expect(preview?.posts.every((p) => p.localPending === false)).toBe(true);
     expect(preview?.users.map((u) => u.id)).toEqual(['u1']);

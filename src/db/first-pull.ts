@@ -1,6 +1,6 @@
 import { atom } from 'jotai';
 import type { PullResponse, SyncCollection } from '../../schema/sync';
-import { FIRST_FEED_PAGE, PULL_LIMIT_MAX } from '../../schema/sync-limits';
+import { FIRST_PULL_PATHS as SHARED_FIRST_PULL_PATHS } from '../../schema/sync-limits';
 import type { DirectoryUserLocal, PostLocal } from './collections';
 import { holdsUserDatabase } from './database-name';
 
@@ -20,10 +20,7 @@ export interface FeedPreview {
 export const feedPreviewAtom = atom<FeedPreview | null>(null);
 
 /** The replication's first requests of the collections the feed shows (src/db/replication.ts pullPage). */
-export const FIRST_PULL_PATHS = {
-  posts: `/api/sync/posts/pull?limit=${FIRST_FEED_PAGE}&backfill=1`,
-  users: `/api/sync/users/pull?limit=${PULL_LIMIT_MAX}&backfill=1`,
-} as const satisfies Partial<Record<SyncCollection, string>>;
+export const FIRST_PULL_PATHS = SHARED_FIRST_PULL_PATHS satisfies Partial<Record<SyncCollection, string>>;
 
 type Page = PullResponse<Record<string, unknown>>;
 
@@ -76,10 +73,12 @@ async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page 
     }, env.timeoutMs ?? PREFETCH_TIMEOUT_MS);
   });
   const request = async (): Promise<Page | null> => {
+    // Asked exactly as the signed-in page's preload links ask (credentials, no header but Accept), so the browser
+    // hands over their answers instead of asking again (decision 111). A sync call never keeps an idle session alive
+    // on the server, whatever its headers.
     const response = await env.fetch(path, {
-      credentials: 'same-origin',
-      // Background traffic, like the replication's: it never keeps an idle session alive.
-      headers: { 'X-Background': '1', Accept: 'application/json' },
+      credentials: 'include',
+      headers: { Accept: 'application/json' },
       signal: abort.signal,
     });
     if (!response.ok) return null;
