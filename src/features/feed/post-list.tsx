@@ -18,8 +18,14 @@ interface PostListProps {
 /** Room left above a post scrolled into view, for the sticky header. */
 const HEADER_ROOM = 88;
 const ESTIMATED_CARD_PX = 260;
-/** Cards kept mounted beyond each edge of the screen: one while the feed first shows, more once the page is idle. */
-const FIRST_OVERSCAN = 1;
+/** Cards kept mounted beyond each edge of the screen: none while the feed first shows, more once the page is idle. */
+const FIRST_OVERSCAN = 0;
+/**
+ * Where the list is taken to start until it is on the page: a little above where it starts on a phone, under the
+ * header, the composer and the filters (about 400 px). The first render then mounts the two or three cards a phone
+ * shows instead of the five that would fill the screen from its top; the list's real place follows at once.
+ */
+const FIRST_LIST_TOP = 320;
 const OVERSCAN = 4;
 /** The screen's size stands for the window's until the list is on the page (reading `screen` lays nothing out). */
 const INITIAL_RECT =
@@ -33,7 +39,7 @@ const INITIAL_RECT =
 export function PostList({ posts, renderPost, scrollTarget }: PostListProps) {
   const listRef = useRef<HTMLDivElement>(null);
   // The list's distance from the top of the page; the composer and filters above it change size.
-  const [scrollMargin, setScrollMargin] = useState(0);
+  const [scrollMargin, setScrollMargin] = useState(FIRST_LIST_TOP);
   useLayoutEffect(() => {
     const list = listRef.current;
     if (!list) return;
