@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
 import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { FIRST_PULL_PATHS } from '../schema/sync-limits';
 import { startWifi } from './wifi';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
@@ -190,6 +191,42 @@ test('a new device shows the newest posts before its database opens, then the sa
   await expect(card.getByRole('button', { name: '0 comments' })).toBeEnabled();
   await card.getByRole('button', { name: 'Like', exact: true }).click();
   await expect(card.getByRole('button', { name: 'Like (1)' })).toHaveAttribute('aria-pressed', 'true');
+  await phone.close();
+});
+
+test('a signed-in first visit gets a page that asks for the feed at once, and its first pages are asked for once (decision 111)', async ({
+  browser,
+}) => {
+  const reader = await createStaffMember(browser, 'Rosa');
+  const text = `The garden gate is fixed ${tag()}`;
+  // A new device: no service worker yet, which would answer with the index.html it keeps.
+  const phone = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await phone.newPage();
+  const signedIn = await page.request.post('/api/auth/login', {
+    data: { email: reader.email, password: STAFF_PASSWORD },
+  });
+  expect(signedIn.status()).toBe(200);
+  expect(
+    (await page.request.post('/api/posts', { data: { content: text, category: 'company_announcement' } })).status(),
+  ).toBe(201);
+  const firstPulls = [FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users];
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (firstPulls.includes(url.pathname + url.search)) asked.push(url.pathname + url.search);
+  });
+
+  await page.goto('/');
+  await expect(postCard(page, text)).toBeVisible();
+  // The page the server sent: base styles inline, the feed's code and first pages asked for by the HTML itself.
+  expect(await page.locator('head > style').count()).toBe(1);
+  expect(await page.locator('head > link[rel="modulepreload"][href*="home-screen"]').count()).toBe(1);
+  for (const path of firstPulls) {
+    expect(await page.locator(`head > link[rel="preload"][as="fetch"][href="${path}"]`).count()).toBe(1);
+  }
+  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  // The preview took the preloaded answers and the replication the preview's: one request each, no second ask.
+  expect(asked.sort()).toEqual([...firstPulls].sort());
   await phone.close();
 });
 
