@@ -209,7 +209,7 @@ test('a signed-in first visit gets a page that asks for the feed at once, and it
   expect(
     (await page.request.post('/api/posts', { data: { content: text, category: 'company_announcement' } })).status(),
   ).toBe(201);
-  const firstPulls = [FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users];
+  const firstPulls: string[] = [FIRST_PULL_PATHS.posts, FIRST_PULL_PATHS.users];
   const asked: string[] = [];
   page.on('request', (request) => {
     const url = new URL(request.url());
