@@ -67,7 +67,7 @@ function rxdbKeyOrderWithoutCollator(): Plugin {
 }
 
 /** Chrome's per-file compile hint (V8's explicit compile hints): it must be the file's first line. */
-export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
+const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
 
 /**
  * Marks every chunk of the page's bundle with Chrome's compile hint (decision 111). Without it V8 compiles each
@@ -125,11 +125,6 @@ function signedInPage(): Plugin {
             .filter((file): file is Rolldown.OutputChunk => file.type === 'chunk')
             .map((chunk) => [chunk.fileName, chunk]),
         );
-        const find = (source: string) => {
-          const found = [...chunks.values()].find((chunk) => chunk.facadeModuleId?.endsWith(source));
-          if (!found) this.error(`signed-in page: no chunk for ${source}`);
-          return found;
-        };
         /** A chunk and every chunk it imports statically. */
         const withImports = (start: Rolldown.OutputChunk, into = new Set<string>()): Set<string> => {
           if (into.has(start.fileName)) return into;
@@ -140,9 +135,10 @@ function signedInPage(): Plugin {
         const cssOf = (files: Iterable<string>) =>
           new Set([...files].flatMap((file) => [...(chunks.get(file)!.viteMetadata?.importedCss ?? [])]));
         const entry = [...chunks.values()].find((chunk) => chunk.isEntry);
-        if (!entry) this.error('signed-in page: no entry chunk');
+        const home = [...chunks.values()].find((chunk) => chunk.facadeModuleId?.endsWith('/src/app/home-screen.tsx'));
+        if (!entry || !home) this.error('signed-in page: no entry or home screen chunk');
         const entryFiles = withImports(entry);
-        const feedFiles = [...withImports(find('/src/app/home-screen.tsx'))].filter((file) => !entryFiles.has(file));
+        const feedFiles = [...withImports(home)].filter((file) => !entryFiles.has(file));
         const entryCss = cssOf(entryFiles);
         const feedCss = [...cssOf(feedFiles)].filter((file) => !entryCss.has(file));
 
