@@ -227,6 +227,24 @@ test('a signed-in first visit gets a page that asks for the feed at once, and it
   await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
   // The preview took the preloaded answers and the replication the preview's: one request each, no second ask.
   expect(asked.sort()).toEqual([...firstPulls].sort());
+  // The database's code was asked for once a card was on the screen, not while the cards were still being drawn
+  // (decision 112): the browser's own times of the card's presentation and of that request.
+  const order = await page.evaluate(async () => {
+    // Element Timing entries are read through an observer (buffered), not from the timeline's lists.
+    const entries = await new Promise<PerformanceEntryList>((resolve) =>
+      new PerformanceObserver((list, observer) => {
+        observer.disconnect();
+        resolve(list.getEntries());
+      }).observe({ type: 'element', buffered: true }),
+    );
+    const card = entries.find((entry) => (entry as unknown as { identifier: string }).identifier === 'post-text');
+    const code = performance
+      .getEntriesByType('resource')
+      .find((entry) => /\/local-store-[^/.]{8}\.js$/.test(entry.name));
+    return { presented: (card as unknown as { renderTime: number } | undefined)?.renderTime, asked: code?.startTime };
+  });
+  expect(order.presented).toBeGreaterThan(0);
+  expect(order.asked).toBeGreaterThanOrEqual(order.presented!);
   await phone.close();
 });
 

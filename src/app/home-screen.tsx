@@ -7,6 +7,7 @@ import { CopyrightFooter } from '../components/copyright-footer';
 import { previewPainted } from '../db/first-pull';
 import { useLocalStore } from '../db/local-store-state';
 import { useMediaQuery } from '../lib/use-media-query';
+import { POST_TEXT_TIMING, whenPresented } from '../lib/when-presented';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
@@ -114,19 +115,14 @@ function useNotificationClicks(choose: { current: (postId: string) => void }): v
   }, [openChat, choose]);
 }
 
-/** Tells the local database, waiting to open (decision 103), once the preview's cards are on the screen. */
+/**
+ * Tells the local database, waiting to open (decision 103), once the preview's cards are on the screen: presented,
+ * not only committed (decision 112), so that the database's code loads after what the user is waiting to see.
+ */
 function usePreviewPainted(previewing: boolean, userId: string): void {
   useEffect(() => {
     if (!previewing) return;
-    // A frame's callback runs before that frame paints; a task queued from it runs after.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => previewPainted(userId));
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
+    return whenPresented(POST_TEXT_TIMING, () => previewPainted(userId));
   }, [previewing, userId]);
 }
 

@@ -12,6 +12,7 @@ import { Button } from '../../components/ui/button';
 import type { PostLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
+import { POST_TEXT_TIMING } from '../../lib/when-presented';
 import { DeletePostDialog } from './delete-post-dialog';
 import { EditPostDialog } from './edit-post-dialog';
 import { PostAttachments } from './post-attachments';
@@ -126,7 +127,7 @@ const PostCardBody = memo(function PostCardBody({
         ) : null}
       </header>
 
-      <PostText text={post.content} />
+      <PostText text={post.content} timing={POST_TEXT_TIMING} />
 
       {post.houseTags.length > 0 ? (
         <ul className="post-houses" aria-label="Houses">
