@@ -43,7 +43,8 @@ export default tseslint.config(
   {
     // The app takes the rules of posts and chat and the sync protocol's names from zod-free modules, and loads the
     // alerts and push schemas where it uses them: building every schema of these modules with the feed cost a slow
-    // phone's first screen time for nothing (decision 106).
+    // phone's first screen time for nothing (decision 106). The same holds for the account, role, count, upload and
+    // suggestion schemas, so that neither the app's first script nor the feed's code loads zod at all (decision 113).
     files: ['src/**/*.{ts,tsx}', 'sw/**/*.ts'],
     ignores: ['src/**/*.test.ts', 'sw/**/*.test.ts'],
     rules: {
@@ -52,7 +53,18 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/schema/alerts', '**/schema/chat', '**/schema/posts', '**/schema/push', '**/schema/sync'],
+              group: [
+                '**/schema/alerts',
+                '**/schema/auth',
+                '**/schema/chat',
+                '**/schema/common',
+                '**/schema/posts',
+                '**/schema/push',
+                '**/schema/roles',
+                '**/schema/suggestions',
+                '**/schema/sync',
+                '**/schema/uploads',
+              ],
               allowTypeImports: true,
               message:
                 'Only types from here: values from the zod-free rules modules, schemas through import() where used.',

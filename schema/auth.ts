@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
+import { EMAIL_MAX, NAME_MAX, PASSWORD_MAX, PASSWORD_RULES } from './auth-rules';
 import { RegistrationRoleSchema, RoleSchema } from './roles';
 
-/** Bounds the spec leaves open (decision 5): long enough for any real name, short enough to be safe. */
-export const NAME_MAX = 100;
-export const EMAIL_MAX = 254;
-export const PASSWORD_MAX = 200;
+export * from './auth-rules';
 
 const email = (message: string) =>
   z
@@ -14,31 +12,6 @@ const email = (message: string) =>
     .max(EMAIL_MAX, `Email must be at most ${EMAIL_MAX} characters`)
     .pipe(z.email({ message }))
     .transform((value) => value.toLowerCase());
-
-/** The five password rules of spec section 5, in checklist order. */
-export const PASSWORD_RULES = [
-  {
-    label: 'At least 8 characters',
-    message: 'Password must be at least 8 characters',
-    test: (p: string) => p.length >= LIMITS.passwordMinLength,
-  },
-  {
-    label: 'One uppercase letter',
-    message: 'Password must contain at least one uppercase letter',
-    test: (p: string) => /[A-Z]/.test(p),
-  },
-  {
-    label: 'One lowercase letter',
-    message: 'Password must contain at least one lowercase letter',
-    test: (p: string) => /[a-z]/.test(p),
-  },
-  { label: 'One number', message: 'Password must contain at least one number', test: (p: string) => /[0-9]/.test(p) },
-  {
-    label: 'One special character',
-    message: 'Password must contain at least one special character',
-    test: (p: string) => /[^A-Za-z0-9]/.test(p),
-  },
-] as const;
 
 const passwordMax = z.string().max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters`);
 
@@ -126,6 +99,14 @@ export type SetupBody = z.infer<typeof SetupBodySchema>;
 
 export const LegacyLoginBodySchema = z.object({ email: z.string().optional(), password: z.string().optional() });
 
+/** GET /api/auth/reset-password/validate: a valid link's purpose, and for an invitation the address it was sent to. */
+export const ResetLinkAnswerSchema = z.object({
+  valid: z.literal(true),
+  purpose: z.enum(['reset', 'invite']),
+  email: z.string().optional(),
+});
+export type ResetLinkAnswer = z.infer<typeof ResetLinkAnswerSchema>;
+
 /** GET /api/auth/user (issue 2). */
 export const CurrentUserSchema = z.object({
   id: z.string(),
@@ -150,17 +131,3 @@ export const PublicConfigSchema = z.object({
   needsSetup: z.boolean(),
 });
 export type PublicConfig = z.infer<typeof PublicConfigSchema>;
-
-export const MESSAGES = {
-  invalidCredentials: 'Invalid email or password',
-  pendingApproval: 'Your account is awaiting approval by an administrator.',
-  deactivated: 'Your account has been deactivated. Please contact your administrator.',
-  legacyRetired: 'Legacy access has been retired. Please sign in with your own account or contact support.',
-  registrationClosed: 'Registration is closed. Please contact your administrator for an account.',
-  registrationReceived:
-    'Your request has been received. An administrator must approve your account before you can sign in.',
-  resetSent: 'If an account with that email exists, a reset link has been sent.',
-  invalidResetLink: 'This password reset link is invalid or has expired.',
-  unauthorized: 'Unauthorized',
-  crossSite: 'Cross-site requests are not allowed',
-} as const;

@@ -1,49 +1,10 @@
 import { z } from 'zod';
+import { REGISTRATION_ROLES, ROLES, USER_TYPES } from './role-rules';
 
-/** Roles stored on a user (spec sections 1 and 6). */
-export const ROLES = ['staff', 'admin', 'system_admin'] as const;
+export * from './role-rules';
+
 export const RoleSchema = z.enum(ROLES, { message: 'Role must be staff, admin or system_admin' });
-export type Role = z.infer<typeof RoleSchema>;
-
-export const ROLE_LABELS: Record<Role, string> = {
-  staff: 'Staff Member',
-  admin: 'Administrator',
-  system_admin: 'System Administrator',
-};
-
-/** Roles the registration form offers; they are only a request, never granted (issue 2). */
-export const REGISTRATION_ROLES = ['staff', 'administrator', 'system_administrator'] as const;
 export const RegistrationRoleSchema = z.enum(REGISTRATION_ROLES, {
   message: 'Role must be staff, administrator or system_administrator',
 });
-export type RegistrationRole = z.infer<typeof RegistrationRoleSchema>;
-
-/** User types the Add New Staff Member form offers (spec section 6). */
-export const USER_TYPES = ['staff', 'admin', 'master_admin'] as const;
 export const UserTypeSchema = z.enum(USER_TYPES, { message: 'User type must be staff, admin or master_admin' });
-export type UserType = z.infer<typeof UserTypeSchema>;
-
-export const USER_TYPE_LABELS: Record<UserType, string> = {
-  staff: 'Staff Member',
-  admin: 'Administrator',
-  master_admin: 'System Administrator',
-};
-
-const ROLE_ALIASES: Record<string, Role> = {
-  staff: 'staff',
-  admin: 'admin',
-  administrator: 'admin',
-  system_admin: 'system_admin',
-  system_administrator: 'system_admin',
-  master_admin: 'system_admin',
-};
-
-/** Maps any role spelling of the spec (registration, user type, role) to a stored role. */
-export function toRole(value: string): Role {
-  return ROLE_ALIASES[value] ?? 'staff';
-}
-
-/** Label shown for a role string; unknown strings show as given. */
-export function roleLabel(role: string): string {
-  return (ROLE_LABELS as Record<string, string>)[role] ?? role;
-}

@@ -1,32 +1,8 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
+import { SUGGESTION_CATEGORIES, SUGGESTION_MESSAGES } from './suggestion-rules';
 
-/** Suggestion categories of spec section 3, in the order the dialog offers them. */
-export const SUGGESTION_CATEGORIES = [
-  'app_feature',
-  'user_interface',
-  'performance',
-  'communication',
-  'other',
-] as const;
-export type SuggestionCategory = (typeof SUGGESTION_CATEGORIES)[number];
-
-export const SUGGESTION_CATEGORY_LABELS: Record<SuggestionCategory, string> = {
-  app_feature: 'App Feature',
-  user_interface: 'User Interface',
-  performance: 'Performance',
-  communication: 'Communication',
-  other: 'Other',
-};
-
-export const SUGGESTION_MESSAGES = {
-  /** Spec section 5: the toast "Missing Information" says this when a field is empty. */
-  missing: 'Please fill in all fields before submitting.',
-  titleTooLong: `Title must be at most ${LIMITS.suggestionTitleMax} characters`,
-  contentTooLong: `Description must be at most ${LIMITS.suggestionContentMax} characters`,
-  category: `Category must be one of ${SUGGESTION_CATEGORIES.join(', ')}`,
-  listForbidden: 'System Administrator access required.',
-} as const;
+export * from './suggestion-rules';
 
 /** POST /api/suggestions (spec sections 5 and 7): title, description (content) and category, all required. */
 export const SuggestionBodySchema = z.object({
@@ -44,11 +20,6 @@ export const SuggestionBodySchema = z.object({
 });
 export type SuggestionBody = z.infer<typeof SuggestionBodySchema>;
 
-/** Whether every field of the dialog is filled in (spec section 5); the dialog shows "Missing Information" if not. */
-export function isSuggestionComplete(input: { title: string; content: string; category: string }): boolean {
-  return input.title.trim() !== '' && input.content.trim() !== '' && input.category !== '';
-}
-
 /** A suggestion as GET /api/suggestions lists it (spec section 3). */
 export const SuggestionSchema = z.object({
   id: z.string(),
@@ -60,5 +31,5 @@ export const SuggestionSchema = z.object({
 });
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 
-/** The most GET /api/suggestions answers, newest first (the spec gives no paging; decision 45). */
-export const SUGGESTION_LIST_MAX = 1000;
+/** GET /api/suggestions. */
+export const SuggestionListSchema = z.array(SuggestionSchema);

@@ -5,7 +5,7 @@ import type { CurrentUser } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
 import { displayName } from '../../schema/format';
 import { canSeeAdminLink } from '../../schema/permissions';
-import { roleLabel } from '../../schema/roles';
+import { roleLabel } from '../../schema/role-rules';
 import { Logo } from '../components/logo';
 import { UserAvatar } from '../components/ui/avatar';
 import {

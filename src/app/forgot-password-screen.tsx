@@ -1,14 +1,14 @@
 import { Mail } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router-dom';
-import { ForgotPasswordBodySchema } from '../../schema/auth';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { TextField } from '../components/ui/field';
 import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
 import { api } from '../lib/api';
-import { useFormValidation } from '../lib/form';
+import { forgotPasswordSchema } from '../lib/account-schemas';
+import { useLoadedFormValidation } from '../lib/form';
 import { toast } from '../lib/toast';
 
 /** /forgot-password (spec section 2): the form, then the "Check Your Email" confirmation. */
@@ -16,11 +16,11 @@ export function ForgotPasswordScreen() {
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
-  const { errors, check } = useFormValidation(ForgotPasswordBodySchema, { email });
+  const { errors, check } = useLoadedFormValidation(forgotPasswordSchema, { email });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body = check();
+    const body = await check();
     if (!body) return;
     setBusy(true);
     try {

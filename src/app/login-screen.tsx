@@ -2,7 +2,7 @@ import { useAtomValue } from 'jotai';
 import { HeartHandshake, MessagesSquare, Users } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { LoginBodySchema, MESSAGES } from '../../schema/auth';
+import { MESSAGES } from '../../schema/auth-rules';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PasswordField, TextField } from '../components/ui/field';
@@ -11,7 +11,8 @@ import { AuthLayout } from '../features/auth/auth-layout';
 import { toastConnectionError } from '../features/auth/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
-import { useFormValidation } from '../lib/form';
+import { loginSchema } from '../lib/account-schemas';
+import { useLoadedFormValidation } from '../lib/form';
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
 
@@ -22,11 +23,11 @@ export function LoginScreen() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
-  const { errors, check } = useFormValidation(LoginBodySchema, { email, password });
+  const { errors, check } = useLoadedFormValidation(loginSchema, { email, password });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body = check();
+    const body = await check();
     if (!body) return;
     setBusy(true);
     try {

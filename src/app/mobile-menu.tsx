@@ -6,7 +6,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { displayName } from '../../schema/format';
 import { canSeeAdminLink } from '../../schema/permissions';
-import { roleLabel } from '../../schema/roles';
+import { roleLabel } from '../../schema/role-rules';
 import { UserAvatar } from '../components/ui/avatar';
 import { signOut } from '../features/auth/session';
 import { ChatButton } from '../features/chat/chat-button';

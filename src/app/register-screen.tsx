@@ -1,8 +1,8 @@
 import { useAtomValue } from 'jotai';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { MESSAGES, RegisterBodySchema } from '../../schema/auth';
-import { REGISTRATION_ROLES, ROLE_LABELS, toRole, type RegistrationRole } from '../../schema/roles';
+import { MESSAGES } from '../../schema/auth-rules';
+import { REGISTRATION_ROLES, ROLE_LABELS, toRole, type RegistrationRole } from '../../schema/role-rules';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { FieldFrame, PasswordField, TextField } from '../components/ui/field';
@@ -12,7 +12,8 @@ import { AuthLayout } from '../features/auth/auth-layout';
 import { toastConnectionError } from '../features/auth/auth-toasts';
 import { PasswordChecklist } from '../features/auth/password-checklist';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
-import { useFormValidation, withPasswordMatch } from '../lib/form';
+import { registerSchema } from '../lib/account-schemas';
+import { useLoadedFormValidation, withPasswordMatch } from '../lib/form';
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
 
@@ -51,7 +52,11 @@ export function RegisterScreen() {
   const [confirmPassword, setConfirmPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const values = { firstName, lastName, email, role, password, confirmPassword };
-  const { errors, check } = useFormValidation(RegisterBodySchema, values, withPasswordMatch(password, confirmPassword));
+  const { errors, check } = useLoadedFormValidation(
+    registerSchema,
+    values,
+    withPasswordMatch(password, confirmPassword),
+  );
 
   if (registration === 'closed') {
     return (
@@ -63,7 +68,7 @@ export function RegisterScreen() {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body = check();
+    const body = await check();
     if (!body) return;
     setBusy(true);
     try {

@@ -1,8 +1,7 @@
 import { CircleCheck } from 'lucide-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { z } from 'zod';
-import { ResetPasswordFormSchema } from '../../schema/auth';
+import type { ResetLinkAnswer } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
@@ -12,15 +11,11 @@ import { AuthLayout } from '../features/auth/auth-layout';
 import { toastConnectionError, toastInvalidLink } from '../features/auth/auth-toasts';
 import { useLinkToken } from '../features/auth/use-link-token';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
-import { useFormValidation, withPasswordMatch } from '../lib/form';
+import { resetLinkAnswerSchema, resetPasswordFormSchema } from '../lib/account-schemas';
+import { useLoadedFormValidation, withPasswordMatch } from '../lib/form';
 import { toast } from '../lib/toast';
 
-const ValidateAnswerSchema = z.object({
-  valid: z.literal(true),
-  purpose: z.enum(['reset', 'invite']),
-  email: z.string().optional(),
-});
-type LinkInfo = z.infer<typeof ValidateAnswerSchema>;
+type LinkInfo = ResetLinkAnswer;
 
 type Phase = { name: 'validating' } | { name: 'offline' } | { name: 'form'; link: LinkInfo } | { name: 'done' };
 
@@ -41,10 +36,12 @@ export function ResetPasswordScreen() {
       return;
     }
     let cancelled = false;
-    api
-      .get(`/api/auth/reset-password/validate?token=${encodeURIComponent(token)}`)
-      .then((answer) => {
-        if (!cancelled) setPhase({ name: 'form', link: ValidateAnswerSchema.parse(answer) });
+    Promise.all([
+      api.get(`/api/auth/reset-password/validate?token=${encodeURIComponent(token)}`),
+      resetLinkAnswerSchema(),
+    ])
+      .then(([answer, schema]) => {
+        if (!cancelled) setPhase({ name: 'form', link: schema.parse(answer) });
       })
       .catch((error: unknown) => {
         if (cancelled) return;
@@ -105,8 +102,8 @@ function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInf
   const [password, setPassword] = useState('');
   const [confirmPassword, setConfirmPassword] = useState('');
   const [busy, setBusy] = useState(false);
-  const { errors, check } = useFormValidation(
-    ResetPasswordFormSchema,
+  const { errors, check } = useLoadedFormValidation(
+    resetPasswordFormSchema,
     { password, confirmPassword },
     withPasswordMatch(password, confirmPassword),
   );
@@ -114,7 +111,7 @@ function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInf
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body = check();
+    const body = await check();
     if (!body) return;
     setBusy(true);
     try {

@@ -1,6 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { SetupBodySchema } from '../../schema/auth';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PasswordField, TextField } from '../components/ui/field';
@@ -11,7 +10,8 @@ import { refreshCurrentUser } from '../features/auth/current-user';
 import { PasswordChecklist } from '../features/auth/password-checklist';
 import { useLinkToken } from '../features/auth/use-link-token';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
-import { useFormValidation, withPasswordMatch } from '../lib/form';
+import { setupSchema } from '../lib/account-schemas';
+import { useLoadedFormValidation, withPasswordMatch } from '../lib/form';
 import { toast } from '../lib/toast';
 
 type Phase = 'validating' | 'invalid' | 'form';
@@ -80,11 +80,11 @@ function SetupForm({ token }: { token: string }) {
   const [confirmPassword, setConfirmPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const values = { token, firstName, lastName, email, password, confirmPassword };
-  const { errors, check } = useFormValidation(SetupBodySchema, values, withPasswordMatch(password, confirmPassword));
+  const { errors, check } = useLoadedFormValidation(setupSchema, values, withPasswordMatch(password, confirmPassword));
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const body = check();
+    const body = await check();
     if (!body) return;
     setBusy(true);
     try {

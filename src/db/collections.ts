@@ -1,6 +1,6 @@
 import { deepEqual, type RxCollection, type RxConflictHandler, type RxJsonSchema, type WithDeleted } from 'rxdb';
 import { REACTION_TYPES } from '../../schema/post-rules';
-import { ROLES } from '../../schema/roles';
+import { ROLES } from '../../schema/role-rules';
 import type {
   AcknowledgementDoc,
   CommentDoc,

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { z } from 'zod';
 
 export type FieldErrors = Record<string, string | undefined>;
@@ -25,19 +25,60 @@ export function useFormValidation<S extends z.ZodType>(
   extra?: (errors: FieldErrors) => FieldErrors,
 ) {
   const [submitted, setSubmitted] = useState(false);
-  const compute = (): FieldErrors => {
-    const errors = fieldErrorsOf(schema, values);
-    return extra ? extra(errors) : errors;
-  };
-  const errors = submitted ? compute() : {};
+  const errors = submitted ? errorsOf(schema, values, extra) : {};
   const check = (): z.output<S> | null => {
     setSubmitted(true);
-    if (Object.values(compute()).some(Boolean)) return null;
-    const result = schema.safeParse(values);
-    return result.success ? result.data : null;
+    return parsedOrNull(schema, values, extra);
   };
   const reset = () => setSubmitted(false);
   return { errors, check, reset };
+}
+
+/**
+ * useFormValidation with a schema loaded on demand (`load`, from lib/account-schemas.ts; decision 113). It starts
+ * loading as the form mounts; `check()` waits for it if a quick submit comes first. Until the first submit there are
+ * no messages either way.
+ */
+export function useLoadedFormValidation<S extends z.ZodType>(
+  load: () => Promise<S>,
+  values: z.input<S>,
+  extra?: (errors: FieldErrors) => FieldErrors,
+) {
+  const [schema, setSchema] = useState<S | null>(null);
+  const [submitted, setSubmitted] = useState(false);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (loaded) => live && setSchema(() => loaded),
+      // Only a network that failed while the app loaded gets here; check() asks again and reports it.
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [load]);
+  const errors = submitted && schema ? errorsOf(schema, values, extra) : {};
+  const check = async (): Promise<z.output<S> | null> => {
+    const loaded = schema ?? (await load());
+    setSubmitted(true);
+    return parsedOrNull(loaded, values, extra);
+  };
+  return { errors, check };
+}
+
+function errorsOf(schema: z.ZodType, values: unknown, extra?: (errors: FieldErrors) => FieldErrors): FieldErrors {
+  const errors = fieldErrorsOf(schema, values);
+  return extra ? extra(errors) : errors;
+}
+
+function parsedOrNull<S extends z.ZodType>(
+  schema: S,
+  values: unknown,
+  extra?: (errors: FieldErrors) => FieldErrors,
+): z.output<S> | null {
+  if (Object.values(errorsOf(schema, values, extra)).some(Boolean)) return null;
+  const result = schema.safeParse(values);
+  return result.success ? result.data : null;
 }
 
 /** Shows "Passwords don't match" as soon as both are typed, not only once every other field is valid. */

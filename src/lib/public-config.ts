@@ -1,5 +1,6 @@
 import { atom } from 'jotai';
-import { PublicConfigSchema, type PublicConfig } from '../../schema/auth';
+import type { PublicConfig } from '../../schema/auth';
+import { isPublicConfig } from '../../schema/auth-rules';
 import { PRODUCT_NAME } from '../../schema/constants';
 import { api } from './api';
 import { appStore } from './store';
@@ -26,7 +27,8 @@ const CONFIG_KEY = 'sp_public_config';
 /** Loads the public configuration once at start; offline it uses the last one read, else the fallback. */
 export async function loadPublicConfig(): Promise<void> {
   try {
-    const config = PublicConfigSchema.parse(await api.get('/api/config'));
+    const config = await api.get('/api/config');
+    if (!isPublicConfig(config)) throw new Error('GET /api/config answered an unexpected shape');
     appStore.set(publicConfigAtom, config);
     try {
       localStorage.setItem(CONFIG_KEY, JSON.stringify(config));
@@ -34,8 +36,8 @@ export async function loadPublicConfig(): Promise<void> {
       // No storage: only the offline start loses the saved copy.
     }
   } catch (error) {
-    const saved = PublicConfigSchema.safeParse(readSaved());
-    if (saved.success) appStore.set(publicConfigAtom, saved.data);
+    const saved = readSaved();
+    if (isPublicConfig(saved)) appStore.set(publicConfigAtom, saved);
     else console.error('Could not load the public configuration', error);
   }
 }

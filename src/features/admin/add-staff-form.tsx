@@ -1,7 +1,7 @@
 import { UserPlus } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { CreateUserBodySchema, type AdminUser } from '../../../schema/admin';
-import { USER_TYPES, USER_TYPE_LABELS, type UserType } from '../../../schema/roles';
+import { USER_TYPES, USER_TYPE_LABELS, type UserType } from '../../../schema/role-rules';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 import { FieldFrame, TextField } from '../../components/ui/field';

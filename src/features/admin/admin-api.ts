@@ -6,7 +6,7 @@ import {
   type CreateUserBody,
   type EditUserBody,
 } from '../../../schema/admin';
-import type { Role } from '../../../schema/roles';
+import type { Role } from '../../../schema/role-rules';
 import { ApiError, api } from '../../lib/api';
 
 /** The user list must be an array (spec section 7), of rows the schema accepts. */

@@ -1,7 +1,7 @@
 import { Pencil } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { EditUserBodySchema, type AdminUser } from '../../../schema/admin';
-import type { Role } from '../../../schema/roles';
+import type { Role } from '../../../schema/role-rules';
 import { Button } from '../../components/ui/button';
 import {
   Dialog,

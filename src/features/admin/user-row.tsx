@@ -2,7 +2,7 @@ import { UserCheck } from 'lucide-react';
 import { useState } from 'react';
 import type { AdminUser } from '../../../schema/admin';
 import { displayName, formatDateTime } from '../../../schema/format';
-import { ROLE_LABELS, roleLabel, toRole, type Role } from '../../../schema/roles';
+import { ROLE_LABELS, roleLabel, toRole, type Role } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';

@@ -3,7 +3,6 @@ import { AlertTriangle, Bell } from 'lucide-react';
 import { useMemo } from 'react';
 import { combineLatest, map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
-import { CountSchema } from '../../../schema/common';
 import { LIMITS } from '../../../schema/constants';
 import {
   DropdownMenu,
@@ -63,7 +62,10 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
     setCount(0);
     api
       .post('/api/notifications/mark-viewed', { postIds: posts.map((post) => post.id) })
-      .then((answer) => setCount(CountSchema.parse(answer).count))
+      .then(async (answer) => {
+        const { CountSchema } = await import('../../../schema/common');
+        setCount(CountSchema.parse(answer).count);
+      })
       .catch(() => undefined);
   };
 

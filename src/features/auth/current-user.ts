@@ -1,6 +1,7 @@
 import { atom } from 'jotai';
 import { startTransition } from 'react';
-import { CurrentUserSchema, type CurrentUser } from '../../../schema/auth';
+import type { CurrentUser } from '../../../schema/auth';
+import { isCurrentUser } from '../../../schema/auth-rules';
 import { LIMITS } from '../../../schema/constants';
 import { LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
@@ -38,8 +39,8 @@ function rememberUser(user: CurrentUser | null): void {
 
 function rememberedUser(): CurrentUser | null {
   try {
-    const parsed = CurrentUserSchema.safeParse(JSON.parse(localStorage.getItem(LAST_USER_KEY) ?? 'null'));
-    return parsed.success ? parsed.data : null;
+    const saved: unknown = JSON.parse(localStorage.getItem(LAST_USER_KEY) ?? 'null');
+    return isCurrentUser(saved) ? saved : null;
   } catch {
     return null;
   }
@@ -48,7 +49,8 @@ function rememberedUser(): CurrentUser | null {
 async function fetchAuthState(): Promise<AuthState> {
   const previous = appStore.get(authStateAtom);
   try {
-    const user = CurrentUserSchema.parse(await api.get('/api/auth/user'));
+    const user = await api.get('/api/auth/user');
+    if (!isCurrentUser(user)) throw new Error('GET /api/auth/user answered an unexpected shape');
     rememberUser(user);
     return { status: 'signedIn', user, fetchedAt: Date.now() };
   } catch (error) {

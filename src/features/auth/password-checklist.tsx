@@ -1,5 +1,5 @@
 import { Check, Circle } from 'lucide-react';
-import { PASSWORD_RULES } from '../../../schema/auth';
+import { PASSWORD_RULES } from '../../../schema/auth-rules';
 import { cx } from '../../lib/cx';
 
 /** The live five-item checklist of spec section 5, in the order of schema/auth.ts. */

@@ -5,7 +5,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, 
 import type { CurrentUser } from '../../../schema/auth';
 import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
 import { displayName, formatTime } from '../../../schema/format';
-import { roleLabel } from '../../../schema/roles';
+import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';

@@ -2,7 +2,7 @@ import { FileText, ImagePlus, X } from 'lucide-react';
 import { useCallback, useId, useRef } from 'react';
 import { LIMITS } from '../../../schema/constants';
 import { formatFileSize } from '../../../schema/format';
-import { fileExtension, IMAGE_EXTENSIONS, UPLOAD_ACCEPT } from '../../../schema/uploads';
+import { fileExtension, IMAGE_EXTENSIONS, UPLOAD_ACCEPT } from '../../../schema/upload-rules';
 import { Button } from '../../components/ui/button';
 
 /** A file chosen in the composer; the key tells two files of the same name apart. */

@@ -4,7 +4,7 @@ import { Link } from 'react-router-dom';
 import type { CurrentUser } from '../../../schema/auth';
 import { displayName } from '../../../schema/format';
 import { canSeeAdminLink } from '../../../schema/permissions';
-import { roleLabel } from '../../../schema/roles';
+import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';

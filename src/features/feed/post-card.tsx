@@ -4,7 +4,7 @@ import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime } from '../../../schema/format';
 import { canEditPost, canSeeAlertReport } from '../../../schema/permissions';
 import { categoryLabel } from '../../../schema/post-rules';
-import { roleLabel } from '../../../schema/roles';
+import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Badge } from '../../components/ui/badge';
 import { AlertReportButton } from '../alerts/alert-report-dialog';

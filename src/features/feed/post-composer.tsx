@@ -8,7 +8,7 @@ import {
   POST_CONTENT_MAX,
   type PostCategory,
 } from '../../../schema/post-rules';
-import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/uploads';
+import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/upload-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';

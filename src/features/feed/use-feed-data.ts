@@ -3,7 +3,7 @@ import { map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
 import { DELETED_AUTHOR } from '../../../schema/post-rules';
 import { displayName } from '../../../schema/format';
-import type { Role } from '../../../schema/roles';
+import type { Role } from '../../../schema/role-rules';
 import type { DirectoryUserLocal, PostLocal } from '../../db/collections';
 import { feedPreviewAtom, isNewDevice, type FeedPreview } from '../../db/first-pull';
 import type { LocalStore } from '../../db/local-store-state';

@@ -3,7 +3,7 @@ import { useId } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime, formatFileSize } from '../../../schema/format';
 import { categoryLabel } from '../../../schema/post-rules';
-import { roleLabel } from '../../../schema/roles';
+import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';

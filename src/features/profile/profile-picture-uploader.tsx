@@ -1,7 +1,7 @@
 import { Camera } from 'lucide-react';
 import { useId, useRef, useState, type ChangeEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { CurrentUserSchema } from '../../../schema/auth';
+import { isCurrentUser } from '../../../schema/auth-rules';
 import {
   checkProfilePicture,
   PROFILE_PICTURE_FIELD,
@@ -19,7 +19,9 @@ import './profile.css';
 async function uploadProfilePicture(file: File) {
   const form = new FormData();
   form.append(PROFILE_PICTURE_FIELD, file);
-  return CurrentUserSchema.parse(await api.post('/api/auth/profile-picture', form));
+  const user = await api.post('/api/auth/profile-picture', form);
+  if (!isCurrentUser(user)) throw new Error('The picture was saved, but the answer had an unexpected shape');
+  return user;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   SUGGESTION_CATEGORY_LABELS,
   SUGGESTION_MESSAGES,
   type SuggestionCategory,
-} from '../../../schema/suggestions';
+} from '../../../schema/suggestion-rules';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
 import { Input } from '../../components/ui/input';

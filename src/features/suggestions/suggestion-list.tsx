@@ -1,7 +1,8 @@
 import { Lightbulb, RefreshCw } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { displayName, formatDateTime } from '../../../schema/format';
-import { SUGGESTION_CATEGORY_LABELS, type Suggestion } from '../../../schema/suggestions';
+import { SUGGESTION_CATEGORY_LABELS } from '../../../schema/suggestion-rules';
+import type { Suggestion } from '../../../schema/suggestions';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardHeader, CardTitle } from '../../components/ui/card';
