@@ -73,6 +73,29 @@ test.describe('landing screen', () => {
     await expect(page.getByText('Password is required')).toBeVisible();
   });
 
+  test('the sign-in screen is usable without zod, which loads once the user starts on the form (decision 113)', async ({
+    page,
+  }) => {
+    const scripts: string[] = [];
+    page.on('response', (response) => {
+      if (response.request().resourceType() === 'script') scripts.push(response.url());
+    });
+    const withZod = async () => {
+      const found: string[] = [];
+      for (const url of scripts) if ((await (await page.request.get(url)).text()).includes('ZodError')) found.push(url);
+      return found;
+    };
+    await page.goto('/login');
+    await expect(page.getByRole('button', { name: 'Sign In' })).toBeEnabled();
+    await page.waitForLoadState('networkidle');
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(await withZod()).toEqual([]);
+    // A quick submit, before anything was focused, still waits for the rules and shows their messages.
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page.getByText('Password is required')).toBeVisible();
+    expect((await withZod()).length).toBeGreaterThan(0);
+  });
+
   test('a wrong password shows "Login failed" with "Invalid email or password"', async ({ page }) => {
     await page.goto('/login');
     await page.getByLabel('Email').fill('nobody@care.example');

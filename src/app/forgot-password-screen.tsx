@@ -16,7 +16,7 @@ export function ForgotPasswordScreen() {
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
-  const { errors, check } = useLoadedFormValidation(forgotPasswordSchema, { email });
+  const { errors, check, prepare } = useLoadedFormValidation(forgotPasswordSchema, { email });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -72,7 +72,7 @@ export function ForgotPasswordScreen() {
               <CardDescription>Enter your email and we will send you a link to choose a new password.</CardDescription>
             </CardHeader>
             <CardContent>
-              <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+              <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
                 <TextField
                   id="forgot-email"
                   label="Email"

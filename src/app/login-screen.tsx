@@ -23,7 +23,7 @@ export function LoginScreen() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
-  const { errors, check } = useLoadedFormValidation(loginSchema, { email, password });
+  const { errors, check, prepare } = useLoadedFormValidation(loginSchema, { email, password });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -57,7 +57,7 @@ export function LoginScreen() {
             <CardDescription>Use the email and password of your staff account.</CardDescription>
           </CardHeader>
           <CardContent>
-            <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+            <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
               <TextField
                 id="login-email"
                 label="Email"

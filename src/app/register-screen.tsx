@@ -52,7 +52,7 @@ export function RegisterScreen() {
   const [confirmPassword, setConfirmPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const values = { firstName, lastName, email, role, password, confirmPassword };
-  const { errors, check } = useLoadedFormValidation(
+  const { errors, check, prepare } = useLoadedFormValidation(
     registerSchema,
     values,
     withPasswordMatch(password, confirmPassword),
@@ -99,7 +99,7 @@ export function RegisterScreen() {
           <CardDescription>An administrator approves every new account before it can be used.</CardDescription>
         </CardHeader>
         <CardContent>
-          <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+          <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
             <div className="field-row">
               <TextField
                 id="register-first-name"

@@ -102,7 +102,7 @@ function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInf
   const [password, setPassword] = useState('');
   const [confirmPassword, setConfirmPassword] = useState('');
   const [busy, setBusy] = useState(false);
-  const { errors, check } = useLoadedFormValidation(
+  const { errors, check, prepare } = useLoadedFormValidation(
     resetPasswordFormSchema,
     { password, confirmPassword },
     withPasswordMatch(password, confirmPassword),
@@ -144,7 +144,7 @@ function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInf
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+        <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
           <PasswordField
             id="reset-password"
             label="New Password"

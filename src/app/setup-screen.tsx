@@ -80,7 +80,11 @@ function SetupForm({ token }: { token: string }) {
   const [confirmPassword, setConfirmPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const values = { token, firstName, lastName, email, password, confirmPassword };
-  const { errors, check } = useLoadedFormValidation(setupSchema, values, withPasswordMatch(password, confirmPassword));
+  const { errors, check, prepare } = useLoadedFormValidation(
+    setupSchema,
+    values,
+    withPasswordMatch(password, confirmPassword),
+  );
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -114,7 +118,7 @@ function SetupForm({ token }: { token: string }) {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="stack" onSubmit={(e) => void submit(e)} noValidate>
+        <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
           <div className="field-row">
             <TextField
               id="setup-first-name"

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import type { z } from 'zod';
 
 export type FieldErrors = Record<string, string | undefined>;
@@ -35,9 +35,10 @@ export function useFormValidation<S extends z.ZodType>(
 }
 
 /**
- * useFormValidation with a schema loaded on demand (`load`, from lib/account-schemas.ts; decision 113). It starts
- * loading as the form mounts; `check()` waits for it if a quick submit comes first. Until the first submit there are
- * no messages either way.
+ * useFormValidation with a schema loaded on demand (`load`, from lib/account-schemas.ts; decision 113). The form calls
+ * `prepare` when the user first focuses it (its `onFocus`), so the screen is usable before zod has loaded and the
+ * schema is there by the time the user submits; `check()` waits for it if a submit comes first. Until the first
+ * submit there are no messages either way.
  */
 export function useLoadedFormValidation<S extends z.ZodType>(
   load: () => Promise<S>,
@@ -46,24 +47,24 @@ export function useLoadedFormValidation<S extends z.ZodType>(
 ) {
   const [schema, setSchema] = useState<S | null>(null);
   const [submitted, setSubmitted] = useState(false);
-  useEffect(() => {
-    let live = true;
+  const asked = useRef(false);
+  const prepare = useCallback(() => {
+    if (asked.current) return;
+    asked.current = true;
     load().then(
-      (loaded) => live && setSchema(() => loaded),
-      // Only a network that failed while the app loaded gets here; check() asks again and reports it.
-      () => undefined,
+      (loaded) => setSchema(() => loaded),
+      // A network that failed as the screen loaded: check() asks again, and the submit reports what went wrong.
+      () => (asked.current = false),
     );
-    return () => {
-      live = false;
-    };
   }, [load]);
   const errors = submitted && schema ? errorsOf(schema, values, extra) : {};
   const check = async (): Promise<z.output<S> | null> => {
     const loaded = schema ?? (await load());
+    setSchema(() => loaded);
     setSubmitted(true);
     return parsedOrNull(loaded, values, extra);
   };
-  return { errors, check };
+  return { errors, check, prepare };
 }
 
 function errorsOf(schema: z.ZodType, values: unknown, extra?: (errors: FieldErrors) => FieldErrors): FieldErrors {
