@@ -96,6 +96,20 @@ test.describe('landing screen', () => {
     expect((await withZod()).length).toBeGreaterThan(0);
   });
 
+  test('a sign-in whose form rules cannot be fetched says the server cannot be reached, then works', async ({
+    page,
+  }) => {
+    // The account schemas' code, and zod's with it, fail to load as on a connection that has just dropped.
+    const blocked = /\/assets\/(auth|schemas)-[^/]*\.js$/;
+    await page.route(blocked, (route) => route.abort('internetdisconnected'));
+    await page.goto('/login');
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page.getByText('Unable to connect to the server. Please try again.').first()).toBeVisible();
+    await page.unroute(blocked);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page.getByText('Password is required')).toBeVisible();
+  });
+
   test('a wrong password shows "Login failed" with "Invalid email or password"', async ({ page }) => {
     await page.goto('/login');
     await page.getByLabel('Email').fill('nobody@care.example');

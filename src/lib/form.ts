@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import type { z } from 'zod';
+import { toastConnectionError } from '../features/auth/auth-toasts';
 
 export type FieldErrors = Record<string, string | undefined>;
 
@@ -53,13 +54,20 @@ export function useLoadedFormValidation<S extends z.ZodType>(
     asked.current = true;
     load().then(
       (loaded) => setSchema(() => loaded),
-      // A network that failed as the screen loaded: check() asks again, and the submit reports what went wrong.
+      // A network that failed as the user started: check() asks again, and says so if it fails again.
       () => (asked.current = false),
     );
   }, [load]);
   const errors = submitted && schema ? errorsOf(schema, values, extra) : {};
   const check = async (): Promise<z.output<S> | null> => {
-    const loaded = schema ?? (await load());
+    let loaded = schema;
+    try {
+      loaded ??= await load();
+    } catch {
+      // The schema's code could not be fetched: the same message as a sign-in the server cannot answer.
+      toastConnectionError();
+      return null;
+    }
     setSchema(() => loaded);
     setSubmitted(true);
     return parsedOrNull(loaded, values, extra);
