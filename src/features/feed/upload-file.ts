@@ -5,9 +5,8 @@ import { api } from '../../lib/api';
 export async function uploadFile(file: Blob, name: string): Promise<UploadView> {
   const form = new FormData();
   form.append('file', file, name);
-  const [{ UploadViewSchema }, answer] = await Promise.all([
-    import('../../../schema/uploads'),
-    api.post('/api/uploads', form),
-  ]);
+  // The answer's schema loads first (decision 113): if its code cannot be fetched, nothing has been stored yet.
+  const { UploadViewSchema } = await import('../../../schema/uploads');
+  const answer = await api.post('/api/uploads', form);
   return UploadViewSchema.parse(answer);
 }

@@ -6,7 +6,9 @@ const suggestionSchemas = () => import('../../../schema/suggestions');
 
 /** POST /api/suggestions (spec section 7). */
 export async function submitSuggestion(body: SuggestionBody): Promise<Suggestion> {
-  const [{ SuggestionSchema }, answer] = await Promise.all([suggestionSchemas(), api.post('/api/suggestions', body)]);
+  // The schema first: if its code cannot be fetched, the suggestion has not been sent (a retry cannot send it twice).
+  const { SuggestionSchema } = await suggestionSchemas();
+  const answer = await api.post('/api/suggestions', body);
   return SuggestionSchema.parse(answer);
 }
 
