@@ -22,6 +22,7 @@ import { suggestionRoutes } from './features/suggestions/suggestions.routes';
 import { residentRoutes } from './features/residents/residents.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
+import { keptRoutes } from './features/kept/kept.routes';
 import { SIGNED_IN_PAGE } from './build-client';
 import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', pushRoutes);
   api.route('/', residentRoutes);
   api.route('/', syncRoutes);
+  api.route('/', keptRoutes);
   api.all('*', () => notFound('No such API call'));
   app.route('/api', api);
 

@@ -3,14 +3,16 @@
  * with the status written down here by hand. The route list comes from the app itself, so a route added
  * without a row here fails the first test, naming it.
  */
-import { createECDH, randomBytes, randomUUID } from 'node:crypto';
+import { constants, createECDH, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdOf } from '../../schema/chat';
+import { keptLabel } from '../../schema/kept';
 import { acknowledgementId, PUSHABLE_COLLECTIONS, reactionId, SYNC_COLLECTIONS } from '../../schema/sync';
 import { createApp } from '../app';
 import { findAcknowledgement } from '../features/alerts/alerts.queries';
 import { startSession } from '../features/auth/auth.service';
+import { keptPublicKey } from '../features/kept/kept.service';
 import { countSubscriptionsOf } from '../features/push/push.queries';
 import { startTestServer, TestClient, type TestResponse, type TestServer } from './test-server';
 
@@ -491,6 +493,30 @@ const ROWS: Row[] = [
     call: () => ({ path: '/api/messages/unread-count' }),
   },
   { route: 'GET /api/users', expected: activeUsers(200), call: () => ({ path: '/api/users' }) },
+
+  // Kept work: the public key is public; a sealing key unwraps only for the user it was sealed for.
+  { route: 'GET /api/kept/key', expected: anyone(200), call: () => ({ path: '/api/kept/key' }) },
+  {
+    route: 'POST /api/kept/unseal',
+    expected: activeUsers(200),
+    emptyBody: 400,
+    call: (caller) => {
+      const sealedAt = Date.now();
+      const userId = caller === 'signedOut' ? users.staff.id : users[caller].id;
+      const wrappedKey = publicEncrypt(
+        {
+          key: Buffer.from(keptPublicKey(t.server.deps).publicKey, 'base64'),
+          format: 'der',
+          type: 'spki',
+          padding: constants.RSA_PKCS1_OAEP_PADDING,
+          oaepHash: 'sha256',
+          oaepLabel: Buffer.from(keptLabel(userId, sealedAt)),
+        },
+        randomBytes(32),
+      ).toString('base64');
+      return { path: '/api/kept/unseal', json: { sealedAt, wrappedKey } };
+    },
+  },
 
   // Web push: each user manages their own subscriptions and may only test their own.
   {

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { LIMITS } from '../../../schema/constants';
 import { canManageUsers } from '../../../schema/permissions';
 import type { AppEnv, RequestMeta, SessionUser } from '../../lib/context';
 import { forbidden, unauthenticated } from '../../lib/errors';
@@ -47,8 +48,13 @@ export const requireSystemAdmin: MiddlewareHandler<AppEnv> = async (c, next) => 
   await next();
 };
 
+/**
+ * A new session's cookie. It outlives the browser window up to the session's 12-hour cap, so an installed app closed
+ * and opened again stays signed in; the server's idle rule still ends it (decision 114).
+ */
 export function setSessionCookie(c: Context<AppEnv>, token: string): void {
   setCookie(c, SESSION_COOKIE, token, {
+    maxAge: Math.floor(LIMITS.sessionMaxAgeMs / 1000),
     httpOnly: true,
     sameSite: 'Lax',
     secure: c.var.deps.config.secure,
