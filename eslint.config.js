@@ -58,6 +58,7 @@ export default tseslint.config(
                 '**/schema/auth',
                 '**/schema/chat',
                 '**/schema/common',
+                '**/schema/kept',
                 '**/schema/posts',
                 '**/schema/push',
                 '**/schema/roles',

@@ -13,6 +13,8 @@ export const SW_MESSAGES = {
 /** Every IndexedDB database of the app's has this in its name (per-user RxDB stores, waiting files). */
 export const LOCAL_DATABASE_PREFIX = 'sp_';
 export const PENDING_FILES_DB = `${LOCAL_DATABASE_PREFIX}pending_files`;
+/** IndexedDB database of work kept sealed after a session ended (src/db/kept-store.ts, decision 114). */
+export const KEPT_DB = `${LOCAL_DATABASE_PREFIX}kept`;
 
 /** Where residents' photos are served (schema/residents.ts); the service worker caches them with uploads. */
 export const RESIDENT_PHOTO_PREFIX = '/api/residents/photos/';

@@ -3,7 +3,7 @@
  * with the status written down here by hand. The route list comes from the app itself, so a route added
  * without a row here fails the first test, naming it.
  */
-import { constants, createECDH, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
+import { constants, createECDH, createPublicKey, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdOf } from '../../schema/chat';
@@ -505,9 +505,11 @@ const ROWS: Row[] = [
       const userId = caller === 'signedOut' ? users.staff.id : users[caller].id;
       const wrappedKey = publicEncrypt(
         {
-          key: Buffer.from(keptPublicKey(t.server.deps).publicKey, 'base64'),
-          format: 'der',
-          type: 'spki',
+          key: createPublicKey({
+            key: Buffer.from(keptPublicKey(t.server.deps).publicKey, 'base64'),
+            format: 'der',
+            type: 'spki',
+          }),
           padding: constants.RSA_PKCS1_OAEP_PADDING,
           oaepHash: 'sha256',
           oaepLabel: Buffer.from(keptLabel(userId, sealedAt)),

@@ -1,6 +1,7 @@
 import { addRxPlugin, createRxDatabase, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
+import { PUSHABLE_COLLECTIONS } from '../../schema/sync-protocol';
 import { DEXIE_PREFIX, databaseNameFor } from './database-name';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
 import { yieldToMain } from '../lib/yield-to-main';
@@ -26,6 +27,7 @@ export interface DatabaseEnvironment {
 type Storage = RxStorage<unknown, unknown>;
 
 const NAME_PREFIX = LOCAL_DATABASE_PREFIX;
+const SYNCED_PUSHABLE: readonly (keyof typeof SYNCED_COLLECTIONS)[] = PUSHABLE_COLLECTIONS;
 
 interface OpenDatabase {
   name: string;
@@ -92,12 +94,42 @@ async function listUserIndexedDatabases(factory: IDBFactory): Promise<string[]> 
   return infos.map((info) => info.name ?? '').filter((name) => name.startsWith(DEXIE_PREFIX + NAME_PREFIX));
 }
 
-/** Deletes every user's IndexedDB data except the database named `keep`. */
-async function deleteUserIndexedDatabases(factory: IDBFactory | undefined, keep?: string): Promise<void> {
+/** Deletes every user's IndexedDB data except the databases named in `keep`. */
+async function deleteUserIndexedDatabases(
+  factory: IDBFactory | undefined,
+  keep: readonly string[] = [],
+): Promise<void> {
   if (!factory) return;
   const names = await listUserIndexedDatabases(factory);
-  const doomed = keep ? names.filter((name) => !name.startsWith(`${DEXIE_PREFIX}${keep}--`)) : names;
+  const doomed = names.filter((name) => !keep.some((kept) => name.startsWith(`${DEXIE_PREFIX}${kept}--`)));
   await Promise.all(doomed.map((name) => deleteIndexedDatabase(factory, name)));
+}
+
+/** The users whose local store this browser holds, read from the stores' names (databaseNameFor). */
+export async function listStoredUsers(env: DatabaseEnvironment = {}): Promise<string[]> {
+  const factory = factoryOf(env);
+  if (!factory) return [];
+  const prefix = DEXIE_PREFIX + NAME_PREFIX;
+  const users = new Set<string>();
+  for (const name of await listUserIndexedDatabases(factory)) {
+    const hex = name.slice(prefix.length).split('--')[0];
+    if (!/^(?:[0-9a-f]{2})+$/.test(hex)) continue;
+    const bytes = Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16));
+    users.add(new TextDecoder().decode(bytes));
+  }
+  return [...users];
+}
+
+/**
+ * Opens a user's store, other than the signed-in one, only to seal its unsent work (decision 114): the collections
+ * that push, nothing else.
+ */
+export function openStoreForSealing(userId: string, env: DatabaseEnvironment = {}): Promise<UserDatabase> {
+  const open = (at: DatabaseEnvironment) => createSyncedDatabase(databaseNameFor(userId), at, SYNCED_PUSHABLE);
+  return open(env).catch((error: unknown) => {
+    if (!isWorkerStopped(error)) throw error;
+    return open({ ...env, inPage: true });
+  });
 }
 
 /**
@@ -133,8 +165,15 @@ export async function createSyncedDatabase(
   return db;
 }
 
-/** Opens (or returns) the signed-in user's local database; data of any other user on this browser is wiped. */
-export function openUserDatabase(userId: string, env: DatabaseEnvironment = {}): Promise<UserDatabase> {
+/**
+ * Opens (or returns) the signed-in user's local database; data of any other user on this browser is wiped, except
+ * the stores of `spare` (users whose unsent work could not be sealed, decision 114).
+ */
+export function openUserDatabase(
+  userId: string,
+  env: DatabaseEnvironment = {},
+  spare: readonly string[] = [],
+): Promise<UserDatabase> {
   return enqueue(async () => {
     const name = databaseNameFor(userId);
     if (current && current.name === name && !current.db.closed) return current.db;
@@ -142,7 +181,7 @@ export function openUserDatabase(userId: string, env: DatabaseEnvironment = {}):
       await current.db.close();
       current = null;
     }
-    await deleteUserIndexedDatabases(factoryOf(env), name);
+    await deleteUserIndexedDatabases(factoryOf(env), [name, ...spare.map(databaseNameFor)]);
     const db = await createSyncedDatabase(name, env).catch((error: unknown) => {
       if (!isWorkerStopped(error)) throw error;
       // The storage worker did not start (its script failed to load, for one): the same database in the page
@@ -170,12 +209,15 @@ export function closeUserDatabase(): Promise<void> {
   });
 }
 
-/** Removes the local database on sign-out so nothing of the user stays in IndexedDB (spec section 4). */
-export function destroyUserDatabase(env: DatabaseEnvironment = {}): Promise<void> {
+/**
+ * Removes the local database on sign-out so nothing of the user stays in IndexedDB (spec section 4); the stores of
+ * `spare` stay (users whose unsent work could not be sealed, decision 114).
+ */
+export function destroyUserDatabase(env: DatabaseEnvironment = {}, spare: readonly string[] = []): Promise<void> {
   return enqueue(async () => {
     const factory = factoryOf(current?.env.indexedDB ? current.env : env);
     try {
-      if (current) {
+      if (current && !spare.map(databaseNameFor).includes(current.name)) {
         const { db } = current;
         current = null;
         await db.remove();
@@ -183,7 +225,7 @@ export function destroyUserDatabase(env: DatabaseEnvironment = {}): Promise<void
     } finally {
       // db.remove() empties the Dexie tables but leaves the IndexedDB databases behind; delete them too, and
       // delete them even when it failed (its storage worker stopped, for one): nothing may stay after sign-out.
-      await deleteUserIndexedDatabases(factory);
+      await deleteUserIndexedDatabases(factory, spare.map(databaseNameFor));
     }
   });
 }

@@ -1,6 +1,16 @@
 import { appStore } from '../lib/store';
-import { destroyUserDatabase, openUserDatabase } from './database';
+import { toast } from '../lib/toast';
+import {
+  destroyUserDatabase,
+  getUserDatabase,
+  listStoredUsers,
+  openStoreForSealing,
+  openUserDatabase,
+  type UserDatabase,
+} from './database';
+import { databaseNameFor } from './database-name';
 import { takePrefetchedPull } from './first-pull';
+import { keptPublicKey, sealUnsentRows, sealWaitingPosts, sendKeptWork, waitingPostUsers } from './kept-work';
 import { countWipe, localStoreAtom, wipeCount, type LocalStore } from './local-store-state';
 import { startSync } from './replication';
 import { PENDING_FILES_DB, UPLOADS_CACHE } from '../../schema/offline';
@@ -25,7 +35,12 @@ export function startLocalStore(
   if (wipeCount() !== wipesBefore) return Promise.resolve(null);
   opening ??= (async () => {
     await stopLocalStore();
-    const db = await openUserDatabase(userId);
+    // Another user's store left on this device: their unsent work is sealed for them before it is removed.
+    const unsealed = await keepUnsentWork(userId);
+    const db = await openUserDatabase(userId, {}, unsealed);
+    if (wipeCount() !== wipesBefore) return null;
+    // What this user kept at the end of an earlier session goes first (decision 114).
+    await deliverKeptWork(userId);
     if (wipeCount() !== wipesBefore) return null;
     // RxDB's collection type is generic per collection; replication only needs each one as a collection.
     const sync = startSync(db as unknown as Record<SyncCollection, never>, {
@@ -34,6 +49,10 @@ export function startLocalStore(
       takePrefetched: (path) => takePrefetchedPull(userId, path),
     });
     const store = { userId, db, sync };
+    // Kept work that could not go before (offline, a server fault) goes once the server is reachable again.
+    sync.connected$.subscribe((connected) => {
+      if (connected && appStore.get(localStoreAtom) === store) void deliverKeptWork(userId);
+    });
     // Marks the page once the first sync is complete (the benches and journeys wait on it).
     void sync.initialSyncDone.then(() => {
       if (appStore.get(localStoreAtom) === store) document.documentElement.dataset.sync = 'ready';
@@ -55,15 +74,69 @@ export async function stopLocalStore(): Promise<void> {
   await store?.sync.stop();
 }
 
-/** Sign-out and inactivity logout: stop syncing, then remove every local trace of the user. */
+/**
+ * The session is over (sign-out, inactivity, a dead session): stop syncing, seal what the user wrote and the server
+ * has not confirmed (decision 114), then remove every other local trace of the user.
+ */
 export async function wipeLocalStore(): Promise<void> {
   countWipe();
   await stopLocalStore();
-  await destroyUserDatabase();
-  // Posts still waiting for their files, and pictures kept for offline reading, belong to the user too. Both
-  // are deleted by name, so they go even when the feature that wrote them was never loaded in this session.
-  await deleteIndexedDb(PENDING_FILES_DB);
+  const unsealed = await keepUnsentWork();
+  await destroyUserDatabase({}, unsealed);
+  // Posts still waiting for their files (now sealed), and pictures kept for offline reading, belong to the user
+  // too. Both are deleted by name, so they go even when the feature that wrote them was never loaded.
+  if (unsealed.length === 0) await deleteIndexedDb(PENDING_FILES_DB);
   if (typeof caches !== 'undefined') await caches.delete(UPLOADS_CACHE);
+}
+
+/**
+ * Seals the unsent work of every user whose store or waiting posts this browser holds, but `except`. Answers the
+ * users whose work could not be sealed (no server key was ever fetched, a storage failure): their stores are left
+ * as they are rather than lose what they wrote.
+ */
+async function keepUnsentWork(except?: string): Promise<string[]> {
+  const stored = await listStoredUsers();
+  const users = new Set([...stored, ...(await waitingPostUsers())]);
+  users.delete(except ?? '');
+  if (users.size === 0) return [];
+  const publicKey = await keptPublicKey();
+  if (!publicKey) {
+    console.error('Unsent work cannot be sealed without the server key; the local store is kept');
+    return [...users];
+  }
+  const unsealed: string[] = [];
+  for (const userId of users) {
+    try {
+      const open = getUserDatabase();
+      const db: UserDatabase | null =
+        open?.name === databaseNameFor(userId)
+          ? open
+          : stored.includes(userId)
+            ? await openStoreForSealing(userId)
+            : null;
+      if (db) await sealUnsentRows(db, userId, publicKey).finally(() => (db === open ? undefined : db.close()));
+      await sealWaitingPosts(userId, publicKey);
+    } catch (error) {
+      console.error('Could not seal unsent work', error);
+      unsealed.push(userId);
+    }
+  }
+  return unsealed;
+}
+
+/** Sends the user's kept work; what cannot go now stays for the next try. */
+async function deliverKeptWork(userId: string): Promise<void> {
+  try {
+    const { sent } = await sendKeptWork(userId);
+    if (sent > 0) {
+      toast({
+        title: 'Unsent items delivered',
+        description: `${sent} ${sent === 1 ? 'item' : 'items'} kept on this device since your last session ${sent === 1 ? 'was' : 'were'} sent.`,
+      });
+    }
+  } catch (error) {
+    console.warn('Kept work will be sent later', error);
+  }
 }
 
 function deleteIndexedDb(name: string): Promise<void> {

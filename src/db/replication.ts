@@ -83,6 +83,9 @@ class HttpError extends Error {
 
 type PushRow = RxReplicationWriteToMasterRow<Record<string, unknown>>;
 
+/** The name RxDB keeps a collection's replication state under; sealing kept work reads the same state (decision 114). */
+export const replicationIdentifierOf = (name: SyncCollection): string => `staff-portal-${name}`;
+
 /**
  * The rows worth sending, without the local-only `localPending` flag. A document whose flag is false came from
  * the server (a pulled page, or a conflict the server's version won) and is never sent back as a change; a
@@ -357,7 +360,7 @@ export function startSync(
     const known = new Set([...Object.keys(collections[name]!.schema.jsonSchema.properties), '_deleted']);
     const state: RxReplicationState<Record<string, unknown>, SyncCheckpoint> = replicateRxCollection({
       collection: collections[name]!,
-      replicationIdentifier: `staff-portal-${name}`,
+      replicationIdentifier: replicationIdentifierOf(name),
       live: true,
       retryTime: retryMs,
       waitForLeadership: false,

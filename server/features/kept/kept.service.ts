@@ -1,4 +1,4 @@
-import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
+import { constants, createPrivateKey, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 import {
   KEPT_CLOCK_SKEW_MS,
   KEPT_MAX_AGE_MS,
@@ -47,9 +47,7 @@ export function unsealKeptKey(deps: AppDeps, actor: SessionUser, body: UnsealKep
   try {
     const key = privateDecrypt(
       {
-        key: Buffer.from(privateKey, 'base64'),
-        format: 'der',
-        type: 'pkcs8',
+        key: createPrivateKey({ key: Buffer.from(privateKey, 'base64'), format: 'der', type: 'pkcs8' }),
         padding: constants.RSA_PKCS1_OAEP_PADDING,
         oaepHash: 'sha256',
         oaepLabel: Buffer.from(keptLabel(actor.id, body.sealedAt)),

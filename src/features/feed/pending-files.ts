@@ -3,7 +3,7 @@ import { from, startWith, Subject, switchMap, type Observable } from 'rxjs';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 import { ApiError, NetworkError } from '../../lib/api';
-import type { PendingFilesDatabase } from './pending-files-db';
+import type { PendingFilesDatabase } from '../../db/pending-files-db';
 import { buildPostDoc, type PostDraft } from './post-draft';
 
 /** A file picked for a post, kept in IndexedDB until the server has it. */
@@ -33,15 +33,15 @@ export interface PendingPost extends PostDraft {
 
 const DATABASE_NAME = PENDING_FILES_DB;
 
-let database: PendingFilesDatabase | null = null;
+let database: PendingFilesDatabase<PendingPost> | null = null;
 /** Every write goes through this module, which says so here (Dexie's liveQuery needs a browser). */
 const changed$ = new Subject<void>();
 let environment: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } | undefined;
 
-async function db(): Promise<PendingFilesDatabase> {
+async function db(): Promise<PendingFilesDatabase<PendingPost>> {
   if (database) return database;
-  const { PendingFilesDatabase } = await import('./pending-files-db');
-  database ??= new PendingFilesDatabase(DATABASE_NAME, environment);
+  const { PendingFilesDatabase } = await import('../../db/pending-files-db');
+  database ??= new PendingFilesDatabase<PendingPost>(DATABASE_NAME, environment);
   return database;
 }
 

@@ -1,0 +1,199 @@
+import 'fake-indexeddb/auto';
+import { randomUUID } from 'node:crypto';
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Kept work is tested against the real server over real HTTP (house style: client store tests).
+import { startTestServer, type TestClient, type TestServer } from '../../server/test/test-server';
+import { conversationIdOf } from '../../schema/chat';
+import { KEPT_MAX_AGE_MS } from '../../schema/kept-rules';
+import type { SyncCollection } from '../../schema/sync';
+import { sendMessage } from '../features/chat/chat-actions';
+import { addComment, editPost, toggleReaction } from '../features/feed/feed-actions';
+import { recordResidentView } from '../features/residents/residents-api';
+import { createSyncedDatabase, type UserDatabase } from './database';
+import { databaseNameFor } from './database-name';
+import { countKeptItems, listKeptEntries, putKeptEntry, sealForUser, setKeptEnvironment } from './kept-store';
+import { keptPublicKey, sealUnsentRows, sendKeptWork } from './kept-work';
+import { startSync } from './replication';
+import { storedPost } from './test-fixtures';
+
+const env = { indexedDB, IDBKeyRange, multiInstance: false };
+let t: TestServer;
+let publicKey: string;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  setKeptEnvironment({ indexedDB, IDBKeyRange });
+  publicKey = (await keptPublicKey({ baseUrl: t.url }))!;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** The collections a session writes to; RxDB opens at most 13 collections per process. */
+const WRITES = ['posts', 'comments', 'reactions', 'conversations', 'messages', 'residentViews'] as const;
+
+/** A fetch that carries a signed-in client's cookie. */
+function fetchAs(client: TestClient): typeof fetch {
+  return ((input: RequestInfo | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    headers.set('cookie', client.cookie);
+    return fetch(input, { ...init, headers });
+  }) as typeof fetch;
+}
+
+/** A browser of one user: a fetch that carries their cookie and can be cut, and their local store. */
+async function makeDevice(signedIn: { user: { id: string }; client: TestClient }) {
+  const { user, client } = signedIn;
+  const db = await createSyncedDatabase(databaseNameFor(user.id) + randomUUID().slice(0, 8), env, WRITES);
+  const device = {
+    user,
+    client,
+    db,
+    online: true,
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (!device.online) throw new TypeError('Failed to fetch (offline)');
+      return fetchAs(client)(input, init);
+    }) as typeof fetch,
+  };
+  return device;
+}
+type Device = Awaited<ReturnType<typeof makeDevice>>;
+
+/** Syncs until the server's posts are on the device, then stops the sync (the session is about to end). */
+async function syncOnce(device: Device) {
+  const sync = startSync(device.db as unknown as Record<SyncCollection, never>, {
+    baseUrl: t.url,
+    fetch: device.fetch,
+    retryMs: 100,
+  });
+  await sync.initialSyncDone;
+  return sync;
+}
+
+const rows = (table: string, where: string, ...args: unknown[]) =>
+  t.db.$client.prepare(`SELECT * FROM ${table} WHERE ${where}`).all(...args) as Record<string, unknown>[];
+
+/** Everything a care worker writes in a shift, offline: each kind of item once. */
+async function writeOffline(device: Device, theirs: { id: string }, colleagueId: string, residentId: string) {
+  const db = device.db as UserDatabase;
+  const now = Date.now();
+  const mine = randomUUID();
+  await db.posts.insert(
+    storedPost({
+      id: mine,
+      authorId: device.user.id,
+      content: 'Written offline',
+      createdAt: now,
+      updatedAt: now,
+      localPending: true,
+    }),
+  );
+  await addComment(db, theirs.id, device.user.id, 'A comment written offline');
+  await toggleReaction(db, theirs.id, device.user.id, 'love', undefined);
+  await sendMessage(db, device.user.id, conversationIdOf(device.user.id, colleagueId), 'A message written offline');
+  await recordResidentView(db, residentId);
+  return mine;
+}
+
+describe('kept work', () => {
+  it('keeps what a session wrote offline and sends it, once, when the same person signs in again', async () => {
+    const author = await t.signedIn();
+    const colleague = await t.buildUser();
+    const theirs = await t.buildPost({ authorId: colleague.id });
+    const ownPost = await t.buildPost({ authorId: author.user.id, content: 'Before the shift' });
+    const resident = await createResidentFor(t);
+    const device = await makeDevice(author);
+    const sync = await syncOnce(device);
+    device.online = false;
+    const mine = await writeOffline(device, theirs, colleague.id, resident);
+    await editPost(device.db, ownPost.id, { content: 'Edited offline', isUrgent: false });
+    // Meanwhile an administrator moves the post to another category: both changes must survive.
+    t.db.$client.prepare("UPDATE posts SET category = 'wages_hr' WHERE id = ?").run(ownPost.id);
+    await sync.stop();
+
+    // The session ends offline: the unsent work is sealed and the store removed.
+    const kept = await sealUnsentRows(device.db, author.user.id, publicKey);
+    expect(kept).toBe(5);
+    await device.db.remove();
+    expect(await countKeptItems()).toBe(5);
+    const [entry] = await listKeptEntries(author.user.id);
+    expect(new TextDecoder().decode(entry.data)).not.toContain('Written offline');
+
+    // Another person signing in on the device sends nothing and sees nothing of it.
+    const other = await t.signedIn();
+    expect(await sendKeptWork(other.user.id, { baseUrl: t.url, fetch: fetchAs(other.client) })).toEqual({
+      sent: 0,
+      lost: 0,
+    });
+    expect(await countKeptItems()).toBe(5);
+
+    // The author signs in again, online: everything reaches the server exactly once.
+    expect(await sendKeptWork(author.user.id, { baseUrl: t.url, fetch: fetchAs(author.client) })).toEqual({
+      sent: 5,
+      lost: 0,
+    });
+    expect(await countKeptItems()).toBe(0);
+    expect(rows('posts', 'id = ?', mine)).toHaveLength(1);
+    expect(rows('posts', 'id = ?', ownPost.id)[0]).toMatchObject({ content: 'Edited offline', category: 'wages_hr' });
+    expect(rows('comments', 'post_id = ? AND author_id = ?', theirs.id, author.user.id)).toHaveLength(1);
+    expect(rows('reactions', 'post_id = ? AND user_id = ?', theirs.id, author.user.id)).toMatchObject([
+      { type: 'love' },
+    ]);
+    expect(rows('messages', 'sender_id = ?', author.user.id)).toMatchObject([{ content: 'A message written offline' }]);
+    expect(rows('audit_log', "action = 'resident.view' AND actor_id = ?", author.user.id)).toHaveLength(1);
+  });
+
+  it('sends a batch kept twice (a page closed while sealing) only once', async () => {
+    const author = await t.signedIn();
+    const device = await makeDevice(author);
+    const sync = await syncOnce(device);
+    device.online = false;
+    const id = randomUUID();
+    const now = Date.now();
+    await device.db.posts.insert(
+      storedPost({
+        id,
+        authorId: author.user.id,
+        content: 'Twice',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      }),
+    );
+    await sync.stop();
+    const [entry] = await sealAndRead(device, author.user.id);
+    await putKeptEntry({ ...entry, id: randomUUID() });
+    await device.db.remove();
+    expect(await sendKeptWork(author.user.id, { baseUrl: t.url, fetch: fetchAs(author.client) })).toEqual({
+      sent: 2,
+      lost: 0,
+    });
+    expect(rows('posts', 'id = ?', id)).toHaveLength(1);
+  });
+
+  it('leaves kept work for later when the server cannot be reached, and removes it after fourteen days', async () => {
+    const author = await t.signedIn();
+    await putKeptEntry(await sealForUser(author.user.id, publicKey, { v: 1, deviceId: 'x', rows: {} }, 3));
+    const offline = (() => Promise.reject(new TypeError('Failed to fetch (offline)'))) as typeof fetch;
+    await expect(sendKeptWork(author.user.id, { baseUrl: t.url, fetch: offline })).rejects.toThrow(TypeError);
+    expect(await listKeptEntries(author.user.id)).toHaveLength(1);
+    expect(await listKeptEntries(author.user.id, Date.now() + KEPT_MAX_AGE_MS + 1)).toHaveLength(0);
+    expect(await listKeptEntries(author.user.id)).toHaveLength(0);
+  });
+});
+
+async function sealAndRead(device: Device, userId: string) {
+  await sealUnsentRows(device.db, userId, publicKey);
+  return listKeptEntries(userId);
+}
+
+/** A resident, made by an administrator over REST as the app does. */
+async function createResidentFor(server: TestServer): Promise<string> {
+  const { client } = await server.signedIn({ role: 'admin' });
+  const form = new FormData();
+  form.append('name', `Resident ${randomUUID().slice(0, 6)}`);
+  const res = await client.postForm('/api/residents', form);
+  if (res.status !== 201) throw new Error(`resident: ${res.status} ${res.text}`);
+  return String(res.body.id);
+}
