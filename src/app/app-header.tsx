@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import { LayoutDashboard, LogOut, Newspaper, Search, Users } from 'lucide-react';
-import { Link, useLocation, useNavigate } from 'react-router-dom';
+import { Link, useLocation } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
 import { displayName } from '../../schema/format';
@@ -17,7 +17,7 @@ import {
   DropdownMenuTrigger,
 } from '../components/ui/dropdown-menu';
 import { cx } from '../lib/cx';
-import { signOut } from '../features/auth/session';
+import { useSignOut } from '../features/auth/use-sign-out';
 import { EmergencyAlertModal } from '../features/alerts/emergency-alert-modal';
 import { NotificationBell } from '../features/alerts/notification-bell';
 import { ChatButton } from '../features/chat/chat-button';
@@ -33,7 +33,7 @@ interface AppHeaderProps {
 
 /** The sticky header of the signed-in screens (spec section 2: Home feed). */
 export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
-  const navigate = useNavigate();
+  const { requestSignOut, signOutDialog } = useSignOut();
   const { pathname } = useLocation();
   const onFeed = pathname === '/';
   const name = displayName(user);
@@ -97,7 +97,7 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
                 <span className="profile-email">{user.email}</span>
               </DropdownMenuLabel>
               <DropdownMenuSeparator />
-              <DropdownMenuItem onSelect={() => void signOut(navigate)}>
+              <DropdownMenuItem onSelect={requestSignOut}>
                 <LogOut aria-hidden size={16} />
                 Sign Out
               </DropdownMenuItem>
@@ -108,6 +108,7 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
       <ChatPanel user={user} />
       <EmergencyAlertModal user={user} />
       <UpdateBanner />
+      {signOutDialog}
     </header>
   );
 });

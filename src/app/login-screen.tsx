@@ -10,6 +10,8 @@ import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
 import { toastConnectionError } from '../features/auth/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
+import { KeptWorkNotice } from '../features/auth/kept-work-notice';
+import { completePendingSignOut, noteSignIn } from '../features/auth/session-marks';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
 import { loginSchema } from '../lib/account-schemas';
 import { useLoadedFormValidation } from '../lib/form';
@@ -31,7 +33,10 @@ export function LoginScreen() {
     if (!body) return;
     setBusy(true);
     try {
+      // A sign-out made offline on this device is completed first, so the server records it (decision 114).
+      await completePendingSignOut();
       await api.post('/api/auth/login', body);
+      noteSignIn();
       toast({ title: 'Welcome back!', description: 'You have been successfully logged in.' });
       await refreshCurrentUser();
       navigate('/');
@@ -57,6 +62,7 @@ export function LoginScreen() {
             <CardDescription>Use the email and password of your staff account.</CardDescription>
           </CardHeader>
           <CardContent>
+            <KeptWorkNotice />
             <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
               <TextField
                 id="login-email"

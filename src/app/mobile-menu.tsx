@@ -2,13 +2,13 @@ import { useAtomValue } from 'jotai';
 import { BookOpen, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { displayName } from '../../schema/format';
 import { canSeeAdminLink } from '../../schema/permissions';
 import { roleLabel } from '../../schema/role-rules';
 import { UserAvatar } from '../components/ui/avatar';
-import { signOut } from '../features/auth/session';
+import { useSignOut } from '../features/auth/use-sign-out';
 import { ChatButton } from '../features/chat/chat-button';
 import { ProfilePictureUploader } from '../features/profile/profile-picture-uploader';
 import { PushSettings } from '../features/push/push-settings';
@@ -23,7 +23,7 @@ import { configAtom } from '../lib/public-config';
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
   const [suggesting, setSuggesting] = useState(false);
-  const navigate = useNavigate();
+  const { requestSignOut, signOutDialog } = useSignOut();
   const { handbookUrl } = useAtomValue(configAtom);
   const close = () => setOpen(false);
   return (
@@ -89,7 +89,7 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
                 className="sheet-item sheet-item-danger"
                 onClick={() => {
                   close();
-                  void signOut(navigate);
+                  requestSignOut();
                 }}
               >
                 <LogOut aria-hidden size={18} />
@@ -100,6 +100,7 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
         </DialogPrimitive.Portal>
       </DialogPrimitive.Root>
       <SuggestionDialog open={suggesting} onOpenChange={setSuggesting} />
+      {signOutDialog}
     </>
   );
 }

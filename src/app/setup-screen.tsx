@@ -7,6 +7,7 @@ import { InlineSpinner, PageSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
 import { toastConnectionError } from '../features/auth/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
+import { noteSignIn } from '../features/auth/session-marks';
 import { PasswordChecklist } from '../features/auth/password-checklist';
 import { useLinkToken } from '../features/auth/use-link-token';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
@@ -94,6 +95,7 @@ function SetupForm({ token }: { token: string }) {
     try {
       await api.post('/api/setup', body);
       toast({ title: 'System Administrator created', description: 'You are now signed in.' });
+      noteSignIn();
       await refreshCurrentUser();
       navigate('/', { replace: true });
     } catch (error) {

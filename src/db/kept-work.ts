@@ -292,3 +292,14 @@ export async function waitingPostUsers(options: KeptOptions = {}): Promise<strin
     waiting.close();
   }
 }
+
+/** How many of a user's posts wait for their files. */
+export async function countWaitingPosts(userId: string, options: KeptOptions = {}): Promise<number> {
+  const waiting = await openWaitingPosts(options);
+  if (!waiting) return 0;
+  try {
+    return await waiting.posts.where('userId').equals(userId).count();
+  } finally {
+    waiting.close();
+  }
+}

@@ -1,3 +1,4 @@
+import { firstValueFrom } from 'rxjs';
 import { appStore } from '../lib/store';
 import { toast } from '../lib/toast';
 import {
@@ -10,7 +11,14 @@ import {
 } from './database';
 import { databaseNameFor } from './database-name';
 import { takePrefetchedPull } from './first-pull';
-import { keptPublicKey, sealUnsentRows, sealWaitingPosts, sendKeptWork, waitingPostUsers } from './kept-work';
+import {
+  countWaitingPosts,
+  keptPublicKey,
+  sealUnsentRows,
+  sealWaitingPosts,
+  sendKeptWork,
+  waitingPostUsers,
+} from './kept-work';
 import { countWipe, localStoreAtom, wipeCount, type LocalStore } from './local-store-state';
 import { startSync } from './replication';
 import { PENDING_FILES_DB, UPLOADS_CACHE } from '../../schema/offline';
@@ -145,4 +153,11 @@ function deleteIndexedDb(name: string): Promise<void> {
     const request = indexedDB.deleteDatabase(name);
     request.onsuccess = request.onerror = request.onblocked = () => resolve();
   });
+}
+
+/** What the signed-in user wrote that the server has not confirmed: the banner's count, asked for once. */
+export async function countUnsentItems(): Promise<number> {
+  const store = appStore.get(localStoreAtom);
+  if (!store) return 0;
+  return (await firstValueFrom(store.sync.pending$)) + (await countWaitingPosts(store.userId));
 }

@@ -118,4 +118,73 @@ describe('current user', () => {
     await done;
     expect(appStore.get(authStateAtom).status).toBe('signedIn');
   });
+
+  it('ends a reopened session that the idle rule has run out, offline too, telling the server once it can', async () => {
+    const saved = stubStorage();
+    vi.stubGlobal('fetch', async () => json(200, user));
+    await refreshCurrentUser();
+    expect(saved.get('sp_last_active')).toBeDefined();
+    // The app is closed; it is opened again 31 minutes later, without a connection.
+    saved.set('sp_last_active', String(Date.now() - 31 * 60_000));
+    appStore.set(authStateAtom, { status: 'loading' });
+    const calls: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      calls.push(url);
+      throw new TypeError('Failed to fetch');
+    });
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom).status).toBe('signedOut');
+    expect(saved.get('sp_last_user')).toBeUndefined();
+    expect(saved.get('sp_sign_out_pending')).toBe('1');
+    expect(calls).toEqual(['/api/auth/logout']);
+
+    // Online again: the sign-out is completed before the user is asked for, and nobody is signed in.
+    calls.length = 0;
+    vi.stubGlobal('fetch', async (url: string) => {
+      calls.push(url);
+      return url === '/api/auth/logout' ? new Response(null, { status: 204 }) : json(401, { message: 'Unauthorized' });
+    });
+    appStore.set(authStateAtom, { status: 'loading' });
+    await refreshCurrentUser();
+    expect(calls).toEqual(['/api/auth/logout', '/api/auth/user']);
+    expect(saved.get('sp_sign_out_pending')).toBeUndefined();
+    expect(appStore.get(authStateAtom).status).toBe('signedOut');
+  });
+
+  it('does not sign anyone in while a sign-out made offline cannot reach the server', async () => {
+    const saved = stubStorage();
+    saved.set('sp_sign_out_pending', '1');
+    const calls: string[] = [];
+    vi.stubGlobal('fetch', async (url: string) => {
+      calls.push(url);
+      if (url === '/api/auth/logout') throw new TypeError('Failed to fetch');
+      return json(200, user);
+    });
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom).status).toBe('signedOut');
+    expect(calls).toEqual(['/api/auth/logout']);
+  });
+
+  it('keeps a session opened within the idle rule, and counts the opening as activity', async () => {
+    const saved = stubStorage();
+    vi.stubGlobal('fetch', async () => json(200, user));
+    await refreshCurrentUser();
+    saved.set('sp_last_active', String(Date.now() - 29 * 60_000));
+    appStore.set(authStateAtom, { status: 'loading' });
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom)).toMatchObject({ status: 'signedIn', user: { id: 'u1' } });
+  });
 });
+
+function stubStorage(): Map<string, string> {
+  const saved = new Map<string, string>();
+  vi.stubGlobal('localStorage', {
+    getItem: (k: string) => saved.get(k) ?? null,
+    setItem: (k: string, v: string) => saved.set(k, v),
+    removeItem: (k: string) => saved.delete(k),
+  });
+  return saved;
+}

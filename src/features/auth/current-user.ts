@@ -3,9 +3,16 @@ import { startTransition } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { isCurrentUser } from '../../../schema/auth-rules';
 import { LIMITS } from '../../../schema/constants';
-import { LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
+import { KEPT_DB, LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
+import {
+  completePendingSignOut,
+  forgetSession,
+  isSessionRunOut,
+  noteActivity,
+  tellServerSignedOut,
+} from './session-marks';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
 export type AuthState =
@@ -48,10 +55,25 @@ function rememberedUser(): CurrentUser | null {
 
 async function fetchAuthState(): Promise<AuthState> {
   const previous = appStore.get(authStateAtom);
+  // A sign-out made offline is completed (revoked and audited on the server) before anything else (decision 114).
+  if (!(await completePendingSignOut())) {
+    rememberUser(null);
+    return { status: 'signedOut', fetchedAt: Date.now() };
+  }
+  // Opened after the server's idle rule or 12-hour cap has ended the session: it is over, online or offline, and
+  // ends as the inactivity logout would, so no care data of a dead session is shown (decision 114).
+  if (previous.status === 'loading' && rememberedUser() && isSessionRunOut()) {
+    await tellServerSignedOut();
+    setSignedOut();
+    await wipeLocalData();
+    return { status: 'signedOut', fetchedAt: Date.now() };
+  }
   try {
     const user = await api.get('/api/auth/user');
     if (!isCurrentUser(user)) throw new Error('GET /api/auth/user answered an unexpected shape');
     rememberUser(user);
+    // Opening the app is activity: the idle clock starts again, as the server's did with this request.
+    if (previous.status === 'loading') noteActivity(Date.now(), true);
     return { status: 'signedIn', user, fetchedAt: Date.now() };
   } catch (error) {
     const unauthorized = error instanceof ApiError && error.status === 401;
@@ -62,15 +84,27 @@ async function fetchAuthState(): Promise<AuthState> {
     const remembered = error instanceof NetworkError ? rememberedUser() : null;
     if (remembered) return { status: 'signedIn', user: remembered, fetchedAt: 0 };
     rememberUser(null);
-    // A dead session (idle, signed out elsewhere, deactivated): nothing of the user stays on this device.
+    // A dead session (idle, signed out elsewhere, deactivated): nothing of the user stays on this device but their
+    // unsent work, sealed for them; the sign-in screen counts it, so it is kept before that screen shows.
     if (unauthorized) {
-      void mayHoldLocalData()
-        .then((may) =>
-          may ? import('../../db/local-store').then(({ wipeLocalStore }) => wipeLocalStore()) : undefined,
-        )
-        .catch((e: unknown) => console.error('Could not remove local data', e));
+      forgetSession();
+      await wipeLocalData();
     }
     return { status: 'signedOut', fetchedAt: Date.now() };
+  }
+}
+
+/**
+ * Ends the local side of a session: the user's unsent work is sealed for them, everything else of theirs removed
+ * (src/db/local-store.ts). The database code is loaded only when this browser may hold something.
+ */
+export async function wipeLocalData(): Promise<void> {
+  try {
+    if (!(await mayHoldLocalData())) return;
+    const { wipeLocalStore } = await import('../../db/local-store');
+    await wipeLocalStore();
+  } catch (error) {
+    console.error('Could not remove local data', error);
   }
 }
 
@@ -83,7 +117,8 @@ async function mayHoldLocalData(): Promise<boolean> {
   if (typeof indexedDB === 'undefined') return false;
   if (typeof indexedDB.databases !== 'function') return true;
   const names = (await indexedDB.databases()).map((db) => db.name ?? '');
-  if (names.some((name) => name.includes(LOCAL_DATABASE_PREFIX))) return true;
+  // Kept work is sealed already: it is no reason to load the database code.
+  if (names.some((name) => name.includes(LOCAL_DATABASE_PREFIX) && name !== KEPT_DB)) return true;
   return typeof caches !== 'undefined' && (await caches.has(UPLOADS_CACHE));
 }
 
@@ -133,6 +168,7 @@ export function refreshCurrentUserIfStale(): Promise<AuthState> | null {
 /** Forgets the user at once (sign-out, inactivity, a dead session). */
 export function setSignedOut(): void {
   rememberUser(null);
+  forgetSession();
   appStore.set(authStateAtom, { status: 'signedOut', fetchedAt: Date.now() });
 }
 

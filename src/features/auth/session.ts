@@ -1,17 +1,8 @@
 import type { NavigateFunction } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
-import { api } from '../../lib/api';
 import { toast } from '../../lib/toast';
-import { setSignedOut } from './current-user';
-
-async function destroyLocalData(): Promise<void> {
-  try {
-    const { wipeLocalStore } = await import('../../db/local-store');
-    await wipeLocalStore();
-  } catch (error) {
-    console.error('Could not remove the local database', error);
-  }
-}
+import { setSignedOut, wipeLocalData } from './current-user';
+import { tellServerSignedOut } from './session-marks';
 
 /**
  * True while the app signs out on purpose. A background request (a sync pull, the bell's count) that the server
@@ -33,9 +24,9 @@ async function whileSigningOut(work: () => Promise<void>): Promise<void> {
 /** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
 export function signOut(navigate: NavigateFunction): Promise<void> {
   return whileSigningOut(async () => {
-    // The browser leaves the session either way (spec section 7).
-    await api.post('/api/auth/logout').catch(() => undefined);
-    await destroyLocalData();
+    // The browser leaves the session either way (spec section 7); offline, the server is told once it is reachable.
+    await tellServerSignedOut();
+    await wipeLocalData();
     // Address first, so the Landing screen mounts already seeing logged_out=true.
     navigate('/?logged_out=true');
     setSignedOut();
@@ -45,8 +36,8 @@ export function signOut(navigate: NavigateFunction): Promise<void> {
 /** Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/' (spec 8). */
 export function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
   return whileSigningOut(async () => {
-    await api.post('/api/auth/logout').catch((error: unknown) => console.error('Automatic logout failed', error));
-    await destroyLocalData();
+    await tellServerSignedOut();
+    await wipeLocalData();
     setSignedOut();
     navigate('/');
   });
@@ -59,7 +50,7 @@ export function endLostSession(navigate: NavigateFunction): void {
   if (ending || signingOut) return;
   ending = true;
   toast({ title: 'Unauthorized', description: 'You are logged out. Logging in again...', variant: 'destructive' });
-  void destroyLocalData();
+  void wipeLocalData();
   setTimeout(() => {
     ending = false;
     setSignedOut();

@@ -10,6 +10,8 @@ import { appStore } from '../../lib/store';
 import { toast } from '../../lib/toast';
 import { currentUserAtom, refreshCurrentUserIfStale } from './current-user';
 import { endLostSession, logOutForInactivity } from './session';
+import { noteActivity } from './session-marks';
+import { countUnsent, itemsText } from './use-sign-out';
 
 /**
  * On a device without the user's local store, asks for the feed's first pages at once, while the database code
@@ -53,6 +55,18 @@ function useUserDatabase(userId: string | undefined): void {
   }, [userId, navigate]);
 }
 
+/** The 25-minute warning of spec section 4; it names the unsent items that the logout will keep (decision 114). */
+async function warnOfLogout(): Promise<void> {
+  const unsent = await countUnsent();
+  const kept =
+    unsent > 0 ? ` Your ${itemsText(unsent)} will be kept on this device and sent when you sign in again.` : '';
+  toast({
+    title: 'Session Expiring',
+    description: `You will be logged out in 5 minutes due to inactivity. Move the mouse or click to stay logged in.${kept}`,
+    variant: 'destructive',
+  });
+}
+
 /** Spec section 4: warning at 25 minutes, logout at 30; activity also feeds the server's idle clock. */
 function useInactivityLogout(signedIn: boolean): void {
   const navigate = useNavigate();
@@ -65,13 +79,7 @@ function useInactivityLogout(signedIn: boolean): void {
       warningMs: LIMITS.inactivityWarningMs,
       logoutMs: LIMITS.inactivityLogoutMs,
       heartbeatMs: LIMITS.activityHeartbeatMs,
-      onWarning: () =>
-        toast({
-          title: 'Session Expiring',
-          description:
-            'You will be logged out in 5 minutes due to inactivity. Move the mouse or click to stay logged in.',
-          variant: 'destructive',
-        }),
+      onWarning: () => void warnOfLogout(),
       onLogout: () => logOut(),
       onHeartbeat: () => {
         api.post('/api/auth/heartbeat').catch((error: unknown) => {
@@ -80,10 +88,15 @@ function useInactivityLogout(signedIn: boolean): void {
       },
     });
     const options = { capture: true, passive: true };
-    for (const name of ACTIVITY_EVENTS) document.addEventListener(name, monitor.activity, options);
+    // Written down too, so an app closed and opened later knows whether the idle rule has ended the session.
+    const activity = () => {
+      monitor.activity();
+      noteActivity();
+    };
+    for (const name of ACTIVITY_EVENTS) document.addEventListener(name, activity, options);
     return () => {
       monitor.stop();
-      for (const name of ACTIVITY_EVENTS) document.removeEventListener(name, monitor.activity, options);
+      for (const name of ACTIVITY_EVENTS) document.removeEventListener(name, activity, options);
     };
   }, [signedIn]);
 }

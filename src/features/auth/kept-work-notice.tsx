@@ -1,0 +1,32 @@
+import { useEffect, useState } from 'react';
+import { KEPT_DB } from '../../../schema/offline';
+import { Notice } from '../../components/ui/notice';
+
+/** How many items are kept sealed on this device; the store's code is loaded only when it exists. */
+async function countKept(): Promise<number> {
+  if (typeof indexedDB === 'undefined' || typeof indexedDB.databases !== 'function') return 0;
+  if (!(await indexedDB.databases()).some((info) => info.name === KEPT_DB)) return 0;
+  const { countKeptItems } = await import('../../db/kept-store');
+  return countKeptItems();
+}
+
+/** The sign-in screen says what waits on this device from an earlier session (decision 114). */
+export function KeptWorkNotice() {
+  const [count, setCount] = useState(0);
+  useEffect(() => {
+    let current = true;
+    countKept()
+      .then((found) => current && setCount(found))
+      .catch((error: unknown) => console.error('Could not count kept items', error));
+    return () => {
+      current = false;
+    };
+  }, []);
+  if (count === 0) return null;
+  return (
+    <Notice tone="info" role="status" className="kept-work-notice">
+      {count === 1 ? '1 unsent item is' : `${count} unsent items are`} waiting on this device and will be sent after
+      signing in.
+    </Notice>
+  );
+}
