@@ -80,6 +80,7 @@ export function isPublicConfig(value: unknown): value is PublicConfig {
     (value.registration === 'approval' || value.registration === 'closed') &&
     Array.isArray(value.houses) &&
     value.houses.every((house) => typeof house === 'string') &&
-    typeof value.needsSetup === 'boolean'
+    typeof value.needsSetup === 'boolean' &&
+    (value.keptKey === undefined || typeof value.keptKey === 'string')
   );
 }

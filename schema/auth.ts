@@ -129,5 +129,7 @@ export const PublicConfigSchema = z.object({
   registration: z.enum(['approval', 'closed']),
   houses: z.array(z.string()),
   needsSetup: z.boolean(),
+  /** The server's public key for sealing kept work (decision 114); read before anyone signs in. */
+  keptKey: z.string().optional(),
 });
 export type PublicConfig = z.infer<typeof PublicConfigSchema>;

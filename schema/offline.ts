@@ -15,6 +15,8 @@ export const LOCAL_DATABASE_PREFIX = 'sp_';
 export const PENDING_FILES_DB = `${LOCAL_DATABASE_PREFIX}pending_files`;
 /** IndexedDB database of work kept sealed after a session ended (src/db/kept-store.ts, decision 114). */
 export const KEPT_DB = `${LOCAL_DATABASE_PREFIX}kept`;
+/** Dispatched on the page when kept work is added or removed (the sign-in screen counts it again). */
+export const KEPT_CHANGED_EVENT = 'sp-kept-changed';
 
 /** Where residents' photos are served (schema/residents.ts); the service worker caches them with uploads. */
 export const RESIDENT_PHOTO_PREFIX = '/api/residents/photos/';

@@ -1,5 +1,5 @@
 import { Dexie, type EntityTable } from 'dexie';
-import { KEPT_DB } from '../../schema/offline';
+import { KEPT_CHANGED_EVENT, KEPT_DB } from '../../schema/offline';
 import { KEPT_MAX_AGE_MS, keptLabel } from '../../schema/kept-rules';
 
 /**
@@ -58,12 +58,19 @@ function open(): KeptDatabase {
   return database;
 }
 
+function announce(): void {
+  globalThis.dispatchEvent?.(new Event(KEPT_CHANGED_EVENT));
+}
+
 export async function putKeptEntry(entry: KeptEntry): Promise<void> {
   await open().entries.put(entry);
+  announce();
 }
 
 export async function deleteKeptEntry(id: string): Promise<void> {
-  if (await exists()) await open().entries.delete(id);
+  if (!(await exists())) return;
+  await open().entries.delete(id);
+  announce();
 }
 
 /**

@@ -3,6 +3,7 @@ import { replicateRxCollection } from 'rxdb/plugins/replication';
 import { PENDING_FILES_DB } from '../../schema/offline';
 import { PUSHABLE_COLLECTIONS, SYNC_DEVICE_HEADER } from '../../schema/sync-protocol';
 import type { PushResponse } from '../../schema/sync';
+import { savedKeptKey } from '../lib/public-config';
 import { conflictHandlerFor, type MergeBases } from './collections';
 import type { UserDatabase } from './database';
 import {
@@ -52,7 +53,10 @@ function countItems(name: Pushable, rows: readonly PushRow[]): number {
 
 const PUBLIC_KEY_ITEM = 'sp_kept_key';
 
-/** The server's public key for sealing: fetched while online and remembered, so a device can seal offline. */
+/**
+ * The server's public key for sealing: asked for when sealing, else the one remembered from the last answer or from
+ * the public configuration every start reads, so a device can seal offline.
+ */
 export async function keptPublicKey(options: KeptOptions = {}): Promise<string | null> {
   try {
     const response = await (options.fetch ?? fetch)(`${options.baseUrl ?? ''}/api/kept/key`, {
@@ -66,7 +70,7 @@ export async function keptPublicKey(options: KeptOptions = {}): Promise<string |
   } catch {
     // Offline: the remembered key does as well; it only changes if the server's settings are lost.
   }
-  return globalThis.localStorage?.getItem(PUBLIC_KEY_ITEM) ?? null;
+  return globalThis.localStorage?.getItem(PUBLIC_KEY_ITEM) ?? savedKeptKey();
 }
 
 /**
@@ -147,8 +151,11 @@ export async function sealWaitingPosts(userId: string, publicKey: string, option
 
 /** The server answered a kept-work request with this status. */
 export class KeptRequestError extends Error {
-  constructor(readonly status: number) {
-    super(`${status}: kept work request failed`);
+  constructor(
+    readonly status: number,
+    path: string,
+  ) {
+    super(`${status}: ${path} failed`);
   }
 }
 
@@ -162,7 +169,7 @@ async function post<T>(options: KeptOptions, path: string, body: unknown, header
     headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'X-Background': '1', ...headers },
     body: JSON.stringify(body),
   });
-  if (!response.ok) throw new KeptRequestError(response.status);
+  if (!response.ok) throw new KeptRequestError(response.status, path);
   return (await response.json()) as T;
 }
 
@@ -247,7 +254,7 @@ export interface KeptOutcome {
   lost: number;
 }
 
-let sending: Promise<KeptOutcome> | null = null;
+const sending = new Map<string, Promise<KeptOutcome>>();
 
 /**
  * Sends the signed-in user's kept work, oldest first, before their sync starts (decision 114). A network failure
@@ -255,7 +262,9 @@ let sending: Promise<KeptOutcome> | null = null;
  * Concurrent calls share one run.
  */
 export function sendKeptWork(userId: string, options: KeptOptions = {}): Promise<KeptOutcome> {
-  sending ??= (async () => {
+  const running = sending.get(userId);
+  if (running) return running;
+  const run = (async () => {
     const outcome: KeptOutcome = { sent: 0, lost: 0 };
     for (const entry of await listKeptEntries(userId)) {
       try {
@@ -277,9 +286,10 @@ export function sendKeptWork(userId: string, options: KeptOptions = {}): Promise
     }
     return outcome;
   })().finally(() => {
-    sending = null;
+    sending.delete(userId);
   });
-  return sending;
+  sending.set(userId, run);
+  return run;
 }
 
 /** The users with posts waiting for their files on this browser. */

@@ -47,7 +47,9 @@ export function startLocalStore(
     const unsealed = await keepUnsentWork(userId);
     const db = await openUserDatabase(userId, {}, unsealed);
     if (wipeCount() !== wipesBefore) return null;
-    // What this user kept at the end of an earlier session goes first (decision 114).
+    // What this user kept at the end of an earlier session goes first (decision 114). The server's sealing key is
+    // fetched now, while online, so that this session's end can seal its work even offline.
+    void keptPublicKey();
     await deliverKeptWork(userId);
     if (wipeCount() !== wipesBefore) return null;
     // RxDB's collection type is generic per collection; replication only needs each one as a collection.

@@ -42,6 +42,12 @@ export async function loadPublicConfig(): Promise<void> {
   }
 }
 
+/** The server's key for sealing kept work, from the configuration last read (decision 114). */
+export function savedKeptKey(): string | null {
+  const saved = readSaved();
+  return isPublicConfig(saved) && saved.keptKey ? saved.keptKey : null;
+}
+
 function readSaved(): unknown {
   try {
     return JSON.parse(localStorage.getItem(CONFIG_KEY) ?? 'null');

@@ -379,5 +379,7 @@ describe('GET /api/config', () => {
     });
     expect(res.body.houses).toHaveLength(10);
     expect((res.body.houses as string[])[9]).toBe('Test Care Ltd');
+    // The sealing key comes with it, so a device has it before anyone signs in (decision 114).
+    expect(res.body.keptKey).toBe((await t.client().get('/api/kept/key')).body.publicKey);
   });
 });

@@ -3,6 +3,7 @@ import type { PublicConfig } from '../../../schema/auth';
 import { listHouses } from '../../../schema/constants';
 import type { AppEnv } from '../../lib/context';
 import { needsSetup } from '../auth/auth.service';
+import { keptPublicKey } from '../kept/kept.service';
 
 /** GET /api/config: the public settings the screens show before and after sign-in. */
 export const configRoutes = new Hono<AppEnv>().get('/config', (c) => {
@@ -14,6 +15,7 @@ export const configRoutes = new Hono<AppEnv>().get('/config', (c) => {
     registration: config.registration,
     houses: listHouses(config.orgName),
     needsSetup: needsSetup(c.var.deps),
+    keptKey: keptPublicKey(c.var.deps).publicKey,
   };
   return c.json(body);
 });

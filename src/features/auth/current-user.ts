@@ -6,13 +6,7 @@ import { LIMITS } from '../../../schema/constants';
 import { KEPT_DB, LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
-import {
-  completePendingSignOut,
-  forgetSession,
-  isSessionRunOut,
-  noteActivity,
-  tellServerSignedOut,
-} from './session-marks';
+import { isSignOutPending, forgetSession, isSessionRunOut, noteActivity, tellServerSignedOut } from './session-marks';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
 export type AuthState =
@@ -55,9 +49,12 @@ function rememberedUser(): CurrentUser | null {
 
 async function fetchAuthState(): Promise<AuthState> {
   const previous = appStore.get(authStateAtom);
-  // A sign-out made offline is completed (revoked and audited on the server) before anything else (decision 114).
-  if (!(await completePendingSignOut())) {
-    rememberUser(null);
+  // A sign-out made offline is completed (revoked and audited on the server) before anything else, and nobody is
+  // signed in after it: the page's preloaded answer was read before the session was revoked (decision 114).
+  if (isSignOutPending()) {
+    await tellServerSignedOut();
+    setSignedOut();
+    await wipeLocalData();
     return { status: 'signedOut', fetchedAt: Date.now() };
   }
   // Opened after the server's idle rule or 12-hour cap has ended the session: it is over, online or offline, and
@@ -84,12 +81,11 @@ async function fetchAuthState(): Promise<AuthState> {
     const remembered = error instanceof NetworkError ? rememberedUser() : null;
     if (remembered) return { status: 'signedIn', user: remembered, fetchedAt: 0 };
     rememberUser(null);
-    // A dead session (idle, signed out elsewhere, deactivated): nothing of the user stays on this device but their
-    // unsent work, sealed for them; the sign-in screen counts it, so it is kept before that screen shows.
-    if (unauthorized) {
-      forgetSession();
-      await wipeLocalData();
-    }
+    if (unauthorized) forgetSession();
+    // A dead session (idle, signed out elsewhere, deactivated), or one whose end was cut short by closing the app:
+    // nothing of its user stays on this device but their unsent work, sealed for them. The sign-in screen counts
+    // it, so it is kept before that screen shows.
+    if (unauthorized || previous.status !== 'signedIn') await wipeLocalData();
     return { status: 'signedOut', fetchedAt: Date.now() };
   }
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { KEPT_DB } from '../../../schema/offline';
+import { KEPT_CHANGED_EVENT, KEPT_DB } from '../../../schema/offline';
 import { Notice } from '../../components/ui/notice';
 
 /** How many items are kept sealed on this device; the store's code is loaded only when it exists. */
@@ -15,11 +15,16 @@ export function KeptWorkNotice() {
   const [count, setCount] = useState(0);
   useEffect(() => {
     let current = true;
-    countKept()
-      .then((found) => current && setCount(found))
-      .catch((error: unknown) => console.error('Could not count kept items', error));
+    const recount = () =>
+      void countKept()
+        .then((found) => current && setCount(found))
+        .catch((error: unknown) => console.error('Could not count kept items', error));
+    recount();
+    // A session that has just ended may still be sealing its work when this screen opens.
+    globalThis.addEventListener(KEPT_CHANGED_EVENT, recount);
     return () => {
       current = false;
+      globalThis.removeEventListener(KEPT_CHANGED_EVENT, recount);
     };
   }, []);
   if (count === 0) return null;
