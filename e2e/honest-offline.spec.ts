@@ -73,7 +73,10 @@ async function waitForServiceWorker(page: Page): Promise<void> {
   await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
 }
 
-/** A browser whose connection goes through a Wi-Fi the journey controls (e2e/wifi.ts), signed in. */
+/**
+ * A browser whose connection goes through a Wi-Fi the journey controls (e2e/wifi.ts), signed in, with its local
+ * database open and its first sync done: going offline earlier could leave the database's code unloaded.
+ */
 async function device(
   browser: Browser,
   account: { email: string; password: string },
@@ -82,6 +85,7 @@ async function device(
   const context = await browser.newContext({ proxy: wifi.proxy });
   const page = await context.newPage();
   await signIn(page, account.email, account.password);
+  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
   return { wifi, context, page };
 }
 
