@@ -11,12 +11,18 @@ import type { BrowserContext } from '@playwright/test';
  * server (a stand-alone check saw them in 54 of 60 reloads of a page controlled by a service worker). A real phone
  * without Wi-Fi sends nothing, so `off()` both cuts the proxy and sets the context offline, as the app would
  * see it. The proxy takes only plain HTTP to this machine.
+ *
+ * `serverDown(true)` is the other failure (decision 116): the Wi-Fi works and the browser stays online, but every
+ * /api/* request is answered 503 without reaching the server, as a server that is down behind its proxy answers;
+ * open connections (the live stream) are cut so they meet it too. The app's own files still load.
+ * `serverDown(false)` lets /api/* through again.
  */
 export interface Wifi {
   /** The context option that sends the context's traffic, to localhost included, through the proxy. */
   proxy: { server: string; bypass: string };
   off(context: BrowserContext): Promise<void>;
   on(context: BrowserContext): Promise<void>;
+  serverDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -24,11 +30,16 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export async function startWifi(): Promise<Wifi> {
   let down = false;
+  let apiDown = false;
   const sockets = new Set<net.Socket>();
   const server = http.createServer((request, response) => {
     const target = URL.canParse(request.url ?? '') ? new URL(request.url!) : null;
     if (down || !target || target.protocol !== 'http:' || !LOCAL_HOSTS.has(target.hostname)) {
       request.socket.destroy();
+      return;
+    }
+    if (apiDown && target.pathname.startsWith('/api/')) {
+      response.writeHead(503, { 'Content-Type': 'text/plain' }).end('Service Unavailable');
       return;
     }
     const upstream = http.request(
@@ -72,6 +83,10 @@ export async function startWifi(): Promise<Wifi> {
     async on(context) {
       down = false;
       await context.setOffline(false);
+    },
+    serverDown(value) {
+      apiDown = value;
+      if (value) for (const socket of sockets) socket.destroy();
     },
     async close() {
       down = true;

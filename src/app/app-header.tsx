@@ -16,13 +16,16 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '../components/ui/dropdown-menu';
+import { useLocalStore } from '../db/local-store-state';
 import { cx } from '../lib/cx';
 import { useSignOut } from '../features/auth/use-sign-out';
 import { EmergencyAlertModal } from '../features/alerts/emergency-alert-modal';
 import { NotificationBell } from '../features/alerts/notification-bell';
 import { ChatButton } from '../features/chat/chat-button';
 import { ChatPanel } from '../features/chat/chat-panel';
+import { usePendingUploads } from '../features/feed/use-pending-uploads';
 import { MobileMenu } from './mobile-menu';
+import { SyncBanner } from './sync-banner';
 import { UpdateBanner } from './update-banner';
 
 interface AppHeaderProps {
@@ -31,84 +34,96 @@ interface AppHeaderProps {
   onOpenSearch?: () => void;
 }
 
-/** The sticky header of the signed-in screens (spec section 2: Home feed). */
+/**
+ * The sticky header of the signed-in screens (spec section 2: Home feed), with the offline/sync banner under it and
+ * in the chat panel (decision 116). Posts waiting for their files upload from here, so they go up on any screen.
+ */
 export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
+  const store = useLocalStore();
+  usePendingUploads(store);
   const { requestSignOut, signOutDialog } = useSignOut();
   const { pathname } = useLocation();
   const onFeed = pathname === '/';
   const name = displayName(user);
   return (
-    <header className="app-header">
-      <div className="app-header-inner">
-        <MobileMenu user={user} />
-        <Link to="/" className="brand-link">
-          <Logo size={34} decorative />
-          <span className="brand-name">{PRODUCT_NAME}</span>
-        </Link>
-        <nav className="app-nav" aria-label="Main">
-          <Link to="/" className={cx('nav-tab', onFeed && 'nav-tab-active')} aria-current={onFeed ? 'page' : undefined}>
-            <Newspaper aria-hidden size={16} />
-            Feed
+    <>
+      <header className="app-header">
+        <div className="app-header-inner">
+          <MobileMenu user={user} />
+          <Link to="/" className="brand-link">
+            <Logo size={34} decorative />
+            <span className="brand-name">{PRODUCT_NAME}</span>
           </Link>
-          {/* Decision 54: the spec's "Coming Soon" placeholder is now the real page, for every signed-in user. */}
-          <Link
-            to="/residents"
-            className={cx('nav-tab', pathname === '/residents' && 'nav-tab-active')}
-            aria-current={pathname === '/residents' ? 'page' : undefined}
-          >
-            <Users aria-hidden size={16} />
-            Residents OPP
-          </Link>
-          {canSeeAdminLink(user) ? (
+          <nav className="app-nav" aria-label="Main">
             <Link
-              to="/admin"
-              className={cx('nav-tab', pathname === '/admin' && 'nav-tab-active')}
-              aria-current={pathname === '/admin' ? 'page' : undefined}
+              to="/"
+              className={cx('nav-tab', onFeed && 'nav-tab-active')}
+              aria-current={onFeed ? 'page' : undefined}
             >
-              <LayoutDashboard aria-hidden size={16} />
-              Admin Dashboard
+              <Newspaper aria-hidden size={16} />
+              Feed
             </Link>
-          ) : null}
-        </nav>
-        <div className="header-actions">
-          {onOpenSearch ? (
-            <button
-              type="button"
-              className="header-icon-button search-button"
-              aria-label="Search"
-              onClick={onOpenSearch}
+            {/* Decision 54: the spec's "Coming Soon" placeholder is now the real page, for every signed-in user. */}
+            <Link
+              to="/residents"
+              className={cx('nav-tab', pathname === '/residents' && 'nav-tab-active')}
+              aria-current={pathname === '/residents' ? 'page' : undefined}
             >
-              <Search aria-hidden size={20} />
-              <span className="search-button-text">Search</span>
-              <kbd className="search-button-kbd">Ctrl K</kbd>
-            </button>
-          ) : null}
-          <ChatButton variant="header" alwaysInHeader={!onFeed} />
-          <NotificationBell user={user} />
-          <DropdownMenu>
-            <DropdownMenuTrigger className="avatar-button">
-              <UserAvatar user={user} size={36} />
-              <span className="visually-hidden">Profile menu</span>
-            </DropdownMenuTrigger>
-            <DropdownMenuContent className="profile-menu">
-              <DropdownMenuLabel>
-                <span className="profile-name">{name}</span>
-                <span className="profile-role">{roleLabel(user.role)}</span>
-                <span className="profile-email">{user.email}</span>
-              </DropdownMenuLabel>
-              <DropdownMenuSeparator />
-              <DropdownMenuItem onSelect={requestSignOut}>
-                <LogOut aria-hidden size={16} />
-                Sign Out
-              </DropdownMenuItem>
-            </DropdownMenuContent>
-          </DropdownMenu>
+              <Users aria-hidden size={16} />
+              Residents OPP
+            </Link>
+            {canSeeAdminLink(user) ? (
+              <Link
+                to="/admin"
+                className={cx('nav-tab', pathname === '/admin' && 'nav-tab-active')}
+                aria-current={pathname === '/admin' ? 'page' : undefined}
+              >
+                <LayoutDashboard aria-hidden size={16} />
+                Admin Dashboard
+              </Link>
+            ) : null}
+          </nav>
+          <div className="header-actions">
+            {onOpenSearch ? (
+              <button
+                type="button"
+                className="header-icon-button search-button"
+                aria-label="Search"
+                onClick={onOpenSearch}
+              >
+                <Search aria-hidden size={20} />
+                <span className="search-button-text">Search</span>
+                <kbd className="search-button-kbd">Ctrl K</kbd>
+              </button>
+            ) : null}
+            <ChatButton variant="header" alwaysInHeader={!onFeed} />
+            <NotificationBell user={user} />
+            <DropdownMenu>
+              <DropdownMenuTrigger className="avatar-button">
+                <UserAvatar user={user} size={36} />
+                <span className="visually-hidden">Profile menu</span>
+              </DropdownMenuTrigger>
+              <DropdownMenuContent className="profile-menu">
+                <DropdownMenuLabel>
+                  <span className="profile-name">{name}</span>
+                  <span className="profile-role">{roleLabel(user.role)}</span>
+                  <span className="profile-email">{user.email}</span>
+                </DropdownMenuLabel>
+                <DropdownMenuSeparator />
+                <DropdownMenuItem onSelect={requestSignOut}>
+                  <LogOut aria-hidden size={16} />
+                  Sign Out
+                </DropdownMenuItem>
+              </DropdownMenuContent>
+            </DropdownMenu>
+          </div>
         </div>
-      </div>
-      <ChatPanel user={user} />
-      <EmergencyAlertModal user={user} />
-      <UpdateBanner />
-      {signOutDialog}
-    </header>
+        <ChatPanel user={user} status={<SyncBanner store={store} userId={user.id} inChat />} />
+        <EmergencyAlertModal user={user} />
+        <UpdateBanner />
+        {signOutDialog}
+      </header>
+      <SyncBanner store={store} userId={user.id} />
+    </>
   );
 });

@@ -20,7 +20,6 @@ import { PostCard } from '../features/feed/post-card';
 import { PostComposer } from '../features/feed/post-composer';
 import { PostList, type ScrollTarget } from '../features/feed/post-list';
 import { SearchPalette } from '../features/feed/search-palette';
-import { SyncBanner } from '../features/feed/sync-banner';
 import {
   useAuthors,
   useCommentCountsKnown,
@@ -28,7 +27,7 @@ import {
   useFeedReady,
   usePosts,
 } from '../features/feed/use-feed-data';
-import { usePendingUploads, useWaitingPosts } from '../features/feed/use-pending-uploads';
+import { useWaitingPosts } from '../features/feed/use-pending-uploads';
 import { WaitingPostCard } from '../features/feed/waiting-post-card';
 import '../features/feed/feed.css';
 import { AppHeader } from './app-header';
@@ -147,7 +146,6 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   const wide = useMediaQuery(SIDEBAR_MEDIA);
   const commentCountsKnown = useCommentCountsKnown(store);
   const waiting = useWaitingPosts(user.id);
-  usePendingUploads(store);
 
   const [filters, setFilters] = useState<FeedFilters>(NO_FILTERS);
   // The date filters count from the moment they were chosen.
@@ -208,7 +206,6 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
       <div className="feed-layout">
         <main className="feed-main" aria-label="Home feed">
           <h1 className="visually-hidden">Home Feed</h1>
-          <SyncBanner store={store} waiting={waiting.length} />
           <PostComposer db={db} user={user} />
           <FeedFiltersBar filters={filters} onChange={changeFilters} />
           {waiting.length > 0 ? (

@@ -39,6 +39,11 @@ export interface SyncController {
   collectionSynced: (name: SyncCollection) => Promise<void>;
   /** Whether the live stream is connected. */
   connected$: Observable<boolean>;
+  /**
+   * Whether the server answers sync requests: false once one fails while the device is online (no connection to
+   * the server, or a 5xx answer), true again at its next answer (decision 116). Starts true.
+   */
+  reachable$: Observable<boolean>;
   /** Pull everything again (after reconnecting). */
   resync: () => void;
   /** Waits until every collection has nothing left to push or pull. */
@@ -128,6 +133,23 @@ export function startSync(
   >();
   const connected$ = new BehaviorSubject(false);
   const abort = new AbortController();
+  const reachable$ = new BehaviorSubject(true);
+  const setReachable = (value: boolean) => {
+    if (value !== reachable$.getValue()) reachable$.next(value);
+  };
+  /** The fetch of every sync request and of the live stream: each answer or failure tells reachable$. */
+  const observedFetch: typeof fetch = async (input, init) => {
+    try {
+      const response = await doFetch(input, init);
+      setReachable(response.status < 500);
+      return response;
+    } catch (error) {
+      // No server answered. Offline, every fetch fails so, and being offline is what the app says then.
+      const online = globalThis.navigator?.onLine !== false;
+      if (error instanceof TypeError && online && !abort.signal.aborted) setReachable(false);
+      throw error;
+    }
+  };
   /**
    * Names this device's pushes (decision 69): the local database's storage token, kept with the database, so
    * a reload or a restart after a lost answer is still the same device, and a new sign-in is a new one.
@@ -153,7 +175,7 @@ export function startSync(
       }, requestTimeoutMs);
     });
     const request = async () => {
-      const response = await doFetch(base + path, {
+      const response = await observedFetch(base + path, {
         credentials: 'include',
         ...init,
         headers: { ...headers, ...init.headers },
@@ -510,7 +532,7 @@ export function startSync(
               if (streams.has(collection)) requestPull(collection);
             }
           },
-          doFetch,
+          observedFetch,
         );
       } catch (error) {
         if ((error as { status?: number }).status === 401) options.onUnauthorized?.();
@@ -542,6 +564,7 @@ export function startSync(
     pending$,
     collectionSynced: (name) => synced.get(name) ?? Promise.resolve(),
     connected$: connected$.asObservable(),
+    reachable$: reachable$.asObservable(),
     // RxDB's first run can end before the fill does (the short first page of posts): wait for both.
     initialSyncDone: Promise.all([...states.map((s) => s.awaitInitialReplication()), ...filled])
       .then(() => Promise.all(states.map((s) => s.awaitInSync())))

@@ -1,7 +1,16 @@
 import { useAtom } from 'jotai';
 import { ArrowLeft, Clock, MessageCirclePlus, Send, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import {
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
 import { displayName, formatTime } from '../../../schema/format';
@@ -36,9 +45,9 @@ function listTime(at: number): string {
 /**
  * The chat panel of spec section 2: full screen on mobile, 20rem wide beside the page on larger screens, with
  * the conversation list, the new-chat list and an open conversation. Everything is read from and written to
- * the local database; replication delivers it live.
+ * the local database; replication delivers it live. `status` (the offline/sync banner) shows under its head.
  */
-export function ChatPanel({ user }: { user: CurrentUser }) {
+export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactNode }) {
   const [open, setOpen] = useAtom(chatOpenAtom);
   const [view, setView] = useState<View>({ kind: 'list' });
   const store = useLocalStore();
@@ -81,6 +90,7 @@ export function ChatPanel({ user }: { user: CurrentUser }) {
               <X aria-hidden size={18} />
             </DialogPrimitive.Close>
           </div>
+          {status}
           {!db ? null : view.kind === 'list' ? (
             <ConversationList
               db={db}

@@ -8,7 +8,9 @@ import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import type { PostLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
+import { useLocalStore } from '../../db/local-store-state';
 import { toast } from '../../lib/toast';
+import { useConnection } from '../../lib/use-connection';
 import { AlertAudiencePicker, audienceHousesOf, audienceOf, type AlertAudience } from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
 import { editPost } from './feed-actions';
@@ -46,6 +48,7 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
   const [busy, setBusy] = useState(false);
   // The post as the form opened with it: fields left so keep whatever a colleague's change meanwhile made them.
   const [shown] = useState(post);
+  const connection = useConnection(useLocalStore());
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -63,7 +66,12 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
         },
         shown,
       );
-      toast({ title: 'Post updated', description: 'Your post has been updated successfully.' });
+      // Spec section 8's success only while the server can be reached; otherwise the edit waits here (decision 116).
+      if (connection === 'online') {
+        toast({ title: 'Post updated', description: 'Your post has been updated successfully.' });
+      } else {
+        toast({ title: 'Saved on this device — it will be sent when you are back online' });
+      }
       onDone();
     } catch (error) {
       console.error('Could not update the post', error);

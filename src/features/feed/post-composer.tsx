@@ -18,6 +18,9 @@ import { InlineSpinner } from '../../components/ui/spinner';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import type { UserDatabase } from '../../db/database';
+import { useLocalStore } from '../../db/local-store-state';
+import { toast } from '../../lib/toast';
+import { useConnection } from '../../lib/use-connection';
 import { ALL_STAFF, AlertAudiencePicker, audienceHousesOf, type AlertAudience } from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
@@ -57,6 +60,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   // The options stay folded until the composer is used, so phones see the feed sooner.
   const [active, setActive] = useState(false);
   const open = active || content !== '' || files.length > 0;
+  const connection = useConnection(useLocalStore());
 
   const blank = content.trim() === '';
 
@@ -89,7 +93,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
     setBusy('Posting...');
     setProblem(null);
     try {
-      await createPost({
+      const outcome = await createPost({
         db,
         userId: user.id,
         draft: {
@@ -102,6 +106,13 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
         files: files.map((f) => f.file),
         onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
       });
+      // An urgent post kept on the device has alerted nobody yet: the server sends the alert (decision 116).
+      if (isUrgent && (outcome === 'waiting' || connection !== 'online')) {
+        toast({
+          title: 'Saved on this device — nobody has been alerted yet',
+          description: 'The alert goes out when you are back online.',
+        });
+      }
       reset();
     } catch (error) {
       console.error('Could not create the post', error);

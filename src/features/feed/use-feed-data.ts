@@ -10,7 +10,7 @@ import type { LocalStore } from '../../db/local-store-state';
 import { appStore } from '../../lib/store';
 import { useAtomInTransition } from '../../lib/use-atom-in-transition';
 import { useObservable } from './use-observable';
-import { useOnline } from './use-online';
+import { useOnline } from '../../lib/use-online';
 
 /** How an author is shown: from the staff directory, or "Deleted user" when unknown (decision 9). */
 export interface AuthorView {

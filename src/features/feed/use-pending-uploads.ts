@@ -3,7 +3,7 @@ import type { LocalStore } from '../../db/local-store-state';
 import { pendingPosts$, uploadPendingPosts, type PendingPost } from './pending-files';
 import { uploadFile } from './upload-file';
 import { useObservable } from './use-observable';
-import { useOnline } from './use-online';
+import { useOnline } from '../../lib/use-online';
 
 const NONE: PendingPost[] = [];
 /** How often waiting files are tried again while online (a dropped connection, a server fault). */

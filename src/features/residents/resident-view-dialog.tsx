@@ -14,7 +14,7 @@ import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
 import type { ResidentLocal } from '../../db/collections';
 import type { AuthorLookup } from '../feed/use-feed-data';
-import { useOnline } from '../feed/use-online';
+import { useOnline } from '../../lib/use-online';
 import { fetchResidentHistory } from './residents-api';
 import { ResidentPhoto } from './resident-photo';
 
