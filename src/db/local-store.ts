@@ -34,7 +34,8 @@ export function startLocalStore(
       takePrefetched: (path) => takePrefetchedPull(userId, path),
     });
     const store = { userId, db, sync };
-    // Marks the page once the first sync is complete (the benches and journeys wait on it).
+    // Marks the page once the first sync is complete (the benches and journeys wait on it); in a tab that does not
+    // replicate, once the leading tab's is (decision 115).
     void sync.initialSyncDone.then(() => {
       if (appStore.get(localStoreAtom) === store) document.documentElement.dataset.sync = 'ready';
     });
