@@ -63,7 +63,8 @@ export function startLocalStore(
     sync.connected$.subscribe((connected) => {
       if (connected && appStore.get(localStoreAtom) === store) void deliverKeptWork(userId);
     });
-    // Marks the page once the first sync is complete (the benches and journeys wait on it).
+    // Marks the page once the first sync is complete (the benches and journeys wait on it); in a tab that does not
+    // replicate, once the leading tab's is (decision 115).
     void sync.initialSyncDone.then(() => {
       if (appStore.get(localStoreAtom) === store) document.documentElement.dataset.sync = 'ready';
     });

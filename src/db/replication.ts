@@ -1,5 +1,7 @@
 import { BehaviorSubject, combineLatest, defer, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
 import type { RxCollection, RxReplicationPullStreamItem, RxReplicationWriteToMasterRow } from 'rxdb';
+import { addRxPlugin } from 'rxdb';
+import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import {
   FIRST_FEED_PAGE,
@@ -12,6 +14,7 @@ import {
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
 import { readEventStream } from './event-stream';
+import { connectTabs, type TabSync } from './tab-sync';
 import { yieldToMain } from '../lib/yield-to-main';
 
 /** What the replication needs from its surroundings; tests pass a fetch with a cookie jar and a base URL. */
@@ -30,6 +33,10 @@ export interface SyncOptions {
   takePrefetched?: (path: string) => Promise<PullResponse<Record<string, unknown>> | null> | null;
 }
 
+/**
+ * One browser's replication, seen from one tab. Only the leading tab replicates (decision 115); in the others the
+ * first sync is over when the leader says so, and `resync` and `awaitInSync` go to the leader.
+ */
 export interface SyncController {
   /** Local writes not yet confirmed by the server (the spec's offline items), across all collections. */
   pending$: Observable<number>;
@@ -37,7 +44,7 @@ export interface SyncController {
   initialSyncDone: Promise<void>;
   /** Resolves once one collection has pulled everything the server had at start (its first run and fill). */
   collectionSynced: (name: SyncCollection) => Promise<void>;
-  /** Whether the live stream is connected. */
+  /** Whether this tab's live stream is connected (never in a tab that does not lead). */
   connected$: Observable<boolean>;
   /**
    * Whether the server answers sync requests: false once one fails while the device is online (no connection to
@@ -57,6 +64,15 @@ export interface SyncController {
 }
 
 type AnyCollection = RxCollection<Record<string, unknown>>;
+
+// Tabs of one database elect the one that replicates (decision 115).
+addRxPlugin(RxDBLeaderElectionPlugin);
+
+/** The channel to the other tabs of this database, or null where there are none to hear (tests, decision 115). */
+function tabsOf(database: AnyCollection['database'] | undefined, names: readonly SyncCollection[]): TabSync | null {
+  if (!database?.multiInstance || typeof BroadcastChannel === 'undefined') return null;
+  return connectTabs(new BroadcastChannel(`staff-portal-sync|${database.name}`), names);
+}
 
 /** Collections whose unsent writes the banner does not count (decision 52). */
 const NOT_OFFLINE_ITEMS: readonly SyncCollection[] = ['residentViews'];
@@ -156,6 +172,13 @@ export function startSync(
    */
   const anyCollection = SYNC_COLLECTIONS.map((name) => collections[name]).find(Boolean);
   const deviceId: Promise<string> = anyCollection ? anyCollection.database.storageToken : Promise.resolve('unknown');
+  /**
+   * One replication per browser (decision 115): tabs of one database elect a leader, and only it pulls, pushes and
+   * listens to the stream; a database without other tabs (tests) leads at once. Another tab takes over when it closes.
+   */
+  const leading: Promise<unknown> = anyCollection?.database.waitForLeadership() ?? Promise.resolve();
+  let leader = false;
+  void leading.then(() => (leader = true));
 
   /**
    * One sync request. It is given up after `requestTimeoutMs`: on a phone moving between Wi-Fi and mobile data
@@ -230,18 +253,21 @@ export function startSync(
   /** How many posts the short first page brought, once it has come. */
   let firstPageSize: number | null = null;
   const feedStarted = new Promise<void>((resolve) => (markFeedStarted = resolve));
-  const patience = setTimeout(() => markFeedStarted(), FIRST_PAGE_PATIENCE_MS);
-  void feedStarted.then(() => clearTimeout(patience));
-  if (!collections.posts) markFeedStarted();
-  else {
-    // Started once as many posts as the first page brought are stored (RxDB may store a page in parts).
-    let written = 0;
-    const firstWrite = collections.posts.$.subscribe(() => {
-      written += 1;
-      if (firstPageSize !== null && written >= firstPageSize) markFeedStarted();
-    });
-    void feedStarted.then(() => firstWrite.unsubscribe());
-  }
+  /** Watched from when this tab leads: until then the posts it sees stored are the leading tab's pulls. */
+  const watchFirstPage = () => {
+    const patience = setTimeout(() => markFeedStarted(), FIRST_PAGE_PATIENCE_MS);
+    void feedStarted.then(() => clearTimeout(patience));
+    if (!collections.posts) markFeedStarted();
+    else {
+      // Started once as many posts as the first page brought are stored (RxDB may store a page in parts).
+      let written = 0;
+      const firstWrite = collections.posts.$.subscribe(() => {
+        written += 1;
+        if (firstPageSize !== null && written >= firstPageSize) markFeedStarted();
+      });
+      void feedStarted.then(() => firstWrite.unsubscribe());
+    }
+  };
   const WITH_THE_FEED: readonly SyncCollection[] = ['users', 'posts'];
   const replications = new Map<SyncCollection, RxReplicationState<Record<string, unknown>, SyncCheckpoint>>();
 
@@ -385,8 +411,10 @@ export function startSync(
       replicationIdentifier: replicationIdentifierOf(name),
       live: true,
       retryTime: retryMs,
-      waitForLeadership: false,
-      // Started below, one collection per task.
+      waitForLeadership: true,
+      // RxDB's own toggle starts the replication in any tab that becomes visible, leading or not (decision 115).
+      toggleOnDocumentVisible: false,
+      // Started below once this tab leads, one collection per task.
       autoStart: false,
       pull: {
         batchSize: options.batchSize ?? 1000,
@@ -508,6 +536,9 @@ export function startSync(
   // registers it with the database, and all of them at once made one long task while a first sign-in's feed was
   // showing. Errors of start() are emitted on error$.
   void (async () => {
+    await leading;
+    if (abort.signal.aborted) return;
+    watchFirstPage();
     for (const state of states) {
       if (abort.signal.aborted) return;
       state.start().catch(() => {});
@@ -515,9 +546,11 @@ export function startSync(
     }
   })();
 
-  const resync = () => streams.forEach((_, name) => requestPull(name));
+  const pullEverything = () => streams.forEach((_, name) => requestPull(name));
 
+  // Only the leading tab listens: a stream per tab would make every server change pull once per open tab.
   void (async function listen() {
+    await leading;
     while (!abort.signal.aborted) {
       try {
         await readEventStream(
@@ -526,7 +559,7 @@ export function startSync(
           (event) => {
             if (event.event === SYNC_EVENTS.resync) {
               connected$.next(true);
-              resync();
+              pullEverything();
             } else if (event.event === SYNC_EVENTS.change) {
               const { collection } = JSON.parse(event.data) as { collection: SyncCollection };
               if (streams.has(collection)) requestPull(collection);
@@ -544,10 +577,16 @@ export function startSync(
   })();
 
   const onOnline = () => {
-    resync();
+    if (!leader) return;
+    pullEverything();
     states.forEach((s) => s.reSync());
   };
   globalThis.addEventListener?.('online', onOnline);
+  // The leading tab keeps replicating while hidden, and catches up when shown again, as RxDB's toggle did.
+  const onVisible = () => {
+    if (document.visibilityState === 'visible') onOnline();
+  };
+  globalThis.document?.addEventListener('visibilitychange', onVisible);
 
   // A profile opening waiting for the audit log is bookkeeping, not the user's change: not an offline item.
   const counted = names.filter((name) => !NOT_OFFLINE_ITEMS.includes(name));
@@ -556,23 +595,38 @@ export function startSync(
     combineLatest(counted.map((name) => collections[name]!.count({ selector: { localPending: true } }).$)),
   ).pipe(map((counts) => counts.reduce((a, b) => a + b, 0)));
 
+  // RxDB's own first run and sync wait until this tab leads and has started them.
   const synced = new Map(
     names.map((name, i) => [name, Promise.all([states[i].awaitInitialReplication(), filled[i]]).then(() => undefined)]),
   );
-
-  return {
-    pending$,
-    collectionSynced: (name) => synced.get(name) ?? Promise.resolve(),
-    connected$: connected$.asObservable(),
-    reachable$: reachable$.asObservable(),
+  const own = {
+    collectionSynced: (name: SyncCollection) => synced.get(name) ?? Promise.resolve(),
     // RxDB's first run can end before the fill does (the short first page of posts): wait for both.
     initialSyncDone: Promise.all([...states.map((s) => s.awaitInitialReplication()), ...filled])
       .then(() => Promise.all(states.map((s) => s.awaitInSync())))
       .then(() => undefined),
-    resync,
     awaitInSync: async () => {
       await Promise.all(states.map((s) => s.awaitInSync()));
     },
+    resync: pullEverything,
+  };
+  // A tab that does not lead learns from the leading one, or from its own replication once it leads.
+  const tabs = tabsOf(anyCollection?.database, names);
+  void leading.then(() => {
+    if (!abort.signal.aborted) tabs?.lead(own);
+  });
+  const either = (mine: Promise<void>, theirs: Promise<void> | undefined) =>
+    theirs ? Promise.race([mine, theirs]) : mine;
+
+  return {
+    pending$,
+    collectionSynced: (name) => either(own.collectionSynced(name), tabs?.collectionSynced(name)),
+    connected$: connected$.asObservable(),
+    // A tab that does not lead makes no requests: it reports the server reachable (decision 116).
+    reachable$: reachable$.asObservable(),
+    initialSyncDone: either(own.initialSyncDone, tabs?.initialSyncDone),
+    resync: () => (leader || !tabs ? pullEverything() : tabs.resync()),
+    awaitInSync: () => (leader || !tabs ? own.awaitInSync() : either(own.awaitInSync(), tabs.awaitInSync())),
     activity: async () => {
       const busy = async (promise: Promise<unknown> | undefined) => {
         let done = false;
@@ -600,13 +654,15 @@ export function startSync(
           return `${name}: ${flags.filter(Boolean).join(', ') || 'idle'}`;
         }),
       );
-      return lines.join('; ');
+      return (leader ? '' : 'another tab replicates (decision 115); ') + lines.join('; ');
     },
     stop: async () => {
       abort.abort();
       markFeedStarted();
       deferredPull.clear();
+      tabs?.close();
       globalThis.removeEventListener?.('online', onOnline);
+      globalThis.document?.removeEventListener('visibilitychange', onVisible);
       await Promise.all(states.map((s) => s.cancel()));
     },
   };

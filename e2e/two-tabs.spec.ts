@@ -1,0 +1,156 @@
+import path from 'node:path';
+import type { BrowserContext, Locator, Page } from '@playwright/test';
+import Database from 'better-sqlite3';
+import { createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { E2E_DATA_DIR } from './env';
+import { startWifi } from './wifi';
+
+/** How many times the journey reacts in two tabs; every run must end on the last choice. */
+const RUNS = 20;
+
+interface ReactionRow {
+  type: string;
+  userId: string | null;
+  deleted: number;
+}
+
+/** Every reaction row the server holds for a post, tombstones included. */
+function serverReactions(postId: string): ReactionRow[] {
+  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    return sqlite
+      .prepare('SELECT type, user_id AS userId, deleted FROM reactions WHERE post_id = ?')
+      .all(postId) as ReactionRow[];
+  } finally {
+    sqlite.close();
+  }
+}
+
+function userIdOf(email: string): string {
+  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
+  try {
+    return (sqlite.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
+  } finally {
+    sqlite.close();
+  }
+}
+
+const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
+
+/** Counts the live streams a tab opens and the pushes it sends (only the tab that replicates does either). */
+function countSyncTraffic(page: Page): { streams: number; pushes: number } {
+  const traffic = { streams: 0, pushes: 0 };
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname === '/api/sync/stream') traffic.streams += 1;
+    if (/^\/api\/sync\/\w+\/push$/.test(pathname)) traffic.pushes += 1;
+  });
+  return traffic;
+}
+
+/** Signs the user in in a first tab and opens a second one; both wait until they say the first sync is over. */
+async function openTwoTabs(context: BrowserContext, email: string) {
+  const tabA = await context.newPage();
+  const syncA = countSyncTraffic(tabA);
+  await signIn(tabA, email, STAFF_PASSWORD);
+  const tabB = await context.newPage();
+  const syncB = countSyncTraffic(tabB);
+  await tabB.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
+  await tabB.goto('/');
+  // Each tab says its first sync is over, the tab that does not replicate included.
+  for (const tab of [tabA, tabB]) await tab.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  return { tabA, tabB, syncA, syncB };
+}
+
+/** Writes a post as the signed-in user, by the page itself (the Wi-Fi proxy carries the browser's requests only). */
+function writePost(page: Page, content: string): Promise<string> {
+  return page.evaluate(async (text) => {
+    const answer = await fetch('/api/posts', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ content: text, category: 'company_announcement' }),
+    });
+    if (answer.status !== 201) throw new Error(`POST /api/posts answered ${answer.status}`);
+    return ((await answer.json()) as { id: string }).id;
+  }, content);
+}
+
+/** What a tab shows of the user's reaction: Love pressed, with only the user's count, and Like not. */
+async function expectLoveShown(page: Page, text: string): Promise<void> {
+  const card = postCard(page, text);
+  await expect(card.getByRole('button', { name: 'Love (1)' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(card.getByRole('button', { name: 'Like', exact: true })).toHaveAttribute('aria-pressed', 'false');
+}
+
+test('two tabs of one user reacting offline end, once online, on the choice made last (decision 115)', async ({
+  browser,
+}) => {
+  test.setTimeout(RUNS * 30_000);
+  const member = await createStaffMember(browser, 'Tabitha');
+  const userId = userIdOf(member.email);
+  // One browser (one context, so one IndexedDB) with two tabs, and Wi-Fi that really goes (decision 102).
+  const wifi = await startWifi();
+  const context = await browser.newContext({ proxy: wifi.proxy });
+  const { tabA, tabB, syncA, syncB } = await openTwoTabs(context, member.email);
+
+  for (let run = 1; run <= RUNS; run += 1) {
+    const text = `Two tabs, run ${run} ${Math.random().toString(36).slice(2, 8)}`;
+    const postId = await writePost(tabA, text);
+    for (const tab of [tabA, tabB]) await expect(postCard(tab, text)).toBeVisible({ timeout: 15_000 });
+
+    await wifi.off(context);
+    for (const tab of [tabA, tabB]) await expect(tab.getByText('Working Offline')).toBeVisible();
+
+    // "Like" in tab A, then at once "Love" in tab B: the last choice is Love, in both tabs.
+    await postCard(tabA, text).getByRole('button', { name: 'Like', exact: true }).click();
+    await expect(postCard(tabA, text).getByRole('button', { name: 'Like (1)' })).toHaveAttribute(
+      'aria-pressed',
+      'true',
+    );
+    await postCard(tabB, text).getByRole('button', { name: 'Love', exact: true }).click();
+    for (const tab of [tabA, tabB]) await expectLoveShown(tab, text);
+
+    await wifi.on(context);
+    for (const tab of [tabA, tabB]) {
+      await expect(tab.getByText(/pending/), `run ${run}: nothing left to send`).toHaveCount(0, { timeout: 20_000 });
+    }
+    // The server holds the last choice, as one row; both tabs show it.
+    await expect
+      .poll(() => serverReactions(postId), { message: `run ${run}: the server's reaction rows`, timeout: 15_000 })
+      .toEqual([{ type: 'love', userId, deleted: 0 }]);
+    for (const tab of [tabA, tabB]) await expectLoveShown(tab, text);
+    // Still so once both tabs have settled: no later push put the older choice back.
+    expect(serverReactions(postId), `run ${run}: the server's reaction rows at the end`).toEqual([
+      { type: 'love', userId, deleted: 0 },
+    ]);
+  }
+  // One replication for the browser: one of the two tabs listens to the server and pushes, the other never does.
+  expect([syncA.streams, syncB.streams].filter((count) => count > 0)).toHaveLength(1);
+  expect(Math.min(syncA.pushes, syncB.pushes)).toBe(0);
+  expect(syncA.pushes + syncB.pushes).toBeGreaterThan(0);
+
+  await context.close();
+  await wifi.close();
+});
+
+test('when the tab that replicates closes, the other tab takes over and sends its reaction', async ({ browser }) => {
+  const member = await createStaffMember(browser, 'Tobias');
+  const userId = userIdOf(member.email);
+  const context = await browser.newContext();
+  const { tabA, tabB, syncA, syncB } = await openTwoTabs(context, member.email);
+  await expect.poll(() => syncA.streams + syncB.streams).toBeGreaterThan(0);
+  const [leader, other, otherSync] = syncA.streams > 0 ? [tabA, tabB, syncB] : [tabB, tabA, syncA];
+  expect(otherSync.streams).toBe(0);
+
+  await leader.close();
+  const text = `The last tab open ${Math.random().toString(36).slice(2, 8)}`;
+  const postId = await writePost(other, text);
+  // The post reaches the remaining tab only through its own replication, now that it leads.
+  await expect(postCard(other, text)).toBeVisible({ timeout: 15_000 });
+  expect(otherSync.streams).toBeGreaterThan(0);
+  await postCard(other, text).getByRole('button', { name: 'Like', exact: true }).click();
+  await expect.poll(() => serverReactions(postId), { timeout: 15_000 }).toEqual([{ type: 'like', userId, deleted: 0 }]);
+  await expect(other.getByText(/pending/)).toHaveCount(0);
+  await context.close();
+});
