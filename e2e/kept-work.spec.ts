@@ -209,6 +209,9 @@ test.describe('nothing written offline is lost', () => {
       .getByRole('button', { name: 'Sign out anyway — they will be sent next time you sign in on this device' })
       .click();
     await expect(page.getByText('You have been logged out successfully')).toBeVisible();
+    await expect(
+      page.getByText('2 unsent items are waiting on this device and will be sent after signing in.'),
+    ).toBeVisible();
     const left = await readableOnDevice(page);
     expect(left.stores).toEqual([]);
     expect(left.kept).not.toBe('');
