@@ -15,6 +15,8 @@ export const LOCAL_DATABASE_PREFIX = 'sp_';
 export const PENDING_FILES_DB = `${LOCAL_DATABASE_PREFIX}pending_files`;
 /** IndexedDB database of work kept sealed after a session ended (src/db/kept-store.ts, decision 114). */
 export const KEPT_DB = `${LOCAL_DATABASE_PREFIX}kept`;
+/** localStorage item holding the server's key for sealing kept work, from GET /api/config (decision 114). */
+export const KEPT_KEY_ITEM = 'sp_kept_key';
 /** Dispatched on the page when kept work is added or removed (the sign-in screen counts it again). */
 export const KEPT_CHANGED_EVENT = 'sp-kept-changed';
 

@@ -1,9 +1,8 @@
 import type { RxCollection, RxReplicationWriteToMasterRow, WithDeleted } from 'rxdb';
 import { replicateRxCollection } from 'rxdb/plugins/replication';
-import { PENDING_FILES_DB } from '../../schema/offline';
+import { KEPT_KEY_ITEM, PENDING_FILES_DB } from '../../schema/offline';
 import { PUSHABLE_COLLECTIONS, SYNC_DEVICE_HEADER } from '../../schema/sync-protocol';
 import type { PushResponse } from '../../schema/sync';
-import { savedKeptKey } from '../lib/public-config';
 import { conflictHandlerFor, type MergeBases } from './collections';
 import type { UserDatabase } from './database';
 import {
@@ -51,11 +50,9 @@ function countItems(name: Pushable, rows: readonly PushRow[]): number {
   return rows.filter((row) => !(row.newDocumentState._deleted && !row.assumedMasterState)).length;
 }
 
-const PUBLIC_KEY_ITEM = 'sp_kept_key';
-
 /**
  * The server's public key for sealing: asked for when sealing, else the one remembered from the last answer or from
- * the public configuration every start reads, so a device can seal offline.
+ * the public configuration every start reads (src/lib/public-config.ts), so a device can seal offline.
  */
 export async function keptPublicKey(options: KeptOptions = {}): Promise<string | null> {
   try {
@@ -64,13 +61,13 @@ export async function keptPublicKey(options: KeptOptions = {}): Promise<string |
     });
     if (response.ok) {
       const { publicKey } = (await response.json()) as { publicKey: string };
-      globalThis.localStorage?.setItem(PUBLIC_KEY_ITEM, publicKey);
+      globalThis.localStorage?.setItem(KEPT_KEY_ITEM, publicKey);
       return publicKey;
     }
   } catch {
     // Offline: the remembered key does as well; it only changes if the server's settings are lost.
   }
-  return globalThis.localStorage?.getItem(PUBLIC_KEY_ITEM) ?? savedKeptKey();
+  return globalThis.localStorage?.getItem(KEPT_KEY_ITEM) ?? null;
 }
 
 /**

@@ -2,6 +2,7 @@ import { atom } from 'jotai';
 import type { PublicConfig } from '../../schema/auth';
 import { isPublicConfig } from '../../schema/auth-rules';
 import { PRODUCT_NAME } from '../../schema/constants';
+import { KEPT_KEY_ITEM } from '../../schema/offline';
 import { api } from './api';
 import { appStore } from './store';
 
@@ -32,6 +33,8 @@ export async function loadPublicConfig(): Promise<void> {
     appStore.set(publicConfigAtom, config);
     try {
       localStorage.setItem(CONFIG_KEY, JSON.stringify(config));
+      // Kept for sealing a session's unsent work, offline too (decision 114).
+      if (config.keptKey) localStorage.setItem(KEPT_KEY_ITEM, config.keptKey);
     } catch {
       // No storage: only the offline start loses the saved copy.
     }
@@ -40,12 +43,6 @@ export async function loadPublicConfig(): Promise<void> {
     if (isPublicConfig(saved)) appStore.set(publicConfigAtom, saved);
     else console.error('Could not load the public configuration', error);
   }
-}
-
-/** The server's key for sealing kept work, from the configuration last read (decision 114). */
-export function savedKeptKey(): string | null {
-  const saved = readSaved();
-  return isPublicConfig(saved) && saved.keptKey ? saved.keptKey : null;
 }
 
 function readSaved(): unknown {

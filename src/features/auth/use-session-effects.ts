@@ -88,8 +88,17 @@ function useInactivityLogout(signedIn: boolean): void {
       },
     });
     const options = { capture: true, passive: true };
+    // Only the user's own input is activity: RxDB's leading tab dispatches a mousemove every 20 s against tab
+    // hibernation (decision 115), and Chromium sends one when the layout changes under a resting pointer.
+    let pointer = '';
     // Written down too, so an app closed and opened later knows whether the idle rule has ended the session.
-    const activity = () => {
+    const activity = (event: Event) => {
+      if (!event.isTrusted) return;
+      if (event instanceof MouseEvent && event.type === 'mousemove') {
+        const at = `${event.screenX},${event.screenY}`;
+        if (at === pointer) return;
+        pointer = at;
+      }
       monitor.activity();
       noteActivity();
     };
