@@ -11,6 +11,8 @@ import { POST_TEXT_TIMING, whenPresented } from '../lib/when-presented';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
+import { DeletedPostsNotice } from '../features/feed/deleted-posts-notice';
+import { EditPostHost } from '../features/feed/edit-post-dialog';
 import { highlightRequestAtom } from '../features/feed/highlight-state';
 import { FeedFiltersBar } from '../features/feed/feed-filters';
 import { FeedSidebar } from '../features/feed/feed-sidebar';
@@ -206,6 +208,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
       <div className="feed-layout">
         <main className="feed-main" aria-label="Home feed">
           <h1 className="visually-hidden">Home Feed</h1>
+          {db ? <DeletedPostsNotice databaseName={db.name} /> : null}
           <PostComposer db={db} user={user} />
           <FeedFiltersBar filters={filters} onChange={changeFilters} />
           {waiting.length > 0 ? (
@@ -227,6 +230,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
       </div>
       <CopyrightFooter />
       <BackToTop />
+      <EditPostHost db={previewing ? null : db} />
       <PushPrompt user={user} />
       <SearchPalette
         open={searchOpen}

@@ -15,6 +15,7 @@ import type {
   SyncCollection,
 } from '../../schema/sync';
 import { SYNC_WRITABLE_FIELDS } from '../../schema/sync-protocol';
+import { lostChangeOf, type LostChange } from './lost-changes';
 
 /**
  * Local documents are the wire documents (schema/sync.ts) without `_deleted` (RxDB keeps that itself) and
@@ -355,11 +356,13 @@ export function mergeBasesOf(database: object): MergeBases {
  * of what this device last wrote when that is newer (a lost answer, decision 69). Everything else: the server's
  * version wins (comments are never edited; a reaction has one writer), except that a comment this device
  * deleted after its create had reached the server stays deleted (decision 68). A master equal to the state the
- * client started from means the server refused the change: the master wins then too.
+ * client started from means the server refused the change: the master wins then too. When a delete wins over the
+ * user's own unsent change, `report` is told what they lost (decision 117).
  */
 export function conflictHandlerFor(
   collection: SyncCollection,
   bases: MergeBases = new Map(),
+  report?: (change: LostChange) => void,
 ): RxConflictHandler<AnyDoc> {
   const fields = SYNC_WRITABLE_FIELDS[collection];
   return {
@@ -368,7 +371,15 @@ export function conflictHandlerFor(
       const id = String(newDocumentState.id);
       const base = bases.get(id);
       bases.delete(id);
-      if (realMasterState._deleted) return realMasterState;
+      if (realMasterState._deleted) {
+        const lost = lostChangeOf(collection, {
+          mine: newDocumentState,
+          real: realMasterState,
+          from: base ?? assumedMasterState,
+        });
+        if (lost) report?.(lost);
+        return realMasterState;
+      }
       // Our own create got there before (its answer was lost) and we deleted it since: a delete wins.
       if (!assumedMasterState && newDocumentState._deleted && DELETE_WINS.includes(collection)) {
         return { ...realMasterState, _deleted: true, localPending: true };
@@ -421,19 +432,19 @@ export interface SyncedCollections {
   residentViews: RxCollection<ResidentViewLocal>;
 }
 
-/** Everything addCollections needs for the synced collections. */
-export function syncedCollections(bases: MergeBases = new Map()) {
+/** Everything addCollections needs for the synced collections; `report` hears of changes a delete won over. */
+export function syncedCollections(bases: MergeBases = new Map(), report?: (change: LostChange) => void) {
   return {
     users: { schema: usersSchema, conflictHandler: conflictHandlerFor('users'), migrationStrategies: { 1: addHouses } },
     posts: {
       schema: postsSchema,
-      conflictHandler: conflictHandlerFor('posts', bases),
+      conflictHandler: conflictHandlerFor('posts', bases, report),
       migrationStrategies: { 1: addAudience, 2: keepPending },
     },
-    comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments') },
+    comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments', undefined, report) },
     reactions: {
       schema: reactionsSchema,
-      conflictHandler: conflictHandlerFor('reactions'),
+      conflictHandler: conflictHandlerFor('reactions', undefined, report),
       migrationStrategies: { 1: keepPending },
     },
     conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },

@@ -4,6 +4,8 @@ import { LOCAL_DATABASE_PREFIX } from '../../schema/offline';
 import { PUSHABLE_COLLECTIONS } from '../../schema/sync-protocol';
 import { DEXIE_PREFIX, databaseNameFor } from './database-name';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
+import { lostChangesOf } from './lost-changes';
+import { forgetLostChanges } from './lost-changes-store';
 import { yieldToMain } from '../lib/yield-to-main';
 import { isWorkerStopped, startStorageWorker, workerStorage, type WorkerLike } from './worker-storage';
 
@@ -150,7 +152,7 @@ export async function createSyncedDatabase(
     eventReduce: true,
   });
   try {
-    const all = syncedCollections(mergeBasesOf(db));
+    const all = syncedCollections(mergeBasesOf(db), lostChangesOf(db).report);
     const wanted = only ? Object.fromEntries(only.map((key) => [key, all[key]])) : all;
     // One collection at a time, each in its own task: RxDB prepares every schema synchronously (tens of
     // milliseconds for all of them on a slow phone), and a first sign-in's feed is rendering meanwhile.
@@ -183,6 +185,7 @@ export function openUserDatabase(
       current = null;
     }
     await deleteUserIndexedDatabases(factoryOf(env), [name, ...spare.map(databaseNameFor)]);
+    forgetLostChanges([name, ...spare.map(databaseNameFor)]);
     const db = await createSyncedDatabase(name, env).catch((error: unknown) => {
       if (!isWorkerStopped(error)) throw error;
       // The storage worker did not start (its script failed to load, for one): the same database in the page

@@ -19,6 +19,7 @@ import {
   sendKeptWork,
   waitingPostUsers,
 } from './kept-work';
+import { forgetLostChanges } from './lost-changes-store';
 import { countWipe, localStoreAtom, wipeCount, type LocalStore } from './local-store-state';
 import { startSync } from './replication';
 import { PENDING_FILES_DB, UPLOADS_CACHE } from '../../schema/offline';
@@ -92,6 +93,7 @@ export async function stopLocalStore(): Promise<void> {
 export async function wipeLocalStore(): Promise<void> {
   countWipe();
   await stopLocalStore();
+  forgetLostChanges();
   const unsealed = await keepUnsentWork();
   await destroyUserDatabase({}, unsealed);
   // Posts still waiting for their files (now sealed), and pictures kept for offline reading, belong to the user

@@ -14,6 +14,7 @@ import {
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
 import { readEventStream } from './event-stream';
+import { watchLostChanges } from './lost-changes';
 import { connectTabs, type TabSync } from './tab-sync';
 import { yieldToMain } from '../lib/yield-to-main';
 
@@ -179,6 +180,8 @@ export function startSync(
   const leading: Promise<unknown> = anyCollection?.database.waitForLeadership() ?? Promise.resolve();
   let leader = false;
   void leading.then(() => (leader = true));
+  // What a delete on the server took from the user's unsent changes is kept for the feed's notice (decision 117).
+  const stopWatchingLost = anyCollection ? watchLostChanges(anyCollection.database, collections.posts) : () => {};
 
   /**
    * One sync request. It is given up after `requestTimeoutMs`: on a phone moving between Wi-Fi and mobile data
@@ -658,6 +661,7 @@ export function startSync(
     },
     stop: async () => {
       abort.abort();
+      stopWatchingLost();
       markFeedStarted();
       deferredPull.clear();
       tabs?.close();

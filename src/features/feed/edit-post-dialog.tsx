@@ -1,8 +1,11 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useAtom } from 'jotai';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { map } from 'rxjs';
 import { DEFAULT_POST_CATEGORY, POST_CONTENT_MAX, toPostCategory, type PostCategory } from '../../../schema/post-rules';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
 import { Label } from '../../components/ui/label';
+import { Notice } from '../../components/ui/notice';
 import { Select } from '../../components/ui/select';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
@@ -13,13 +16,34 @@ import { toast } from '../../lib/toast';
 import { useConnection } from '../../lib/use-connection';
 import { AlertAudiencePicker, audienceHousesOf, audienceOf, type AlertAudience } from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
+import { CopyTextButton } from './copy-text-button';
+import { editingPostAtom } from './edit-post-state';
 import { editPost } from './feed-actions';
+import { useObservable } from './use-observable';
 
 interface EditPostDialogProps {
   db: UserDatabase;
   post: PostLocal;
   open: boolean;
   onOpenChange: (open: boolean) => void;
+}
+
+/** The feed's one edit dialog, for the post the card's edit button chose (editingPostAtom, decision 117). */
+export function EditPostHost({ db }: { db: UserDatabase | null }) {
+  const [post, setPost] = useAtom(editingPostAtom);
+  // Leaving the feed (another screen, sign-out) ends the edit: coming back must not open it again.
+  useEffect(() => () => setPost(null), [setPost]);
+  if (!db || !post) return null;
+  return (
+    <EditPostDialog
+      db={db}
+      post={post}
+      open
+      onOpenChange={(open) => {
+        if (!open) setPost(null);
+      }}
+    />
+  );
 }
 
 /** Edit of content, category and urgency (spec section 4) and an urgent post's audience, with the toasts of section 8. */
@@ -49,10 +73,13 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
   // The post as the form opened with it: fields left so keep whatever a colleague's change meanwhile made them.
   const [shown] = useState(post);
   const connection = useConnection(useLocalStore());
+  // Deleted meanwhile (by someone else, or a conflict the server's delete won): the form stays with its text.
+  const deleted$ = useMemo(() => db.posts.findOne(post.id).$.pipe(map((doc) => doc === null)), [db, post.id]);
+  const deleted = useObservable(deleted$, false).value;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!content.trim() || busy) return;
+    if (!content.trim() || busy || deleted) return;
     setBusy(true);
     try {
       await editPost(
@@ -87,6 +114,12 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
       <DialogDescription>
         Change the text, category or urgency of this post, and who an urgent post alerts.
       </DialogDescription>
+      {deleted ? (
+        <Notice tone="danger" role="alert">
+          <p>This post was deleted while you were editing it; your changes cannot be saved.</p>
+          <CopyTextButton text={content} label="Copy text" />
+        </Notice>
+      ) : null}
       <div className="field">
         <Label htmlFor={`${id}-content`}>Content</Label>
         <Textarea
@@ -94,6 +127,7 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
           value={content}
           rows={6}
           maxLength={POST_CONTENT_MAX}
+          readOnly={deleted}
           onChange={(event) => setContent(event.target.value)}
         />
       </div>
@@ -108,9 +142,9 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
       {isUrgent ? <AlertAudiencePicker value={audience} onChange={setAudience} disabled={busy} /> : null}
       <DialogFooter>
         <Button variant="outline" onClick={onDone}>
-          Cancel
+          {deleted ? 'Close' : 'Cancel'}
         </Button>
-        <Button type="submit" disabled={!content.trim() || busy}>
+        <Button type="submit" disabled={!content.trim() || busy || deleted}>
           {busy ? 'Saving...' : 'Save Changes'}
         </Button>
       </DialogFooter>

@@ -1,4 +1,5 @@
 import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'lucide-react';
+import { useSetAtom } from 'jotai';
 import { memo, useId, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { formatDateTime } from '../../../schema/format';
@@ -14,7 +15,7 @@ import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
 import { POST_TEXT_TIMING } from '../../lib/when-presented';
 import { DeletePostDialog } from './delete-post-dialog';
-import { EditPostDialog } from './edit-post-dialog';
+import { editingPostAtom } from './edit-post-state';
 import { PostAttachments } from './post-attachments';
 import { CommentsPanel, CommentsToggle } from './post-comments';
 import { PostImages } from './post-images';
@@ -82,7 +83,7 @@ const PostCardBody = memo(function PostCardBody({
   commentCountsKnown = true,
 }: PostCardBodyProps) {
   const [expanded, setExpanded] = useState(false);
-  const [editing, setEditing] = useState(false);
+  const editPost = useSetAtom(editingPostAtom);
   const [deleting, setDeleting] = useState(false);
   const author = authors(post.authorId);
   const mayEdit = canEditPost(user, post);
@@ -117,7 +118,7 @@ const PostCardBody = memo(function PostCardBody({
         </div>
         {mayEdit && db ? (
           <div className="post-tools">
-            <Button variant="ghost" size="icon" aria-label="Edit post" onClick={() => setEditing(true)}>
+            <Button variant="ghost" size="icon" aria-label="Edit post" onClick={() => editPost(post)}>
               <Pencil aria-hidden size={16} />
             </Button>
             <Button variant="ghost" size="icon" aria-label="Delete post" onClick={() => setDeleting(true)}>
@@ -161,9 +162,8 @@ const PostCardBody = memo(function PostCardBody({
       </footer>
       {expanded ? <CommentsPanel id={`${id}-comments`} db={db} postId={post.id} user={user} authors={authors} /> : null}
 
-      {/* Mounted only while open: closed, each card's two dialogs still cost the feed's first render their
-          roots and portals (decision 101). Nothing animates their closing, and the focus goes back as before. */}
-      {mayEdit && db && editing ? <EditPostDialog db={db} post={post} open onOpenChange={setEditing} /> : null}
+      {/* Mounted only while open: closed, a card's dialog still costs the feed's first render its root and portal
+          (decision 101). The edit dialog is the feed's (EditPostHost), so it outlives a card deleted meanwhile. */}
       {mayEdit && db && deleting ? <DeletePostDialog db={db} postId={post.id} open onOpenChange={setDeleting} /> : null}
     </>
   );
