@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
-import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
 import { FIRST_PULL_PATHS } from '../schema/sync-limits';
-import { startWifi } from './wifi';
+import { reloadOffline, startWifi } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
 

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import type { Page } from '@playwright/test';
 import sharp from 'sharp';
 import { E2E_DATA_DIR } from './env';
-import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { reloadOffline } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'resident-files');
 
