@@ -30,7 +30,7 @@ export interface Wifi {
   slow(ms: number): void;
   /**
    * The next request whose path contains `pathPart` reaches the server and is answered there, but the
-   * connection dies before any byte of the answer reaches the browser. Resolves once that has happened.
+   * connection dies before the answer's body reaches the browser. Resolves once that has happened.
    */
   loseNextAnswer(pathPart: string): Promise<void>;
   /** The next request whose path contains `pathPart` is held, neither forwarded nor answered, until released. */
@@ -100,13 +100,17 @@ export async function startWifi(): Promise<Wifi> {
         path: target.pathname + target.search,
         method: request.method,
         headers: request.headers,
+        // A fresh connection each time: a kept-alive one the server has just closed would fail the request.
+        agent: false,
       },
       (answer) => {
         if (fault?.kind === 'lose') {
-          // The server has answered, so it has stored the request: read its answer to the end, then drop it.
-          answer.resume();
+          // The server has answered, so it has stored the request: read its answer to the end, then cut it
+          // after its status line. A connection cut before any byte would be resent by Chromium unasked.
+          let length = 0;
+          answer.on('data', (chunk: Buffer) => (length += chunk.length));
           answer.on('end', () => {
-            request.socket.destroy();
+            request.socket.end(`HTTP/1.1 ${answer.statusCode} Lost\r\nContent-Length: ${length}\r\n\r\n`);
             fault.done();
           });
           return;
