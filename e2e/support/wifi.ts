@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 
 /**
@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
  * being reloaded or closed: that page may even receive an `online` event, and requests it sends then reach the
  * server (a stand-alone check saw them in 54 of 60 reloads of a page controlled by a service worker). A real phone
  * without Wi-Fi sends nothing, so `off()` both cuts the proxy and sets the context offline, as the app would
- * see it. The proxy takes only plain HTTP to this machine.
+ * see it. The proxy takes only plain HTTP to this machine; the faults below touch the browser's own requests only.
  *
  * `serverDown(true)` is the other failure (decision 116): the Wi-Fi works and the browser stays online, but every
  * /api/* request is answered 503 without reaching the server, as a server that is down behind its proxy answers;
@@ -131,8 +131,23 @@ export async function startWifi(): Promise<Wifi> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  // Tunnels (https, web sockets) are not part of the app: refused.
-  server.on('connect', (_request, socket: net.Socket) => socket.destroy());
+  // Playwright's own requests (`page.request`) come as tunnels: carried to this machine while the Wi-Fi is on.
+  server.on('connect', (request, socket: net.Socket, head: Buffer) => {
+    const target = URL.canParse(`http://${request.url}`) ? new URL(`http://${request.url}`) : null;
+    if (down || !target || !LOCAL_HOSTS.has(target.hostname)) {
+      socket.destroy();
+      return;
+    }
+    const upstream = net.connect(Number(target.port), '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+    socket.on('close', () => upstream.destroy());
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   return {
