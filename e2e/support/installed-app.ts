@@ -63,5 +63,6 @@ export function newProfileDir(): string {
 
 /** Removes a profile folder once its app is closed, so journeys never share a device. */
 export function removeProfileDir(profileDir: string): void {
-  fs.rmSync(profileDir, { recursive: true, force: true });
+  // After a failed journey Chromium may still be writing there as it closes: retry instead of failing again.
+  fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
