@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { startWifi, type Wifi } from '../e2e/wifi';
+import { startWifi, type Wifi } from '../e2e/support/offline';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { databaseFile, startServer } from '../server/server';

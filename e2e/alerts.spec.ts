@@ -1,9 +1,9 @@
 import { ADMIN, createStaffMember, expect, setStaffHouses, signIn, test, writeUrgentPost } from './fixtures';
 
-test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({ browser }) => {
+test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({ browser, wifi }) => {
   const staff = await createStaffMember(browser, 'Alerted');
   const adminContext = await browser.newContext();
-  const staffContext = await browser.newContext();
+  const staffContext = await browser.newContext({ proxy: wifi.proxy });
   const admin = await adminContext.newPage();
   const colleague = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
@@ -54,11 +54,11 @@ test('an urgent post blocks a colleague’s screen until acknowledged, also offl
   // A second alert acknowledged offline: saved, and sent on reconnecting.
   await writeUrgentPost(admin, `Power cut at Tudor Way ${word}`);
   await expect(modal).toBeVisible();
-  await staffContext.setOffline(true);
+  await wifi.off(staffContext);
   await modal.getByRole('button', { name: 'I have read this message' }).click();
   await expect(colleague.getByText('Saved — will send when back online').first()).toBeVisible();
   await expect(modal).toHaveCount(0);
-  await staffContext.setOffline(false);
+  await wifi.on(staffContext);
   await expect
     .poll(async () => {
       const response = await colleague.request.get('/api/alerts/unacknowledged');

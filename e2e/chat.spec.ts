@@ -20,10 +20,11 @@ async function send(page: Page, text: string) {
 
 test('two colleagues chat live, and a message sent offline arrives once when the sender reconnects', async ({
   browser,
+  wifi,
 }) => {
   const staff = await createStaffMember(browser, 'Chatty');
   const adminContext = await browser.newContext();
-  const staffContext = await browser.newContext();
+  const staffContext = await browser.newContext({ proxy: wifi.proxy });
   const admin = await adminContext.newPage();
   const colleague = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
@@ -54,12 +55,12 @@ test('two colleagues chat live, and a message sent offline arrives once when the
   await row.click();
 
   // Offline: the colleague writes; the message waits, then goes once on reconnecting.
-  await staffContext.setOffline(true);
+  await wifi.off(staffContext);
   await send(colleague, 'Yes, I can do it');
   await expect(colleague.getByText('Waiting to send')).toBeVisible();
   await colleague.waitForTimeout(500);
   await expect(admin.getByRole('list', { name: 'Messages' })).not.toContainText('Yes, I can do it');
-  await staffContext.setOffline(false);
+  await wifi.on(staffContext);
   await expect(admin.getByRole('list', { name: 'Messages' })).toContainText('Yes, I can do it');
   await expect(colleague.getByText('Waiting to send')).toHaveCount(0);
   await admin.waitForTimeout(1000);

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { ADMIN, createStaffMember, expect, signIn, test } from './fixtures';
 import { E2E_DATA_DIR } from './env';
-import { startWifi, type Wifi } from './wifi';
+import { startWifi, type Wifi } from './support/offline';
 
 /** What the feed and the edit dialog say when a delete on the server won over the user's change (decision 117). */
 const NOT_KEPT = 'A post you changed while offline was deleted; your changes were not kept';

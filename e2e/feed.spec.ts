@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
-import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
 import { FIRST_PULL_PATHS } from '../schema/sync-limits';
-import { startWifi } from './wifi';
+import { reloadOffline, startWifi } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
 
@@ -350,8 +350,9 @@ test('markup in a post shows as text and never runs', async ({ page }) => {
 });
 
 test("reactions: everyone's counts and names on the bar, and the user's own toggle made offline reaches a colleague", async ({
-  page,
-  context,
+  wifiPage: page,
+  wifiContext: context,
+  wifi,
   browser,
 }) => {
   const author = await createStaffMember(browser, 'Rhea');
@@ -377,7 +378,7 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await expect(page.getByRole('tooltip')).toHaveText(`Like: ${colleagueMember.name}`);
 
   // Offline, the author's own toggle shows at once and waits as an offline item.
-  await context.setOffline(true);
+  await wifi.off(context);
   await expect(page.getByText('Working Offline')).toBeVisible();
   await like.click();
   const liked = card.getByRole('button', { name: 'Like (2)' });
@@ -395,7 +396,7 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await liked.hover();
   await expect(page.getByRole('tooltip')).toHaveText(`Like: You, ${colleagueMember.name}`);
 
-  await context.setOffline(false);
+  await wifi.on(context);
   await expect(page.getByText(/pending/)).toHaveCount(0, { timeout: 15_000 });
   const both = theirCard.getByRole('button', { name: 'Like (2)' });
   await expect(both).toBeVisible({ timeout: 15_000 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test as base, type Browser, type Page } from '@playwright/test';
+import { expect, test as base, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { conversationIdOf } from '../schema/chat';
@@ -13,6 +13,7 @@ import {
   newConversationRow,
 } from '../server/features/chat/chat.queries';
 import { E2E_ADMIN, E2E_DATA_DIR } from './env';
+import { startWifi, type Wifi } from './support/offline';
 
 export { expect };
 export const ADMIN = E2E_ADMIN;
@@ -62,38 +63,47 @@ export async function signIn(
   await expect(page).toHaveURL(/\/$/);
 }
 
-/** Every request the page makes must go to the app's own origin (no third-party hosts). */
-export const test = base.extend<{ ownOriginOnly: void }>({
+/** Collects every request a context's pages make to another origin than the app's (no third-party hosts). */
+function watchForeignRequests(target: Page | BrowserContext, baseURL: string): string[] {
+  const foreign: string[] = [];
+  target.on('request', (request) => {
+    const url = new URL(request.url());
+    if (!['http:', 'https:'].includes(url.protocol)) return;
+    if (url.origin !== new URL(baseURL).origin) foreign.push(request.url());
+  });
+  return foreign;
+}
+
+/**
+ * Every request the page makes must go to the app's own origin (no third-party hosts). A journey that goes
+ * offline takes `wifi` (the kit's Wi-Fi, docs/testing-offline.md) and `wifiPage`/`wifiContext`, a context whose
+ * traffic goes through it, held to the same own-origin rule.
+ */
+export const test = base.extend<{ ownOriginOnly: void; wifi: Wifi; wifiContext: BrowserContext; wifiPage: Page }>({
   ownOriginOnly: [
     async ({ page, baseURL }, use) => {
-      const foreign: string[] = [];
-      page.on('request', (request) => {
-        const url = new URL(request.url());
-        if (!['http:', 'https:'].includes(url.protocol)) return;
-        if (url.origin !== new URL(baseURL!).origin) foreign.push(request.url());
-      });
+      const foreign = watchForeignRequests(page, baseURL!);
       await use();
       expect(foreign, 'requests to third-party hosts').toEqual([]);
     },
     { auto: true },
   ],
+  // Fixtures must destructure their dependencies; the Wi-Fi has none.
+  // eslint-disable-next-line no-empty-pattern
+  wifi: async ({}, use) => {
+    const wifi = await startWifi();
+    await use(wifi);
+    await wifi.close();
+  },
+  wifiContext: async ({ browser, wifi, baseURL }, use) => {
+    const context = await browser.newContext({ proxy: wifi.proxy });
+    const foreign = watchForeignRequests(context, baseURL!);
+    await use(context);
+    await context.close();
+    expect(foreign, 'requests to third-party hosts').toEqual([]);
+  },
+  wifiPage: async ({ wifiContext }, use) => use(await wifiContext.newPage()),
 });
-
-/**
- * Reloads a page whose context is offline. Debian's Chromium 150 starts every new document of an offline context
- * with `navigator.onLine` true, though its requests still fail (Playwright issue 42174 reports it for new pages; a
- * reload does it too; 156 is right again): the app would say "Syncing Changes" where a phone without Wi-Fi says
- * "Working Offline". There, setting the context online and offline again gives the page the offline state a real
- * device reports at once; journeys that must send nothing meanwhile cut the connection with e2e/wifi.ts first.
- */
-export async function reloadOffline(page: Page): Promise<void> {
-  await page.reload();
-  if (await page.evaluate(() => navigator.onLine)) {
-    await page.context().setOffline(false);
-    await page.context().setOffline(true);
-  }
-  await expect.poll(() => page.evaluate(() => navigator.onLine)).toBe(false);
-}
 
 export const STAFF_PASSWORD = 'Care!Worker2026';
 

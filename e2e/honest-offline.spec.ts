@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
 import { E2E_DATA_DIR } from './env';
-import { startWifi, type Wifi } from './wifi';
+import { startWifi, type Wifi } from './support/offline';
 
 /** What the app says, offline or without a server, instead of claiming the server has a change (decision 116). */
 const SAVED_ON_DEVICE = 'Saved on this device — it will be sent when you are back online';
@@ -74,7 +74,7 @@ async function waitForServiceWorker(page: Page): Promise<void> {
 }
 
 /**
- * A browser whose connection goes through a Wi-Fi the journey controls (e2e/wifi.ts), signed in, with its local
+ * A browser whose connection goes through a Wi-Fi the journey controls (e2e/support/offline.ts), signed in, with its local
  * database open and its first sync done: going offline earlier could leave the database's code unloaded.
  */
 async function device(

@@ -1,53 +1,30 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { ADMIN, createStaffMember, expect, readOutbox, signIn, test } from './fixtures';
 import { E2E_DATA_DIR } from './env';
-import { startWifi, type Wifi } from './wifi';
+import {
+  closeInstalledApp,
+  newProfileDir,
+  openInstalledApp,
+  removeProfileDir,
+  startWifi,
+  type InstalledApp,
+  type Wifi,
+} from './support/offline';
 
 /**
  * Nothing written offline is lost (decision 114): an installed app closed and opened again, sign-outs, the idle
  * rule and a session ended elsewhere, each with items still unsent. The app is a persistent Chromium profile, so
- * closing it keeps its storage and its cookies as a phone's installed app does; the Wi-Fi is the proxy kit.
+ * closing it keeps its storage and its cookies as a phone's installed app does; both come from the offline kit.
  */
 
 const tag = () => Math.random().toString(36).slice(2, 8);
 
-interface InstalledApp {
-  context: BrowserContext;
-  page: Page;
-}
-
-/** Opens the installed app on a profile folder, through the device's Wi-Fi, on the feed. */
-async function openApp(profile: string, wifi: Wifi, online = true): Promise<InstalledApp> {
+/** Opens the installed app (the kit's persistent profile) on the project's Chromium and address. */
+function openApp(profile: string, wifi: Wifi, online = true): Promise<InstalledApp> {
   const { launchOptions, baseURL } = test.info().project.use;
-  const context = await chromium.launchPersistentContext(profile, {
-    ...launchOptions,
-    baseURL,
-    proxy: wifi.proxy,
-    offline: !online,
-  });
-  if (!online) await wifi.off(context);
-  else await wifi.on(context);
-  const page = context.pages()[0] ?? (await context.newPage());
-  if (process.env.E2E_CONSOLE) {
-    page.on('console', (m) => console.log('[page]', m.type(), m.text()));
-    context.on(
-      'response',
-      (r) =>
-        r.url().includes('/api/') && console.log('[net]', r.request().method(), new URL(r.url()).pathname, r.status()),
-    );
-  }
-  await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
-  await page.goto('/');
-  return { context, page };
-}
-
-/** A profile folder of its own for each journey, removed afterwards. */
-function newProfile(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'sp-installed-app-'));
+  return openInstalledApp(profile, { wifi, online, baseURL: baseURL!, launchOptions });
 }
 
 async function waitForServiceWorker(page: Page): Promise<void> {
@@ -140,11 +117,11 @@ test.describe('nothing written offline is lost', () => {
   let profile: string;
   test.beforeEach(async () => {
     wifi = await startWifi();
-    profile = newProfile();
+    profile = newProfileDir();
   });
   test.afterEach(async () => {
     await wifi.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    removeProfileDir(profile);
   });
 
   test('an app closed with items pending opens again signed in, online or offline, and sends them once', async ({
@@ -159,7 +136,7 @@ test.describe('nothing written offline is lost', () => {
     const first = `Closed with this pending ${tag()}`;
     await wifi.off(app.context);
     await writePostAndComment(app.page, first);
-    await app.context.close();
+    await closeInstalledApp(app);
 
     // Opened again online: still signed in, and the items go.
     app = await openApp(profile, wifi);
@@ -171,13 +148,13 @@ test.describe('nothing written offline is lost', () => {
     const second = `Closed and reopened offline ${tag()}`;
     await wifi.off(app.context);
     await writePostAndComment(app.page, second);
-    await app.context.close();
+    await closeInstalledApp(app);
     app = await openApp(profile, wifi, false);
     await expect(postCard(app.page, second).getByText('Pending sync').first()).toBeVisible();
     await expect(app.page.getByText('2 pending')).toBeVisible();
     await wifi.on(app.context);
     await expectOnServerOnce(second);
-    await app.context.close();
+    await closeInstalledApp(app);
   });
 
   test('signing out with items pending asks first, keeps them sealed, and sends them at the next sign-in', async ({
@@ -256,7 +233,7 @@ test.describe('nothing written offline is lost', () => {
     await writePostAndComment(app.page, text);
     // The phone is put away: the last activity was 31 minutes before it is opened again.
     await app.page.evaluate(() => localStorage.setItem('sp_last_active', String(Date.now() - 31 * 60_000)));
-    await app.context.close();
+    await closeInstalledApp(app);
 
     app = await openApp(profile, wifi, false);
     // No care data of the dead session: the app opens signed out, and the items wait sealed.
@@ -268,7 +245,7 @@ test.describe('nothing written offline is lost', () => {
     await wifi.on(app.context);
     await signInHere(app.page, member.email, member.password);
     await expectOnServerOnce(text);
-    await app.context.close();
+    await closeInstalledApp(app);
   });
 
   test('the inactivity logout names the unsent items and keeps them', async ({ browser }) => {
@@ -338,6 +315,6 @@ test.describe('nothing written offline is lost', () => {
     await signIn(app.page, ADMIN.email, ADMIN.password);
     await openSignOut(app.page);
     await expect(app.page.getByText('You have been logged out successfully')).toBeVisible();
-    await app.context.close();
+    await closeInstalledApp(app);
   });
 });

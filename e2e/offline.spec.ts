@@ -1,6 +1,10 @@
 import { ADMIN, expect, signIn, test } from './fixtures';
 
-test('the installed app opens and reloads without a connection, still signed in', async ({ page, context }) => {
+test('the installed app opens and reloads without a connection, still signed in', async ({
+  wifiPage: page,
+  wifiContext: context,
+  wifi,
+}) => {
   await signIn(page, ADMIN.email, ADMIN.password);
   // The first load is not controlled by the service worker: wait for it, then reload (STACK-NOTES).
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
@@ -10,7 +14,7 @@ test('the installed app opens and reloads without a connection, still signed in'
   expect(manifest.ok()).toBe(true);
   expect(await manifest.json()).toMatchObject({ name: 'Staff Portal', display: 'standalone', theme_color: '#4C307D' });
 
-  await context.setOffline(true);
+  await wifi.off(context);
   const response = await page.reload();
   expect(response?.fromServiceWorker()).toBe(true);
   await expect(page.getByRole('button', { name: /profile menu|account menu|open profile/i })).toBeVisible();
@@ -20,5 +24,5 @@ test('the installed app opens and reloads without a connection, still signed in'
     .toBe(true);
   await page.goto('/admin');
   await expect(page.getByText('User Management Panel')).toBeVisible();
-  await context.setOffline(false);
+  await wifi.on(context);
 });

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import type { Page } from '@playwright/test';
 import sharp from 'sharp';
 import { E2E_DATA_DIR } from './env';
-import { ADMIN, createStaffMember, expect, reloadOffline, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import { reloadOffline } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'resident-files');
 
@@ -43,8 +44,9 @@ async function waitForServiceWorker(page: Page): Promise<void> {
 const residentCard = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
 
 test('residents: add with a photo, edit, read offline, see the history, archive as admin, and leave nothing on sign-out', async ({
-  page,
-  context,
+  wifiPage: page,
+  wifiContext: context,
+  wifi,
   browser,
 }) => {
   const name = `Margaret Hale ${Math.random().toString(36).slice(2, 6)}`;
@@ -111,14 +113,14 @@ test('residents: add with a photo, edit, read offline, see the history, archive 
   await profile.getByRole('button', { name: 'Close' }).click();
 
   // Read offline: the profile comes from the device; the history waits for the connection.
-  await context.setOffline(true);
+  await wifi.off(context);
   await reloadOffline(page);
   await card.getByRole('button', { name: `View ${name}` }).click();
   await expect(profile.getByRole('region', { name: 'Medication' })).toHaveText(/Paracetamol 1g at breakfast/);
   await expect(profile.getByText('The history can be seen when you are back online.')).toBeVisible();
   await expect(profile.getByText(`Created by ${member.name} on`)).toBeVisible();
   await expect(profile.getByRole('button', { name: 'Archive' })).toHaveCount(0);
-  await context.setOffline(false);
+  await wifi.on(context);
 
   // Back online: the history shows who changed what, and both openings (one offline) reached the audit log.
   await expect(

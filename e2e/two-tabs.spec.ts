@@ -3,7 +3,7 @@ import type { BrowserContext, Locator, Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
 import { E2E_DATA_DIR } from './env';
-import { startWifi } from './wifi';
+import { startWifi } from './support/offline';
 
 /** How many times the journey reacts in two tabs; every run must end on the last choice. */
 const RUNS = 20;

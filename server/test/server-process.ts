@@ -38,15 +38,18 @@ export interface ServerProcess {
 
 /**
  * Starts `server/test/child-server.ts` in a child process on a fixed port and data folder, and resolves once
- * it listens. The same port and folder can be started again after a stop or a kill.
+ * it listens. The same port and folder can be started again after a stop or a kill. With `client` it also
+ * serves the built app (dist/), for browser journeys.
  */
 export function startServerProcess(
   dataDir: string,
   port: number,
   env: Record<string, string> = {},
   timeoutMs = 30_000,
+  { client = false }: { client?: boolean } = {},
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+  const args = ['--import', 'tsx', ENTRY, ...(client ? ['--client'] : [])];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
