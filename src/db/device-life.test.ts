@@ -12,7 +12,7 @@ import { databaseNameFor } from './database-name';
 import { listKeptEntries, setKeptEnvironment } from './kept-store';
 import { keptPublicKey, sealUnsentRows, sendKeptWork } from './kept-work';
 import { startSync, type SyncController } from './replication';
-import { storedPost } from './test-fixtures';
+import { prng, storedPost } from './test-fixtures';
 
 /**
  * Device life (decision 114): one phone shared by two care workers, who sign in and out, close and reopen the app,
@@ -26,18 +26,6 @@ const SEED = Number(process.env.DEVICE_LIFE_SEED ?? (process.env.CI ? 1146 : Mat
 const STEPS = Number(process.env.DEVICE_LIFE_STEPS ?? 120);
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
 const COLLECTIONS = ['posts', 'comments', 'conversations', 'messages'] as const;
-
-/** mulberry32, as the sync chaos test uses: a seed gives the same script on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let t: TestServer;
 let publicKey: string;

@@ -30,6 +30,7 @@ import {
 import { buildPostDoc } from '../features/feed/post-draft';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { startSync, type SyncController } from './replication';
+import { prng } from './test-fixtures';
 
 /**
  * Sync chaos (issue 6, docs/sync.md "Sync chaos"): three devices make a few hundred random writes while going
@@ -53,18 +54,6 @@ type Collection = (typeof COLLECTIONS)[number];
 /** At most this many devices have their database open at once (6 collections each). */
 const MAX_OPEN = 2;
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
-
-/** mulberry32: a small seeded PRNG, so a seed gives the same script on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Seeded UUIDs (v4 layout), so the documents of a replayed run have the same ids. */
 function uuids(seed: number): () => string {
