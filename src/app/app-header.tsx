@@ -35,7 +35,7 @@ interface AppHeaderProps {
 }
 
 /**
- * The sticky header of the signed-in screens (spec section 2: Home feed), with the offline/sync banner under it and
+ * The sticky header of the signed-in screens, with the offline/sync banner under it and
  * in the chat panel (decision 116). Posts waiting for their files upload from here, so they go up on any screen.
  */
 export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHeaderProps) {

@@ -25,7 +25,7 @@ const TEXTS = {
 } as const;
 
 /**
- * The offline/sync banner of spec section 4, on every signed-in screen (decision 116). Pending items are the local
+ * The offline/sync banner, on every signed-in screen (decision 116). Pending items are the local
  * writes not yet confirmed by the server plus the posts whose files wait to upload. Offline: "Working Offline" with
  * the count or "Synced"; online but the server does not answer: "Server Unreachable", without a spinner; online
  * with pending items: "Syncing Changes"; online and in sync: nothing.

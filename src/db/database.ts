@@ -214,7 +214,7 @@ export function closeUserDatabase(): Promise<void> {
 }
 
 /**
- * Removes the local database on sign-out so nothing of the user stays in IndexedDB (spec section 4); the stores of
+ * Removes the local database on sign-out so nothing of the user stays in IndexedDB; the stores of
  * `spare` stay (users whose unsent work could not be sealed, decision 114).
  */
 export function destroyUserDatabase(env: DatabaseEnvironment = {}, spare: readonly string[] = []): Promise<void> {

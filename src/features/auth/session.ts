@@ -24,7 +24,7 @@ async function whileSigningOut(work: () => Promise<void>): Promise<void> {
 /** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
 export function signOut(navigate: NavigateFunction): Promise<void> {
   return whileSigningOut(async () => {
-    // The browser leaves the session either way (spec section 7); offline, the server is told once it is reachable.
+    // The browser leaves the session either way; offline, the server is told once it is reachable.
     await tellServerSignedOut();
     await wipeLocalData();
     // Address first, so the Landing screen mounts already seeing logged_out=true.

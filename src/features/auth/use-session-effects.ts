@@ -55,7 +55,7 @@ function useUserDatabase(userId: string | undefined): void {
   }, [userId, navigate]);
 }
 
-/** The 25-minute warning of spec section 4; it names the unsent items that the logout will keep (decision 114). */
+/** The 25-minute inactivity warning; it names the unsent items that the logout will keep (decision 114). */
 async function warnOfLogout(): Promise<void> {
   const unsent = await countUnsent();
   const kept =

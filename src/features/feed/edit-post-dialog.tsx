@@ -93,7 +93,7 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
         },
         shown,
       );
-      // Spec section 8's success only while the server can be reached; otherwise the edit waits here (decision 116).
+      // The success toast only while the server can be reached; otherwise the edit waits here (decision 116).
       if (connection === 'online') {
         toast({ title: 'Post updated', description: 'Your post has been updated successfully.' });
       } else {
