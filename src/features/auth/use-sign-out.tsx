@@ -46,7 +46,7 @@ export function useSignOut(): { requestSignOut: () => void; signOutDialog: React
         </AlertDialogDescription>
         <AlertDialogFooter>
           <AlertDialogCancel>Stay signed in</AlertDialogCancel>
-          <AlertDialogAction onClick={() => void signOut(navigate)}>
+          <AlertDialogAction className="dialog-action-wrap" onClick={() => void signOut(navigate)}>
             Sign out anyway — they will be sent next time you sign in on this device
           </AlertDialogAction>
         </AlertDialogFooter>
