@@ -41,6 +41,44 @@ export default tseslint.config(
   boundary('server', ['src', 'sw']),
   boundary('sw', ['server', 'src']),
   {
+    // A journey goes offline one documented way: the kit's fixtures or helpers (docs/testing-offline.md, decision 118).
+    files: ['e2e/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='setOffline']",
+          message: 'Go offline with the Wi-Fi of e2e/fixtures.ts (wifi.off): setOffline alone lets requests through.',
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(newContext|launchPersistentContext)$/] Property[key.name='offline']",
+          message: 'Open the context with the wifiContext fixture or openInstalledApp, then wifi.off it.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='newContext'] Property[key.name='proxy']",
+          message: 'A device behind the Wi-Fi is the wifiContext fixture: it closes its context and checks its hosts.',
+        },
+        {
+          selector: "CallExpression[callee.name='startWifi']",
+          message: 'Take the wifi, wifiContext and wifiPage fixtures of e2e/fixtures.ts: they close what they start.',
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/support/offline', '**/support/wifi'],
+              importNames: ['startWifi'],
+              message: 'Take the wifi, wifiContext and wifiPage fixtures of e2e/fixtures.ts instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The app takes the rules of posts and chat and the sync protocol's names from zod-free modules, and loads the
     // alerts and push schemas where it uses them: building every schema of these modules with the feed cost a slow
     // phone's first screen time for nothing (decision 106). The same holds for the account, role, count, upload and

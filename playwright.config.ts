@@ -11,6 +11,8 @@ export default defineConfig({
   timeout: 90_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
+  // One worker: the journeys share one server, where an urgent post to all staff would alert the colleagues of a
+  // journey running beside it and cover their screens (decision 118).
   workers: 1,
   retries: 0,
   reporter: process.env.CI ? [['list']] : [['list']],

@@ -1,11 +1,40 @@
-import { ADMIN, createStaffMember, expect, setStaffHouses, signIn, test, writeUrgentPost } from './fixtures';
+import {
+  ADMIN,
+  createStaffMember,
+  expect,
+  expectServerHolds,
+  setStaffHouses,
+  signIn,
+  test,
+  userIdOf,
+  writeUrgentPost,
+} from './fixtures';
+import { serverRows } from './support/offline';
 
-test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({ browser, wifi }) => {
+/** The user's acknowledgement of the alert for the post with this text, and the audit entries it made. */
+function serverAcknowledgements(content: string, userId: string) {
+  const acknowledged = serverRows(
+    `SELECT a.acknowledged_at IS NOT NULL AS acknowledged, a.deleted FROM acknowledgements a
+     JOIN posts p ON p.id = a.post_id WHERE p.content = ? AND a.user_id = ?`,
+    [content, userId],
+  );
+  const audited = serverRows(
+    `SELECT l.id FROM audit_log l JOIN posts p ON p.id = l.target_id
+     WHERE l.action = 'alert.acknowledged' AND p.content = ? AND l.actor_id = ?`,
+    [content, userId],
+  ).length;
+  return { acknowledged, audited };
+}
+
+test('an urgent post blocks a colleague’s screen until acknowledged, also offline', async ({
+  browser,
+  wifi,
+  wifiContext: staffContext,
+  wifiPage: colleague,
+}) => {
   const staff = await createStaffMember(browser, 'Alerted');
   const adminContext = await browser.newContext();
-  const staffContext = await browser.newContext({ proxy: wifi.proxy });
   const admin = await adminContext.newPage();
-  const colleague = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
   await signIn(colleague, staff.email, staff.password);
   const word = Math.random().toString(36).slice(2, 8);
@@ -52,12 +81,18 @@ test('an urgent post blocks a colleague’s screen until acknowledged, also offl
   await admin.keyboard.press('Escape');
 
   // A second alert acknowledged offline: saved, and sent on reconnecting.
-  await writeUrgentPost(admin, `Power cut at Tudor Way ${word}`);
+  const powerCut = `Power cut at Tudor Way ${word}`;
+  await writeUrgentPost(admin, powerCut);
   await expect(modal).toBeVisible();
   await wifi.off(staffContext);
   await modal.getByRole('button', { name: 'I have read this message' }).click();
   await expect(colleague.getByText('Saved — will send when back online').first()).toBeVisible();
   await expect(modal).toHaveCount(0);
+  const staffId = userIdOf(staff.email);
+  expect(serverAcknowledgements(powerCut, staffId)).toEqual({
+    acknowledged: [{ acknowledged: 0, deleted: 0 }],
+    audited: 0,
+  });
   await wifi.on(staffContext);
   await expect
     .poll(async () => {
@@ -65,9 +100,13 @@ test('an urgent post blocks a colleague’s screen until acknowledged, also offl
       return ((await response.json()) as { content: string }[]).filter((a) => a.content.includes(word)).length;
     })
     .toBe(0);
+  // The server holds the acknowledgement once: acknowledged, and audited a single time.
+  await expectServerHolds(() => serverAcknowledgements(powerCut, staffId), {
+    acknowledged: [{ acknowledged: 1, deleted: 0 }],
+    audited: 1,
+  });
 
   await adminContext.close();
-  await staffContext.close();
 });
 
 test('an urgent post addressed to a house alerts only the staff of that house', async ({ browser }) => {

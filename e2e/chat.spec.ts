@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
-import { ADMIN, createStaffMember, expect, signIn, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, expectServerHolds, signIn, test, userIdOf } from './fixtures';
+import { serverRows } from './support/offline';
 
 const panel = (page: Page) => page.getByRole('dialog', { name: /Messages|New Chat|Administrator|Tester/ });
 
@@ -18,15 +19,15 @@ async function send(page: Page, text: string) {
   await page.getByRole('textbox', { name: 'Message' }).press('Enter');
 }
 
-test('two colleagues chat live, and a message sent offline arrives once when the sender reconnects', async ({
+test('two colleagues chat live, and messages sent offline or on a lost answer arrive once', async ({
   browser,
   wifi,
+  wifiContext: staffContext,
+  wifiPage: colleague,
 }) => {
   const staff = await createStaffMember(browser, 'Chatty');
   const adminContext = await browser.newContext();
-  const staffContext = await browser.newContext({ proxy: wifi.proxy });
   const admin = await adminContext.newPage();
-  const colleague = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
   await signIn(colleague, staff.email, staff.password);
 
@@ -66,6 +67,18 @@ test('two colleagues chat live, and a message sent offline arrives once when the
   await admin.waitForTimeout(1000);
   await expect(admin.getByRole('list', { name: 'Messages' }).getByText('Yes, I can do it')).toHaveCount(1);
 
+  // Online again, the answer to the next message is lost on the way back: the server stores it, the app sends
+  // it again, and it is still held once.
+  const lost = wifi.loseNextAnswer('/api/sync/messages/push');
+  await send(colleague, 'I will bring the rota too');
+  await lost;
+  await expect(colleague.getByText('Waiting to send')).toHaveCount(0, { timeout: 20_000 });
+  await expect(admin.getByRole('list', { name: 'Messages' }).getByText('I will bring the rota too')).toHaveCount(1);
+  await expectServerHolds(
+    () => serverRows('SELECT content FROM messages WHERE sender_id = ? ORDER BY created_at', [userIdOf(staff.email)]),
+    [{ content: 'Yes, I can do it' }, { content: 'I will bring the rota too' }],
+  );
+
   // `?openChat=true` opens the panel.
   await colleague.goto('/?openChat=true');
   await expect(colleague.getByRole('list', { name: 'Conversations' })).toBeVisible();
@@ -77,5 +90,4 @@ test('two colleagues chat live, and a message sent offline arrives once when the
   await expect(admin.getByRole('list', { name: 'Conversations' })).toContainText('Yes, I can do it');
 
   await adminContext.close();
-  await staffContext.close();
 });

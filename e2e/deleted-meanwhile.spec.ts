@@ -1,9 +1,6 @@
-import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
-import Database from 'better-sqlite3';
-import { ADMIN, createStaffMember, expect, signIn, test } from './fixtures';
-import { E2E_DATA_DIR } from './env';
-import { startWifi, type Wifi } from './support/offline';
+import { ADMIN, createStaffMember, expect, expectServerHolds, signInSynced, test } from './fixtures';
+import { serverRows } from './support/offline';
 
 /** What the feed and the edit dialog say when a delete on the server won over the user's change (decision 117). */
 const NOT_KEPT = 'A post you changed while offline was deleted; your changes were not kept';
@@ -13,20 +10,11 @@ const DELETED_WHILE_EDITING = 'This post was deleted while you were editing it; 
 const tag = () => Math.random().toString(36).slice(2, 8);
 
 /** What the server's own database holds of a journey's words: its posts (live or not) and its live comments. */
-function serverHolds(word: string): { posts: { content: string; deleted: number }[]; comments: number } {
-  const db = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    const posts = db.prepare('SELECT content, deleted FROM posts WHERE content LIKE ?').all(`%${word}%`) as {
-      content: string;
-      deleted: number;
-    }[];
-    const { n } = db
-      .prepare('SELECT count(*) AS n FROM comments WHERE content LIKE ? AND deleted = 0')
-      .get(`%${word}%`) as { n: number };
-    return { posts, comments: n };
-  } finally {
-    db.close();
-  }
+function serverHolds(word: string): { posts: Record<string, unknown>[]; comments: number } {
+  return {
+    posts: serverRows('SELECT content, deleted FROM posts WHERE content LIKE ?', [`%${word}%`]),
+    comments: serverRows('SELECT id FROM comments WHERE content LIKE ? AND deleted = 0', [`%${word}%`]).length,
+  };
 }
 
 const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
@@ -39,16 +27,14 @@ async function writePost(page: Page, content: string): Promise<void> {
   await expect(postCard(page, content).getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
 }
 
-/** A signed-in browser with its first sync done; `wifi` when the journey switches its connection. */
+/** A signed-in browser with its first sync done. */
 async function device(
   browser: Browser,
   account: { email: string; password: string },
-  wifi?: Wifi,
 ): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext(wifi ? { proxy: wifi.proxy } : {});
+  const context = await browser.newContext();
   const page = await context.newPage();
-  await signIn(page, account.email, account.password);
-  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  await signInSynced(page, account);
   return { context, page };
 }
 
@@ -63,10 +49,12 @@ async function deleteAsAdmin(admin: Page, text: string): Promise<void> {
 
 test('an edit and a comment made offline on a post deleted meanwhile are shown to their author, who can copy them', async ({
   browser,
+  wifi,
+  wifiContext: context,
+  wifiPage: page,
 }) => {
   const member = await createStaffMember(browser, 'Dora');
-  const wifi = await startWifi();
-  const { context, page } = await device(browser, member, wifi);
+  await signInSynced(page, member);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const { context: adminContext, page: admin } = await device(browser, ADMIN);
   const word = tag();
@@ -108,9 +96,7 @@ test('an edit and a comment made offline on a post deleted meanwhile are shown t
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(edited);
 
   // Delete won: the server has the post deleted, with neither the edit nor the comment.
-  const held = serverHolds(word);
-  expect(held.posts).toEqual([{ content: text, deleted: 1 }]);
-  expect(held.comments).toBe(0);
+  await expectServerHolds(() => serverHolds(word), { posts: [{ content: text, deleted: 1 }], comments: 0 });
 
   // The notice outlives a reload until dismissed.
   await page.reload();
@@ -122,8 +108,6 @@ test('an edit and a comment made offline on a post deleted meanwhile are shown t
   await expect(page.getByText(NOT_KEPT)).toHaveCount(0);
 
   await adminContext.close();
-  await context.close();
-  await wifi.close();
 });
 
 test('the edit dialog of a post deleted meanwhile stays open, says so and keeps the typed text', async ({

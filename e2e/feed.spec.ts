@@ -2,9 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
-import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
+import {
+  ADMIN,
+  createStaffMember,
+  expect,
+  expectServerHolds,
+  signIn,
+  STAFF_PASSWORD,
+  test,
+  userIdOf,
+} from './fixtures';
 import { FIRST_PULL_PATHS } from '../schema/sync-limits';
-import { reloadOffline, startWifi } from './support/offline';
+import { reloadOffline, serverRows } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
 
@@ -77,13 +86,14 @@ test('a post with two pictures, shown in the feed, opened larger and downloaded'
   await expect(page.getByText('Image downloaded').first()).toBeVisible();
 });
 
-test('offline: a post and a comment survive a reload and reach a colleague once back online', async ({ browser }) => {
+test('offline: a post and a comment survive a reload and reach a colleague once back online', async ({
+  browser,
+  wifi,
+  wifiContext: context,
+  wifiPage: page,
+}) => {
   const member = await createStaffMember(browser, 'Olive');
   const text = `Written without Wi-Fi ${tag()}`;
-  // Wi-Fi that really goes: the emulated offline state alone lets a reloading page's requests through.
-  const wifi = await startWifi();
-  const context = await browser.newContext({ proxy: wifi.proxy });
-  const page = await context.newPage();
   await signIn(page, member.email, STAFF_PASSWORD);
   await waitForServiceWorker(page);
 
@@ -149,9 +159,27 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   const image = photo.getByRole('img', { name: /^Picture 1 of 1 posted by/ });
   await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(64);
   await expect(page.getByText(/pending/)).toHaveCount(0);
+  // The server holds each item written offline exactly once: both posts, the comment and the picture's upload.
+  const memberId = userIdOf(member.email);
+  await expectServerHolds(
+    () => ({
+      posts: serverRows('SELECT content, images FROM posts WHERE author_id = ? AND deleted = 0 ORDER BY content', [
+        memberId,
+      ]).map((post) => ({ content: post.content, pictures: (JSON.parse(String(post.images)) as string[]).length })),
+      comments: serverRows('SELECT content FROM comments WHERE author_id = ? AND deleted = 0', [memberId]),
+      uploads: serverRows('SELECT original_name AS name FROM uploads WHERE owner_id = ?', [memberId]),
+    }),
+    {
+      // In the order of their text: "Photo taken offline" before "Written without Wi-Fi".
+      posts: [
+        { content: withPicture, pictures: 1 },
+        { content: text, pictures: 0 },
+      ],
+      comments: [{ content: 'Seen to while offline' }],
+      uploads: [{ name: 'offline-photo.png' }],
+    },
+  );
   await colleagueContext.close();
-  await context.close();
-  await wifi.close();
 });
 
 test('a new device shows the newest posts before its database opens, then the same cards take part (decision 97)', async ({
@@ -414,6 +442,19 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await colleague.keyboard.press('Escape');
   await expect(colleague.getByRole('tooltip')).toHaveCount(0);
   await expect(both).toBeFocused();
+  // Of the four toggles made offline the server holds the last choice, once; the colleague's own stays as it was.
+  await expectServerHolds(
+    () =>
+      serverRows(
+        `SELECT r.type, r.user_id AS userId, r.deleted FROM reactions r JOIN posts p ON p.id = r.post_id
+         WHERE p.content = ? ORDER BY r.user_id`,
+        [text],
+      ),
+    [
+      { type: 'like', userId: userIdOf(author.email), deleted: 0 },
+      { type: 'like', userId: userIdOf(colleagueMember.email), deleted: 0 },
+    ].sort((a, b) => (a.userId < b.userId ? -1 : 1)),
+  );
   await colleagueContext.close();
 });
 

@@ -1,9 +1,15 @@
-import path from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
-import Database from 'better-sqlite3';
-import { ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
-import { E2E_DATA_DIR } from './env';
-import { startWifi, type Wifi } from './support/offline';
+import type { Locator, Page } from '@playwright/test';
+import {
+  ADMIN,
+  createStaffMember,
+  expect,
+  expectServerHolds,
+  signInSynced,
+  test,
+  userIdOf,
+  writeUrgentPost,
+} from './fixtures';
+import { serverRows } from './support/offline';
 
 /** What the app says, offline or without a server, instead of claiming the server has a change (decision 116). */
 const SAVED_ON_DEVICE = 'Saved on this device — it will be sent when you are back online';
@@ -12,41 +18,20 @@ const NOBODY_ALERTED = 'Saved on this device — nobody has been alerted yet';
 /** A short random word, so each journey finds its own posts on the shared e2e server. */
 const tag = () => Math.random().toString(36).slice(2, 8);
 
-/** The live posts holding `word`, as the server's own database has them. */
-function serverPosts(word: string): { id: string; content: string; isUrgent: number }[] {
-  const db = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare('SELECT id, content, is_urgent AS isUrgent FROM posts WHERE content LIKE ? AND deleted = 0')
-      .all(`%${word}%`) as { id: string; content: string; isUrgent: number }[];
-  } finally {
-    db.close();
-  }
-}
+/** The live posts holding `word`, as the server's own database has them, in the order of their text. */
+const serverPosts = (word: string) =>
+  serverRows('SELECT content, is_urgent AS isUrgent FROM posts WHERE content LIKE ? AND deleted = 0 ORDER BY content', [
+    `%${word}%`,
+  ]);
+const contentsOf = (word: string) => serverPosts(word).map((post) => post.content);
 
 /** The alerts the server has made for posts holding `word`, one row per person alerted. */
-function serverAlerts(word: string): { userId: string }[] {
-  const db = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare(
-        `SELECT a.user_id AS userId FROM acknowledgements a JOIN posts p ON p.id = a.post_id
-         WHERE p.content LIKE ? AND a.deleted = 0`,
-      )
-      .all(`%${word}%`) as { userId: string }[];
-  } finally {
-    db.close();
-  }
-}
-
-function userIdOf(email: string): string {
-  const db = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
-  } finally {
-    db.close();
-  }
-}
+const serverAlerts = (word: string) =>
+  serverRows(
+    `SELECT a.user_id AS userId FROM acknowledgements a JOIN posts p ON p.id = a.post_id
+     WHERE p.content LIKE ? AND a.deleted = 0`,
+    [`%${word}%`],
+  );
 
 async function writePost(page: Page, content: string): Promise<void> {
   const composer = page.getByRole('region', { name: 'Create a post' });
@@ -73,27 +58,14 @@ async function waitForServiceWorker(page: Page): Promise<void> {
   await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
 }
 
-/**
- * A browser whose connection goes through a Wi-Fi the journey controls (e2e/support/offline.ts), signed in, with its local
- * database open and its first sync done: going offline earlier could leave the database's code unloaded.
- */
-async function device(
-  browser: Browser,
-  account: { email: string; password: string },
-): Promise<{ wifi: Wifi; context: BrowserContext; page: Page }> {
-  const wifi = await startWifi();
-  const context = await browser.newContext({ proxy: wifi.proxy });
-  const page = await context.newPage();
-  await signIn(page, account.email, account.password);
-  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
-  return { wifi, context, page };
-}
-
 test('an edit saved offline says it is only on this device, and reaches the server once back online', async ({
   browser,
+  wifi,
+  wifiContext: context,
+  wifiPage: page,
 }) => {
   const member = await createStaffMember(browser, 'Edna');
-  const { wifi, context, page } = await device(browser, member);
+  await signInSynced(page, member);
   const word = tag();
   const text = `Medication round at 8 ${word}`;
   await writePost(page, text);
@@ -109,26 +81,27 @@ test('an edit saved offline says it is only on this device, and reaches the serv
   await expect(banner(page).getByText('1 pending')).toBeVisible();
   // The banner shows once on the feed.
   await expect(page.getByText('Working Offline')).toHaveCount(1);
-  expect(serverPosts(word).map((post) => post.content)).toEqual([text]);
+  expect(contentsOf(word)).toEqual([text]);
 
   await wifi.on(context);
   await expect(banner(page)).toHaveCount(0, { timeout: 15_000 });
-  await expect.poll(() => serverPosts(word).map((post) => post.content), { timeout: 15_000 }).toEqual([edited]);
+  await expectServerHolds(() => contentsOf(word), [edited]);
 
   // Online again, the spec's own words.
   const again = `Medication round moved to 10 ${word}`;
   await editPost(page, postCard(page, edited), again);
   await expect(page.getByText('Your post has been updated successfully.').first()).toBeVisible();
-  await expect.poll(() => serverPosts(word).map((post) => post.content), { timeout: 15_000 }).toEqual([again]);
-  await context.close();
-  await wifi.close();
+  await expect.poll(() => contentsOf(word), { timeout: 15_000 }).toEqual([again]);
 });
 
 test('an urgent post written offline says nobody has been alerted yet; online it reaches the server once and alerts', async ({
   browser,
+  wifi,
+  wifiContext: context,
+  wifiPage: page,
 }) => {
   const colleague = await createStaffMember(browser, 'Bea');
-  const { wifi, context, page } = await device(browser, ADMIN);
+  await signInSynced(page, ADMIN);
   await wifi.off(context);
   await expect(banner(page).getByText('Working Offline')).toBeVisible();
 
@@ -141,16 +114,20 @@ test('an urgent post written offline says nobody has been alerted yet; online it
 
   await wifi.on(context);
   await expect(banner(page)).toHaveCount(0, { timeout: 15_000 });
-  await expect.poll(() => serverPosts(word).length, { timeout: 15_000 }).toBe(1);
-  expect(serverPosts(word)[0]).toMatchObject({ content: `Lift out of order at Giles House ${word}`, isUrgent: 1 });
+  await expectServerHolds(
+    () => serverPosts(word),
+    [{ content: `Lift out of order at Giles House ${word}`, isUrgent: 1 }],
+  );
   const alerted = serverAlerts(word).map((alert) => alert.userId);
   expect(alerted.filter((id) => id === userIdOf(colleague.email))).toHaveLength(1);
-  await context.close();
-  await wifi.close();
 });
 
-test('offline, the banner shows on residents and admin and in the open chat', async ({ browser }) => {
-  const { wifi, context, page } = await device(browser, ADMIN);
+test('offline, the banner shows on residents and admin and in the open chat', async ({
+  wifi,
+  wifiContext: context,
+  wifiPage: page,
+}) => {
+  await signInSynced(page, ADMIN);
   // The other screens' code comes from the service worker's precache while offline.
   await waitForServiceWorker(page);
   await wifi.off(context);
@@ -177,15 +154,15 @@ test('offline, the banner shows on residents and admin and in the open chat', as
 
   await wifi.on(context);
   await expect(banner(page)).toHaveCount(0, { timeout: 15_000 });
-  await context.close();
-  await wifi.close();
 });
 
 test('a server that answers 503 is said to be unreachable, not "Syncing Changes", until it is back', async ({
   browser,
+  wifi,
+  wifiPage: page,
 }) => {
   const member = await createStaffMember(browser, 'Uma');
-  const { wifi, context, page } = await device(browser, member);
+  await signInSynced(page, member);
   const word = tag();
   const first = `Laundry van comes on Tuesday ${word}`;
   await writePost(page, first);
@@ -218,19 +195,13 @@ test('a server that answers 503 is said to be unreachable, not "Syncing Changes"
   expect(await page.evaluate(() => (window as unknown as { bannerSeen: { syncing: boolean } }).bannerSeen)).toEqual({
     syncing: false,
   });
-  expect(serverPosts(word).map((post) => post.content)).toEqual([first]);
+  expect(contentsOf(word)).toEqual([first]);
 
   wifi.serverDown(false);
   await expect(banner(page)).toHaveCount(0, { timeout: 20_000 });
-  await expect
-    .poll(
-      () =>
-        serverPosts(word)
-          .map((post) => post.content)
-          .sort(),
-      { timeout: 15_000 },
-    )
-    .toEqual([`Laundry van also on Friday ${word}`, `Laundry van comes on Wednesday ${word}`]);
-  await context.close();
-  await wifi.close();
+  // The new post and the edit, each once.
+  await expectServerHolds(
+    () => contentsOf(word),
+    [`Laundry van also on Friday ${word}`, `Laundry van comes on Wednesday ${word}`],
+  );
 });

@@ -8,7 +8,6 @@ import {
   newProfileDir,
   openInstalledApp,
   removeProfileDir,
-  startWifi,
   type InstalledApp,
   type Wifi,
 } from './support/offline';
@@ -115,12 +114,12 @@ async function readableOnDevice(page: Page): Promise<{ stores: string[]; kept: s
 test.describe('nothing written offline is lost', () => {
   let wifi: Wifi;
   let profile: string;
-  test.beforeEach(async () => {
-    wifi = await startWifi();
+  // The device's Wi-Fi is the test's `wifi` fixture, which a hook shares with its test and closes after it.
+  test.beforeEach(async ({ wifi: deviceWifi }) => {
+    wifi = deviceWifi;
     profile = newProfileDir();
   });
-  test.afterEach(async () => {
-    await wifi.close();
+  test.afterEach(() => {
     removeProfileDir(profile);
   });
 

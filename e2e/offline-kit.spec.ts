@@ -1,5 +1,5 @@
 import type { BrowserContext, Locator, Page } from '@playwright/test';
-import { ADMIN, expect, signIn, test } from './fixtures';
+import { ADMIN, expect, expectServerHolds, signInSynced, test } from './fixtures';
 import {
   closeInstalledApp,
   newProfileDir,
@@ -32,18 +32,10 @@ async function writePost(page: Page, text: string): Promise<void> {
   await expect(composer.getByLabel('Post content')).toHaveValue('');
 }
 
-/** Signed in, with the local database open and its first sync done, so a fault meets the push and nothing else. */
-async function signInSynced(page: Page): Promise<void> {
-  await signIn(page, ADMIN.email, ADMIN.password);
-  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
-}
-
 /** The post reached the server exactly once, the device knows it, and nothing more arrives later. */
 async function expectStoredOnce(page: Page, text: string, dataDir?: string): Promise<void> {
-  await expect.poll(() => postsWith(text, dataDir).length, { timeout: 20_000 }).toBe(1);
+  await expectServerHolds(() => postsWith(text, dataDir).length, 1);
   await expect(postCard(page, text).getByText('Pending sync')).toHaveCount(0, { timeout: 20_000 });
-  await page.waitForTimeout(1500);
-  expect(postsWith(text, dataDir)).toHaveLength(1);
 }
 
 /** The posts pushes that failed in the browser, as the app saw them. */
@@ -60,7 +52,7 @@ test('a post whose answer is lost is stored by the server, retried by the app, a
   wifiPage: page,
   wifi,
 }) => {
-  await signInSynced(page);
+  await signInSynced(page, ADMIN);
   const failed = failedPushes(wifiContext);
   const text = `The answer never came ${tag()}`;
   const lost = wifi.loseNextAnswer(PUSH);
@@ -77,7 +69,7 @@ test('a push that hangs leaves the post pending and, once the link moves again, 
   wifiPage: page,
   wifi,
 }) => {
-  await signInSynced(page);
+  await signInSynced(page, ADMIN);
   const text = `Held somewhere on the way ${tag()}`;
   const hang = wifi.hangNext(PUSH);
   await writePost(page, text);
@@ -91,7 +83,7 @@ test('a push that hangs leaves the post pending and, once the link moves again, 
 });
 
 test('a post written on a slow link arrives once', async ({ wifiPage: page, wifi }) => {
-  await signInSynced(page);
+  await signInSynced(page, ADMIN);
   wifi.slow(1000);
   const text = `Sent over a weak signal ${tag()}`;
   await writePost(page, text);
@@ -105,7 +97,7 @@ test('a post written while the server is killed arrives once after it restarts',
   try {
     const context = await browser.newContext({ baseURL: server.baseURL });
     const page = await context.newPage();
-    await signInSynced(page);
+    await signInSynced(page, ADMIN);
     await server.kill();
     const text = `Written while the server was down ${tag()}`;
     await writePost(page, text);
@@ -125,7 +117,7 @@ test('an installed app closed with a post pending reopens signed in, offline, an
   const options = { wifi, baseURL: baseURL!, launchOptions };
   try {
     let app = await openInstalledApp(profile, options);
-    await signInSynced(app.page);
+    await signInSynced(app.page, ADMIN);
     // The app opens offline from its service worker's cache only once that worker controls it.
     await app.page.evaluate(() => navigator.serviceWorker.ready);
     await expect.poll(() => app.page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);

@@ -1,11 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { Page } from '@playwright/test';
 import sharp from 'sharp';
-import { E2E_DATA_DIR } from './env';
-import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
-import { reloadOffline } from './support/offline';
+import {
+  ADMIN,
+  createStaffMember,
+  expect,
+  expectServerHolds,
+  signIn,
+  STAFF_PASSWORD,
+  test,
+  userIdOf,
+} from './fixtures';
+import { reloadOffline, serverRows } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'resident-files');
 
@@ -21,20 +28,12 @@ async function makePhoto(): Promise<string> {
 }
 
 /** The audit entries about one resident, read from the e2e server's own database. */
-function auditActions(residentName: string): string[] {
-  const db = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    const rows = db
-      .prepare(
-        `SELECT a.action FROM audit_log a JOIN residents r ON r.id = a.target_id
-         WHERE a.target_type = 'resident' AND r.name = ? ORDER BY a.id`,
-      )
-      .all(residentName) as { action: string }[];
-    return rows.map((row) => row.action);
-  } finally {
-    db.close();
-  }
-}
+const auditActions = (residentName: string): unknown[] =>
+  serverRows(
+    `SELECT a.action FROM audit_log a JOIN residents r ON r.id = a.target_id
+     WHERE a.target_type = 'resident' AND r.name = ? ORDER BY a.id`,
+    [residentName],
+  ).map((row) => row.action);
 
 async function waitForServiceWorker(page: Page): Promise<void> {
   await page.evaluate(() => navigator.serviceWorker.ready);
@@ -130,9 +129,16 @@ test('residents: add with a photo, edit, read offline, see the history, archive 
   });
   await expect(profile.getByText('created the profile on')).toBeVisible();
   await expect(profile.getByText('edited the profile on')).toBeVisible();
-  await expect
-    .poll(() => auditActions(name), { timeout: 15_000 })
-    .toEqual(['resident.create', 'resident.update', 'resident.view', 'resident.view']);
+  // Each opening is held once: one recorded view and one audit entry each.
+  const views = () =>
+    serverRows(
+      'SELECT v.id FROM resident_views v JOIN residents r ON r.id = v.resident_id WHERE r.name = ? AND v.user_id = ?',
+      [name, userIdOf(member.email)],
+    ).length;
+  await expectServerHolds(() => ({ actions: auditActions(name), views: views() }), {
+    actions: ['resident.create', 'resident.update', 'resident.view', 'resident.view'],
+    views: 2,
+  });
   await profile.getByRole('button', { name: 'Close' }).click();
 
   // An administrator archives it, after the confirmation headed by the product name.

@@ -1,40 +1,13 @@
-import path from 'node:path';
 import type { BrowserContext, Locator, Page } from '@playwright/test';
-import Database from 'better-sqlite3';
-import { createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
-import { E2E_DATA_DIR } from './env';
-import { startWifi } from './support/offline';
+import { createStaffMember, expect, signIn, STAFF_PASSWORD, test, userIdOf } from './fixtures';
+import { serverRows } from './support/offline';
 
 /** How many times the journey reacts in two tabs; every run must end on the last choice. */
 const RUNS = 20;
 
-interface ReactionRow {
-  type: string;
-  userId: string | null;
-  deleted: number;
-}
-
 /** Every reaction row the server holds for a post, tombstones included. */
-function serverReactions(postId: string): ReactionRow[] {
-  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    sqlite.pragma('busy_timeout = 5000');
-    return sqlite
-      .prepare('SELECT type, user_id AS userId, deleted FROM reactions WHERE post_id = ?')
-      .all(postId) as ReactionRow[];
-  } finally {
-    sqlite.close();
-  }
-}
-
-function userIdOf(email: string): string {
-  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-  try {
-    return (sqlite.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string }).id;
-  } finally {
-    sqlite.close();
-  }
-}
+const serverReactions = (postId: string) =>
+  serverRows('SELECT type, user_id AS userId, deleted FROM reactions WHERE post_id = ?', [postId]);
 
 const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
 
@@ -85,13 +58,13 @@ async function expectLoveShown(page: Page, text: string): Promise<void> {
 
 test('two tabs of one user reacting offline end, once online, on the choice made last (decision 115)', async ({
   browser,
+  wifi,
+  wifiContext: context,
 }) => {
   test.setTimeout(RUNS * 30_000);
   const member = await createStaffMember(browser, 'Tabitha');
   const userId = userIdOf(member.email);
   // One browser (one context, so one IndexedDB) with two tabs, and Wi-Fi that really goes (decision 102).
-  const wifi = await startWifi();
-  const context = await browser.newContext({ proxy: wifi.proxy });
   const { tabA, tabB, syncA, syncB } = await openTwoTabs(context, member.email);
 
   for (let run = 1; run <= RUNS; run += 1) {
@@ -129,9 +102,6 @@ test('two tabs of one user reacting offline end, once online, on the choice made
   expect([syncA.streams, syncB.streams].filter((count) => count > 0)).toHaveLength(1);
   expect(Math.min(syncA.pushes, syncB.pushes)).toBe(0);
   expect(syncA.pushes + syncB.pushes).toBeGreaterThan(0);
-
-  await context.close();
-  await wifi.close();
 });
 
 test('when the tab that replicates closes, the other tab takes over and sends its reaction', async ({ browser }) => {
