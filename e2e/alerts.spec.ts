@@ -35,8 +35,8 @@ test('an urgent post blocks a colleague’s screen until acknowledged, also offl
   const staff = await createStaffMember(browser, 'Alerted');
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
-  await signIn(admin, ADMIN.email, ADMIN.password);
-  await signIn(colleague, staff.email, staff.password);
+  // Two devices, signed in side by side.
+  await Promise.all([signIn(admin, ADMIN.email, ADMIN.password), signIn(colleague, staff.email, staff.password)]);
   const word = Math.random().toString(36).slice(2, 8);
 
   await writeUrgentPost(admin, `Water leak at Giles House ${word}: keep residents away from the kitchen`);
@@ -145,8 +145,7 @@ test('editing an urgent post’s audience alerts the chosen house only; made ord
 
   const contexts = [await browser.newContext(), await browser.newContext()];
   const [inHouse, elsewhere] = await Promise.all(contexts.map((context) => context.newPage()));
-  await signIn(inHouse, giles.email, giles.password);
-  await signIn(elsewhere, lodges.email, lodges.password);
+  await Promise.all([signIn(inHouse, giles.email, giles.password), signIn(elsewhere, lodges.email, lodges.password)]);
   const unacknowledged = async (page: typeof admin, text: string) => {
     const response = await page.request.get('/api/alerts/unacknowledged');
     return ((await response.json()) as { content: string }[]).some((alert) => alert.content.includes(text));

@@ -28,8 +28,8 @@ test('two colleagues chat live, and messages sent offline or on a lost answer ar
   const staff = await createStaffMember(browser, 'Chatty');
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
-  await signIn(admin, ADMIN.email, ADMIN.password);
-  await signIn(colleague, staff.email, staff.password);
+  // Two devices, signed in side by side.
+  await Promise.all([signIn(admin, ADMIN.email, ADMIN.password), signIn(colleague, staff.email, staff.password)]);
 
   // The new-chat list never offers oneself.
   await colleague.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
@@ -87,7 +87,7 @@ test('two colleagues chat live, and messages sent offline or on a lost answer ar
   // Without the sidebar (the admin page), the header keeps its Chat button on a large screen.
   await admin.goto('/admin');
   await admin.getByRole('banner').getByRole('button', { name: /^Chat/ }).click();
-  await expect(admin.getByRole('list', { name: 'Conversations' })).toContainText('Yes, I can do it');
+  await expect(admin.getByRole('list', { name: 'Conversations' })).toContainText('I will bring the rota too');
 
   await adminContext.close();
 });
