@@ -192,6 +192,7 @@ export function seedConversation(emailA: string, emailB: string, count: number):
         senderId: i % 2 ? a : b,
         content: `Seeded message ${i}`,
         createdAt: first + i * 60_000,
+        writtenAt: first + i * 60_000,
       });
     }
     return id;

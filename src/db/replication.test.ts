@@ -214,6 +214,7 @@ describe('replication with the real server', () => {
         authorId: a.user.id,
         content: 'Written before the post reached the server',
         createdAt: now,
+        writtenAt: now,
         updatedAt: now,
         localPending: true,
       });
@@ -639,6 +640,7 @@ describe('replication with the real server', () => {
         authorId: a.user.id,
         content: 'Count me in',
         createdAt: now,
+        writtenAt: now,
         updatedAt: now,
         localPending: true,
       });
@@ -884,6 +886,7 @@ describe('replication with the real server', () => {
           authorId: d.user.id,
           content: `Me! (${d.user.id.slice(0, 4)})`,
           createdAt: now,
+          writtenAt: now,
           updatedAt: now,
           localPending: true,
         });

@@ -27,6 +27,7 @@ export function storedPost(fields: Partial<PostLocal> & Pick<PostLocal, 'id'>): 
     attachments: [],
     reactions: {},
     createdAt: 1_700_000_000_000,
+    writtenAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     localPending: false,
     ...fields,
