@@ -200,3 +200,20 @@ export function seedConversation(emailA: string, emailB: string, count: number):
     sqlite.close();
   }
 }
+
+/**
+ * Makes an account `ageMs` older in the e2e server's database, as if it had been made that long ago: the server
+ * keeps no item as written before its author's account existed (decision 119).
+ */
+export function ageAccount(email: string, ageMs: number): void {
+  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    const { changes } = sqlite
+      .prepare('UPDATE users SET created_at = created_at - ? WHERE email = ?')
+      .run(ageMs, email);
+    if (changes !== 1) throw new Error(`no account ${email}`);
+  } finally {
+    sqlite.close();
+  }
+}
