@@ -138,6 +138,17 @@ export async function createStaffMember(
   return { email, name: `${firstName} ${lastName}`, password: STAFF_PASSWORD };
 }
 
+/** Opens a new chat with the colleague whose name matches `name`, from the sidebar's Chat button. */
+export async function openChatWith(page: Page, name: string): Promise<void> {
+  await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
+  await page
+    .getByRole('list', { name: 'Colleagues' })
+    .getByRole('button', { name: new RegExp(name) })
+    .click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+}
+
 /** Writes an urgent post through the composer, to all staff or to the staff of the given houses. */
 export async function writeUrgentPost(page: Page, content: string, houses: string[] = []): Promise<void> {
   const composer = page.getByRole('region', { name: 'Create a post' });

@@ -1,6 +1,5 @@
-import type { Page } from '@playwright/test';
 import { formatDate, formatDateTime, formatTime } from '../schema/format';
-import { ADMIN, ageAccount, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
+import { ADMIN, ageAccount, createStaffMember, expect, openChatWith, signIn, test, writeUrgentPost } from './fixtures';
 import { serverRows } from './support/offline';
 
 const HOUR = 3_600_000;
@@ -11,16 +10,6 @@ async function theOneRow(sql: string, args: unknown[]): Promise<Record<string, n
   const rows = serverRows(sql, args);
   expect(rows).toHaveLength(1);
   return rows[0] as Record<string, number>;
-}
-
-async function openChatWith(page: Page, name: string) {
-  await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).click();
-  await page
-    .getByRole('list', { name: 'Colleagues' })
-    .getByRole('button', { name: new RegExp(name) })
-    .click();
-  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
 }
 
 test('an acknowledgement, a post and a message written offline show and report the time they were written', async ({

@@ -35,6 +35,20 @@ function olderSchema<T extends { properties: object; required?: readonly string[
   return { ...schema, version, properties, required: schema.required?.filter((f) => !fields.includes(f)) };
 }
 
+/** A post as an older version stored it (before `reactions` and `writtenAt`). */
+const olderPost = {
+  authorId: 'user-fold',
+  content: 'Stored by the previous version',
+  category: 'company_announcement',
+  isUrgent: false,
+  houseTags: [],
+  audienceHouses: [],
+  images: [],
+  attachments: [],
+  createdAt: 1,
+  updatedAt: 1,
+};
+
 /** A fresh RxDB database under a user's local database name, to store documents as an older version did. */
 async function olderDatabase(userId: string) {
   // dev-mode (loaded by the first open) wants a validator around the storage.
@@ -186,18 +200,7 @@ describe('schema migration', () => {
       },
       reactions: { schema: { ...reactionsSchema, version: 0 } as never },
     });
-    const post = {
-      authorId: 'user-fold',
-      content: 'Stored by the previous version',
-      category: 'company_announcement',
-      isUrgent: false,
-      houseTags: [],
-      audienceHouses: [],
-      images: [],
-      attachments: [],
-      createdAt: 1,
-      updatedAt: 1,
-    };
+    const post = olderPost;
     await old.posts.bulkInsert([
       { ...post, id: 'synced', localPending: false },
       { ...post, id: 'unsent', localPending: true },
@@ -228,19 +231,7 @@ describe('schema migration', () => {
       messages: { schema: olderSchema(messagesSchema, 0, 'writtenAt') as never },
       acknowledgements: { schema: olderSchema(acknowledgementsSchema, 0, 'writtenAt') as never },
     });
-    const post = {
-      authorId: 'user-written',
-      content: 'Written offline before the update',
-      category: 'company_announcement',
-      isUrgent: false,
-      houseTags: [],
-      audienceHouses: [],
-      images: [],
-      attachments: [],
-      reactions: {},
-      createdAt: 1_700_000_000_001,
-      updatedAt: 1_700_000_000_001,
-    };
+    const post = { ...olderPost, reactions: {}, createdAt: 1_700_000_000_001, updatedAt: 1_700_000_000_001 };
     await old.posts.bulkInsert([
       { ...post, id: 'synced', localPending: false },
       { ...post, id: 'unsent', localPending: true },
