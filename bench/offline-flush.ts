@@ -160,6 +160,7 @@ async function runRound(sqlite: Database.Database, writer: Device, reader: Devic
     images: [],
     attachments: [],
     createdAt: at,
+    writtenAt: at,
     updatedAt: at,
     localPending: true,
   });
@@ -188,6 +189,7 @@ async function runRound(sqlite: Database.Database, writer: Device, reader: Devic
       images: [],
       attachments: [],
       createdAt: now,
+      writtenAt: now,
       updatedAt: now,
       localPending: true,
     });
@@ -199,6 +201,7 @@ async function runRound(sqlite: Database.Database, writer: Device, reader: Devic
       authorId: writer.userId,
       content: `${marker} comment ${i}`,
       createdAt: now,
+      writtenAt: now,
       updatedAt: now,
       localPending: true,
     });

@@ -1,18 +1,8 @@
 import type { Page } from '@playwright/test';
-import { ADMIN, createStaffMember, expect, expectServerHolds, signIn, test, userIdOf } from './fixtures';
+import { ADMIN, createStaffMember, expect, expectServerHolds, openChatWith, signIn, test, userIdOf } from './fixtures';
 import { serverRows } from './support/offline';
 
 const panel = (page: Page) => page.getByRole('dialog', { name: /Messages|New Chat|Administrator|Tester/ });
-
-async function openChatWith(page: Page, name: string) {
-  await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
-  await page.getByRole('button', { name: 'New chat', exact: true }).click();
-  await page
-    .getByRole('list', { name: 'Colleagues' })
-    .getByRole('button', { name: new RegExp(name) })
-    .click();
-  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
-}
 
 async function send(page: Page, text: string) {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);

@@ -161,6 +161,17 @@ export async function createStaffMember(
   return { email, name: `${firstName} ${lastName}`, password: STAFF_PASSWORD };
 }
 
+/** Opens a new chat with the colleague whose name matches `name`, from the sidebar's Chat button. */
+export async function openChatWith(page: Page, name: string): Promise<void> {
+  await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await page.getByRole('button', { name: 'New chat', exact: true }).click();
+  await page
+    .getByRole('list', { name: 'Colleagues' })
+    .getByRole('button', { name: new RegExp(name) })
+    .click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+}
+
 /** Writes an urgent post through the composer, to all staff or to the staff of the given houses. */
 export async function writeUrgentPost(page: Page, content: string, houses: string[] = []): Promise<void> {
   const composer = page.getByRole('region', { name: 'Create a post' });
@@ -215,9 +226,27 @@ export function seedConversation(emailA: string, emailB: string, count: number):
         senderId: i % 2 ? a : b,
         content: `Seeded message ${i}`,
         createdAt: first + i * 60_000,
+        writtenAt: first + i * 60_000,
       });
     }
     return id;
+  } finally {
+    sqlite.close();
+  }
+}
+
+/**
+ * Makes an account `ageMs` older in the e2e server's database, as if it had been made that long ago: the server
+ * keeps no item as written before its author's account existed (decision 119).
+ */
+export function ageAccount(email: string, ageMs: number): void {
+  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    const { changes } = sqlite
+      .prepare('UPDATE users SET created_at = created_at - ? WHERE email = ?')
+      .run(ageMs, email);
+    if (changes !== 1) throw new Error(`no account ${email}`);
   } finally {
     sqlite.close();
   }

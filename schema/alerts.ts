@@ -1,5 +1,6 @@
 /** Emergency alerts (urgent posts), their acknowledgements and the notification bell (docs/api-chat-alerts.md). */
 import { z } from 'zod';
+import { WrittenAtSchema } from './common';
 import { MINUTE_MS } from './constants';
 
 /** Someone in an alert's audience who has not acknowledged it this long after it went out gets one reminder push. */
@@ -37,8 +38,17 @@ export const AcknowledgementViewSchema = z.object({
   postId: z.string(),
   /** ISO 8601: when the server first received the acknowledgement. */
   acknowledgedAt: z.string(),
+  /** ISO 8601: when the user acknowledged, by their device's clock bounded by the server (decision 119). */
+  writtenAt: z.string(),
 });
 export type AcknowledgementView = z.infer<typeof AcknowledgementViewSchema>;
+
+/** POST /api/posts/{id}/acknowledge: an optional body; without one the acknowledgement is as of its arrival. */
+export const AcknowledgeBodySchema = z.object({
+  /** When the user acknowledged, by the device's clock; never before the alert reached them (decision 119). */
+  writtenAt: WrittenAtSchema,
+});
+export type AcknowledgeBody = z.infer<typeof AcknowledgeBodySchema>;
 
 /** POST /api/notifications/mark-viewed */
 export const MarkViewedBodySchema = z.object({
@@ -58,7 +68,13 @@ export const ReportMemberSchema = z.object({
   isActive: z.boolean(),
   /** ISO 8601: when the alert reached their list. */
   alertedAt: z.string(),
+  /**
+   * ISO 8601: when they acknowledged, by their device's clock, never before alertedAt nor after receivedAt
+   * (decision 119): an acknowledgement made offline counts from when it was made, not when it was sent.
+   */
   acknowledgedAt: z.string().nullable(),
+  /** ISO 8601: when the server received the acknowledgement; null while not acknowledged. */
+  receivedAt: z.string().nullable(),
   /** Whole seconds from alertedAt to acknowledgedAt; null while not acknowledged. */
   secondsToAcknowledge: z.number().int().nonnegative().nullable(),
   /** ISO 8601: when the one reminder push went out; null when none was needed yet. */
@@ -105,4 +121,5 @@ export const REPORT_CSV_COLUMNS = [
   'Acknowledged at',
   'Seconds to acknowledge',
   'Reminded at',
+  'Received at',
 ] as const;

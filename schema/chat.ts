@@ -1,7 +1,7 @@
 /** Direct messages between two staff members (spec sections 3 and 7 "Chat"; docs/api-chat-alerts.md). */
 import { z } from 'zod';
 import { CHAT_MESSAGES, MESSAGE_CONTENT_MAX, MESSAGES_PAGE_DEFAULT, MESSAGES_PAGE_MAX } from './chat-rules';
-import { ClientIdSchema } from './common';
+import { ClientIdSchema, WrittenAtSchema } from './common';
 import { RoleSchema } from './roles';
 
 export * from './chat-rules';
@@ -17,6 +17,8 @@ export const MessageContentSchema = z
 export const SendMessageBodySchema = z.object({
   id: ClientIdSchema.optional(),
   content: MessageContentSchema,
+  /** When the sender wrote it, by the device's clock; the server bounds it (decision 119). */
+  writtenAt: WrittenAtSchema,
 });
 export type SendMessageBody = z.infer<typeof SendMessageBodySchema>;
 
@@ -83,8 +85,10 @@ export const MessageViewSchema = z.object({
   /** Null once the sender's account is deleted. */
   senderId: z.string().nullable(),
   sender: z.object({ firstName: z.string() }),
-  /** ISO 8601, set by the server. */
+  /** ISO 8601, set by the server: when the message arrived (it orders the conversation). */
   createdAt: z.string(),
+  /** ISO 8601: when the sender wrote it (the device's clock, bounded by the server; decision 119). */
+  writtenAt: z.string(),
   /** Whether the recipient has read it (for one's own messages: the other person has). */
   isRead: z.boolean(),
 });

@@ -11,3 +11,16 @@ export const ClientIdSchema = z.uuid({ message: 'id must be a UUID' });
 /** A count, as the notification calls answer it (spec section 9). */
 export const CountSchema = z.object({ count: z.number().int().nonnegative() });
 export type Count = z.infer<typeof CountSchema>;
+
+/**
+ * When the user wrote something, by the device's clock (docs/sync.md, "Two times: written and arrived"). The
+ * server bounds it, and a missing or unreadable value means the arrival time: a skewed clock never costs a write
+ * (decision 119). A number, or digits as a multipart form sends them.
+ */
+export const WrittenAtSchema = z
+  .unknown()
+  .transform((value): number | undefined => {
+    const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+    return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
+  })
+  .optional();

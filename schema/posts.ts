@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
-import { ClientIdSchema } from './common';
+import { ClientIdSchema, WrittenAtSchema } from './common';
 import {
   COMMENT_CONTENT_MAX,
   DEFAULT_POST_CATEGORY,
@@ -85,6 +85,8 @@ export const CreatePostBodySchema = z
     /** Upload URLs (/api/uploads/{id}) of pictures uploaded first. */
     images: z.array(z.string().max(300)).default([]),
     attachments: z.array(AttachmentRefSchema).default([]),
+    /** When the author wrote it, by the device's clock; the server bounds it (decision 119). */
+    writtenAt: WrittenAtSchema,
   })
   .refine((body) => body.images.length + body.attachments.length <= LIMITS.postUploaderFiles, {
     message: POST_MESSAGES.tooManyFiles,
@@ -148,6 +150,8 @@ export const CreateCommentBodySchema = z.object({
     .trim()
     .min(1, POST_MESSAGES.commentRequired)
     .max(COMMENT_CONTENT_MAX, POST_MESSAGES.commentTooLong),
+  /** When the author wrote it, by the device's clock; the server bounds it (decision 119). */
+  writtenAt: WrittenAtSchema,
 });
 export type CreateCommentBody = z.infer<typeof CreateCommentBodySchema>;
 
@@ -177,8 +181,10 @@ export const PostViewSchema = z.object({
   audienceHouses: z.array(z.string()),
   images: z.array(z.string()),
   attachments: z.array(AttachmentSchema),
-  /** ISO 8601, set by the server. */
+  /** ISO 8601, set by the server: when the post arrived. */
   createdAt: z.string(),
+  /** ISO 8601: when the author wrote it (the device's clock, bounded by the server; decision 119). */
+  writtenAt: z.string(),
   author: PostAuthorSchema,
   /** Only the types someone chose, with their counts. */
   reactionCounts: z.partialRecord(ReactionTypeSchema, z.number().int().positive()),
@@ -193,6 +199,8 @@ export const CommentViewSchema = z.object({
   postId: z.string(),
   content: z.string(),
   createdAt: z.string(),
+  /** ISO 8601: when the author wrote it (decision 119). */
+  writtenAt: z.string(),
   author: PostAuthorSchema.omit({ role: true }),
 });
 export type CommentView = z.infer<typeof CommentViewSchema>;

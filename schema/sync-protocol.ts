@@ -35,7 +35,11 @@ export { FIRST_FEED_PAGE, PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limi
 export const CHECKPOINT_ID_END = '~';
 export const PUSH_ROWS_MAX = 100;
 
-/** Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change. */
+/**
+ * Fields compared, with `_deleted`, to detect a conflict; also the only fields a client's write can change.
+ * `writtenAt` is not among them: a client gives it once, with a create or an acknowledgement, and the server's
+ * bounded value stands from then on, as `createdAt` does (decision 119).
+ */
 export const SYNC_WRITABLE_FIELDS = {
   posts: ['content', 'category', 'isUrgent', 'houseTags', 'audienceHouses', 'images', 'attachments'],
   comments: ['postId', 'content'],

@@ -43,7 +43,7 @@ export const PullQuerySchema = z.object({
 });
 export type PullQuery = z.infer<typeof PullQuerySchema>;
 
-/** Times in documents are integer milliseconds since the epoch, set by the server. */
+/** Times in documents are integer milliseconds since the epoch, set by the server (`writtenAt` bounded by it). */
 const millis = z.number().int().nonnegative();
 
 /**
@@ -67,7 +67,13 @@ export const PostDocSchema = z.object({
   attachments: z.array(AttachmentSchema),
   /** Set by the server; a tombstone has none. */
   reactions: PostReactionsSchema,
+  /** When the post reached the server: orders the feed, pages and sync. */
   createdAt: millis,
+  /**
+   * When the author wrote it, by the device's clock, bounded by the server (never after createdAt); what the
+   * post shows (docs/sync.md, "Two times: written and arrived"). A client sets it on create; fixed after.
+   */
+  writtenAt: millis,
   updatedAt: millis,
   _deleted: z.boolean(),
 });
@@ -79,6 +85,8 @@ export const CommentDocSchema = z.object({
   authorId: z.string().nullable(),
   content: z.string(),
   createdAt: millis,
+  /** When the author wrote it (device clock), never before the post could be seen nor after createdAt. */
+  writtenAt: millis,
   updatedAt: millis,
   _deleted: z.boolean(),
 });
@@ -150,6 +158,8 @@ export const MessageDocSchema = z.object({
   senderId: z.string().nullable(),
   content: z.string(),
   createdAt: millis,
+  /** When the sender wrote it (device clock, never after createdAt): what the chat shows; order stays createdAt. */
+  writtenAt: millis,
   _deleted: z.boolean(),
 });
 export type MessageDoc = z.infer<typeof MessageDocSchema>;
@@ -157,8 +167,8 @@ export type MessageDoc = z.infer<typeof MessageDocSchema>;
 /**
  * One urgent post in one user's alert list, id `${postId}:${userId}`: the server makes it for each member of
  * the post's audience when the alert goes out, and only that user pulls it. The user writes
- * `acknowledgedAt` (the EMERGENCY ALERT modal) and `viewedAt` (the bell) once each, with any value: the server
- * stores its own time. A tombstone: the alert was withdrawn from this user (no longer urgent, or another
+ * `acknowledgedAt` (the EMERGENCY ALERT modal, with `writtenAt`) and `viewedAt` (the bell) once each, with any
+ * value: the server stores its own time, and `writtenAt` bounded (decision 119). A tombstone: the alert was withdrawn from this user (no longer urgent, or another
  * audience) before they acknowledged it.
  */
 export const AcknowledgementDocSchema = z.object({
@@ -167,7 +177,13 @@ export const AcknowledgementDocSchema = z.object({
   userId: z.string(),
   /** When the alert reached this user's list. */
   createdAt: millis,
+  /** When the server received the acknowledgement. */
   acknowledgedAt: millis.nullable(),
+  /**
+   * When the user acknowledged, by the device's clock, never before createdAt nor after acknowledgedAt: what
+   * the alert report counts from (decision 119). Set with `acknowledgedAt`; null until then.
+   */
+  writtenAt: millis.nullable(),
   viewedAt: millis.nullable(),
   _deleted: z.boolean(),
 });

@@ -42,6 +42,7 @@ function seedPosts(authorId: string): void {
         images: '[]',
         attachments: '[]',
         createdAt: now - (SEEDED_POSTS - i) * 1000,
+        writtenAt: now - (SEEDED_POSTS - i) * 1000,
         updatedAt: now - (SEEDED_POSTS - i) * 1000,
         deleted: false,
       });

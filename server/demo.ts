@@ -464,6 +464,7 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
         images: '[]',
         attachments: '[]',
         createdAt: at,
+        writtenAt: at,
         updatedAt: at,
         deleted: false,
       });

@@ -160,6 +160,8 @@ export const posts = sqliteTable(
     /** JSON array of { id, url, originalName, fileType, fileSize }. */
     attachments: text('attachments').notNull().default('[]'),
     createdAt: integer('created_at').notNull(),
+    /** The device's time of writing, bounded by the server (decision 119); rows older than it: created_at. */
+    writtenAt: integer('written_at').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
@@ -182,6 +184,8 @@ export const comments = sqliteTable(
     authorId: text('author_id').references(() => users.id, { onDelete: 'set null' }),
     content: text('content').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** The device's time of writing, bounded by the server (decision 119). */
+    writtenAt: integer('written_at').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
@@ -284,6 +288,8 @@ export const messages = sqliteTable(
     senderId: text('sender_id').references(() => users.id, { onDelete: 'set null' }),
     content: text('content').notNull(),
     createdAt: integer('created_at').notNull(),
+    /** The device's time of writing, bounded by the server (decision 119); the order stays created_at. */
+    writtenAt: integer('written_at').notNull().default(0),
     serverSeq: integer('server_seq').notNull(),
   },
   (t) => [
@@ -312,6 +318,8 @@ export const acknowledgements = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
     acknowledgedAt: integer('acknowledged_at'),
+    /** When the user acknowledged by their device's clock, between created_at and acknowledged_at (decision 119). */
+    writtenAt: integer('written_at'),
     viewedAt: integer('viewed_at'),
     remindedAt: integer('reminded_at'),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),

@@ -135,3 +135,14 @@ export async function readMultipart(c: Context<AppEnv>): Promise<FormFields> {
 export function isMultipart(c: Context<AppEnv>): boolean {
   return /^multipart\/form-data/i.test(c.req.header('content-type') ?? '');
 }
+
+/** A JSON body that may be left out (an empty object then); one that is there must be valid JSON. */
+export async function readOptionalJson(c: Context<AppEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError(400, 'bad_request', 'The request body is not valid JSON');
+  }
+}

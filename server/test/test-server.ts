@@ -18,6 +18,8 @@ import { settlePushes } from '../features/push/push.service';
 import { insertPost, type NewPostRow } from '../features/posts/posts.queries';
 import { upsertReaction } from '../features/reactions/reactions.queries';
 import { insertUser, type NewUserRow } from '../features/users/users.queries';
+import { toCurrentUser } from '../features/users/users.service';
+import type { SessionUser } from '../lib/context';
 import { startSmtpServer } from './smtp';
 
 export const TEST_PASSWORD = 'Str0ng!Passw0rd';
@@ -94,6 +96,7 @@ export async function startTestServer(env: Record<string, string> = {}) {
         images: '[]',
         attachments: '[]',
         createdAt: at,
+        writtenAt: overrides.createdAt ?? at,
         updatedAt: at,
         deleted: false,
         ...overrides,
@@ -119,12 +122,14 @@ export async function startTestServer(env: Record<string, string> = {}) {
     },
     /** Inserts a message into a conversation (factory); times must increase within a conversation. */
     buildMessage(conversationId: string, senderId: string, overrides: Partial<NewMessageRow> = {}) {
+      const at = overrides.createdAt ?? Date.now() + offset;
       const row: NewMessageRow = {
         id: randomUUID(),
         conversationId,
         senderId,
         content: 'A message',
-        createdAt: Date.now() + offset,
+        createdAt: at,
+        writtenAt: at,
         ...overrides,
       };
       insertMessage(server.deps.db, row);
@@ -141,6 +146,7 @@ export async function startTestServer(env: Record<string, string> = {}) {
         authorId,
         content: 'A comment',
         createdAt: at,
+        writtenAt: overrides.createdAt ?? at,
         updatedAt: at,
         deleted: false,
         ...overrides,
@@ -170,6 +176,11 @@ export async function startTestServer(env: Record<string, string> = {}) {
 }
 
 export type TestServer = Awaited<ReturnType<typeof startTestServer>>;
+
+/** A user made by the factory as a service function takes its signed-in actor. */
+export function actorOf(user: NewUserRow): SessionUser {
+  return toCurrentUser({ ...user, profileImageUrl: user.profileImageUrl ?? null });
+}
 
 export interface TestResponse<T = Record<string, unknown>> {
   status: number;

@@ -52,6 +52,12 @@ const addAudience = (doc: Record<string, unknown>) => ({ ...doc, audienceHouses:
  * comes back from the server in its new shape, rather than being pushed up again as if it were new (decision 74).
  */
 const keepPending = (doc: Record<string, unknown>) => (doc.localPending ? doc : null);
+/**
+ * The same, for the version that added `writtenAt` (decision 119): an unsent write was made on this device, so
+ * its local time (`from`: the create's `createdAt`, an acknowledgement's `acknowledgedAt`) is when it was written.
+ */
+const keepPendingWritten = (from: 'createdAt' | 'acknowledgedAt') => (doc: Record<string, unknown>) =>
+  doc.localPending ? { ...doc, writtenAt: doc[from] ?? null } : null;
 
 export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
   title: 'staff directory',
@@ -93,7 +99,7 @@ const postReactions = {
 
 export const postsSchema: RxJsonSchema<PostLocal> = {
   title: 'posts',
-  version: 2,
+  version: 3,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -120,6 +126,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
     },
     reactions: postReactions,
     createdAt: millis,
+    writtenAt: millis,
     updatedAt: millis,
     localPending: pending,
   },
@@ -134,6 +141,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
     'images',
     'attachments',
     'createdAt',
+    'writtenAt',
     'updatedAt',
     'localPending',
   ],
@@ -143,7 +151,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
 
 export const commentsSchema: RxJsonSchema<CommentLocal> = {
   title: 'comments',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -152,10 +160,11 @@ export const commentsSchema: RxJsonSchema<CommentLocal> = {
     authorId: nullableId,
     content: { type: 'string' },
     createdAt: millis,
+    writtenAt: millis,
     updatedAt: millis,
     localPending: pending,
   },
-  required: ['id', 'postId', 'authorId', 'content', 'createdAt', 'updatedAt', 'localPending'],
+  required: ['id', 'postId', 'authorId', 'content', 'createdAt', 'writtenAt', 'updatedAt', 'localPending'],
   indexes: [['postId', 'createdAt'], 'localPending'],
   additionalProperties: false,
 };
@@ -211,7 +220,7 @@ export const conversationsSchema: RxJsonSchema<ConversationLocal> = {
 
 export const messagesSchema: RxJsonSchema<MessageLocal> = {
   title: 'messages',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -220,16 +229,17 @@ export const messagesSchema: RxJsonSchema<MessageLocal> = {
     senderId: nullableId,
     content: { type: 'string' },
     createdAt: millis,
+    writtenAt: millis,
     localPending: pending,
   },
-  required: ['id', 'conversationId', 'senderId', 'content', 'createdAt', 'localPending'],
+  required: ['id', 'conversationId', 'senderId', 'content', 'createdAt', 'writtenAt', 'localPending'],
   indexes: [['conversationId', 'createdAt'], 'localPending'],
   additionalProperties: false,
 };
 
 export const acknowledgementsSchema: RxJsonSchema<AcknowledgementLocal> = {
   title: 'acknowledgements',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -238,10 +248,11 @@ export const acknowledgementsSchema: RxJsonSchema<AcknowledgementLocal> = {
     userId: id,
     createdAt: millis,
     acknowledgedAt: nullableMillis,
+    writtenAt: nullableMillis,
     viewedAt: nullableMillis,
     localPending: pending,
   },
-  required: ['id', 'postId', 'userId', 'createdAt', 'acknowledgedAt', 'viewedAt', 'localPending'],
+  required: ['id', 'postId', 'userId', 'createdAt', 'acknowledgedAt', 'writtenAt', 'viewedAt', 'localPending'],
   indexes: ['localPending'],
   additionalProperties: false,
 };
@@ -439,17 +450,29 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
     posts: {
       schema: postsSchema,
       conflictHandler: conflictHandlerFor('posts', bases, report),
-      migrationStrategies: { 1: addAudience, 2: keepPending },
+      migrationStrategies: { 1: addAudience, 2: keepPending, 3: keepPendingWritten('createdAt') },
     },
-    comments: { schema: commentsSchema, conflictHandler: conflictHandlerFor('comments', undefined, report) },
+    comments: {
+      schema: commentsSchema,
+      conflictHandler: conflictHandlerFor('comments', undefined, report),
+      migrationStrategies: { 1: keepPendingWritten('createdAt') },
+    },
     reactions: {
       schema: reactionsSchema,
       conflictHandler: conflictHandlerFor('reactions', undefined, report),
       migrationStrategies: { 1: keepPending },
     },
     conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
-    messages: { schema: messagesSchema, conflictHandler: conflictHandlerFor('messages') },
-    acknowledgements: { schema: acknowledgementsSchema, conflictHandler: conflictHandlerFor('acknowledgements') },
+    messages: {
+      schema: messagesSchema,
+      conflictHandler: conflictHandlerFor('messages'),
+      migrationStrategies: { 1: keepPendingWritten('createdAt') },
+    },
+    acknowledgements: {
+      schema: acknowledgementsSchema,
+      conflictHandler: conflictHandlerFor('acknowledgements'),
+      migrationStrategies: { 1: keepPendingWritten('acknowledgedAt') },
+    },
     residents: { schema: residentsSchema, conflictHandler: conflictHandlerFor('residents') },
     residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
   };

@@ -12,11 +12,49 @@ import {
   openUserDatabase,
   type DatabaseEnvironment,
 } from './database';
-import { postsSchema, reactionsSchema, usersSchema } from './collections';
+import {
+  acknowledgementsSchema,
+  commentsSchema,
+  messagesSchema,
+  postsSchema,
+  reactionsSchema,
+  usersSchema,
+} from './collections';
 import { brokenStarter, recordingStarter } from './in-process-worker';
 import { colleague } from './test-fixtures';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
+
+/** A schema as an older version stored it: that version's number, without the fields added since. */
+function olderSchema<T extends { properties: object; required?: readonly string[] }>(
+  schema: T,
+  version: number,
+  ...fields: string[]
+) {
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([field]) => !fields.includes(field)));
+  return { ...schema, version, properties, required: schema.required?.filter((f) => !fields.includes(f)) };
+}
+
+/** A post as an older version stored it (before `reactions` and `writtenAt`). */
+const olderPost = {
+  authorId: 'user-fold',
+  content: 'Stored by the previous version',
+  category: 'company_announcement',
+  isUrgent: false,
+  houseTags: [],
+  audienceHouses: [],
+  images: [],
+  attachments: [],
+  createdAt: 1,
+  updatedAt: 1,
+};
+
+/** A fresh RxDB database under a user's local database name, to store documents as an older version did. */
+async function olderDatabase(userId: string) {
+  // dev-mode (loaded by the first open) wants a validator around the storage.
+  const storage = wrappedValidateAjvStorage({ storage: getRxStorageDexie({ indexedDB, IDBKeyRange }) });
+  return createRxDatabase({ name: databaseNameFor(userId), storage, multiInstance: false });
+}
 
 async function indexedDatabaseNames(): Promise<string[]> {
   return (await indexedDB.databases()).map((info) => info.name ?? '');
@@ -124,21 +162,10 @@ describe('user database in its storage worker', () => {
 
 describe('schema migration', () => {
   it('gives posts and colleagues stored before issue 4 empty audience and house lists', async () => {
-    const name = databaseNameFor('user-migrate');
-    // dev-mode (loaded by the first open) wants a validator around the storage.
-    const storage = wrappedValidateAjvStorage({ storage: getRxStorageDexie({ indexedDB, IDBKeyRange }) });
-    const old = await createRxDatabase({ name, storage, multiInstance: false });
-    const v0 = <T extends { version: number; properties: object; required?: readonly string[] }>(
-      schema: T,
-      field: string,
-    ) => {
-      const { [field]: dropped, ...properties } = schema.properties as Record<string, unknown>;
-      void dropped;
-      return { ...schema, version: 0, properties, required: schema.required?.filter((f) => f !== field) };
-    };
+    const old = await olderDatabase('user-migrate');
     await old.addCollections({
-      posts: { schema: v0(postsSchema, 'audienceHouses') as never },
-      users: { schema: v0(usersSchema, 'houses') as never },
+      posts: { schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt') as never },
+      users: { schema: olderSchema(usersSchema, 0, 'houses') as never },
     });
     // Not yet sent: posts the server already has are pulled again after a version change (decision 74).
     await old.posts.insert({
@@ -165,30 +192,15 @@ describe('schema migration', () => {
   });
 
   it('keeps only unsent posts and reactions from before reactions moved onto the posts; the rest is pulled again', async () => {
-    const name = databaseNameFor('user-fold');
-    const storage = wrappedValidateAjvStorage({ storage: getRxStorageDexie({ indexedDB, IDBKeyRange }) });
-    const old = await createRxDatabase({ name, storage, multiInstance: false });
-    const { reactions: dropped, ...v1Properties } = postsSchema.properties;
-    void dropped;
+    const old = await olderDatabase('user-fold');
     await old.addCollections({
       posts: {
-        schema: { ...postsSchema, version: 1, properties: v1Properties } as never,
+        schema: olderSchema(postsSchema, 1, 'reactions', 'writtenAt') as never,
         migrationStrategies: { 1: (doc: unknown) => doc },
       },
       reactions: { schema: { ...reactionsSchema, version: 0 } as never },
     });
-    const post = {
-      authorId: 'user-fold',
-      content: 'Stored by the previous version',
-      category: 'company_announcement',
-      isUrgent: false,
-      houseTags: [],
-      audienceHouses: [],
-      images: [],
-      attachments: [],
-      createdAt: 1,
-      updatedAt: 1,
-    };
+    const post = olderPost;
     await old.posts.bulkInsert([
       { ...post, id: 'synced', localPending: false },
       { ...post, id: 'unsent', localPending: true },
@@ -204,6 +216,53 @@ describe('schema migration', () => {
     expect((await db.posts.find().exec()).map((doc) => doc.id)).toEqual(['unsent']);
     expect((await db.reactions.find().exec()).map((doc) => [doc.id, doc.localPending])).toEqual([
       ['synced:user-fold', true],
+    ]);
+  });
+
+  it('gives unsent posts, comments, messages and acknowledgements their local time as written; the rest is pulled again', async () => {
+    const old = await olderDatabase('user-written');
+    const identity = (doc: unknown) => doc;
+    await old.addCollections({
+      posts: {
+        schema: olderSchema(postsSchema, 2, 'writtenAt') as never,
+        migrationStrategies: { 1: identity, 2: identity },
+      },
+      comments: { schema: olderSchema(commentsSchema, 0, 'writtenAt') as never },
+      messages: { schema: olderSchema(messagesSchema, 0, 'writtenAt') as never },
+      acknowledgements: { schema: olderSchema(acknowledgementsSchema, 0, 'writtenAt') as never },
+    });
+    const post = { ...olderPost, reactions: {}, createdAt: 1_700_000_000_001, updatedAt: 1_700_000_000_001 };
+    await old.posts.bulkInsert([
+      { ...post, id: 'synced', localPending: false },
+      { ...post, id: 'unsent', localPending: true },
+    ]);
+    const comment = { postId: 'synced', authorId: 'user-written', content: 'Yes', updatedAt: 1_700_000_000_002 };
+    await old.comments.bulkInsert([
+      { ...comment, id: 'synced', createdAt: 1_700_000_000_002, localPending: false },
+      { ...comment, id: 'unsent', createdAt: 1_700_000_000_003, localPending: true },
+    ]);
+    const message = { conversationId: 'a:b', senderId: 'user-written', content: 'On my way' };
+    await old.messages.bulkInsert([
+      { ...message, id: 'synced', createdAt: 1_700_000_000_004, localPending: false },
+      { ...message, id: 'unsent', createdAt: 1_700_000_000_005, localPending: true },
+    ]);
+    const ack = { userId: 'user-written', createdAt: 1_700_000_000_000, viewedAt: null };
+    await old.acknowledgements.bulkInsert([
+      { ...ack, id: 'synced', postId: 'p1', acknowledgedAt: null, localPending: false },
+      { ...ack, id: 'acknowledged', postId: 'p2', acknowledgedAt: 1_700_000_000_006, localPending: true },
+      { ...ack, id: 'viewed', postId: 'p3', acknowledgedAt: null, localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-written', env);
+    const written = async (collection: 'posts' | 'comments' | 'messages' | 'acknowledgements') =>
+      (await db[collection].find().exec()).map((doc) => [doc.id, doc.writtenAt]);
+    expect(await written('posts')).toEqual([['unsent', 1_700_000_000_001]]);
+    expect(await written('comments')).toEqual([['unsent', 1_700_000_000_003]]);
+    expect(await written('messages')).toEqual([['unsent', 1_700_000_000_005]]);
+    expect(await written('acknowledgements')).toEqual([
+      ['acknowledged', 1_700_000_000_006],
+      ['viewed', null],
     ]);
   });
 });

@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
 import type { SyncCollection } from '../../schema/sync';
+import { acknowledgeAlert } from '../features/alerts/use-alerts';
 import { markConversationRead, openConversation, sendMessage } from '../features/chat/chat-actions';
+import { addComment } from '../features/feed/feed-actions';
+import { buildPostDoc } from '../features/feed/post-draft';
 import { createSyncedDatabase } from './database';
 import { FIRST_PULL_PATHS, loadFeedPreview, takePrefetchedPull } from './first-pull';
 import { startSync, type SyncController, type SyncOptions } from './replication';
@@ -214,6 +217,7 @@ describe('replication with the real server', () => {
         authorId: a.user.id,
         content: 'Written before the post reached the server',
         createdAt: now,
+        writtenAt: now,
         updatedAt: now,
         localPending: true,
       });
@@ -639,6 +643,7 @@ describe('replication with the real server', () => {
         authorId: a.user.id,
         content: 'Count me in',
         createdAt: now,
+        writtenAt: now,
         updatedAt: now,
         localPending: true,
       });
@@ -884,6 +889,7 @@ describe('replication with the real server', () => {
           authorId: d.user.id,
           content: `Me! (${d.user.id.slice(0, 4)})`,
           createdAt: now,
+          writtenAt: now,
           updatedAt: now,
           localPending: true,
         });
@@ -998,6 +1004,63 @@ describe('residents replication', () => {
       await admin.post(`/api/residents/${id}/archive`);
       await until(async () => (await device.db.residents.findOne(id).exec()) === null);
       expect(audited().n).toBe(1);
+    } finally {
+      await device.close();
+    }
+  });
+});
+
+describe('the time an item was written', () => {
+  it('goes with posts, comments, messages and acknowledgements written offline, and the server keeps it', async () => {
+    const device = await makeDevice('staff', [...FEED, ...CHAT, 'acknowledgements']);
+    const colleague = await t.signedIn();
+    const alert = await t.buildAlert();
+    const ackId = `${alert.id}:${device.user.id}`;
+    device.start();
+    try {
+      await until(async () => (await device.db.acknowledgements.findOne(ackId).exec()) !== null);
+      device.online = false;
+      const writtenAt = Date.now();
+      const draft = { content: 'Written in the garden', category: 'company_announcement' as const, isUrgent: false };
+      const post = buildPostDoc(randomUUID(), device.user.id, { ...draft, houseTags: [] }, [], writtenAt);
+      await device.db.posts.insert(post);
+      await addComment(device.db, post.id, device.user.id, 'And a comment');
+      const conversationId = await openConversation(device.db, device.user.id, colleague.user.id);
+      const message = (await sendMessage(device.db, device.user.id, conversationId, 'Back at six', writtenAt + 1))!;
+      await acknowledgeAlert(device.db, ackId, writtenAt + 2);
+      const [comment] = await device.db.comments.find({ selector: { postId: post.id } }).exec();
+      const local = {
+        post: (await device.db.posts.findOne(post.id).exec())!.writtenAt,
+        message: (await device.db.messages.findOne(message.id).exec())!.writtenAt,
+        ack: (await device.db.acknowledgements.findOne(ackId).exec())!.writtenAt,
+      };
+      expect(local).toEqual({ post: writtenAt, message: writtenAt + 1, ack: writtenAt + 2 });
+      expect(comment.writtenAt).toBeGreaterThanOrEqual(writtenAt);
+      expect(comment.writtenAt).toBeLessThanOrEqual(Date.now());
+
+      // They reach the server five minutes after they were written.
+      t.advance(5 * 60_000);
+      await device.goOnline();
+      await firstValueFrom(device.sync!.pending$.pipe(filter((n) => n === 0)));
+      const stored = (table: string, id: string) =>
+        t.db.$client
+          .prepare(
+            `select written_at as writtenAt, ${table === 'acknowledgements' ? 'acknowledged_at' : 'created_at'} as arrivedAt from ${table} where id = ?`,
+          )
+          .all(id) as { writtenAt: number; arrivedAt: number }[];
+      const expectKept = (table: string, id: string, written: number) => {
+        const rows = stored(table, id);
+        expect(rows).toHaveLength(1);
+        expect(rows[0].writtenAt).toBe(written);
+        expect(rows[0].arrivedAt - written).toBeGreaterThanOrEqual(5 * 60_000);
+      };
+      expectKept('posts', post.id, writtenAt);
+      expectKept('comments', comment.id, comment.writtenAt);
+      expectKept('messages', message.id, writtenAt + 1);
+      expectKept('acknowledgements', ackId, writtenAt + 2);
+      // The pulled versions carry the same written times beside the server's arrival.
+      await until(async () => (await device.db.messages.findOne(message.id).exec())!.createdAt > writtenAt + 60_000);
+      expect((await device.db.messages.findOne(message.id).exec())!.writtenAt).toBe(writtenAt + 1);
     } finally {
       await device.close();
     }

@@ -27,6 +27,8 @@ export function storedPost(fields: Partial<PostLocal> & Pick<PostLocal, 'id'>): 
     attachments: [],
     reactions: {},
     createdAt: 1_700_000_000_000,
+    // Written when it was created unless said otherwise, as the app's own inserts are.
+    writtenAt: fields.createdAt ?? 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     localPending: false,
     ...fields,

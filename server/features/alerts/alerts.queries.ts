@@ -105,11 +105,16 @@ export function findAcknowledgement(db: Db, id: string): AcknowledgementRow | un
   return db.select().from(acknowledgements).where(eq(acknowledgements.id, id)).get();
 }
 
-/** Records an acknowledgement (which also counts as seen in the bell). */
-export function updateAcknowledged(db: Db, id: string, at: number): void {
+/** Records an acknowledgement, received `at` and made `writtenAt` (which also counts as seen in the bell). */
+export function updateAcknowledged(db: Db, id: string, at: number, writtenAt: number): void {
   db.transaction(() => {
     db.update(acknowledgements)
-      .set({ acknowledgedAt: at, viewedAt: sql`coalesce(${acknowledgements.viewedAt}, ${at})`, serverSeq: nextSeq(db) })
+      .set({
+        acknowledgedAt: at,
+        writtenAt,
+        viewedAt: sql`coalesce(${acknowledgements.viewedAt}, ${at})`,
+        serverSeq: nextSeq(db),
+      })
       .where(eq(acknowledgements.id, id))
       .run();
   });
@@ -183,6 +188,7 @@ export interface ReportRow {
   isActive: boolean;
   createdAt: number;
   acknowledgedAt: number | null;
+  writtenAt: number | null;
   remindedAt: number | null;
 }
 
@@ -196,6 +202,7 @@ export function listReportRows(db: Db, postId: string): ReportRow[] {
       isActive: users.isActive,
       createdAt: acknowledgements.createdAt,
       acknowledgedAt: acknowledgements.acknowledgedAt,
+      writtenAt: acknowledgements.writtenAt,
       remindedAt: acknowledgements.remindedAt,
     })
     .from(acknowledgements)

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { MarkViewedBodySchema } from '../../../schema/alerts';
+import { AcknowledgeBodySchema, MarkViewedBodySchema } from '../../../schema/alerts';
 import type { AppEnv } from '../../lib/context';
-import { validate } from '../../lib/http';
+import { parseInput, readOptionalJson, validate } from '../../lib/http';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import {
   acknowledgeAlert,
@@ -17,9 +17,10 @@ const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 
 /** Emergency alerts, their acknowledgements and report, and the notification bell (docs/api-chat-alerts.md). */
 export const alertRoutes = new Hono<AppEnv>()
-  .post('/posts/:id/acknowledge', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(acknowledgeAlert(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
-  )
+  .post('/posts/:id/acknowledge', requireUser, validate('param', IdParamsSchema), async (c) => {
+    const { writtenAt } = parseInput(AcknowledgeBodySchema, await readOptionalJson(c));
+    return c.json(acknowledgeAlert(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c), writtenAt));
+  })
   .get('/alerts/unacknowledged', requireUser, (c) => c.json(listUnacknowledgedAlerts(c.var.deps, c.var.user)))
   .get('/alerts/:id/report.csv', requireUser, validate('param', IdParamsSchema), (c) => {
     const { id } = c.req.valid('param');

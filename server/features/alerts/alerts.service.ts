@@ -16,6 +16,7 @@ import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { csvCell } from '../../lib/csv';
 import { forbidden, notFound } from '../../lib/errors';
+import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit } from '../audit/audit.service';
 import { housesByUser } from '../houses/houses.service';
 import {
@@ -103,34 +104,44 @@ export function announcePost(deps: AppDeps, postId: string): void {
   }
 }
 
+/** Whole seconds from the alert reaching the user to their acknowledgement as they made it (decision 119). */
+const secondsToAcknowledge = (alertedAt: number, writtenAt: number) =>
+  Math.max(0, Math.round((writtenAt - alertedAt) / 1000));
+
 /**
- * POST /api/posts/{id}/acknowledge, and an acknowledgement pushed through sync: stores who and when (the
- * server's time) once; acknowledging again answers the first time. 404 unless the post is a live urgent post
- * whose audience the user is in.
+ * POST /api/posts/{id}/acknowledge, and an acknowledgement pushed through sync: stores who and when once, the
+ * server's time of arrival and the device's time of acknowledging, bounded by it and by the alert reaching the
+ * user (their row's createdAt: no device can show the alert before the server made it; decision 119).
+ * Acknowledging again answers the first times. 404 unless the post is a live urgent post whose audience the
+ * user is in.
  */
 export function acknowledgeAlert(
   deps: AppDeps,
   actor: SessionUser,
   postId: string,
   meta: RequestMeta,
+  written?: number,
 ): AcknowledgementView {
   const row = findAcknowledgement(deps.db, acknowledgementId(postId, actor.id));
   if (!row || row.deleted || !isLiveAlert(findAlertPost(deps.db, postId))) {
     return notFound(ALERT_MESSAGES.alertNotFound);
   }
-  if (row.acknowledgedAt !== null) return { postId, acknowledgedAt: iso(row.acknowledgedAt) };
+  if (row.acknowledgedAt !== null) {
+    return { postId, acknowledgedAt: iso(row.acknowledgedAt), writtenAt: iso(row.writtenAt ?? row.acknowledgedAt) };
+  }
   const at = deps.now();
-  updateAcknowledged(deps.db, row.id, at);
+  const writtenAt = boundWrittenAt(written, row.createdAt, at);
+  updateAcknowledged(deps.db, row.id, at, writtenAt);
   recordAudit(deps.db, {
     actor,
     action: 'alert.acknowledged',
     ip: meta.ip,
     target: { type: 'post', id: postId },
-    details: { secondsToAcknowledge: Math.max(0, Math.round((at - row.createdAt) / 1000)) },
+    details: { secondsToAcknowledge: secondsToAcknowledge(row.createdAt, writtenAt) },
     at,
   });
   deps.hub.notify('acknowledgements', [actor.id]);
-  return { postId, acknowledgedAt: iso(at) };
+  return { postId, acknowledgedAt: iso(at), writtenAt: iso(writtenAt) };
 }
 
 /** GET /api/alerts/unacknowledged: the EMERGENCY ALERT modal's list, newest first (spec section 3). */
@@ -161,6 +172,17 @@ export function markAlertsViewed(deps: AppDeps, actor: SessionUser, postIds: str
   return countUnviewedAlerts(deps, actor);
 }
 
+/** A report row's acknowledgement: as the member made it (what counts), and as the server received it. */
+function acknowledgementTimes(row: { createdAt: number; acknowledgedAt: number | null; writtenAt: number | null }) {
+  if (row.acknowledgedAt === null) return { acknowledgedAt: null, receivedAt: null, secondsToAcknowledge: null };
+  const written = row.writtenAt ?? row.acknowledgedAt;
+  return {
+    acknowledgedAt: iso(written),
+    receivedAt: iso(row.acknowledgedAt),
+    secondsToAcknowledge: secondsToAcknowledge(row.createdAt, written),
+  };
+}
+
 /**
  * GET /api/alerts/{postId}/report: every member the alert went to, whether and when they acknowledged it and
  * how long it took, grouped by house (a member of several houses is listed under each; the totals count
@@ -182,9 +204,7 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
     houses: houses.get(row.userId) ?? [],
     isActive: row.isActive,
     alertedAt: iso(row.createdAt),
-    acknowledgedAt: row.acknowledgedAt === null ? null : iso(row.acknowledgedAt),
-    secondsToAcknowledge:
-      row.acknowledgedAt === null ? null : Math.max(0, Math.round((row.acknowledgedAt - row.createdAt) / 1000)),
+    ...acknowledgementTimes(row),
     remindedAt: row.remindedAt === null ? null : iso(row.remindedAt),
   }));
   const order = [...listHouses(deps.config.orgName)];
@@ -228,6 +248,7 @@ export function alertReportCsv(report: AlertReport): string {
           m.acknowledgedAt,
           m.secondsToAcknowledge,
           m.remindedAt,
+          m.receivedAt,
         ]
           .map(csvCell)
           .join(','),
@@ -285,6 +306,7 @@ export function toAcknowledgementDoc(row: AcknowledgementRow): AcknowledgementDo
     userId: row.userId,
     createdAt: row.createdAt,
     acknowledgedAt: row.acknowledgedAt,
+    writtenAt: row.writtenAt,
     viewedAt: row.viewedAt,
     _deleted: row.deleted,
   };

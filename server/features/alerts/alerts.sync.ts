@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALERT_MESSAGES } from '../../../schema/alerts';
+import { ALERT_MESSAGES, AcknowledgeBodySchema } from '../../../schema/alerts';
 import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
 import { badRequest, forbidden, notFound } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
@@ -15,8 +15,8 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
 
 /**
  * A user's alert list (id `${postId}:${userId}`) replicates to that user only. The server makes the
- * documents; the user sets `acknowledgedAt` (acknowledgeAlert, as REST) and `viewedAt` (the bell), each once,
- * with the server's time. Only that user writes them, so the last push wins; withdrawing either answers the
+ * documents; the user sets `acknowledgedAt` (acknowledgeAlert, as REST, with the device's `writtenAt`) and
+ * `viewedAt` (the bell), each once, with the server's time. Only that user writes them, so the last push wins; withdrawing either answers the
  * master, and a document the server never made answers a tombstone.
  */
 export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
@@ -24,14 +24,15 @@ export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
   findMaster: (deps, id, actor) => findAcknowledgementDoc(deps, id, actor),
   lastPushWins: true,
   apply(deps, actor, doc, master, meta) {
-    const { postId, acknowledgedAt, viewedAt } = doc as Partial<AcknowledgementDoc>;
+    const { postId, acknowledgedAt, viewedAt, writtenAt } = doc as Partial<AcknowledgementDoc>;
     const post = parseInput(PostIdSchema, postId);
     if (doc.id !== acknowledgementId(post, actor.id)) forbidden(ALERT_MESSAGES.ownOnly);
     if (!master || master._deleted) return notFound(ALERT_MESSAGES.alertNotFound);
     const withdrawn =
       (master.acknowledgedAt !== null && acknowledgedAt == null) || (master.viewedAt !== null && viewedAt == null);
     if (doc._deleted || withdrawn) badRequest(ALERT_MESSAGES.cannotWithdraw);
-    if (acknowledgedAt != null && master.acknowledgedAt === null) acknowledgeAlert(deps, actor, post, meta);
-    else if (viewedAt != null && master.viewedAt === null) markAlertsViewed(deps, actor, [post]);
+    if (acknowledgedAt != null && master.acknowledgedAt === null) {
+      acknowledgeAlert(deps, actor, post, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
+    } else if (viewedAt != null && master.viewedAt === null) markAlertsViewed(deps, actor, [post]);
   },
 };

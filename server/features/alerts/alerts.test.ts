@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALERT_MESSAGES, type AlertReport, type EmergencyAlert } from '../../../schema/alerts';
+import { AcknowledgeBodySchema, ALERT_MESSAGES, type AlertReport, type EmergencyAlert } from '../../../schema/alerts';
 import type { PostView } from '../../../schema/posts';
 import type { AcknowledgementDoc, PostDoc, PullResponse, PushResponse, SyncCheckpoint } from '../../../schema/sync';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
-import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { parseInput } from '../../lib/http';
+import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { acknowledgeAlert } from './alerts.service';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -225,7 +227,12 @@ describe('POST /api/posts/{id}/acknowledge', () => {
     t.advance(90_000);
     const first = await client.post(`/api/posts/${alert.id}/acknowledge`);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ postId: alert.id, acknowledgedAt: expect.any(String) });
+    // Without a written time from the device, it was made when it arrived.
+    expect(first.body).toEqual({
+      postId: alert.id,
+      acknowledgedAt: expect.any(String),
+      writtenAt: first.body.acknowledgedAt,
+    });
     const again = await client.post(`/api/posts/${alert.id}/acknowledge`);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
@@ -351,6 +358,7 @@ describe('the acknowledgement report', () => {
         isActive: true,
         alertedAt: expect.any(String),
         acknowledgedAt: expect.any(String),
+        receivedAt: expect.any(String),
         secondsToAcknowledge: 30,
         remindedAt: null,
       });
@@ -377,7 +385,7 @@ describe('the acknowledgement report', () => {
       expect(res.headers.get('content-disposition')).toBe(`attachment; filename="alert-${id}-acknowledgements.csv"`);
       const lines = res.text.trimEnd().split('\r\n');
       expect(lines[0]).toBe(
-        '"House","First name","Last name","Houses","Active","Alerted at","Acknowledged at","Seconds to acknowledge","Reminded at"',
+        '"House","First name","Last name","Houses","Active","Alerted at","Acknowledged at","Seconds to acknowledge","Reminded at","Received at"',
       );
       expect(res.text).toContain(`"'=HYPERLINK(""http://evil.example"",""x"")","'+1+1"`);
       expect(res.text).toContain(`"'@SUM(A1)","'-2, ""quoted"""`);
@@ -448,6 +456,7 @@ describe('sync: acknowledgements', () => {
       userId: user.id,
       createdAt: expect.any(Number),
       acknowledgedAt: null,
+      writtenAt: null,
       viewedAt: null,
       _deleted: false,
     });
@@ -522,5 +531,80 @@ describe('sync: acknowledgements', () => {
     } finally {
       streams.forEach((s) => s.close());
     }
+  });
+});
+
+describe('the time an acknowledgement was made', () => {
+  const MIN = 60_000;
+  const ms = (iso: string) => new Date(iso).getTime();
+  const meta = { ip: '127.0.0.1', userAgent: null };
+
+  it('is bounded by the alert reaching the user and by the arrival, at service level', async () => {
+    const { user, client } = await t.signedIn();
+    const alerts = [await t.buildAlert(), await t.buildAlert(), await t.buildAlert(), await t.buildAlert()];
+    const { documents } = await pullAcks(client);
+    const alertedAt = (postId: string) => documents.find((d) => d.postId === postId)!.createdAt;
+    const at = alertedAt(alerts[0].id) + 5 * MIN;
+    const deps = { ...t.server.deps, now: () => at };
+    const acknowledge = (postId: string, writtenAt: unknown) =>
+      acknowledgeAlert(deps, actorOf(user), postId, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
+    const offline = acknowledge(alerts[0].id, at - 2 * MIN);
+    expect(ms(offline.writtenAt)).toBe(at - 2 * MIN);
+    expect(ms(offline.acknowledgedAt)).toBe(at);
+    expect(ms(acknowledge(alerts[1].id, alertedAt(alerts[1].id) - MIN).writtenAt)).toBe(alertedAt(alerts[1].id));
+    expect(ms(acknowledge(alerts[2].id, at + MIN).writtenAt)).toBe(at);
+    expect(ms(acknowledge(alerts[3].id, undefined).writtenAt)).toBe(at);
+    // Acknowledging again answers the first times.
+    expect(acknowledge(alerts[0].id, at - 4 * MIN)).toEqual(offline);
+  });
+
+  it('made offline at T and received at T + 2 minutes is reported at T, through sync and REST', async () => {
+    await withFreshServer(async (s) => {
+      const author = await s.signedIn({ role: 'admin' });
+      const offline = await s.signedIn({ firstName: 'Olive' });
+      const online = await s.signedIn({ firstName: 'Omar' });
+      const id = (await author.client.post('/api/posts', { content: 'Fire door', isUrgent: true })).body.id as string;
+      const master = (await pullAcks(offline.client)).documents.find((d) => d.postId === id)!;
+      // Tapped 40 s after the alert reached the phone, offline; the push gets through two minutes later.
+      const tapped = master.createdAt + 40_000;
+      s.advance(40_000 + 2 * MIN);
+      const acked = { ...master, acknowledgedAt: tapped, writtenAt: tapped, viewedAt: tapped };
+      expect(await pushAcks(offline.client, [{ newDocumentState: acked, assumedMasterState: master }])).toEqual([]);
+      const stored = (await pullAcks(offline.client)).documents.find((d) => d.postId === id)!;
+      expect(stored.writtenAt).toBe(tapped);
+      expect(stored.acknowledgedAt! - tapped).toBeGreaterThanOrEqual(2 * MIN);
+      // REST takes the same optional time; a time before the alert reached the user counts from that moment.
+      const rest = await online.client.post(`/api/posts/${id}/acknowledge`, { writtenAt: 5 });
+      expect(rest.status).toBe(200);
+      const report = (await author.client.get(`/api/alerts/${id}/report`)).body as unknown as AlertReport;
+      const members = report.groups.flatMap((g) => g.members);
+      const olive = members.find((m) => m.userId === offline.user.id)!;
+      expect(olive.acknowledgedAt).toBe(new Date(tapped).toISOString());
+      expect(olive.secondsToAcknowledge).toBe(40);
+      expect(olive.receivedAt).toBe(new Date(stored.acknowledgedAt!).toISOString());
+      const omar = members.find((m) => m.userId === online.user.id)!;
+      expect(omar.acknowledgedAt).toBe(omar.alertedAt);
+      expect(omar.secondsToAcknowledge).toBe(0);
+      const csv = (await author.client.get(`/api/alerts/${id}/report.csv`)).text;
+      expect(csv).toContain(`"${new Date(tapped).toISOString()}","40",`);
+      // The audit entry counts from the same time.
+      const audit = s.db.$client
+        .prepare("SELECT details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?")
+        .get(offline.user.id) as { details: string };
+      expect(JSON.parse(audit.details)).toEqual({ secondsToAcknowledge: 40 });
+    });
+  });
+
+  it('takes no body at POST /api/posts/{id}/acknowledge as the arrival, and refuses a body that is not JSON', async () => {
+    const { client } = await t.signedIn();
+    const alert = await t.buildAlert();
+    const bad = await client.request('POST', `/api/posts/${alert.id}/acknowledge`, '{not json', {
+      'content-type': 'application/json',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('The request body is not valid JSON');
+    const res = await client.request('POST', `/api/posts/${alert.id}/acknowledge`);
+    expect(res.status).toBe(200);
+    expect(res.body.writtenAt).toBe(res.body.acknowledgedAt);
   });
 });

@@ -182,6 +182,7 @@ const insertMessageQueries = preparedFor((db) => ({
       senderId: sql.placeholder('senderId'),
       content: sql.placeholder('content'),
       createdAt: sql.placeholder('createdAt'),
+      writtenAt: sql.placeholder('writtenAt'),
       serverSeq: sql.placeholder('serverSeq'),
     })
     .prepare(),

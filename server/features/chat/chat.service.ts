@@ -15,7 +15,9 @@ import { DELETED_AUTHOR } from '../../../schema/posts';
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, notFound } from '../../lib/errors';
+import { boundWrittenAt } from '../../lib/written-at';
 import { chatPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
+import { accountCreatedAt } from '../users/users.service';
 import {
   countUnreadOf,
   findChatUser,
@@ -146,6 +148,7 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, vi
     senderId: message.senderId,
     sender: { firstName: message.senderId ? (row.senderFirstName ?? '') : DELETED_AUTHOR.firstName },
     createdAt: new Date(message.createdAt).toISOString(),
+    writtenAt: new Date(message.writtenAt).toISOString(),
     isRead: message.createdAt <= (mine ? marks.other : marks.mine),
   };
 }
@@ -196,6 +199,7 @@ function conversationForMessage(deps: AppDeps, actor: SessionUser, conversationI
  * POST /api/conversations/{id}/messages and a message pushed through sync: stored at the server's time
  * (strictly after the conversation's previous message, so order and read marks are exact), told to the two
  * participants' streams, and pushed to the recipient's devices. The same message sent again is stored once.
+ * Its written time (what the chat shows) is the device's, bounded by that and the sender's account (decision 119).
  */
 export function sendMessage(
   deps: AppDeps,
@@ -218,7 +222,15 @@ export function sendMessage(
   if (!recipientId) return badRequest(CHAT_MESSAGES.participantDeleted);
   const id = body.id ?? randomUUID();
   const createdAt = Math.max(deps.now(), (conversation.lastMessageAt ?? 0) + 1);
-  insertMessage(deps.db, { id, conversationId: conversation.id, senderId: actor.id, content: body.content, createdAt });
+  const writtenAt = boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), createdAt);
+  insertMessage(deps.db, {
+    id,
+    conversationId: conversation.id,
+    senderId: actor.id,
+    content: body.content,
+    createdAt,
+    writtenAt,
+  });
   const participants = participantIds(conversation);
   deps.hub.notify('messages', participants);
   deps.hub.notify('conversations', participants);
@@ -299,6 +311,7 @@ export function toMessageDoc(row: MessageRow): MessageDoc {
     senderId: row.senderId,
     content: row.content,
     createdAt: row.createdAt,
+    writtenAt: row.writtenAt,
     _deleted: false,
   };
 }

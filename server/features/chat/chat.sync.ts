@@ -57,12 +57,12 @@ export const messagesSync: SyncHandler<MessageDoc> = {
   apply(deps, actor, doc, master) {
     if (master) badRequest(CHAT_MESSAGES.messagesImmutable);
     if (doc._deleted) return; // written and removed while offline: nothing to keep
-    const { conversationId, content } = doc as Partial<MessageDoc>;
+    const { conversationId, content, writtenAt } = doc as Partial<MessageDoc>;
     sendMessage(
       deps,
       actor,
       parseInput(ConversationIdSchema, conversationId),
-      parseInput(SendMessageBodySchema, { id: doc.id, content }),
+      parseInput(SendMessageBodySchema, { id: doc.id, content, writtenAt }),
     );
   },
 };

@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAT_MESSAGES, conversationIdOf, type ConversationView, type MessageView } from '../../../schema/chat';
+import {
+  CHAT_MESSAGES,
+  conversationIdOf,
+  SendMessageBodySchema,
+  type ConversationView,
+  type MessageView,
+} from '../../../schema/chat';
 import type { ConversationDoc, MessageDoc, PullResponse, PushResponse, SyncCheckpoint } from '../../../schema/sync';
-import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { parseInput } from '../../lib/http';
+import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { sendMessage } from './chat.service';
 
 let t: TestServer;
 
@@ -54,6 +62,7 @@ const newMessageDoc = (conversationId: string, content: string): MessageDoc => (
   senderId: null,
   content,
   createdAt: 0,
+  writtenAt: Date.now(),
   _deleted: false,
 });
 
@@ -158,6 +167,7 @@ describe('messages', () => {
       senderId: a.user.id,
       sender: { firstName: 'Ann' },
       createdAt: expect.any(String),
+      writtenAt: message.createdAt, // sent without a written time: its arrival
       isRead: false,
     });
     expect(Date.parse(message.createdAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -208,6 +218,7 @@ describe('messages', () => {
       senderId: a.user.id,
       sender: { firstName: 'Ann' },
       createdAt: new Date(start + 2500).toISOString(),
+      writtenAt: new Date(start + 2500).toISOString(),
       isRead: false,
     });
     expect(plain.headers.get('x-next-cursor')).toBe(sent[250].id);
@@ -523,5 +534,47 @@ describe('the live stream', () => {
     } finally {
       streams.forEach((s) => s.close());
     }
+  });
+});
+
+describe('the time a message was written', () => {
+  const HOUR = 3_600_000;
+  const ms = (iso: string) => new Date(iso).getTime();
+
+  it('is bounded by the sender account and the arrival at service level; the order stays the arrival', async () => {
+    const a = await t.signedIn({ createdAt: Date.now() - HOUR });
+    const b = await t.signedIn();
+    const id = conversationIdOf(a.user.id, b.user.id);
+    const at = Date.now();
+    const deps = { ...t.server.deps, now: () => at };
+    const send = (writtenAt: unknown) =>
+      sendMessage(deps, actorOf(a.user), id, parseInput(SendMessageBodySchema, { content: 'On my way', writtenAt }));
+    const offline = send(at - 10 * 60_000);
+    expect(ms(offline.writtenAt)).toBe(at - 10 * 60_000);
+    expect(ms(offline.createdAt)).toBe(at);
+    const ahead = send(at + HOUR);
+    // Arrival times stay strictly increasing within the conversation; the written time never passes its own.
+    expect(ms(ahead.createdAt)).toBe(at + 1);
+    expect(ms(ahead.writtenAt)).toBe(at + 1);
+    expect(ms(send(0).writtenAt)).toBe(a.user.createdAt);
+    for (const unreadable of [send('later'), send(undefined)]) expect(unreadable.writtenAt).toBe(unreadable.createdAt);
+  });
+
+  it('is taken from POST /api/conversations/{id}/messages and from a sync push, and pulled back', async () => {
+    const a = await t.signedIn({ createdAt: Date.now() - HOUR });
+    const b = await t.signedIn();
+    const id = conversationIdOf(a.user.id, b.user.id);
+    const written = Date.now() - 60_000;
+    const rest = await a.client.post(`${path(id)}/messages`, { content: 'REST', writtenAt: written });
+    expect(rest.status).toBe(201);
+    expect(ms(rest.body.writtenAt as string)).toBe(written);
+    const early = await a.client.post(`${path(id)}/messages`, { content: 'Early', writtenAt: 1 });
+    expect(ms(early.body.writtenAt as string)).toBe(a.user.createdAt);
+    const doc = { ...newMessageDoc(id, 'Synced'), writtenAt: Date.now() + HOUR };
+    expect(await push(a.client, 'messages', [{ newDocumentState: doc, assumedMasterState: null }])).toEqual([]);
+    const pulled = (await pullAll<MessageDoc>(b.client, 'messages')).get(doc.id)!;
+    expect(pulled.writtenAt).toBe(pulled.createdAt);
+    const shown = (await messagesOf(b.client, id)).find((m) => m.id === doc.id)!;
+    expect(shown.writtenAt).toBe(shown.createdAt);
   });
 });

@@ -4,7 +4,8 @@ import { comments, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type CommentRow = typeof comments.$inferSelect;
-export type NewCommentRow = Omit<typeof comments.$inferInsert, 'serverSeq'>;
+/** `writtenAt` is required: its column's default (0) is only for the rows stored before it existed. */
+export type NewCommentRow = Omit<typeof comments.$inferInsert, 'serverSeq' | 'writtenAt'> & { writtenAt: number };
 
 const authorColumns = {
   id: users.id,

@@ -4,6 +4,7 @@ import { POST_MESSAGES, type CommentView, type CreateCommentBody } from '../../.
 import type { CommentDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
+import { boundWrittenAt } from '../../lib/written-at';
 import { requirePost, toAuthor } from '../posts/posts.service';
 import {
   findComment,
@@ -24,6 +25,7 @@ function toCommentView({ comment, author }: CommentWithAuthor): CommentView {
     postId: comment.postId,
     content: comment.content,
     createdAt: new Date(comment.createdAt).toISOString(),
+    writtenAt: new Date(comment.writtenAt).toISOString(),
     author: shown,
   };
 }
@@ -40,8 +42,9 @@ export function listComments(deps: AppDeps, postId: string): CommentView[] {
 }
 
 /**
- * Adds a comment by the signed-in user at the server's time. A client id makes a re-send return the same
- * comment instead of a second one.
+ * Adds a comment by the signed-in user at the server's time. Its written time is never before the author could
+ * see the post: the post's arrival, or its own written time for the post's author (decision 119). A client id
+ * makes a re-send return the same comment instead of a second one.
  */
 export function addComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): CommentView {
   if (body.id) {
@@ -53,15 +56,17 @@ export function addComment(deps: AppDeps, actor: SessionUser, postId: string, bo
       return loadCommentView(deps, body.id);
     }
   }
-  requirePost(deps, postId);
+  const post = requirePost(deps, postId);
   const id = body.id ?? randomUUID();
   const at = deps.now();
+  const seen = post.authorId === actor.id ? post.writtenAt : post.createdAt;
   insertComment(deps.db, {
     id,
     postId,
     authorId: actor.id,
     content: body.content,
     createdAt: at,
+    writtenAt: boundWrittenAt(body.writtenAt, seen, at),
     updatedAt: at,
     deleted: false,
   });
@@ -86,6 +91,7 @@ export function toCommentDoc(row: CommentRow): CommentDoc {
     authorId: row.authorId,
     content: row.deleted ? '' : row.content,
     createdAt: row.createdAt,
+    writtenAt: row.writtenAt,
     updatedAt: row.updatedAt,
     _deleted: row.deleted,
   };

@@ -13,14 +13,14 @@ export const commentsSync: SyncHandler<CommentDoc> = {
   pull: (deps, _actor, seq, id, limit) => listCommentDocsSince(deps, seq, id, limit),
   findMaster: (deps, id) => findCommentDoc(deps, id),
   apply(deps, actor, doc, master) {
-    const { postId, content } = doc as Partial<CommentDoc>;
+    const { postId, content, writtenAt } = doc as Partial<CommentDoc>;
     if (!master) {
       if (doc._deleted) return;
       addComment(
         deps,
         actor,
         parseInput(PostIdSchema, postId),
-        parseInput(CreateCommentBodySchema, { id: doc.id, content }),
+        parseInput(CreateCommentBodySchema, { id: doc.id, content, writtenAt }),
       );
       return;
     }

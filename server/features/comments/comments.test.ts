@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST_MESSAGES, type CommentView } from '../../../schema/posts';
-import { startTestServer, type TestServer } from '../../test/test-server';
+import { eq } from 'drizzle-orm';
+import { CreateCommentBodySchema, POST_MESSAGES, type CommentView } from '../../../schema/posts';
+import { comments as commentRows } from '../../db/tables';
+import { parseInput } from '../../lib/http';
+import { actorOf, startTestServer, type TestServer } from '../../test/test-server';
+import { addComment } from './comments.service';
 
 let t: TestServer;
 
@@ -92,5 +96,60 @@ describe('DELETE /api/comments/{id}', () => {
     }
     const sysadmin = (await t.signedIn({ role: 'system_admin' })).client;
     expect((await sysadmin.delete(`/api/comments/${comment.id}`)).status).toBe(204);
+  });
+});
+
+describe('the time a comment was written', () => {
+  const MIN = 60_000;
+  const ms = (iso: string) => new Date(iso).getTime();
+
+  it('is never before the post reached the server, or before its written time for its own author', async () => {
+    const { user: author } = await t.signedIn();
+    const postAt = Date.now() - 30 * MIN;
+    // A post its author wrote offline 40 minutes ago that reached the server 30 minutes ago.
+    const post = await t.buildPost({ authorId: author.id, createdAt: postAt, writtenAt: postAt - 10 * MIN });
+    const { user: colleague } = await t.signedIn();
+    const at = Date.now();
+    const deps = { ...t.server.deps, now: () => at };
+    const comment = (user: typeof author, writtenAt: unknown) =>
+      addComment(deps, actorOf(user), post.id, parseInput(CreateCommentBodySchema, { content: 'Yes', writtenAt }));
+    expect(ms(comment(colleague, postAt - 5 * MIN).writtenAt)).toBe(postAt);
+    expect(ms(comment(colleague, postAt + 5 * MIN).writtenAt)).toBe(postAt + 5 * MIN);
+    expect(ms(comment(author, postAt - 5 * MIN).writtenAt)).toBe(postAt - 5 * MIN);
+    expect(ms(comment(author, postAt - 20 * MIN).writtenAt)).toBe(postAt - 10 * MIN);
+    expect(ms(comment(colleague, at + MIN).writtenAt)).toBe(at);
+    expect(ms(comment(colleague, undefined).writtenAt)).toBe(at);
+  });
+
+  it('is taken from POST /api/posts/{id}/comments and from a sync push, clamped the same way', async () => {
+    const postAt = Date.now() - 30 * MIN;
+    const post = await t.buildPost({ createdAt: postAt });
+    const { user, client } = await t.signedIn();
+    const rest = await client.post(`/api/posts/${post.id}/comments`, { content: 'REST', writtenAt: postAt + MIN });
+    expect(rest.status).toBe(201);
+    expect(ms(rest.body.writtenAt as string)).toBe(postAt + MIN);
+    const early = await client.post(`/api/posts/${post.id}/comments`, { content: 'Early', writtenAt: 5 });
+    expect(ms(early.body.writtenAt as string)).toBe(postAt);
+    const [kept, ahead] = [randomUUID(), randomUUID()];
+    const doc = (id: string, writtenAt: number) => ({
+      id,
+      postId: post.id,
+      authorId: user.id,
+      content: 'Synced',
+      createdAt: writtenAt,
+      writtenAt,
+      updatedAt: writtenAt,
+      _deleted: false,
+    });
+    const push = await client.post('/api/sync/comments/push', [
+      { newDocumentState: doc(kept, postAt + 2 * MIN), assumedMasterState: null },
+      { newDocumentState: doc(ahead, Date.now() + 60 * MIN), assumedMasterState: null },
+    ]);
+    expect(push.status).toBe(200);
+    const stored = (id: string) => t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()!;
+    expect(stored(kept).writtenAt).toBe(postAt + 2 * MIN);
+    expect(stored(ahead).writtenAt).toBe(stored(ahead).createdAt);
+    const listed = comments((await client.get(`/api/posts/${post.id}/comments`)).body);
+    expect(listed.find((c) => c.id === kept)?.writtenAt).toBe(new Date(postAt + 2 * MIN).toISOString());
   });
 });

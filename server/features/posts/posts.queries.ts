@@ -6,7 +6,8 @@ import { reactionId } from '../../../schema/sync';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type PostRow = typeof posts.$inferSelect;
-export type NewPostRow = Omit<typeof posts.$inferInsert, 'serverSeq'>;
+/** `writtenAt` is required: its column's default (0) is only for the rows stored before it existed. */
+export type NewPostRow = Omit<typeof posts.$inferInsert, 'serverSeq' | 'writtenAt'> & { writtenAt: number };
 
 /** The author columns a post or comment shows; all null once the account is deleted. */
 export const authorColumns = {
@@ -113,7 +114,8 @@ function prepareFeedQueries(db: Db) {
       .prepare<Record<string, unknown>, FeedPageRow>(
         `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
                 p.created_at, p.updated_at, p.deleted, p.server_seq,
-                u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses
+                u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses,
+                p.written_at
          FROM posts p LEFT JOIN users u ON u.id = p.author_id
          WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
@@ -160,6 +162,7 @@ type FeedPageRow = [
   role: AuthorRow['role'],
   profileImageUrl: string | null,
   audienceHouses: string,
+  writtenAt: number,
 ];
 
 function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
@@ -175,6 +178,7 @@ function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
       images: r[6],
       attachments: r[7],
       createdAt: r[8],
+      writtenAt: r[18],
       updatedAt: r[9],
       deleted: r[10] === 1,
       serverSeq: r[11],

@@ -47,6 +47,7 @@ async function readPostForm(c: Context<AppEnv>) {
     audienceHouses: houseListOf(form, 'audienceHouses') as string[],
     images: texts(form, 'images'),
     attachments: texts(form, 'attachments').map((value) => ({ id: uploadIdFromUrl(value) ?? value })),
+    writtenAt: texts(form, 'writtenAt')[0],
   };
   const body = parseInput(CreatePostBodySchema, input);
   return { body, files: { images: files(form, 'images'), attachments: files(form, 'attachments') } };

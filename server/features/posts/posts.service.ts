@@ -22,7 +22,9 @@ import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { currentSeq } from '../../lib/seq.queries';
+import { boundWrittenAt } from '../../lib/written-at';
 import { announcePost, syncAlertAudience } from '../alerts/alerts.service';
+import { accountCreatedAt } from '../users/users.service';
 import { checkFiles, discardUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
 import {
   countComments,
@@ -93,6 +95,7 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     images: parseList<string>(post.images),
     attachments: parseList<Attachment>(post.attachments),
     createdAt: new Date(post.createdAt).toISOString(),
+    writtenAt: new Date(post.writtenAt).toISOString(),
     author: toAuthor(author),
     reactionCounts: counts.get(post.id)?.reactionCounts ?? {},
     userReaction: counts.get(post.id)?.userReaction ?? null,
@@ -229,9 +232,10 @@ function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined)
 }
 
 /**
- * Creates a post by the signed-in user at the server's time. A client id lets a post written offline keep
- * its id; sending the same post again returns it instead of making a second one. Pictures and attachments
- * must be the author's own uploads.
+ * Creates a post by the signed-in user at the server's time, with the device's time of writing bounded by it
+ * and by the author's account (decision 119). A client id lets a post written offline keep its id; sending the
+ * same post again returns it instead of making a second one. Pictures and attachments must be the author's own
+ * uploads.
  */
 export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView {
   const existing = existingPost(deps, actor, body.id);
@@ -252,6 +256,7 @@ export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBo
     images: JSON.stringify(files.images),
     attachments: JSON.stringify(files.attachments),
     createdAt: at,
+    writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
     updatedAt: at,
     deleted: false,
   });
@@ -382,6 +387,7 @@ export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
     attachments: live ? parseList<Attachment>(row.attachments) : [],
     reactions: live ? reactions : {},
     createdAt: row.createdAt,
+    writtenAt: row.writtenAt,
     updatedAt: row.updatedAt,
     _deleted: row.deleted,
   };

@@ -16,7 +16,8 @@ export const postsSync: SyncHandler<PostDoc> = {
   findMaster: (deps, id) => findPostDoc(deps, id),
   mergesFields: true,
   apply(deps, actor, doc, master) {
-    const { content, category, isUrgent, houseTags, audienceHouses, images, attachments } = doc as Partial<PostDoc>;
+    const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt } =
+      doc as Partial<PostDoc>;
     if (!master) {
       if (doc._deleted) return; // written and removed while offline: nothing to keep
       createPost(
@@ -31,6 +32,7 @@ export const postsSync: SyncHandler<PostDoc> = {
           audienceHouses,
           images,
           attachments,
+          writtenAt,
         }),
       );
       return;

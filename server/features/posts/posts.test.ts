@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST_MESSAGES, type PostView } from '../../../schema/posts';
-import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { eq } from 'drizzle-orm';
+import { CreatePostBodySchema, POST_MESSAGES, type PostView } from '../../../schema/posts';
+import type { PostDoc } from '../../../schema/sync';
+import { posts } from '../../db/tables';
+import { parseInput } from '../../lib/http';
+import { ADMIN, actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { updateUser } from '../users/users.queries';
+import { createPost } from './posts.service';
 
 let t: TestServer;
 let admin: TestClient;
@@ -389,5 +394,80 @@ describe('GET /api/placeholder-image', () => {
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(res.headers.get('cache-control')).toMatch(/max-age=\d+/);
     expect(res.bytes.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+describe('the time a post was written', () => {
+  const HOUR = 3_600_000;
+  /** An author whose account is an hour old, so a written time can fall between it and now. */
+  const author = () => t.signedIn({ createdAt: Date.now() - HOUR });
+  const ms = (iso: string) => new Date(iso).getTime();
+
+  it('is bounded by the author account and the arrival at service level, and missing means the arrival', async () => {
+    const { user } = await author();
+    const at = Date.now();
+    const deps = { ...t.server.deps, now: () => at };
+    const create = (writtenAt: unknown) =>
+      createPost(deps, actorOf(user), parseInput(CreatePostBodySchema, { content: 'Rota', writtenAt }));
+    expect(ms(create(at - 5 * 60_000).writtenAt)).toBe(at - 5 * 60_000);
+    expect(ms(create(at + HOUR).writtenAt)).toBe(at);
+    expect(ms(create(1_000).writtenAt)).toBe(user.createdAt);
+    expect(ms(create(undefined).writtenAt)).toBe(at);
+    expect(ms(create('not a time').writtenAt)).toBe(at);
+    expect(ms(create(-5).writtenAt)).toBe(at);
+  });
+
+  it('is taken from POST /api/posts as JSON and as a form, and a clock ahead of the server is clamped', async () => {
+    const { client } = await author();
+    const written = Date.now() - 10 * 60_000;
+    const json = await client.post('/api/posts', { content: 'Written on the bus', writtenAt: written });
+    expect(json.status).toBe(201);
+    expect(ms(json.body.writtenAt as string)).toBe(written);
+    expect(ms(json.body.createdAt as string)).toBeGreaterThan(written);
+    const form = new FormData();
+    form.append('content', 'Written on the train');
+    form.append('writtenAt', String(written));
+    const multipart = await client.postForm('/api/posts', form);
+    expect(multipart.status).toBe(201);
+    expect(ms(multipart.body.writtenAt as string)).toBe(written);
+    const ahead = await client.post('/api/posts', { content: 'A fast clock', writtenAt: Date.now() + HOUR });
+    expect(ahead.status).toBe(201);
+    expect(ahead.body.writtenAt).toBe(ahead.body.createdAt);
+    const unreadable = await client.post('/api/posts', { content: 'No clock', writtenAt: 'yesterday' });
+    expect(unreadable.status).toBe(201);
+    expect(unreadable.body.writtenAt).toBe(unreadable.body.createdAt);
+  });
+
+  it('is taken from a sync push, clamped, and pulled back with the post', async () => {
+    const { user, client } = await author();
+    const written = Date.now() - 20 * 60_000;
+    const doc = (id: string, writtenAt: number) => ({
+      id,
+      authorId: user.id,
+      content: 'Offline post',
+      category: 'company_announcement',
+      isUrgent: false,
+      houseTags: [],
+      audienceHouses: [],
+      images: [],
+      attachments: [],
+      createdAt: writtenAt,
+      writtenAt,
+      updatedAt: writtenAt,
+      _deleted: false,
+    });
+    const [kept, early] = [randomUUID(), randomUUID()];
+    const push = await client.post('/api/sync/posts/push', [
+      { newDocumentState: doc(kept, written), assumedMasterState: null },
+      { newDocumentState: doc(early, user.createdAt - HOUR), assumedMasterState: null },
+    ]);
+    expect(push.status).toBe(200);
+    expect(push.body.conflicts).toEqual([]);
+    const stored = (id: string) => t.db.select().from(posts).where(eq(posts.id, id)).get()!;
+    expect(stored(kept).writtenAt).toBe(written);
+    expect(stored(kept).createdAt).toBeGreaterThan(written);
+    expect(stored(early).writtenAt).toBe(user.createdAt);
+    const pulled = (await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[];
+    expect(pulled.find((d) => d.id === kept)?.writtenAt).toBe(written);
   });
 });

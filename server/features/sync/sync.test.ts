@@ -63,6 +63,7 @@ function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
     attachments: [],
     reactions: {},
     createdAt: Date.now(),
+    writtenAt: Date.now(),
     updatedAt: Date.now(),
     _deleted: false,
     ...overrides,
@@ -431,6 +432,7 @@ describe('push: comments and reactions', () => {
       authorId: 'forged',
       content: 'Offline comment',
       createdAt: 1,
+      writtenAt: 1,
       updatedAt: 1,
       _deleted: false,
     };

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { deletedUsers, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -13,6 +13,19 @@ export type NewUserRow = typeof users.$inferInsert;
 
 export function findUserById(db: Db, id: string): UserRow | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
+}
+
+const findAccountCreatedAtQuery = preparedFor((db) =>
+  db
+    .select({ createdAt: users.createdAt })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+/** When the account was made; prepared once, since a chat message's send asks it (decision 78). */
+export function findAccountCreatedAt(db: Db, id: string): number | undefined {
+  return findAccountCreatedAtQuery(db).get({ id })?.createdAt;
 }
 
 export function findUserByEmail(db: Db, email: string): UserRow | undefined {

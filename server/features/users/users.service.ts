@@ -9,6 +9,7 @@ import { recordAudit } from '../audit/audit.service';
 import { housesByUser } from '../houses/houses.service';
 import { discardOwnUpload, saveFiles } from '../uploads/uploads.service';
 import {
+  findAccountCreatedAt,
   findUserById,
   listDeletedUsersSince,
   listDirectorySince,
@@ -16,6 +17,14 @@ import {
   type CurrentUserRow,
   type UserRow,
 } from './users.queries';
+
+/**
+ * The earliest time this user can have written anything: their account's creation. The floor of a written
+ * time that answers nothing else (a post, a message; decision 119).
+ */
+export function accountCreatedAt(deps: AppDeps, userId: string): number {
+  return findAccountCreatedAt(deps.db, userId) ?? 0;
+}
 
 /** The shape of GET /api/auth/user (issue 2). */
 export function toCurrentUser(row: CurrentUserRow): CurrentUser {

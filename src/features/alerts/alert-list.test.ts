@@ -13,6 +13,7 @@ const post = (id: string, createdAt: number, isUrgent = true): PostLocal => ({
   images: [],
   attachments: [],
   createdAt,
+  writtenAt: createdAt,
   updatedAt: createdAt,
   localPending: false,
 });
@@ -22,6 +23,7 @@ const ack = (postId: string, acknowledgedAt: number | null, localPending = false
   userId: 'me',
   createdAt: 1,
   acknowledgedAt,
+  writtenAt: acknowledgedAt,
   viewedAt: null,
   localPending,
 });

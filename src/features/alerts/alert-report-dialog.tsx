@@ -1,9 +1,10 @@
 import { ClipboardCheck, Download } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import type { AlertReport } from '../../../schema/alerts';
-import { displayName, formatDateTime } from '../../../schema/format';
+import { displayName } from '../../../schema/format';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
+import { WrittenTime } from '../../components/written-time';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { api, serverMessageOf } from '../../lib/api';
 import { formatDuration } from './alert-list';
@@ -93,7 +94,12 @@ function AlertReportDialog({ postId, onClose }: { postId: string; onClose: () =>
                           </td>
                           <td>
                             {member.acknowledgedAt ? (
-                              formatDateTime(member.acknowledgedAt)
+                              <WrittenTime
+                                writtenAt={Date.parse(member.acknowledgedAt)}
+                                arrivedAt={Date.parse(member.receivedAt ?? member.acknowledgedAt)}
+                                pending={false}
+                                dated
+                              />
                             ) : (
                               <Badge tone="warning">Not yet</Badge>
                             )}

@@ -65,8 +65,8 @@ export function EmergencyAlertModal({ user }: { user: CurrentUser }) {
                 <li key={post.id} className="emergency-item">
                   <div className="emergency-item-head">
                     <Badge tone="danger">{categoryLabel(post.category)}</Badge>
-                    <time className="muted" dateTime={new Date(post.createdAt).toISOString()}>
-                      {formatRelativeTime(post.createdAt)}
+                    <time className="muted" dateTime={new Date(post.writtenAt).toISOString()}>
+                      {formatRelativeTime(post.writtenAt)}
                     </time>
                   </div>
                   <p className="emergency-author">{author.name}</p>

@@ -96,7 +96,7 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
               <span className="bell-item-text">
                 <span className="bell-item-content">{post.content}</span>
                 <span className="muted">
-                  {authors(post.authorId).name} · {formatRelativeTime(post.createdAt)}
+                  {authors(post.authorId).name} · {formatRelativeTime(post.writtenAt)}
                 </span>
               </span>
             </DropdownMenuItem>

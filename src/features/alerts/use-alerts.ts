@@ -28,9 +28,17 @@ export function usePendingAlerts(db: UserDatabase | null, userId: string): Pendi
   return useObservable(alerts$, NONE).value;
 }
 
-/** Acknowledges an alert: written locally and pushed (the server keeps its own time, decision 34). */
+/**
+ * Acknowledges an alert: written locally and pushed. The server keeps its own time of arrival (decision 34)
+ * and `writtenAt`, this moment, bounded: the report counts from it (decision 119).
+ */
 export async function acknowledgeAlert(db: UserDatabase, acknowledgementId: string, now = Date.now()): Promise<void> {
   const doc = await db.acknowledgements.findOne(acknowledgementId).exec();
   if (!doc || doc.acknowledgedAt !== null) return;
-  await doc.incrementalPatch({ acknowledgedAt: now, viewedAt: doc.viewedAt ?? now, localPending: true });
+  await doc.incrementalPatch({
+    acknowledgedAt: now,
+    writtenAt: now,
+    viewedAt: doc.viewedAt ?? now,
+    localPending: true,
+  });
 }

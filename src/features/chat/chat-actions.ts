@@ -47,6 +47,8 @@ export async function sendMessage(
     senderId: meId,
     content: text,
     createdAt,
+    // The time it was written, shown beside the message; createdAt only keeps the order (decision 119).
+    writtenAt: now,
     localPending: true,
   };
   await db.messages.insert(doc);

@@ -16,6 +16,7 @@ import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rule
 import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
+import { WrittenTime } from '../../components/written-time';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
 import { cx } from '../../lib/cx';
@@ -280,7 +281,11 @@ function ConversationView({
             <li key={message.id} className={cx('chat-message', own ? 'chat-message-own' : 'chat-message-other')}>
               <p className="chat-bubble">{message.content}</p>
               <span className="chat-meta">
-                <time dateTime={new Date(message.createdAt).toISOString()}>{formatTime(message.createdAt)}</time>
+                <WrittenTime
+                  writtenAt={message.writtenAt}
+                  arrivedAt={message.createdAt}
+                  pending={message.localPending}
+                />
                 {message.localPending ? (
                   <span className="chat-pending">
                     <Clock aria-hidden size={12} />

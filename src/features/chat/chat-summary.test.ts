@@ -23,6 +23,7 @@ const message = (
   senderId,
   content,
   createdAt,
+  writtenAt: createdAt,
   localPending: false,
 });
 

@@ -17,6 +17,7 @@ const message = (i: number, overrides: Partial<MessageLocal> = {}): MessageLocal
   senderId: i % 2 ? 'user-a' : 'user-b',
   content: `Message ${i}`,
   createdAt: START + i * 1000,
+  writtenAt: START + i * 1000,
   localPending: false,
   ...overrides,
 });

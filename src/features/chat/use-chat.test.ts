@@ -28,6 +28,7 @@ const message = (conversationId: string, senderId: string, at: number): MessageL
   senderId,
   content: `${conversationId} at ${at}`,
   createdAt: START + at,
+  writtenAt: START + at,
   localPending: false,
 });
 

@@ -69,6 +69,7 @@ export async function addComment(db: UserDatabase, postId: string, authorId: str
     authorId,
     content: content.trim(),
     createdAt: now,
+    writtenAt: now,
     updatedAt: now,
     localPending: true,
   });

@@ -2,11 +2,11 @@ import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'luc
 import { useSetAtom } from 'jotai';
 import { memo, useId, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { formatDateTime } from '../../../schema/format';
 import { canEditPost, canSeeAlertReport } from '../../../schema/permissions';
 import { categoryLabel } from '../../../schema/post-rules';
 import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
+import { WrittenTime } from '../../components/written-time';
 import { Badge } from '../../components/ui/badge';
 import { AlertReportButton } from '../alerts/alert-report-dialog';
 import { Button } from '../../components/ui/button';
@@ -105,9 +105,13 @@ const PostCardBody = memo(function PostCardBody({
           <div className="post-meta" id={`${id}-meta`}>
             {author.role ? <span className="post-role">{roleLabel(author.role)}</span> : null}
             <Badge tone="brand">{categoryLabel(post.category)}</Badge>
-            <time dateTime={new Date(post.createdAt).toISOString()} className="post-time">
-              {formatDateTime(post.createdAt)}
-            </time>
+            <WrittenTime
+              className="post-time"
+              writtenAt={post.writtenAt}
+              arrivedAt={post.createdAt}
+              pending={post.localPending}
+              dated
+            />
             {post.localPending ? (
               <span className="pending-marker" title="Waiting to reach the server">
                 <CloudUpload aria-hidden size={12} />

@@ -1,10 +1,10 @@
 import { CloudUpload, MessageCircle, Send, Trash } from 'lucide-react';
 import { useId, useState, type FormEvent } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { formatDateTime } from '../../../schema/format';
 import { canDeleteComment } from '../../../schema/permissions';
 import { COMMENT_CONTENT_MAX } from '../../../schema/post-rules';
 import { UserAvatar } from '../../components/ui/avatar';
+import { WrittenTime } from '../../components/written-time';
 import { Button } from '../../components/ui/button';
 import { Label } from '../../components/ui/label';
 import type { CommentLocal } from '../../db/collections';
@@ -89,9 +89,13 @@ function CommentItem({
       <div className="comment-body">
         <div className="comment-head">
           <span className="comment-author">{author.name}</span>
-          <time className="comment-time" dateTime={new Date(comment.createdAt).toISOString()}>
-            {formatDateTime(comment.createdAt)}
-          </time>
+          <WrittenTime
+            className="comment-time"
+            writtenAt={comment.writtenAt}
+            arrivedAt={comment.createdAt}
+            pending={comment.localPending}
+            dated
+          />
           {comment.localPending ? (
             <span className="pending-marker" title="Pending sync">
               <CloudUpload aria-hidden size={12} />

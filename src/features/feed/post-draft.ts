@@ -47,6 +47,7 @@ export function buildPostDoc(
     images: uploads.filter((u) => u.kind === 'image').map((u) => u.url),
     attachments: uploads.filter((u) => u.kind === 'file').map(toAttachment),
     createdAt: now,
+    writtenAt: now,
     updatedAt: now,
     localPending: true,
   };

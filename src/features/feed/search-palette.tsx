@@ -128,7 +128,7 @@ function PaletteBody({
                 >
                   <span className="palette-option-text">{snippet(post.content)}</span>
                   <span className="palette-option-meta">
-                    {author.name} · {categoryLabel(post.category)} · {formatDateTime(post.createdAt)}
+                    {author.name} · {categoryLabel(post.category)} · {formatDateTime(post.writtenAt)}
                   </span>
                 </div>
               );
