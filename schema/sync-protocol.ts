@@ -18,7 +18,7 @@ export const SYNC_COLLECTIONS = [
 ] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
-/** Collections a client may push to; the staff directory is read-only. */
+/** Collections a client may push to; the staff directory is read-only, residents take edits only (decision 120). */
 export const PUSHABLE_COLLECTIONS = [
   'posts',
   'comments',
@@ -26,6 +26,7 @@ export const PUSHABLE_COLLECTIONS = [
   'conversations',
   'messages',
   'acknowledgements',
+  'residents',
   'residentViews',
 ] as const satisfies readonly SyncCollection[];
 
@@ -44,7 +45,21 @@ export const SYNC_WRITABLE_FIELDS = {
   conversations: ['otherUserId', 'readUpTo'],
   messages: ['conversationId', 'content'],
   acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
-  residents: [],
+  // Every field the resident form edits but the photo, which goes through REST (decision 120).
+  residents: [
+    'name',
+    'likeToBeCall',
+    'dateOfBirth',
+    'interestsHappyPlace',
+    'supportNeedsCarePreferences',
+    'whatMakesSadAnxious',
+    'medication',
+    'strengthsAbilities',
+    'communicationPreferences',
+    'familySocialConnections',
+    'personalValuesBeliefs',
+    'houseTags',
+  ],
   residentViews: ['residentId', 'viewedAt'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 
