@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
-import { serverRows } from './support/offline';
+import { readableOnDevice, serverRows } from './support/offline';
 
 /**
  * Residents' profiles edited offline (decision 120): saved on the device, sent once when back online, merged field by
@@ -217,21 +217,7 @@ test('an offline edit and profile opening, then signing out anyway: sealed, and 
     .getByRole('button', { name: 'Sign out anyway — they will be sent next time you sign in on this device' })
     .click();
   await expect(page.getByText('You have been logged out successfully')).toBeVisible();
-  const left = await page.evaluate(async () => {
-    const names = (await indexedDB.databases()).map((info) => info.name ?? '');
-    const kept = await new Promise<string>((resolve) => {
-      if (!names.includes('sp_kept')) return resolve('');
-      const open = indexedDB.open('sp_kept');
-      open.onsuccess = () => {
-        const all = open.result.transaction('entries').objectStore('entries').getAll();
-        all.onsuccess = () => {
-          open.result.close();
-          resolve((all.result as { data: ArrayBuffer }[]).map((e) => new TextDecoder().decode(e.data)).join(''));
-        };
-      };
-    });
-    return { stores: names.filter((n) => n.startsWith('rxdb-dexie-sp_')), kept };
-  });
+  const left = await readableOnDevice(page);
   expect(left.stores).toEqual([]);
   expect(left.kept).not.toBe('');
   expect(left.kept).not.toContain(secret);

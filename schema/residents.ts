@@ -1,34 +1,13 @@
 import { z } from 'zod';
 import { HOUSE_NAME_MAX } from './posts';
+import { RESIDENT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
 
 /**
  * Residents' One Page Profiles (spec sections 3 "Resident", 5 "Resident form", 7 "Residents"). The fields of
  * spec section 3 hold health data (UK GDPR special category): see docs/decisions.md 43-49.
  */
 
-/** The free-text parts of a profile, in the order the form and the view show them. */
-export const RESIDENT_TEXT_FIELDS = [
-  'interestsHappyPlace',
-  'supportNeedsCarePreferences',
-  'whatMakesSadAnxious',
-  'medication',
-  'strengthsAbilities',
-  'communicationPreferences',
-  'familySocialConnections',
-  'personalValuesBeliefs',
-] as const;
-export type ResidentTextField = (typeof RESIDENT_TEXT_FIELDS)[number];
-
-/** Every field a person edits, photo and houses included; the history names changes by these. */
-export const RESIDENT_FIELDS = [
-  'name',
-  'likeToBeCall',
-  'dateOfBirth',
-  'photoUrl',
-  ...RESIDENT_TEXT_FIELDS,
-  'houseTags',
-] as const;
-export type ResidentField = (typeof RESIDENT_FIELDS)[number];
+export { RESIDENT_FIELDS, RESIDENT_TEXT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
 
 /** Labels of the form, the profile and the history (the spec names only "Full Name"). */
 export const RESIDENT_FIELD_LABELS: Record<ResidentField, string> = {

@@ -3,6 +3,7 @@
  * replication uses these, and building the schemas cost a slow phone's first screen time it did not need
  * (decision 106). sync.ts exports them too.
  */
+import { RESIDENT_TEXT_FIELDS } from './resident-rules';
 
 /** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
 export const SYNC_COLLECTIONS = [
@@ -46,20 +47,7 @@ export const SYNC_WRITABLE_FIELDS = {
   messages: ['conversationId', 'content'],
   acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
   // Every field the resident form edits but the photo, which goes through REST (decision 120).
-  residents: [
-    'name',
-    'likeToBeCall',
-    'dateOfBirth',
-    'interestsHappyPlace',
-    'supportNeedsCarePreferences',
-    'whatMakesSadAnxious',
-    'medication',
-    'strengthsAbilities',
-    'communicationPreferences',
-    'familySocialConnections',
-    'personalValuesBeliefs',
-    'houseTags',
-  ],
+  residents: ['name', 'likeToBeCall', 'dateOfBirth', ...RESIDENT_TEXT_FIELDS, 'houseTags'],
   residentViews: ['residentId', 'viewedAt'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 

@@ -174,8 +174,9 @@ export const AcknowledgementDocSchema = z.object({
 export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;
 
 /**
- * A resident's One Page Profile (spec section 3). Read-only through sync: writes go through the REST calls
- * because of the photo. An archived resident arrives as a tombstone with no content, so devices drop it.
+ * A resident's One Page Profile (spec section 3). Devices push edits of every field but the photo, merged field by
+ * field on the server (decision 120); adding, archiving and the photo go through REST. An archived resident
+ * arrives as a tombstone with no content, so devices drop it.
  */
 export const ResidentDocSchema = z.object({
   id: z.string(),
