@@ -7,6 +7,7 @@ import {
   closeInstalledApp,
   newProfileDir,
   openInstalledApp,
+  readableOnDevice,
   removeProfileDir,
   type InstalledApp,
   type Wifi,
@@ -87,28 +88,6 @@ async function signInHere(page: Page, email: string, password: string): Promise<
 async function openSignOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Profile menu' }).click();
   await page.getByRole('menuitem', { name: 'Sign Out' }).click();
-}
-
-/** What the device still holds that anyone could read: the user stores' names and the kept entries' bytes. */
-async function readableOnDevice(page: Page): Promise<{ stores: string[]; kept: string }> {
-  return page.evaluate(async () => {
-    const names = (await indexedDB.databases()).map((info) => info.name ?? '');
-    const kept = await new Promise<string>((resolve) => {
-      if (!names.includes('sp_kept')) return resolve('');
-      const open = indexedDB.open('sp_kept');
-      open.onsuccess = () => {
-        const all = open.result.transaction('entries').objectStore('entries').getAll();
-        all.onsuccess = () => {
-          const text = (all.result as { data: ArrayBuffer }[])
-            .map((entry) => new TextDecoder().decode(entry.data))
-            .join('');
-          open.result.close();
-          resolve(text);
-        };
-      };
-    });
-    return { stores: names.filter((name) => name.startsWith('rxdb-dexie-sp_')), kept };
-  });
 }
 
 test.describe('nothing written offline is lost', () => {

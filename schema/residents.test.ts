@@ -3,10 +3,13 @@ import {
   CreateResidentBodySchema,
   describeFieldValue,
   isValidBirthDate,
+  mergeResidentEdit,
+  RESIDENT_FIELDS,
   residentChanges,
   UpdateResidentBodySchema,
   type ResidentFields,
 } from './residents';
+import { SYNC_WRITABLE_FIELDS } from './sync-protocol';
 
 const profile: ResidentFields = {
   name: 'Joan Smith',
@@ -83,4 +86,52 @@ it('describes history values for people, not as raw data', () => {
   expect(describeFieldValue('medication', '')).toBe('(empty)');
   expect(describeFieldValue('houseTags', ['A', 'B'])).toBe('A, B');
   expect(describeFieldValue('photoUrl', '/api/residents/photos/x.jpg')).toBe('a photo');
+});
+
+describe('mergeResidentEdit (decision 120)', () => {
+  const base: ResidentFields = {
+    name: 'Margaret Hale',
+    likeToBeCall: '',
+    dateOfBirth: null,
+    photoUrl: null,
+    interestsHappyPlace: 'Gardens',
+    supportNeedsCarePreferences: '',
+    whatMakesSadAnxious: '',
+    medication: 'None',
+    strengthsAbilities: '',
+    communicationPreferences: 'Speak slowly',
+    familySocialConnections: '',
+    personalValuesBeliefs: '',
+    houseTags: ['Giles House'],
+  };
+
+  it('writes only the fields the edit changed from its base onto the current profile', () => {
+    const current = { ...base, interestsHappyPlace: 'Birds' };
+    const merge = mergeResidentEdit(base, { ...base, medication: 'Aspirin' }, current);
+    expect(merge).toEqual({
+      merged: { ...base, interestsHappyPlace: 'Birds', medication: 'Aspirin' },
+      mine: ['medication'],
+      theirs: ['interestsHappyPlace'],
+      both: [],
+    });
+  });
+
+  it('lets the later writer win a field both changed, and names it; the same value twice is no clash', () => {
+    const current = { ...base, communicationPreferences: 'Picture board', medication: 'Aspirin' };
+    const merge = mergeResidentEdit(base, { communicationPreferences: 'Face to face', medication: 'Aspirin' }, current);
+    expect(merge.merged.communicationPreferences).toBe('Face to face');
+    expect(merge.theirs).toEqual(['medication', 'communicationPreferences']);
+    expect(merge.both).toEqual(['communicationPreferences']);
+  });
+
+  it('changes nothing when the edit is what the base was', () => {
+    const current = { ...base, houseTags: ['Giles House', 'Oak House'] };
+    expect(mergeResidentEdit(base, base, current)).toMatchObject({ merged: current, mine: [], both: [] });
+  });
+
+  it('lets a device push every field the form edits but the photo', () => {
+    expect([...SYNC_WRITABLE_FIELDS.residents].sort()).toEqual(
+      RESIDENT_FIELDS.filter((field) => field !== 'photoUrl').sort(),
+    );
+  });
 });

@@ -1,34 +1,13 @@
 import { z } from 'zod';
 import { HOUSE_NAME_MAX } from './posts';
+import { RESIDENT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
 
 /**
  * Residents' One Page Profiles (spec sections 3 "Resident", 5 "Resident form", 7 "Residents"). The fields of
  * spec section 3 hold health data (UK GDPR special category): see docs/decisions.md 43-49.
  */
 
-/** The free-text parts of a profile, in the order the form and the view show them. */
-export const RESIDENT_TEXT_FIELDS = [
-  'interestsHappyPlace',
-  'supportNeedsCarePreferences',
-  'whatMakesSadAnxious',
-  'medication',
-  'strengthsAbilities',
-  'communicationPreferences',
-  'familySocialConnections',
-  'personalValuesBeliefs',
-] as const;
-export type ResidentTextField = (typeof RESIDENT_TEXT_FIELDS)[number];
-
-/** Every field a person edits, photo and houses included; the history names changes by these. */
-export const RESIDENT_FIELDS = [
-  'name',
-  'likeToBeCall',
-  'dateOfBirth',
-  'photoUrl',
-  ...RESIDENT_TEXT_FIELDS,
-  'houseTags',
-] as const;
-export type ResidentField = (typeof RESIDENT_FIELDS)[number];
+export { RESIDENT_FIELDS, RESIDENT_TEXT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
 
 /** Labels of the form, the profile and the history (the spec names only "Full Name"). */
 export const RESIDENT_FIELD_LABELS: Record<ResidentField, string> = {
@@ -66,6 +45,7 @@ export const RESIDENT_MESSAGES = {
   notFound: 'Resident not found',
   alreadyArchived: 'This resident is already archived',
   archiveForbidden: 'Only administrators can archive residents',
+  addOnline: 'A new resident can be added only while online, from the Residents page',
 } as const;
 
 const text = (field: ResidentTextField) =>
@@ -152,8 +132,20 @@ export const UpdateResidentBodySchema = z.object({
     .enum(['true', 'false'], { message: 'removePhoto must be true or false' })
     .transform((value) => value === 'true')
     .optional(),
+  /**
+   * The `updatedAt` of the profile the form was filled from (ISO, as the answers give it). With it, only the fields
+   * this form changed from that version are written, onto whatever is stored now (decision 120).
+   */
+  baseUpdatedAt: z.iso
+    .datetime({ message: 'baseUpdatedAt must be a time such as 2026-11-25T09:30:00.000Z' })
+    .transform((value) => Date.parse(value))
+    .optional(),
 });
 export type UpdateResidentBody = z.output<typeof UpdateResidentBodySchema>;
+
+/** The fields of a profile an edit pushed from a device may write (the photo goes through REST; decision 120). */
+export const ResidentEditSchema = UpdateResidentBodySchema.omit({ removePhoto: true, baseUpdatedAt: true });
+export type ResidentEdit = z.output<typeof ResidentEditSchema>;
 
 /** The editable state of a profile, as stored and as the history compares it. */
 export type ResidentFields = { [K in ResidentTextField]: string } & {
@@ -182,6 +174,35 @@ export function residentChanges(before: ResidentFields | null, after: ResidentFi
     if (before ? sameValue(from, to) : empty(to)) return [];
     return [{ field, from, to }];
   });
+}
+
+/** What a field-by-field merge of an edit did (decision 120). */
+export interface ResidentMerge {
+  merged: ResidentFields;
+  /** The fields this writer changed from its base, applied. */
+  mine: ResidentField[];
+  /** The fields someone else changed since the base. */
+  theirs: ResidentField[];
+  /** Fields of `theirs` this writer changed too, to another value: the writer's value was kept. */
+  both: ResidentField[];
+}
+
+/**
+ * Merges an edit made from `base` onto the `current` profile, field by field (decision 120): the writer's fields are
+ * those `next` changes from `base`, and only they are written; on a field someone else changed meanwhile too, the
+ * later writer (this one) wins, and the caller tells them so.
+ */
+export function mergeResidentEdit(
+  base: ResidentFields,
+  next: Partial<ResidentFields>,
+  current: ResidentFields,
+): ResidentMerge {
+  const merged: ResidentFields = { ...current };
+  const mine = RESIDENT_FIELDS.filter((field) => next[field] !== undefined && !sameValue(next[field], base[field]));
+  for (const field of mine) Object.assign(merged, { [field]: next[field] });
+  const theirs = RESIDENT_FIELDS.filter((field) => !sameValue(current[field], base[field]));
+  const both = theirs.filter((field) => mine.includes(field) && !sameValue(current[field], merged[field]));
+  return { merged, mine, theirs, both };
 }
 
 /** How a field's value reads in the history ("(empty)" for nothing). */

@@ -3,6 +3,7 @@
  * replication uses these, and building the schemas cost a slow phone's first screen time it did not need
  * (decision 106). sync.ts exports them too.
  */
+import { RESIDENT_TEXT_FIELDS } from './resident-rules';
 
 /** Synced collections, in the order a client should pull them after a RESYNC (authors first). */
 export const SYNC_COLLECTIONS = [
@@ -18,7 +19,7 @@ export const SYNC_COLLECTIONS = [
 ] as const;
 export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
 
-/** Collections a client may push to; the staff directory is read-only. */
+/** Collections a client may push to; the staff directory is read-only, residents take edits only (decision 120). */
 export const PUSHABLE_COLLECTIONS = [
   'posts',
   'comments',
@@ -26,6 +27,7 @@ export const PUSHABLE_COLLECTIONS = [
   'conversations',
   'messages',
   'acknowledgements',
+  'residents',
   'residentViews',
 ] as const satisfies readonly SyncCollection[];
 
@@ -48,7 +50,8 @@ export const SYNC_WRITABLE_FIELDS = {
   conversations: ['otherUserId', 'readUpTo'],
   messages: ['conversationId', 'content'],
   acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
-  residents: [],
+  // Every field the resident form edits but the photo, which goes through REST (decision 120).
+  residents: ['name', 'likeToBeCall', 'dateOfBirth', ...RESIDENT_TEXT_FIELDS, 'houseTags'],
   residentViews: ['residentId', 'viewedAt'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 

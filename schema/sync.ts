@@ -190,8 +190,9 @@ export const AcknowledgementDocSchema = z.object({
 export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;
 
 /**
- * A resident's One Page Profile (spec section 3). Read-only through sync: writes go through the REST calls
- * because of the photo. An archived resident arrives as a tombstone with no content, so devices drop it.
+ * A resident's One Page Profile (spec section 3). Devices push edits of every field but the photo, merged field by
+ * field on the server (decision 120); adding, archiving and the photo go through REST. An archived resident
+ * arrives as a tombstone with no content, so devices drop it.
  */
 export const ResidentDocSchema = z.object({
   id: z.string(),
@@ -265,13 +266,26 @@ export const PushBodySchema = z
   .max(PUSH_ROWS_MAX, `At most ${PUSH_ROWS_MAX} rows can be pushed at once`);
 
 /**
+ * An edit the server merged field by field onto a version someone else had changed since the edit's base
+ * (residents, decision 120): `mine` the pusher's fields applied, `theirs` the fields someone else changed since,
+ * `both` those of `theirs` the pusher changed too (the pusher's value was kept).
+ */
+export interface FieldMerge {
+  mine: string[];
+  theirs: string[];
+  both: string[];
+}
+
+/**
  * Push answers only the master documents of the rows that conflicted or were refused. For posts, `bases` gives,
  * by id, the state this device's last accepted push left when that is newer than the assumed master it sent
- * (a push answer was lost): the device merges from it instead (decision 69).
+ * (a push answer was lost): the device merges from it instead (decision 69). For residents, `merges` names, by
+ * id, the accepted edits someone else's changes were merged with, so the device can tell its user (decision 120).
  */
 export interface PushResponse<T> {
   conflicts: T[];
   bases?: Record<string, T>;
+  merges?: Record<string, FieldMerge>;
 }
 
 export const PushHeadersSchema = z.object({

@@ -20,3 +20,5 @@ export {
 export { startKillableServer, type KillableServer } from './killable-server';
 /** What the server finally holds, read from its database: every offline write is asserted there exactly once. */
 export { serverRows } from './server-rows';
+/** What a device still holds that anyone could read after a session ends: nothing of the user's words. */
+export { readableOnDevice } from './device-storage';

@@ -35,6 +35,7 @@ const PUSHED_TABLES = {
   conversations: 'conversations',
   messages: 'messages',
   acknowledgements: 'acknowledgements',
+  residents: 'residents',
   residentViews: 'resident_views',
 } as const;
 

@@ -14,6 +14,7 @@ import { useHouses } from '../features/feed/use-houses';
 import { ArchiveResidentDialog } from '../features/residents/archive-resident-dialog';
 import { ResidentCard } from '../features/residents/resident-card';
 import { ResidentFormDialog } from '../features/residents/resident-form-dialog';
+import { ResidentMergeNotices } from '../features/residents/resident-merge-notices';
 import { ResidentViewDialog } from '../features/residents/resident-view-dialog';
 import { recordResidentView } from '../features/residents/residents-api';
 import { residentsInHouse, useResidents } from '../features/residents/use-residents';
@@ -27,7 +28,8 @@ type FormState = { open: false } | { open: true; resident: ResidentLocal | null 
 
 /**
  * /residents: Residents OPP, One Page Profiles (spec section 2). Read from the local database, so profiles
- * can be read offline; adding, editing and archiving go to the server (decision 50).
+ * can be read offline; edits are saved on the device and synced (decision 120); adding, archiving and photos go
+ * to the server (decision 50).
  */
 export function ResidentsScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
@@ -77,6 +79,7 @@ export function ResidentsScreen({ user }: { user: CurrentUser }) {
             </Button>
           </div>
         </div>
+        {store ? <ResidentMergeNotices databaseName={store.db.name} residents={residents} /> : null}
         <div className="residents-filter">
           <Label htmlFor="resident-house">House</Label>
           <Select id="resident-house" value={house} onValueChange={setHouse} options={houseOptions} />

@@ -259,10 +259,14 @@ export const acknowledgementsSchema: RxJsonSchema<AcknowledgementLocal> = {
 
 const text = { type: 'string' } as const;
 
-/** Residents' profiles (pull only): the wire document of schema/sync.ts; health data, wiped at sign-out. */
+/**
+ * Residents' profiles: the wire document of schema/sync.ts; health data, wiped at sign-out (unsent edits sealed
+ * first). Version 1 since edits are pushed (decision 120): a pull-only collection kept no replication meta, without
+ * which RxDB would push an edit as a create and skip pulled versions of it, so the collection is pulled again.
+ */
 export const residentsSchema: RxJsonSchema<ResidentLocal> = {
   title: 'residents',
-  version: 0,
+  version: 1,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -365,7 +369,8 @@ export function mergeBasesOf(database: object): MergeBases {
  * version (field by field, last writer wins) and a delete on either side wins. The client's changes are the
  * fields that differ from the state it last knew the server had: the assumed master, or the server's record
  * of what this device last wrote when that is newer (a lost answer, decision 69). Everything else: the server's
- * version wins (comments are never edited; a reaction has one writer), except that a comment this device
+ * version wins (comments are never edited; a reaction has one writer; a resident's edit is merged on the server,
+ * decision 120, so a conflict there is a refusal), except that a comment this device
  * deleted after its create had reached the server stays deleted (decision 68). A master equal to the state the
  * client started from means the server refused the change: the master wins then too. When a delete wins over the
  * user's own unsent change, `report` is told what they lost (decision 117).
@@ -473,7 +478,11 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
       conflictHandler: conflictHandlerFor('acknowledgements'),
       migrationStrategies: { 1: keepPendingWritten('acknowledgedAt') },
     },
-    residents: { schema: residentsSchema, conflictHandler: conflictHandlerFor('residents') },
+    residents: {
+      schema: residentsSchema,
+      conflictHandler: conflictHandlerFor('residents'),
+      migrationStrategies: { 1: keepPending },
+    },
     residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
   };
 }

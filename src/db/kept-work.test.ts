@@ -9,7 +9,11 @@ import { KEPT_MAX_AGE_MS } from '../../schema/kept-rules';
 import type { SyncCollection } from '../../schema/sync';
 import { sendMessage } from '../features/chat/chat-actions';
 import { addComment, editPost, toggleReaction } from '../features/feed/feed-actions';
+import { ResidentEditSchema } from '../../schema/residents';
+import { saveResidentEdit } from '../features/residents/resident-actions';
 import { recordResidentView } from '../features/residents/residents-api';
+import type { ResidentLocal } from './collections';
+import { readMergeNotices } from './merge-notices';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { databaseNameFor } from './database-name';
 import { countKeptItems, listKeptEntries, putKeptEntry, sealForUser, setKeptEnvironment } from './kept-store';
@@ -30,6 +34,9 @@ afterAll(async () => {
   await t.close();
 });
 
+/** A device that edits and opens residents' profiles. */
+const RESIDENTS = ['users', 'residents', 'residentViews'] as const;
+
 /** The collections a session writes to; RxDB opens at most 13 collections per process. */
 const WRITES = ['posts', 'comments', 'reactions', 'conversations', 'messages', 'residentViews'] as const;
 
@@ -43,9 +50,12 @@ function fetchAs(client: TestClient): typeof fetch {
 }
 
 /** A browser of one user: a fetch that carries their cookie and can be cut, and their local store. */
-async function makeDevice(signedIn: { user: { id: string }; client: TestClient }) {
+async function makeDevice(
+  signedIn: { user: { id: string }; client: TestClient },
+  only: Parameters<typeof createSyncedDatabase>[2] = WRITES,
+) {
   const { user, client } = signedIn;
-  const db = await createSyncedDatabase(databaseNameFor(user.id) + randomUUID().slice(0, 8), env, WRITES);
+  const db = await createSyncedDatabase(databaseNameFor(user.id) + randomUUID().slice(0, 8), env, only);
   const device = {
     user,
     client,
@@ -142,6 +152,44 @@ describe('kept work', () => {
     ]);
     expect(rows('messages', 'sender_id = ?', author.user.id)).toMatchObject([{ content: 'A message written offline' }]);
     expect(rows('audit_log', "action = 'resident.view' AND actor_id = ?", author.user.id)).toHaveLength(1);
+  });
+
+  it('seals a resident edit and a profile opening made offline, and sends both at the next sign-in, merged field by field', async () => {
+    const carer = await t.signedIn();
+    const residentId = await createResidentFor(t);
+    const device = await makeDevice(carer, RESIDENTS);
+    const db = device.db;
+    const sync = await syncOnce(device);
+    device.online = false;
+    const shown = (await db.residents.findOne(residentId).exec())!.toJSON() as ResidentLocal;
+    const edit = ResidentEditSchema.parse({ ...shown, medication: 'Insulin at 8am, sealed' });
+    await saveResidentEdit(db as UserDatabase, shown, edit);
+    await recordResidentView(db as UserDatabase, residentId);
+    await sync.stop();
+
+    expect(await sealUnsentRows(db, carer.user.id, publicKey)).toBe(1);
+    await db.remove();
+    const entries = await listKeptEntries(carer.user.id);
+    expect(entries.map((e) => new TextDecoder().decode(e.data)).join()).not.toContain('Insulin');
+    // A colleague changes another part of the profile before the carer is back.
+    const { client: colleague } = await t.signedIn();
+    const form = new FormData();
+    form.append('likeToBeCall', 'Peggy');
+    expect((await colleague.sendForm('PUT', `/api/residents/${residentId}`, form)).status).toBe(200);
+
+    expect(await sendKeptWork(carer.user.id, { baseUrl: t.url, fetch: fetchAs(carer.client) })).toEqual({
+      sent: 1,
+      lost: 0,
+    });
+    expect(rows('residents', 'id = ?', residentId)[0]).toMatchObject({
+      medication: 'Insulin at 8am, sealed',
+      like_to_be_call: 'Peggy',
+    });
+    expect(rows('resident_versions', "resident_id = ? AND action = 'update'", residentId)).toHaveLength(2);
+    expect(rows('audit_log', "action = 'resident.view' AND actor_id = ?", carer.user.id)).toHaveLength(1);
+    expect(readMergeNotices(databaseNameFor(carer.user.id))).toMatchObject([
+      { collection: 'residents', id: residentId, mine: ['medication'], theirs: ['likeToBeCall'], both: [] },
+    ]);
   });
 
   it('sends a batch kept twice (a page closed while sealing) only once', async () => {

@@ -5,6 +5,8 @@ import { PUSHABLE_COLLECTIONS, SYNC_DEVICE_HEADER } from '../../schema/sync-prot
 import type { PushResponse } from '../../schema/sync';
 import { conflictHandlerFor, type MergeBases } from './collections';
 import type { UserDatabase } from './database';
+import { databaseNameFor } from './database-name';
+import { recordMerges } from './merge-notices';
 import {
   base64ToBlob,
   blobToBase64,
@@ -178,7 +180,13 @@ const ROWS_PER_REQUEST = 50;
  * with the collection's own conflict handler, from the base the server names when there is one, and pushed again
  * until the server holds the result.
  */
-async function pushKeptRows(options: KeptOptions, name: Pushable, deviceId: string, rows: PushRow[]): Promise<void> {
+async function pushKeptRows(
+  options: KeptOptions,
+  name: Pushable,
+  deviceId: string,
+  rows: PushRow[],
+  databaseName: string,
+): Promise<void> {
   const bases: MergeBases = new Map();
   const handler = conflictHandlerFor(name, bases);
   let batch = rows;
@@ -190,6 +198,7 @@ async function pushKeptRows(options: KeptOptions, name: Pushable, deviceId: stri
         [SYNC_DEVICE_HEADER]: deviceId,
       });
       for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, doc as WithDeleted<Doc>);
+      recordMerges(databaseName, name, answer.merges);
       for (const conflict of answer.conflicts) {
         const row = chunk.find((r) => r.newDocumentState.id === conflict.id);
         if (!row) continue;
@@ -240,7 +249,7 @@ async function sendEntry(options: KeptOptions, entry: KeptEntry): Promise<void> 
   await restoreWaitingPosts(options, payload.waitingPosts);
   for (const name of PUSHABLE_COLLECTIONS) {
     const rows = payload.rows[name];
-    if (rows?.length) await pushKeptRows(options, name, payload.deviceId, rows);
+    if (rows?.length) await pushKeptRows(options, name, payload.deviceId, rows, databaseNameFor(entry.userId));
   }
 }
 

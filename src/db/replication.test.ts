@@ -7,10 +7,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
 import type { SyncCollection } from '../../schema/sync';
+import { ResidentEditSchema } from '../../schema/residents';
 import { acknowledgeAlert } from '../features/alerts/use-alerts';
 import { markConversationRead, openConversation, sendMessage } from '../features/chat/chat-actions';
 import { addComment } from '../features/feed/feed-actions';
 import { buildPostDoc } from '../features/feed/post-draft';
+import { saveResidentEdit } from '../features/residents/resident-actions';
+import type { ResidentLocal } from './collections';
+import { readMergeNotices } from './merge-notices';
 import { createSyncedDatabase } from './database';
 import { FIRST_PULL_PATHS, loadFeedPreview, takePrefetchedPull } from './first-pull';
 import { startSync, type SyncController, type SyncOptions } from './replication';
@@ -1004,6 +1008,43 @@ describe('residents replication', () => {
       await admin.post(`/api/residents/${id}/archive`);
       await until(async () => (await device.db.residents.findOne(id).exec()) === null);
       expect(audited().n).toBe(1);
+    } finally {
+      await device.close();
+    }
+  });
+  it('sends a profile edited offline once, merged with a colleague’s change of another field, and says so', async () => {
+    const device = await makeDevice('staff', RESIDENTS);
+    try {
+      device.start();
+      const id = await addResident('Edna Price');
+      await until(async () => (await device.db.residents.findOne(id).exec()) !== null);
+      device.online = false;
+      const shown = (await device.db.residents.findOne(id).exec())!.toJSON() as ResidentLocal;
+      await saveResidentEdit(device.db, shown, ResidentEditSchema.parse({ ...shown, medication: 'Evening tablets' }));
+      expect(await firstValueFrom(device.sync!.pending$)).toBe(1);
+      // A colleague changes Communication meanwhile, online.
+      const { client: colleague } = await t.signedIn();
+      const form = new FormData();
+      form.append('communicationPreferences', 'Likes a slow voice');
+      expect((await colleague.sendForm('PUT', `/api/residents/${id}`, form)).status).toBe(200);
+
+      device.goOnline();
+      await until(async () => (await firstValueFrom(device.sync!.pending$)) === 0);
+      await until(async () => (await device.db.residents.findOne(id).exec())?.get('communicationPreferences') !== '');
+      expect((await device.db.residents.findOne(id).exec())!.toJSON()).toMatchObject({
+        medication: 'Evening tablets',
+        communicationPreferences: 'Likes a slow voice',
+        localPending: false,
+      });
+      const updates = t.db.$client
+        .prepare(
+          "select changed_by from resident_versions where resident_id = ? and action = 'update' order by version",
+        )
+        .all(id) as { changed_by: string }[];
+      expect(updates.map((u) => u.changed_by)).toEqual([expect.any(String), device.user.id]);
+      expect(readMergeNotices(device.db.name)).toMatchObject([
+        { collection: 'residents', id, mine: ['medication'], theirs: ['communicationPreferences'], both: [] },
+      ]);
     } finally {
       await device.close();
     }

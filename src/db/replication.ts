@@ -14,6 +14,7 @@ import {
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
 import { readEventStream } from './event-stream';
+import { recordMerges } from './merge-notices';
 import { watchLostChanges } from './lost-changes';
 import { connectTabs, type TabSync } from './tab-sync';
 import { yieldToMain } from '../lib/yield-to-main';
@@ -477,6 +478,8 @@ export function startSync(
         });
         // States to merge from, for the conflict handler (decision 69).
         for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, known) as never);
+        // Edits the server merged with someone else's: the user is told which fields were theirs (decision 120).
+        recordMerges(collections[name]!.database.name, name, answer.merges);
         conflicts.push(...answer.conflicts);
       }
       // Conflicts are master documents: like pulled ones, they are not pending.

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { residents, residentVersions, residentViews, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
@@ -81,6 +81,17 @@ export function lastVersionNumber(db: Db, residentId: string): number {
       .where(eq(residentVersions.residentId, residentId))
       .get()?.n ?? 0
   );
+}
+
+/** The first version of a resident written after a time (its `previous` is the profile as it was then). */
+export function findVersionAfter(db: Db, residentId: string, at: number): ResidentVersionRow | undefined {
+  return db
+    .select()
+    .from(residentVersions)
+    .where(and(eq(residentVersions.residentId, residentId), gt(residentVersions.changedAt, at)))
+    .orderBy(asc(residentVersions.version))
+    .limit(1)
+    .get();
 }
 
 /** A resident's versions, newest first, with who made each. */

@@ -10,8 +10,11 @@ import {
   RESIDENT_PHOTO_MAX_BYTES,
   RESIDENT_PHOTO_NAME,
   RESIDENT_PHOTO_PREFIX,
+  mergeResidentEdit,
   residentChanges,
   type CreateResidentBody,
+  type ResidentEdit,
+  type ResidentMerge,
   type FieldChange,
   type ResidentFields,
   type ResidentUser,
@@ -19,7 +22,7 @@ import {
   type ResidentView,
   type UpdateResidentBody,
 } from '../../../schema/residents';
-import type { ResidentDoc, ResidentViewDoc } from '../../../schema/sync';
+import type { FieldMerge, ResidentDoc, ResidentViewDoc } from '../../../schema/sync';
 import { fileExtension, IMAGE_EXTENSIONS } from '../../../schema/uploads';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors';
@@ -30,6 +33,7 @@ import {
   findResident,
   findResidentView,
   findResidentWithCreator,
+  findVersionAfter,
   insertResident,
   insertResidentView,
   listActiveResidents,
@@ -212,10 +216,71 @@ export async function createResident(
   return loadResidentView(deps, id);
 }
 
+/** An edit's answer: the stored profile, and how it was merged when someone else had changed it since its base. */
+export type ResidentEditAnswer = ResidentView & { merge?: FieldMerge };
+
+/** What an edit did: how it merged, and whether it stored a new version. */
+interface SavedEdit {
+  merge: ResidentMerge;
+  changed: boolean;
+}
+
 /**
- * PUT /api/residents/{id}: fields sent replace the stored ones, fields left out stay. The previous profile is
- * kept as a version (who, when, which fields from what to what) and `resident.update` is audited. An edit
- * that changes nothing records nothing. The old photo file stays: the history refers to it.
+ * Writes an edit made from `base` (null: the stored version) onto the stored profile, field by field (decision 120):
+ * only the fields it changed from its base are written; the rest of what others changed since stays. The previous
+ * profile is kept as a version (who, when, which fields from what to what) and `resident.update` is audited; an
+ * edit that changes nothing records nothing. Runs inside the caller's transaction.
+ */
+function saveResidentEdit(
+  deps: AppDeps,
+  actor: SessionUser,
+  current: ResidentRow,
+  base: ResidentFields | null,
+  next: Partial<ResidentFields>,
+  meta: RequestMeta,
+): SavedEdit {
+  const before = toResidentFields(current);
+  const merge = mergeResidentEdit(base ?? before, next, before);
+  checkHouses(deps, merge.merged.houseTags);
+  const changes = residentChanges(before, merge.merged);
+  if (changes.length === 0) return { merge, changed: false };
+  // Strictly later than the version before, so a version's time says which state an edit started from.
+  const at = Math.max(deps.now(), current.updatedAt + 1);
+  updateResident(
+    deps.db,
+    current.id,
+    { ...toColumns(merge.merged), updatedAt: at },
+    {
+      action: 'update',
+      changedBy: actor.id,
+      changedAt: at,
+      changes: JSON.stringify(changes),
+      previous: JSON.stringify(before),
+    },
+  );
+  const mergedWith = merge.theirs.length > 0 ? { mergedWith: merge.theirs } : {};
+  audit(deps, actor, 'resident.update', current.id, meta, at, { fields: fieldNames(changes), ...mergedWith });
+  return { merge, changed: true };
+}
+
+/** The profile as it was at a time, from its history; 400 before the profile existed. */
+function residentStateAt(deps: AppDeps, current: ResidentRow, at: number): ResidentFields {
+  const later = findVersionAfter(deps.db, current.id, at);
+  if (!later) return toResidentFields(current);
+  if (!later.previous) return badRequest('baseUpdatedAt is earlier than this profile');
+  return JSON.parse(later.previous) as ResidentFields;
+}
+
+/** The merge to tell the writer of, when someone else had changed the profile since the edit's base. */
+function mergeToTell({ merge }: SavedEdit): FieldMerge | undefined {
+  if (merge.theirs.length === 0) return undefined;
+  return { mine: merge.mine, theirs: merge.theirs, both: merge.both };
+}
+
+/**
+ * PUT /api/residents/{id}: fields sent replace the stored ones, fields left out stay. With `baseUpdatedAt` (the
+ * version the form was filled from) only the fields changed from that version are written, merged onto what is
+ * stored now (decision 120). The old photo file stays: the history refers to it.
  */
 export async function editResident(
   deps: AppDeps,
@@ -224,42 +289,46 @@ export async function editResident(
   body: UpdateResidentBody,
   photo: File | null,
   meta: RequestMeta,
-): Promise<ResidentView> {
-  const current = requireActiveResident(deps, id);
-  const { removePhoto, ...sent } = body;
-  const defined = Object.fromEntries(Object.entries(sent).filter(([, value]) => value !== undefined));
-  const before = toResidentFields(current);
-  const next: ResidentFields = { ...before, ...defined };
-  checkHouses(deps, next.houseTags);
+): Promise<ResidentEditAnswer> {
+  requireActiveResident(deps, id);
+  const { removePhoto, baseUpdatedAt, ...sent } = body;
+  const next: Partial<ResidentFields> = Object.fromEntries(
+    Object.entries(sent).filter(([, value]) => value !== undefined),
+  );
   if (photo) next.photoUrl = await storeResidentPhoto(deps, photo);
   else if (removePhoto) next.photoUrl = null;
-  const changes = residentChanges(before, next);
-  if (changes.length === 0) return loadResidentView(deps, id);
-  const at = deps.now();
+  let saved: SavedEdit;
   try {
-    deps.db.transaction(() => {
+    saved = deps.db.transaction(() => {
       // Archived by someone else while the photo was being stored: refuse rather than edit an archived profile.
-      requireActiveResident(deps, id);
-      updateResident(
-        deps.db,
-        id,
-        { ...toColumns(next), updatedAt: at },
-        {
-          action: 'update',
-          changedBy: actor.id,
-          changedAt: at,
-          changes: JSON.stringify(changes),
-          previous: JSON.stringify(before),
-        },
-      );
-      audit(deps, actor, 'resident.update', id, meta, at, { fields: fieldNames(changes) });
+      const current = requireActiveResident(deps, id);
+      const base = baseUpdatedAt === undefined ? null : residentStateAt(deps, current, baseUpdatedAt);
+      return saveResidentEdit(deps, actor, current, base, next, meta);
     });
   } catch (error) {
-    if (photo) await discardPhoto(deps, next.photoUrl);
+    if (photo) await discardPhoto(deps, next.photoUrl ?? null);
     throw error;
   }
-  deps.hub.notify('residents');
-  return loadResidentView(deps, id);
+  if (saved.changed) deps.hub.notify('residents');
+  const merge = mergeToTell(saved);
+  return { ...loadResidentView(deps, id), ...(merge ? { merge } : {}) };
+}
+
+/**
+ * An edit pushed from a device (offline ones when the connection returns), merged from the state it assumed onto the
+ * stored version like a REST edit with its base (decision 120). Answers the merge when someone else had changed the
+ * profile since, so the device can tell its user. Runs inside the push's transaction.
+ */
+export function editResidentFromDevice(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  edit: { base: ResidentFields; next: ResidentEdit },
+  meta: RequestMeta,
+): FieldMerge | undefined {
+  const saved = saveResidentEdit(deps, actor, requireActiveResident(deps, id), edit.base, edit.next, meta);
+  if (saved.changed) deps.hub.notify('residents');
+  return mergeToTell(saved);
 }
 
 /**
@@ -330,6 +399,12 @@ export function toResidentDoc(row: ResidentRow): ResidentDoc {
     updatedAt: row.updatedAt,
     _deleted: !live,
   };
+}
+
+/** The stored resident as pull sends it (an archived one a tombstone), or null for an unknown id. */
+export function findResidentDoc(deps: AppDeps, id: string): ResidentDoc | null {
+  const row = findResident(deps.db, id);
+  return row ? toResidentDoc(row) : null;
 }
 
 /** Residents changed after a checkpoint (every active staff member sees every active resident). */

@@ -1,20 +1,46 @@
 import { z } from 'zod';
-import type { ResidentDoc, ResidentViewDoc } from '../../../schema/sync';
+import { RESIDENT_MESSAGES, ResidentEditSchema } from '../../../schema/residents';
+import { ResidentDocSchema, SYNC_WRITABLE_FIELDS, type ResidentDoc, type ResidentViewDoc } from '../../../schema/sync';
+import { badRequest, forbidden } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import type { SyncHandler } from '../sync/sync.service';
 import {
+  editResidentFromDevice,
+  findResidentDoc,
   findResidentViewDoc,
   listResidentDocsSince,
   listResidentViewDocsSince,
   recordResidentView,
 } from './residents.service';
 
+/** The state a pushed edit was made from: the profile's fields of the document as the device had it. */
+const EditBaseSchema = ResidentDocSchema.omit({
+  id: true,
+  createdBy: true,
+  createdAt: true,
+  updatedAt: true,
+  _deleted: true,
+});
+
 /**
- * Residents replicate one way (pull only): writes go through the REST calls, which carry the photo. Every
- * active staff member pulls every active resident; an archived one arrives as a tombstone with no content.
+ * Every active staff member pulls every active resident; an archived one arrives as a tombstone with no content.
+ * Devices push edits of a profile's text and houses (decision 120): the server merges each field by field from the
+ * state it was made from, through the service the REST edit uses. Adding, archiving and the photo go through REST.
  */
 export const residentsSync: SyncHandler<ResidentDoc> = {
   pull: (deps, _actor, seq, id, limit) => listResidentDocsSince(deps, seq, id, limit),
+  findMaster: (deps, id) => findResidentDoc(deps, id),
+  mergesFields: true,
+  mergesOnServer: true,
+  apply(deps, actor, doc, master, meta, base) {
+    if (!master) return badRequest(RESIDENT_MESSAGES.addOnline);
+    if (doc._deleted) return forbidden(RESIDENT_MESSAGES.archiveForbidden);
+    const fields: readonly string[] = SYNC_WRITABLE_FIELDS.residents;
+    const next = parseInput(ResidentEditSchema, Object.fromEntries(fields.map((field) => [field, doc[field]])));
+    // A row without the state it started from (not sent by the app) writes its fields onto the stored version.
+    const from = parseInput(EditBaseSchema, base ?? master);
+    return editResidentFromDevice(deps, actor, doc.id, { base: from, next }, meta);
+  },
 };
 
 const PushedViewSchema = z.object({

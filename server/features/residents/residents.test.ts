@@ -345,9 +345,20 @@ describe('residents sync', () => {
     });
   });
 
-  it('refuses pushes to residents: writes go through the REST calls', async () => {
-    const res = await staff.post('/api/sync/residents/push', [{ newDocumentState: { id: randomUUID(), name: 'X' } }]);
-    expect(res.status).toBe(400);
+  it('refuses a resident created or archived through a push: both are done online from the Residents page', async () => {
+    const created = await createResident(staff);
+    const [doc] = (await pull<ResidentDoc>(staff, 'residents')).documents.filter((d) => d.id === created.id);
+    const fresh = { ...doc, id: randomUUID(), name: 'Pushed Person' };
+    const add = await staff.post('/api/sync/residents/push', [{ newDocumentState: fresh, assumedMasterState: null }]);
+    expect(add.body).toEqual({ conflicts: [{ ...fresh, _deleted: true }] });
+    const archive = await staff.post('/api/sync/residents/push', [
+      { newDocumentState: { ...doc, _deleted: true }, assumedMasterState: doc },
+    ]);
+    expect(archive.body).toEqual({ conflicts: [doc] });
+    expect(t.db.$client.prepare('SELECT count(*) AS n FROM residents WHERE name = ?').get('Pushed Person')).toEqual({
+      n: 0,
+    });
+    expect((await staff.get(`/api/residents/${created.id}/history`)).body).toHaveLength(1);
   });
 
   it('records a profile opened on a device once, in the audit log with the server time, and hands it back as a tombstone', async () => {
@@ -395,5 +406,197 @@ describe('residents sync', () => {
     const change = await stream.next('change', seen);
     expect(JSON.parse(change.data)).toEqual({ collection: 'residents' });
     stream.close();
+  });
+});
+
+describe('resident edits from devices, merged field by field (decision 120)', () => {
+  const device = (id: string) => ({ 'x-sync-device': id });
+
+  /** The resident as a device pulled it. */
+  async function pulledDoc(client: TestClient, id: string): Promise<ResidentDoc> {
+    const page = (await client.get('/api/sync/residents/pull?limit=1000')).body as unknown as PullResponse<ResidentDoc>;
+    return page.documents.find((d) => d.id === id)!;
+  }
+
+  const push = (client: TestClient, rows: unknown[], deviceId = 'device-one') =>
+    client.request('POST', '/api/sync/residents/push', rows, device(deviceId));
+
+  const history = async (id: string) =>
+    (await staff.get(`/api/residents/${id}/history`)).body as unknown as ResidentVersionView[];
+
+  it('keeps both edits of different fields, each as its own version under its author, and tells the later writer', async () => {
+    const created = await createResident(staff, { interestsHappyPlace: 'Gardens', medication: 'None' });
+    const seen = await pulledDoc(staff, created.id);
+    // A colleague changes Interests first (another device, online)...
+    const theirs = await push(colleague, [
+      { newDocumentState: { ...seen, interestsHappyPlace: 'Gardens and birds' }, assumedMasterState: seen },
+    ]);
+    expect(theirs.body).toEqual({ conflicts: [] });
+    // ...then this device's offline edit of Medication arrives, made from the version before.
+    const mine = await push(staff, [
+      { newDocumentState: { ...seen, medication: 'Paracetamol' }, assumedMasterState: seen },
+    ]);
+    expect(mine.status).toBe(200);
+    expect(mine.body).toEqual({
+      conflicts: [],
+      merges: { [created.id]: { mine: ['medication'], theirs: ['interestsHappyPlace'], both: [] } },
+    });
+    expect(await pulledDoc(colleague, created.id)).toMatchObject({
+      interestsHappyPlace: 'Gardens and birds',
+      medication: 'Paracetamol',
+    });
+    const versions = await history(created.id);
+    expect(versions.map((v) => [v.version, v.action, v.changedBy.id, v.changes])).toEqual([
+      [3, 'update', staffUser.id, [{ field: 'medication', from: 'None', to: 'Paracetamol' }]],
+      [2, 'update', colleagueUser.id, [{ field: 'interestsHappyPlace', from: 'Gardens', to: 'Gardens and birds' }]],
+      [1, 'create', staffUser.id, expect.any(Array)],
+    ]);
+    const updates = auditFor(created.id).filter((r) => r.action === 'resident.update');
+    expect(updates.map((r) => [r.actor_id, JSON.parse(r.details!)])).toEqual([
+      [colleagueUser.id, { fields: ['interestsHappyPlace'] }],
+      [staffUser.id, { fields: ['medication'], mergedWith: ['interestsHappyPlace'] }],
+    ]);
+    expect(updates.map((r) => r.details).join()).not.toMatch(/Paracetamol|birds/);
+  });
+
+  it('gives a field both writers changed to the later one, says so, and keeps the earlier value in the history', async () => {
+    const created = await createResident(staff, { communicationPreferences: 'Speak slowly' });
+    const seen = await pulledDoc(staff, created.id);
+    await push(colleague, [
+      { newDocumentState: { ...seen, communicationPreferences: 'Uses a picture board' }, assumedMasterState: seen },
+    ]);
+    const later = await push(staff, [
+      {
+        newDocumentState: { ...seen, communicationPreferences: 'Speak slowly, face to face', likeToBeCall: 'Maggie' },
+        assumedMasterState: seen,
+      },
+    ]);
+    expect(later.body).toMatchObject({
+      merges: {
+        [created.id]: {
+          mine: ['likeToBeCall', 'communicationPreferences'],
+          theirs: ['communicationPreferences'],
+          both: ['communicationPreferences'],
+        },
+      },
+    });
+    expect(await pulledDoc(staff, created.id)).toMatchObject({
+      communicationPreferences: 'Speak slowly, face to face',
+      likeToBeCall: 'Maggie',
+    });
+    const [newest, earlier] = await history(created.id);
+    expect(newest.changes).toContainEqual({
+      field: 'communicationPreferences',
+      from: 'Uses a picture board',
+      to: 'Speak slowly, face to face',
+    });
+    expect(earlier.changedBy.id).toBe(colleagueUser.id);
+  });
+
+  it('stores an edit once when its answer was lost and it is pushed again, and keeps a change made back since', async () => {
+    const created = await createResident(staff, { medication: 'None' });
+    const seen = await pulledDoc(staff, created.id);
+    const row = { newDocumentState: { ...seen, medication: 'Ibuprofen' }, assumedMasterState: seen };
+    expect((await push(staff, [row], 'device-lost')).body).toEqual({ conflicts: [] });
+    expect((await push(staff, [row], 'device-lost')).body).toEqual({ conflicts: [] });
+    expect(await history(created.id)).toHaveLength(2);
+    // The user then changed it back before hearing the answer: RxDB still assumes the first state.
+    const back = { newDocumentState: { ...seen, medication: 'None' }, assumedMasterState: seen };
+    expect((await push(staff, [back], 'device-lost')).body).toEqual({ conflicts: [] });
+    expect(await pulledDoc(staff, created.id)).toMatchObject({ medication: 'None' });
+    expect(await history(created.id)).toHaveLength(3);
+  });
+
+  it('ignores the photo and server-owned fields in a push, and refuses invalid fields with the stored version', async () => {
+    const created = await createResident(staff);
+    const seen = await pulledDoc(staff, created.id);
+    const sneaky = {
+      ...seen,
+      photoUrl: '/api/residents/photos/0123456789abcdef0123456789abcdef.jpg',
+      createdBy: colleagueUser.id,
+      createdAt: 1,
+      medication: 'Checked',
+    };
+    expect((await push(colleague, [{ newDocumentState: sneaky, assumedMasterState: seen }])).body).toEqual({
+      conflicts: [],
+    });
+    const stored = await pulledDoc(staff, created.id);
+    expect(stored).toMatchObject({
+      photoUrl: null,
+      createdBy: staffUser.id,
+      createdAt: seen.createdAt,
+      medication: 'Checked',
+    });
+    const invalid = await push(colleague, [
+      { newDocumentState: { ...stored, name: '   ', houseTags: ['Nowhere House'] }, assumedMasterState: stored },
+    ]);
+    expect(invalid.body).toEqual({ conflicts: [stored] });
+    const unknownHouse = await push(colleague, [
+      { newDocumentState: { ...stored, houseTags: ['Nowhere House'] }, assumedMasterState: stored },
+    ]);
+    expect(unknownHouse.body).toEqual({ conflicts: [stored] });
+    expect(await history(created.id)).toHaveLength(2);
+  });
+
+  it('refuses an edit of an archived resident (the device gets the tombstone) and a signed-out or deactivated pusher', async () => {
+    const created = await createResident(staff, { medication: 'Kept' });
+    const seen = await pulledDoc(staff, created.id);
+    await admin.post(`/api/residents/${created.id}/archive`);
+    const late = await push(staff, [{ newDocumentState: { ...seen, medication: 'Late' }, assumedMasterState: seen }]);
+    expect(late.body).toEqual({
+      conflicts: [expect.objectContaining({ id: created.id, _deleted: true, medication: '' })],
+    });
+
+    const other = await createResident(staff, { medication: 'Stays' });
+    const otherDoc = await pulledDoc(staff, other.id);
+    const row = { newDocumentState: { ...otherDoc, medication: 'Changed' }, assumedMasterState: otherDoc };
+    expect((await push(t.client(), [row])).status).toBe(401);
+    const { client: leaving, user } = await t.signedIn();
+    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
+    expect((await push(leaving, [row])).status).toBe(401);
+    expect(await pulledDoc(staff, other.id)).toMatchObject({ medication: 'Stays' });
+    expect(auditFor(other.id).filter((r) => r.action === 'resident.update')).toEqual([]);
+  });
+
+  it('tells every open stream when a pushed edit changes a resident', async () => {
+    const created = await createResident(staff);
+    const seen = await pulledDoc(staff, created.id);
+    const stream = await colleague.openStream();
+    await stream.next('RESYNC');
+    const before = stream.events.length;
+    await push(staff, [{ newDocumentState: { ...seen, medication: 'Streamed' }, assumedMasterState: seen }]);
+    expect(JSON.parse((await stream.next('change', before)).data)).toEqual({ collection: 'residents' });
+    stream.close();
+  });
+
+  it('merges a REST edit made from an older version the same way, and answers what someone else changed', async () => {
+    const created = await createResident(staff, { interestsHappyPlace: 'Music', medication: 'None' });
+    const openedAt = created.updatedAt;
+    await colleague.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ interestsHappyPlace: 'Jazz' }));
+    // The whole form, as the dialog opened at the first version holds it, with one field changed.
+    const form = residentForm({
+      name: 'Margaret Hale',
+      interestsHappyPlace: 'Music',
+      medication: 'Aspirin',
+      baseUpdatedAt: openedAt,
+    });
+    const res = await staff.sendForm('PUT', `/api/residents/${created.id}`, form);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      interestsHappyPlace: 'Jazz',
+      medication: 'Aspirin',
+      merge: { mine: ['medication'], theirs: ['interestsHappyPlace'], both: [] },
+    });
+    expect(await history(created.id)).toHaveLength(3);
+
+    const bad = await staff.sendForm(
+      'PUT',
+      `/api/residents/${created.id}`,
+      residentForm({ baseUpdatedAt: 'yesterday' }),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'validation_failed' });
+    const tooEarly = residentForm({ medication: 'X', baseUpdatedAt: new Date(0).toISOString() });
+    expect((await staff.sendForm('PUT', `/api/residents/${created.id}`, tooEarly)).status).toBe(400);
   });
 });

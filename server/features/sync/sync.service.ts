@@ -5,6 +5,7 @@ import {
   type PullResponse,
   type PUSHABLE_COLLECTIONS,
   type PushResponse,
+  type FieldMerge,
   type PushRow,
   type SyncCollection,
 } from '../../../schema/sync';
@@ -47,8 +48,18 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * see it (another pair's message), so a refused push never answers someone else's document.
    */
   findMaster?(deps: AppDeps, id: string, actor: SessionUser): D | null;
-  /** Applies a change whose assumed master matched; throws an AppError to refuse it. */
-  apply?(deps: AppDeps, actor: SessionUser, doc: PushedDoc, master: D | null, meta: RequestMeta): void;
+  /**
+   * Applies a change whose assumed master matched (or, with `mergesOnServer`, any change: `base` is then the state
+   * it was made from); throws an AppError to refuse it. Answers a merge the pusher should be told of, if any.
+   */
+  apply?(
+    deps: AppDeps,
+    actor: SessionUser,
+    doc: PushedDoc,
+    master: D | null,
+    meta: RequestMeta,
+    base: PushedDoc | null,
+  ): FieldMerge | void;
   /**
    * Skip the assumed-master check: only one user ever writes these documents (a reaction is per user), so the
    * last push wins.
@@ -61,6 +72,13 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * that grows with every change.
    */
   mergesFields?: boolean;
+  /**
+   * The server merges an edit field by field itself (residents, decision 120): no assumed-master check; `apply` gets
+   * the state the edit was made from (the assumed master, or this device's last accepted state when newer, as with
+   * `mergesFields`, which it needs) and writes only the fields changed from it. What it says of the merge goes back
+   * in the answer's `merges`.
+   */
+  mergesOnServer?: boolean;
 }
 
 /** Structural equality of JSON values (key order does not matter). */
@@ -152,6 +170,12 @@ export function pushDocuments(
   const bases: Record<string, SyncDoc> = {};
   const device = handler.mergesFields && deviceId ? deviceId : null;
   const keyOf = (docId: string) => ({ collection, docId, userId: actor.id, deviceId: device! });
+  const merges: Record<string, FieldMerge> = {};
+  /** The state this device's last accepted push left, when newer than what the row assumed (decision 69). */
+  const newerDeviceState = (id: string, assumed: PushedDoc | null): PushedDoc | null => {
+    const base = device ? findDeviceState(deps.db, keyOf(id)) : null;
+    return base && (!assumed || updatedAtOf(base) > updatedAtOf(assumed)) ? { ...base } : null;
+  };
   let touched = false;
   for (const row of rows) {
     const doc = row.newDocumentState;
@@ -159,15 +183,19 @@ export function pushDocuments(
       const answer = deps.db.transaction(() => {
         const master = findMaster(doc.id);
         const assumed = row.assumedMasterState ?? null;
-        if (!handler.lastPushWins && !sameState(collection, assumed, master)) {
-          const base = device && master ? findDeviceState(deps.db, keyOf(doc.id)) : null;
-          if (base && (!assumed || updatedAtOf(base) > updatedAtOf(assumed))) bases[doc.id] = base;
+        const checked = !handler.lastPushWins && !handler.mergesOnServer;
+        if (checked && !sameState(collection, assumed, master)) {
+          const base = master ? newerDeviceState(doc.id, assumed) : null;
+          if (base) bases[doc.id] = { ...base, _deleted: Boolean(base._deleted) };
           return master ?? tombstoneOf(doc);
         }
-        handler.apply!(deps, actor, doc, master, meta);
+        const from = handler.mergesOnServer ? (newerDeviceState(doc.id, assumed) ?? assumed) : null;
+        const merge = handler.apply!(deps, actor, doc, master, meta, from);
         if (device) {
           const stored = findMaster(doc.id);
-          if (stored) rememberDeviceState(deps.db, keyOf(doc.id), stored, deps.now());
+          // A merging server stores more than the device sent: the device knows only what it pushed.
+          const known = handler.mergesOnServer && stored ? { ...stored, ...writableOf(collection, doc) } : stored;
+          if (known) rememberDeviceState(deps.db, keyOf(doc.id), known, deps.now());
         }
         // Accepted but nothing changed (a retry whose first answer was lost, the same value again): no change
         // event would follow, and the pusher, whose copy waits for the stored version, would never get it.
@@ -176,16 +204,27 @@ export function pushDocuments(
           touchRow(deps.db, collection as PushedCollection, doc.id);
           touched = true;
         }
-        return null;
+        return merge ? { merge } : null;
       });
-      if (answer) conflicts.push(answer);
+      if (answer && 'merge' in answer) merges[doc.id] = answer.merge;
+      else if (answer) conflicts.push(answer);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       conflicts.push(findMaster(doc.id) ?? tombstoneOf(doc));
     }
   }
   if (touched) deps.hub.notify(collection, [actor.id]);
-  return Object.keys(bases).length > 0 ? { conflicts, bases } : { conflicts };
+  return {
+    conflicts,
+    ...(Object.keys(bases).length > 0 ? { bases } : {}),
+    ...(Object.keys(merges).length > 0 ? { merges } : {}),
+  };
+}
+
+/** The fields of a pushed document a client may write. */
+function writableOf(collection: SyncCollection, doc: PushedDoc): Record<string, unknown> {
+  const fields: readonly string[] = SYNC_WRITABLE_FIELDS[collection];
+  return Object.fromEntries(Object.entries(doc).filter(([key]) => fields.includes(key)));
 }
 
 /** The server-set change time of a document merged field by field. */

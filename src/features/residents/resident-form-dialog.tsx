@@ -6,6 +6,7 @@ import {
   RESIDENT_PHOTO_MAX_BYTES,
   RESIDENT_TEXT_FIELDS,
   RESIDENT_TEXT_MAX,
+  ResidentEditSchema,
 } from '../../../schema/residents';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
@@ -15,7 +16,11 @@ import { Textarea } from '../../components/ui/textarea';
 import type { ResidentLocal } from '../../db/collections';
 import { toast } from '../../lib/toast';
 import { HousePicker } from '../feed/house-picker';
-import { createResident, updateResident, type ResidentFormValues } from './residents-api';
+import { useLocalStore } from '../../db/local-store-state';
+import { useConnection } from '../../lib/use-connection';
+import { Notice } from '../../components/ui/notice';
+import { describeMerge, saveResidentEdit } from './resident-actions';
+import { createResident, replaceResidentPhoto, type ResidentFormValues } from './residents-api';
 import { ResidentPhoto } from './resident-photo';
 
 interface ResidentFormDialogProps {
@@ -23,7 +28,7 @@ interface ResidentFormDialogProps {
   resident: ResidentLocal | null;
   open: boolean;
   onOpenChange: (open: boolean) => void;
-  /** Called after the server stored the profile (the page asks sync to bring it). */
+  /** Called after the profile was saved (on the device for an edit; the page asks sync to bring it). */
   onSaved: () => void;
 }
 
@@ -88,6 +93,8 @@ function ResidentForm({
   const [nameError, setNameError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const editing = resident !== null;
+  const store = useLocalStore();
+  const offline = useConnection(store) !== 'online';
   const set = <K extends keyof ResidentFormValues>(key: K, value: ResidentFormValues[K]) =>
     setValues((current) => ({ ...current, [key]: value }));
 
@@ -101,6 +108,43 @@ function ResidentForm({
     setPhoto(file);
   };
 
+  /** An edit is saved on the device and synced (decision 120); only a new photo needs the server now. */
+  const saveEdit = async (shown: ResidentLocal) => {
+    const parsed = ResidentEditSchema.safeParse(values);
+    if (!parsed.success) {
+      toast({ title: 'Error', description: parsed.error.issues[0].message, variant: 'destructive' });
+      return;
+    }
+    if (!store) throw new Error('The local database is not open');
+    const merge = await saveResidentEdit(store.db, shown, parsed.data);
+    if (!merge) {
+      toast({
+        title: 'Error',
+        description: 'This resident was archived while you were editing; your changes cannot be saved.',
+        variant: 'destructive',
+      });
+      return;
+    }
+    let photoFailed = false;
+    if (photo) await replaceResidentPhoto(shown.id, photo).catch(() => (photoFailed = true));
+    // The success toast only while the server can be reached; otherwise the edit waits here (decision 116).
+    if (photoFailed) {
+      toast({
+        title: 'Error',
+        description: 'Your changes were saved, but the photo could not be uploaded. Please try again.',
+        variant: 'destructive',
+      });
+    } else if (offline) {
+      toast({ title: 'Saved on this device — it will be sent when you are back online' });
+    } else {
+      toast({ title: 'Success', description: 'Resident updated successfully' });
+    }
+    if (merge.theirs.length > 0) {
+      toast({ title: 'Someone else changed this profile', description: describeMerge(shown.name, merge, 'editing') });
+    }
+    onSaved();
+  };
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
@@ -108,12 +152,9 @@ function ResidentForm({
     if (photoError) return;
     setBusy(true);
     try {
-      if (resident) await updateResident(resident.id, values, photo);
-      else await createResident(values, photo);
-      toast({
-        title: 'Success',
-        description: editing ? 'Resident updated successfully' : 'Resident created successfully',
-      });
+      if (resident) return await saveEdit(resident);
+      await createResident(values, photo);
+      toast({ title: 'Success', description: 'Resident created successfully' });
       onSaved();
     } catch (error) {
       console.error('Could not save the resident', error);
@@ -169,10 +210,19 @@ function ResidentForm({
             id={`${id}-photo`}
             type="file"
             accept="image/*"
+            disabled={offline}
+            aria-describedby={offline ? `${id}-photo-offline` : undefined}
             aria-invalid={photoError ? true : undefined}
             onChange={(event) => choosePhoto(event.target.files?.[0])}
           />
         </div>
+        {offline ? (
+          <p id={`${id}-photo-offline`} className="field-hint">
+            {editing
+              ? 'The photo can be changed when you are back online. Your other changes are saved on this device.'
+              : 'A photo can be added when you are back online.'}
+          </p>
+        ) : null}
       </FieldFrame>
       <HousePicker value={values.houseTags} onChange={(houses) => set('houseTags', houses)} />
       {RESIDENT_TEXT_FIELDS.map((field) => (
@@ -186,11 +236,16 @@ function ResidentForm({
           />
         </FieldFrame>
       ))}
+      {offline && !editing ? (
+        <Notice tone="warning" role="status">
+          A new resident can be added only while online. Please try again when you are back online.
+        </Notice>
+      ) : null}
       <DialogFooter>
         <Button variant="outline" onClick={onDone}>
           Cancel
         </Button>
-        <Button type="submit" disabled={busy}>
+        <Button type="submit" disabled={busy || (offline && !editing)}>
           {busy ? 'Saving...' : editing ? 'Save Changes' : 'Add Resident'}
         </Button>
       </DialogFooter>

@@ -18,9 +18,9 @@ export type ResidentFormValues = { [K in ResidentTextField]: string } & {
 };
 
 /**
- * The multipart form of spec section 7: every text field, houseTags as a JSON string, the photo if one was
- * chosen. Writes go through REST (not the local database) because of the photo; the change comes back to
- * every device, this one included, through sync (decision 50).
+ * The multipart form of spec section 7 for a new profile: every text field, houseTags as a JSON string, the photo if
+ * one was chosen. Adding goes through REST, online only, because of the photo; the profile comes back to every
+ * device, this one included, through sync (decisions 50 and 120).
  */
 export function residentFormData(values: ResidentFormValues, photo: File | null): FormData {
   const form = new FormData();
@@ -37,14 +37,14 @@ export async function createResident(values: ResidentFormValues, photo: File | n
   return ResidentViewSchema.parse(await api.post('/api/residents', residentFormData(values, photo)));
 }
 
-export async function updateResident(
-  id: string,
-  values: ResidentFormValues,
-  photo: File | null,
-): Promise<ResidentView> {
-  return ResidentViewSchema.parse(
-    await api.put(`/api/residents/${encodeURIComponent(id)}`, residentFormData(values, photo)),
-  );
+/**
+ * Replaces a profile's photo (online only: the server checks and re-encodes it, decision 51). Only the photo is sent,
+ * so the other fields stay as the server has them; text edits go through the device's database (decision 120).
+ */
+export async function replaceResidentPhoto(id: string, photo: File): Promise<void> {
+  const form = new FormData();
+  form.append('photo', photo);
+  await api.put(`/api/residents/${encodeURIComponent(id)}`, form);
 }
 
 export async function archiveResident(id: string): Promise<void> {
