@@ -98,8 +98,13 @@ export function useAllTokensOfUser(db: Db, userId: string, at: number): void {
     .run();
 }
 
-export function insertLoginFailure(db: Db, email: string, ip: string, at: number): void {
-  db.insert(loginFailures).values({ email, ip, at }).run();
+/** Records a sign-in attempt as failed; answers its row id, so an attempt that succeeds can take it back. */
+export function insertLoginFailure(db: Db, email: string, ip: string, at: number): number {
+  return db.insert(loginFailures).values({ email, ip, at }).returning({ id: loginFailures.id }).get().id;
+}
+
+export function deleteLoginFailure(db: Db, id: number): void {
+  db.delete(loginFailures).where(eq(loginFailures.id, id)).run();
 }
 
 /** Failures since `since` and the time of the oldest, for an e-mail or an address. */

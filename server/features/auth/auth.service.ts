@@ -20,6 +20,7 @@ import {
   countLoginFailures,
   deleteDeadSessions,
   deleteLoginFailuresBefore,
+  deleteLoginFailure,
   deleteLoginFailuresOf,
   deleteSession,
   deleteSessionsOfUser,
@@ -103,6 +104,18 @@ export function endAllSessions(deps: AppDeps, userId: string): void {
   deps.hub.disconnectUser(userId);
 }
 
+/**
+ * Checks the sign-in limits and, in the same synchronous step, counts this attempt as a failure before the
+ * password is hashed: attempts racing each other are each counted before any is evaluated, so a burst is
+ * limited exactly like the same attempts one after another. An attempt that succeeds takes its row back.
+ */
+function reserveLoginAttempt(deps: AppDeps, email: string, ip: string): number {
+  return deps.db.transaction(() => {
+    checkRateLimit(deps, email, ip);
+    return insertLoginFailure(deps.db, email, ip, deps.now());
+  });
+}
+
 function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
   const since = deps.now() - LIMITS.loginFailureWindowMs;
   const limits = [
@@ -123,12 +136,11 @@ function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
 
 /** Signs in with e-mail and password; the same answer whether or not the e-mail exists. */
 export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): Promise<StartedSession> {
-  checkRateLimit(deps, body.email, meta.ip);
+  const attempt = reserveLoginAttempt(deps, body.email, meta.ip);
   const user = findUserByEmail(deps.db, body.email);
   const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
   const at = deps.now();
   if (!user || !ok) {
-    insertLoginFailure(deps.db, body.email, meta.ip, at);
     recordAudit(deps.db, {
       actor: { id: user?.id ?? null, email: body.email },
       action: 'auth.login_failed',
@@ -137,6 +149,7 @@ export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): 
     });
     throw new AppError(401, 'unauthenticated', MESSAGES.invalidCredentials);
   }
+  deleteLoginFailure(deps.db, attempt);
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
   deleteLoginFailuresOf(deps.db, body.email);

@@ -95,6 +95,22 @@ describe('POST /api/auth/login', () => {
     expect((await client.post('/api/auth/login', { email: user.email, password: TEST_PASSWORD })).status).toBe(200);
   });
 
+  it('counts every attempt of a concurrent burst before evaluating any: at most 5 of 100 guesses are tried', async () => {
+    const user = await t.buildUser();
+    const guess = (password: string) =>
+      t
+        .client()
+        .post('/api/auth/login', { email: user.email, password })
+        .then((res) => res.status);
+    const statuses = await Promise.all(Array.from({ length: 100 }, () => guess('Wrong!Pass1')));
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(LIMITS.loginFailuresPerAccount);
+    expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+
+    // The account is locked for the right password too, as after five failures one after another.
+    expect(await guess(TEST_PASSWORD)).toBe(429);
+    t.advance(LIMITS.loginFailureWindowMs + 1000);
+  });
+
   it('locks an address that fails too often across many accounts', async () => {
     const client = t.client();
     const headers = { 'content-type': 'application/json' };
