@@ -90,6 +90,19 @@ export function findUserToken(db: Db, tokenHash: string): TokenRow | undefined {
   return db.select().from(userTokens).where(eq(userTokens.tokenHash, tokenHash)).get();
 }
 
+/**
+ * Spends one live token in a single statement: of two requests racing with the same link, exactly one gets
+ * `true`. Answers false for a token that is unknown, used or expired.
+ */
+export function spendUserToken(db: Db, tokenHash: string, at: number): boolean {
+  const spent = db
+    .update(userTokens)
+    .set({ usedAt: at })
+    .where(and(eq(userTokens.tokenHash, tokenHash), isNull(userTokens.usedAt), gt(userTokens.expiresAt, at)))
+    .run();
+  return spent.changes === 1;
+}
+
 /** Marks every unused token of a user used, so a reset ends all older links. */
 export function useAllTokensOfUser(db: Db, userId: string, at: number): void {
   db.update(userTokens)

@@ -32,6 +32,7 @@ import {
   insertUserToken,
   readSetting,
   touchSession,
+  spendUserToken,
   useAllTokensOfUser,
   writeSetting,
 } from './auth.queries';
@@ -96,6 +97,11 @@ export function endSession(deps: AppDeps, tokenHash: string, user: CurrentUser, 
   deleteSession(deps.db, tokenHash);
   deps.hub.disconnectSession(tokenHash);
   recordAudit(deps.db, { actor: user, action: 'auth.logout', ip: meta.ip, at: deps.now() });
+}
+
+/** Spends every mailed link (invitation, reset) a user still holds: their address changed or they may not sign in. */
+export function spendMailedLinks(deps: AppDeps, userId: string): void {
+  useAllTokensOfUser(deps.db, userId, deps.now());
 }
 
 /** Ends every session of a user at once (deactivation, deletion, password change). */
@@ -263,9 +269,13 @@ export function checkResetToken(deps: AppDeps, token: string) {
   return { valid: true as const, purpose: row.purpose, email: user.email };
 }
 
-/** Sets a new password with a reset or invitation token; the token is spent and all sessions end. */
+/**
+ * Sets a new password with a reset or invitation token; the token is spent and all sessions end. The token is
+ * spent before the password is hashed, so of several requests with one link only the first sets a password.
+ */
 export async function resetPassword(deps: AppDeps, body: ResetPasswordBody, meta: RequestMeta) {
   const { row, user } = findLiveToken(deps, body.token);
+  if (!spendUserToken(deps.db, row.tokenHash, deps.now())) badRequest(MESSAGES.invalidResetLink);
   const passwordHash = await hashPassword(body.password);
   const at = deps.now();
   deps.db.transaction(() => {

@@ -313,6 +313,22 @@ describe('password reset', () => {
     expect(audit).toEqual({ n: 1 });
   });
 
+  it('lets only one of three resets sent at once with the same link set a password', async () => {
+    const user = await t.buildUser();
+    await t.client().post('/api/auth/forgot-password', { email: user.email });
+    const token = new URL((await t.smtp.waitFor(user.email)).link!).searchParams.get('token')!;
+    const passwords = ['First!Pass1', 'Second!Pass2', 'Third!Pass3'];
+    const answers = await Promise.all(
+      passwords.map((password) => t.client().post('/api/auth/reset-password', { token, password })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400]);
+    const winner = passwords[answers.findIndex((answer) => answer.status === 200)];
+    for (const password of passwords) {
+      const signIn = await t.client().post('/api/auth/login', { email: user.email, password });
+      expect(signIn.status).toBe(password === winner ? 200 : 401);
+    }
+  });
+
   it('refuses a link older than one hour', async () => {
     const user = await t.buildUser();
     await t.client().post('/api/auth/forgot-password', { email: user.email });
