@@ -15,14 +15,14 @@ async function theOneRow(sql: string, args: unknown[]): Promise<Record<string, n
 test('an acknowledgement, a post and a message written offline show and report the time they were written', async ({
   browser,
   wifi,
+  wifiContext: staffContext,
+  wifiPage: phone,
 }) => {
   const staff = await createStaffMember(browser, 'Written');
   // An account made an hour ago: nothing it writes can be older than that (decision 119).
   ageAccount(staff.email, HOUR);
   const adminContext = await browser.newContext();
-  const staffContext = await browser.newContext({ proxy: wifi.proxy });
   const admin = await adminContext.newPage();
-  const phone = await staffContext.newPage();
   await signIn(admin, ADMIN.email, ADMIN.password);
   await signIn(phone, staff.email, staff.password);
   const word = Math.random().toString(36).slice(2, 8);
@@ -112,5 +112,4 @@ test('an acknowledgement, a post and a message written offline show and report t
   });
 
   await adminContext.close();
-  await staffContext.close();
 });

@@ -34,6 +34,12 @@ export const LIMITS = {
   pickerDefaultFiles: 5,
   uploadMaxBytes: 25 * 1024 * 1024,
   profilePictureMaxBytes: 5 * 1024 * 1024,
+  /** Pictures with more pixels are refused before they are decoded (a small file can hold a huge picture). */
+  pictureMaxPixels: 40_000_000,
+  /** Stored pictures are at most this long on their longest edge (never enlarged). */
+  pictureLongestEdge: 2560,
+  /** The variant cards show, as wide as a phone's screen draws it; the viewer opens the stored picture. */
+  pictureCardEdge: 1080,
   suggestionTitleMax: 255,
   suggestionContentMax: 1000,
   bellMaxPosts: 5,

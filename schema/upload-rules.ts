@@ -45,6 +45,7 @@ export const UPLOAD_MESSAGES = {
   typeNotAllowed: `This file type is not allowed. Allowed types: ${ALLOWED_UPLOAD_EXTENSIONS.join(', ')}.`,
   contentMismatch: 'This file type is not allowed: its content does not match its extension.',
   unreadableImage: 'This image could not be read. Please choose another picture.',
+  tooManyPixels: `This picture is too large to use: it has more than ${LIMITS.pictureMaxPixels / 1_000_000} megapixels. Please choose a smaller picture.`,
   missingFile: 'Please choose a file to upload.',
   tooManyFiles: `At most ${LIMITS.postUploaderFiles} files can be attached to a post.`,
 } as const;
@@ -53,6 +54,10 @@ export const UPLOAD_MESSAGES = {
 export const UPLOAD_URL_PREFIX = '/api/uploads/';
 export function uploadUrl(id: string): string {
   return UPLOAD_URL_PREFIX + id;
+}
+/** The smaller variant of a stored picture that cards show (the stored picture itself where there is none). */
+export function cardPictureUrl(url: string): string {
+  return url.startsWith(UPLOAD_URL_PREFIX) ? `${url}?variant=card` : url;
 }
 export function uploadIdFromUrl(url: string): string | null {
   if (!url.startsWith(UPLOAD_URL_PREFIX)) return null;

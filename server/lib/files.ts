@@ -10,10 +10,13 @@ import {
   type UploadExtension,
 } from '../../schema/uploads';
 import { AppError } from './errors';
+import { preparePicture, prepareSquarePicture, type PictureFormat } from './images';
 
 /** What a checked file will be stored as: its bytes (re-encoded for images), safe type and download name. */
 export interface CheckedFile {
   bytes: Buffer;
+  /** The smaller variant of a picture that cards show; null for files and small pictures. */
+  card: Buffer | null;
   /** The content type it is served with; never SVG or HTML. */
   mime: string;
   /** The extension of the stored file, from the allow-list. */
@@ -23,6 +26,12 @@ export interface CheckedFile {
 }
 
 const NAME_MAX = 255;
+
+/** The encoder of a stored picture's extension (GIFs are stored as PNG). */
+function pictureFormat(ext: UploadExtension): PictureFormat {
+  if (ext === 'jpg' || ext === 'jpeg') return 'jpg';
+  return ext === 'webp' ? 'webp' : 'png';
+}
 
 /** Content types served for each accepted extension. */
 const MIME_BY_EXTENSION: Record<UploadExtension, string> = {
@@ -104,23 +113,26 @@ export function isPlainText(bytes: Uint8Array): boolean {
   return true;
 }
 
-/** Re-encodes a picture: turned upright by its EXIF orientation, then every metadata block (GPS, camera) dropped. */
-async function reencodeImage(bytes: Buffer, ext: UploadExtension): Promise<Buffer> {
-  try {
-    const image = sharp(bytes, { animated: false, failOn: 'error' }).rotate();
-    if (ext === 'jpg' || ext === 'jpeg') return await image.jpeg({ quality: 85 }).toBuffer();
-    if (ext === 'webp') return await image.webp({ quality: 85 }).toBuffer();
-    return await image.png().toBuffer();
-  } catch {
-    return unsupported(UPLOAD_MESSAGES.unreadableImage);
-  }
+const unreadableImage = (): never => unsupported(UPLOAD_MESSAGES.unreadableImage);
+
+/** How an accepted picture is stored: the longest edge it keeps, and whether a card variant is made. */
+export interface PictureSizes {
+  longestEdge: number;
+  cardEdge?: number;
 }
+
+/** Post pictures keep the viewer's size and get the smaller variant cards show. */
+export const POST_PICTURE_SIZES: PictureSizes = {
+  longestEdge: LIMITS.pictureLongestEdge,
+  cardEdge: LIMITS.pictureCardEdge,
+};
 
 /**
  * Checks an uploaded file by name, size and content, and prepares what is stored: 413 over 25 MB, 415 for an
- * extension off the list or content that does not match it (a ".png" that is HTML). Nothing is written.
+ * extension off the list or content that does not match it (a ".png" that is HTML), 413 for a picture over the
+ * pixel limit (server/lib/images.ts). Nothing is written.
  */
-export async function checkUploadedFile(file: File): Promise<CheckedFile> {
+export async function checkUploadedFile(file: File, sizes = POST_PICTURE_SIZES): Promise<CheckedFile> {
   if (file.size > LIMITS.uploadMaxBytes) tooLarge();
   const ext = fileExtension(file.name);
   if (!(ALLOWED_UPLOAD_EXTENSIONS as readonly string[]).includes(ext)) unsupported(UPLOAD_MESSAGES.typeNotAllowed);
@@ -140,8 +152,11 @@ export async function checkUploadedFile(file: File): Promise<CheckedFile> {
   const storedExt: UploadExtension = allowed === 'gif' ? 'png' : allowed;
   let originalName = safeOriginalName(file.name, allowed);
   if (allowed === 'gif') originalName = originalName.replace(/\.gif$/i, '.png');
+  const picture =
+    kind === 'image' ? await preparePicture(bytes, pictureFormat(storedExt), sizes, unreadableImage) : null;
   return {
-    bytes: kind === 'image' ? await reencodeImage(bytes, allowed) : bytes,
+    bytes: picture?.full ?? bytes,
+    card: picture?.card ?? null,
     mime: MIME_BY_EXTENSION[allowed],
     ext: storedExt,
     kind,
@@ -158,7 +173,7 @@ const PROFILE_PICTURE_FORMATS: Record<string, { ext: UploadExtension; mime: stri
 };
 
 /**
- * Checks and prepares a profile picture (spec section 5): 413 over 5 MB, 400 unless the content is a JPEG,
+ * Checks and prepares a profile picture: 413 over 5 MB or the pixel limit, 400 unless the content is a JPEG,
  * PNG, GIF or WebP picture sharp can read (whatever its name says). Stored upright, cropped to the centre
  * square, at most 512 x 512 (never enlarged), without any metadata; a GIF becomes a PNG of its first frame.
  */
@@ -172,22 +187,12 @@ export async function checkProfilePicture(file: File): Promise<CheckedFile> {
   const detected = await fileTypeFromBuffer(bytes);
   const format = detected ? PROFILE_PICTURE_FORMATS[detected.ext] : undefined;
   if (!format) throw new AppError(400, 'bad_request', PROFILE_PICTURE_MESSAGES.notImage);
-  let output: Buffer;
-  try {
-    const { width, height } = await sharp(bytes, { animated: false, failOn: 'error' }).metadata();
-    // The shorter edge is the same before and after turning upright, so the square fits either way.
-    const side = Math.min(width, height, PROFILE_PICTURE_SIZE);
-    const square = sharp(bytes, { animated: false, failOn: 'error' })
-      .rotate()
-      .resize(side, side, { fit: 'cover', position: 'centre' });
-    if (format.ext === 'jpg') output = await square.jpeg({ quality: 85 }).toBuffer();
-    else if (format.ext === 'webp') output = await square.webp({ quality: 85 }).toBuffer();
-    else output = await square.png().toBuffer();
-  } catch {
+  const output = await prepareSquarePicture(bytes, pictureFormat(format.ext), PROFILE_PICTURE_SIZE, () => {
     throw new AppError(400, 'bad_request', UPLOAD_MESSAGES.unreadableImage);
-  }
+  });
   return {
     bytes: output,
+    card: null,
     mime: format.mime,
     ext: format.ext,
     kind: 'image',

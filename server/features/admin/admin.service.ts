@@ -14,7 +14,7 @@ import { baseUrl } from '../../config';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
-import { endAllSessions, issueUserToken } from '../auth/auth.service';
+import { endAllSessions, issueUserToken, spendMailedLinks } from '../auth/auth.service';
 import { releaseChatParticipant } from '../chat/chat.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
 import { removeSubscriptionsOf } from '../push/push.service';
@@ -126,7 +126,11 @@ export function editStaffMember(
   refuseSelf(actor, target, 'edit');
   checkEmailFree(deps, body.email, id);
   keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
-  updateUser(deps.db, id, { ...body, updatedAt: deps.now() });
+  deps.db.transaction(() => {
+    updateUser(deps.db, id, { ...body, updatedAt: deps.now() });
+    // A link mailed to the old address must not set the password of the account at the new one.
+    if (body.email !== target.email) spendMailedLinks(deps, id);
+  });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_updated', id, {
     changed: (['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
@@ -146,9 +150,11 @@ export function setStaffStatus(
   refuseSelf(actor, target, 'change the status of');
   keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
   updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
-  // Ends their sessions, closes their live sync streams and forgets their push subscriptions at once.
+  // Ends their sessions, closes their live sync streams, spends their mailed links and forgets their push
+  // subscriptions at once.
   if (!body.isActive) {
     endAllSessions(deps, id);
+    spendMailedLinks(deps, id);
     removeSubscriptionsOf(deps, id);
   }
   directoryChanged(deps);

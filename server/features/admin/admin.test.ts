@@ -130,6 +130,31 @@ describe('adding a staff member', () => {
     expect((await t.client().post('/api/auth/reset-password', { token, password: PASSWORD })).status).toBe(400);
   });
 
+  it('spends an invitation when the address is corrected or the account deactivated', async () => {
+    const invite = async (email: string) => {
+      const created = await admin.post('/api/admin/users', {
+        email,
+        firstName: 'Mis',
+        lastName: 'Typed',
+        userType: 'staff',
+      });
+      const link = new URL((await t.smtp.waitFor(email)).link!);
+      return { id: created.body.id as string, token: link.searchParams.get('token')! };
+    };
+    const typo = await invite('mistyped@test.exmaple');
+    const fixed = { email: 'corrected@test.example', firstName: 'Mis', lastName: 'Typed', role: 'staff' };
+    expect((await admin.patch(`/api/admin/users/${typo.id}/edit`, fixed)).status).toBe(200);
+    const taken = await t.client().post('/api/auth/reset-password', { token: typo.token, password: PASSWORD });
+    expect(taken.status).toBe(400);
+    expect((await t.client().post('/api/auth/login', { email: fixed.email, password: PASSWORD })).status).toBe(401);
+
+    const leaver = await invite('leaver@test.example');
+    expect((await admin.patch(`/api/admin/users/${leaver.id}/status`, { isActive: false })).status).toBe(200);
+    expect(
+      (await t.client().post('/api/auth/reset-password', { token: leaver.token, password: PASSWORD })).status,
+    ).toBe(400);
+  });
+
   it('refuses an e-mail already in use with 409', async () => {
     const res = await admin.post('/api/admin/users', {
       email: ADMIN.email,

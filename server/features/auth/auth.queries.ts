@@ -90,6 +90,19 @@ export function findUserToken(db: Db, tokenHash: string): TokenRow | undefined {
   return db.select().from(userTokens).where(eq(userTokens.tokenHash, tokenHash)).get();
 }
 
+/**
+ * Spends one live token in a single statement: of two requests racing with the same link, exactly one gets
+ * `true`. Answers false for a token that is unknown, used or expired.
+ */
+export function spendUserToken(db: Db, tokenHash: string, at: number): boolean {
+  const spent = db
+    .update(userTokens)
+    .set({ usedAt: at })
+    .where(and(eq(userTokens.tokenHash, tokenHash), isNull(userTokens.usedAt), gt(userTokens.expiresAt, at)))
+    .run();
+  return spent.changes === 1;
+}
+
 /** Marks every unused token of a user used, so a reset ends all older links. */
 export function useAllTokensOfUser(db: Db, userId: string, at: number): void {
   db.update(userTokens)
@@ -98,8 +111,13 @@ export function useAllTokensOfUser(db: Db, userId: string, at: number): void {
     .run();
 }
 
-export function insertLoginFailure(db: Db, email: string, ip: string, at: number): void {
-  db.insert(loginFailures).values({ email, ip, at }).run();
+/** Records a sign-in attempt as failed; answers its row id, so an attempt that succeeds can take it back. */
+export function insertLoginFailure(db: Db, email: string, ip: string, at: number): number {
+  return db.insert(loginFailures).values({ email, ip, at }).returning({ id: loginFailures.id }).get().id;
+}
+
+export function deleteLoginFailure(db: Db, id: number): void {
+  db.delete(loginFailures).where(eq(loginFailures.id, id)).run();
 }
 
 /** Failures since `since` and the time of the oldest, for an e-mail or an address. */

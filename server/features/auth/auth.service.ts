@@ -20,6 +20,7 @@ import {
   countLoginFailures,
   deleteDeadSessions,
   deleteLoginFailuresBefore,
+  deleteLoginFailure,
   deleteLoginFailuresOf,
   deleteSession,
   deleteSessionsOfUser,
@@ -31,6 +32,7 @@ import {
   insertUserToken,
   readSetting,
   touchSession,
+  spendUserToken,
   useAllTokensOfUser,
   writeSetting,
 } from './auth.queries';
@@ -97,10 +99,27 @@ export function endSession(deps: AppDeps, tokenHash: string, user: CurrentUser, 
   recordAudit(deps.db, { actor: user, action: 'auth.logout', ip: meta.ip, at: deps.now() });
 }
 
+/** Spends every mailed link (invitation, reset) a user still holds: their address changed or they may not sign in. */
+export function spendMailedLinks(deps: AppDeps, userId: string): void {
+  useAllTokensOfUser(deps.db, userId, deps.now());
+}
+
 /** Ends every session of a user at once (deactivation, deletion, password change). */
 export function endAllSessions(deps: AppDeps, userId: string): void {
   deleteSessionsOfUser(deps.db, userId);
   deps.hub.disconnectUser(userId);
+}
+
+/**
+ * Checks the sign-in limits and, in the same synchronous step, counts this attempt as a failure before the
+ * password is hashed: attempts racing each other are each counted before any is evaluated, so a burst is
+ * limited exactly like the same attempts one after another. An attempt that succeeds takes its row back.
+ */
+function reserveLoginAttempt(deps: AppDeps, email: string, ip: string): number {
+  return deps.db.transaction(() => {
+    checkRateLimit(deps, email, ip);
+    return insertLoginFailure(deps.db, email, ip, deps.now());
+  });
 }
 
 function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
@@ -123,12 +142,11 @@ function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
 
 /** Signs in with e-mail and password; the same answer whether or not the e-mail exists. */
 export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): Promise<StartedSession> {
-  checkRateLimit(deps, body.email, meta.ip);
+  const attempt = reserveLoginAttempt(deps, body.email, meta.ip);
   const user = findUserByEmail(deps.db, body.email);
   const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
   const at = deps.now();
   if (!user || !ok) {
-    insertLoginFailure(deps.db, body.email, meta.ip, at);
     recordAudit(deps.db, {
       actor: { id: user?.id ?? null, email: body.email },
       action: 'auth.login_failed',
@@ -137,6 +155,7 @@ export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): 
     });
     throw new AppError(401, 'unauthenticated', MESSAGES.invalidCredentials);
   }
+  deleteLoginFailure(deps.db, attempt);
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
   deleteLoginFailuresOf(deps.db, body.email);
@@ -250,9 +269,13 @@ export function checkResetToken(deps: AppDeps, token: string) {
   return { valid: true as const, purpose: row.purpose, email: user.email };
 }
 
-/** Sets a new password with a reset or invitation token; the token is spent and all sessions end. */
+/**
+ * Sets a new password with a reset or invitation token; the token is spent and all sessions end. The token is
+ * spent before the password is hashed, so of several requests with one link only the first sets a password.
+ */
 export async function resetPassword(deps: AppDeps, body: ResetPasswordBody, meta: RequestMeta) {
   const { row, user } = findLiveToken(deps, body.token);
+  if (!spendUserToken(deps.db, row.tokenHash, deps.now())) badRequest(MESSAGES.invalidResetLink);
   const passwordHash = await hashPassword(body.password);
   const at = deps.now();
   deps.db.transaction(() => {

@@ -95,6 +95,22 @@ describe('POST /api/auth/login', () => {
     expect((await client.post('/api/auth/login', { email: user.email, password: TEST_PASSWORD })).status).toBe(200);
   });
 
+  it('counts every attempt of a concurrent burst before evaluating any: at most 5 of 100 guesses are tried', async () => {
+    const user = await t.buildUser();
+    const guess = (password: string) =>
+      t
+        .client()
+        .post('/api/auth/login', { email: user.email, password })
+        .then((res) => res.status);
+    const statuses = await Promise.all(Array.from({ length: 100 }, () => guess('Wrong!Pass1')));
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(LIMITS.loginFailuresPerAccount);
+    expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+
+    // The account is locked for the right password too, as after five failures one after another.
+    expect(await guess(TEST_PASSWORD)).toBe(429);
+    t.advance(LIMITS.loginFailureWindowMs + 1000);
+  });
+
   it('locks an address that fails too often across many accounts', async () => {
     const client = t.client();
     const headers = { 'content-type': 'application/json' };
@@ -295,6 +311,22 @@ describe('password reset', () => {
       .prepare("select count(*) as n from audit_log where action = 'auth.password_changed' and actor_id = ?")
       .get(user.id);
     expect(audit).toEqual({ n: 1 });
+  });
+
+  it('lets only one of three resets sent at once with the same link set a password', async () => {
+    const user = await t.buildUser();
+    await t.client().post('/api/auth/forgot-password', { email: user.email });
+    const token = new URL((await t.smtp.waitFor(user.email)).link!).searchParams.get('token')!;
+    const passwords = ['First!Pass1', 'Second!Pass2', 'Third!Pass3'];
+    const answers = await Promise.all(
+      passwords.map((password) => t.client().post('/api/auth/reset-password', { token, password })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400]);
+    const winner = passwords[answers.findIndex((answer) => answer.status === 200)];
+    for (const password of passwords) {
+      const signIn = await t.client().post('/api/auth/login', { email: user.email, password });
+      expect(signIn.status).toBe(password === winner ? 200 : 401);
+    }
   });
 
   it('refuses a link older than one hour', async () => {

@@ -164,14 +164,44 @@ const utf8 = new TextEncoder();
 /** Finished answers kept per page, at most (dropped together when full, and all on the next write). */
 const ANSWERS_PER_PAGE_MAX = 500;
 
-/** Pages kept per database; all dropped as soon as anything is written (the sync sequence moves). */
+/**
+ * Pages kept per database, and the bytes they may hold with their answers; all dropped as soon as anything is
+ * written (the sync sequence moves), or when either bound is reached. Any cursor makes a page, so without the
+ * byte bound one reader asking for made-up cursors could fill the server's memory.
+ */
 const PAGE_CACHE_MAX = 200;
-const pageCaches = new WeakMap<AppDeps['db'], { seq: number; pages: Map<string, SharedPage> }>();
+const PAGE_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
-function sharedPage(deps: AppDeps, query: ListPostsQuery): SharedPage {
+interface PageCache {
+  seq: number;
+  pages: Map<string, SharedPage>;
+  bytes: number;
+}
+const pageCaches = new WeakMap<AppDeps['db'], PageCache>();
+
+/** Counts `bytes` more against the cache, dropping every page first when they would not fit. */
+function spend(cache: PageCache, bytes: number): void {
+  if (cache.bytes + bytes > PAGE_CACHE_MAX_BYTES) {
+    cache.pages.clear();
+    cache.bytes = 0;
+  }
+  cache.bytes += bytes;
+}
+
+/** What the feed's page cache holds now, in bytes, counted page by page (for tests). */
+export function feedCacheBytes(deps: AppDeps): number {
+  let bytes = 0;
+  for (const page of pageCaches.get(deps.db)?.pages.values() ?? []) {
+    for (const part of page.parts) bytes += Buffer.byteLength(part);
+    for (const answer of page.answers.values()) bytes += answer.byteLength;
+  }
+  return bytes;
+}
+
+function sharedPage(deps: AppDeps, query: ListPostsQuery): { cache: PageCache; page: SharedPage } {
   const seq = currentSeq(deps.db);
   let cache = pageCaches.get(deps.db);
-  if (!cache || cache.seq !== seq) pageCaches.set(deps.db, (cache = { seq, pages: new Map() }));
+  if (!cache || cache.seq !== seq) pageCaches.set(deps.db, (cache = { seq, pages: new Map(), bytes: 0 }));
   const key = `${query.category ?? ''}|${query.cursor ?? ''}|${query.limit}`;
   let page = cache.pages.get(key);
   if (!page) {
@@ -184,9 +214,13 @@ function sharedPage(deps: AppDeps, query: ListPostsQuery): SharedPage {
       answers: new Map(),
     };
     if (cache.pages.size >= PAGE_CACHE_MAX) cache.pages.clear();
+    spend(
+      cache,
+      page.parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0),
+    );
     cache.pages.set(key, page);
   }
-  return page;
+  return { cache, page };
 }
 
 /**
@@ -201,7 +235,7 @@ export function listPostsJson(
   viewer: SessionUser,
   query: ListPostsQuery,
 ): { body: Uint8Array<ArrayBuffer>; nextCursor: string | null } {
-  const page = sharedPage(deps, query);
+  const { cache, page } = sharedPage(deps, query);
   let body = page.answers.get(viewer.id);
   if (!body) {
     const mine = new Map(findViewerReactions(deps.db, page.ids, viewer.id).map((r) => [r.postId, r.type]));
@@ -211,6 +245,7 @@ export function listPostsJson(
     });
     body = utf8.encode(`[${posts.join(',')}]`);
     if (page.answers.size >= ANSWERS_PER_PAGE_MAX) page.answers.clear();
+    spend(cache, body.byteLength);
     page.answers.set(viewer.id, body);
   }
   return { body, nextCursor: page.nextCursor };

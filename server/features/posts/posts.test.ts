@@ -7,7 +7,7 @@ import { posts } from '../../db/tables';
 import { parseInput } from '../../lib/http';
 import { ADMIN, actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { updateUser } from '../users/users.queries';
-import { createPost } from './posts.service';
+import { createPost, feedCacheBytes } from './posts.service';
 
 let t: TestServer;
 let admin: TestClient;
@@ -154,6 +154,26 @@ describe('GET /api/posts', () => {
   });
   afterAll(async () => {
     await fresh.close();
+  });
+
+  it('keeps the shared page cache within its byte bound whatever cursors a reader makes up', async () => {
+    const own = await startTestServer();
+    try {
+      const base = Date.now() - 1_000_000;
+      for (let i = 0; i < 60; i += 1) {
+        await own.buildPost({ content: `${'long words '.repeat(900)}${i}`, createdAt: base + i * 1000 });
+      }
+      const { client } = await own.signedIn();
+      const cursor = (createdAt: number) => Buffer.from(JSON.stringify([createdAt, 'z'])).toString('base64url');
+      // 200 made-up cursors, each a full page of ten-kilobyte posts.
+      for (let i = 0; i < 200; i += 1) {
+        const res = await client.get(`/api/posts?limit=50&cursor=${cursor(base + 100_000 + i)}`);
+        expect(res.status).toBe(200);
+      }
+      expect(feedCacheBytes(own.server.deps)).toBeLessThanOrEqual(32 * 1024 * 1024);
+    } finally {
+      await own.close();
+    }
   });
 
   it('lists newest first, a page at a time, with an opaque cursor in X-Next-Cursor', async () => {

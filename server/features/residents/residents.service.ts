@@ -26,7 +26,8 @@ import type { FieldMerge, ResidentDoc, ResidentViewDoc } from '../../../schema/s
 import { fileExtension, IMAGE_EXTENSIONS } from '../../../schema/uploads';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import { checkUploadedFile } from '../../lib/files';
+import { LIMITS } from '../../../schema/constants';
+import { checkUploadedFile, type PictureSizes } from '../../lib/files';
 import { recordAudit } from '../audit/audit.service';
 import { parseList } from '../posts/posts.service';
 import {
@@ -125,6 +126,9 @@ function photosDir(deps: AppDeps): string {
   return path.join(deps.config.dataDir, 'resident-photos');
 }
 
+/** A resident's photo is a portrait on cards and in the profile: the card size is all it is ever shown at. */
+const RESIDENT_PHOTO_SIZES: PictureSizes = { longestEdge: LIMITS.pictureCardEdge };
+
 const notAnImage = (): never => {
   throw new AppError(415, 'unsupported_media_type', RESIDENT_MESSAGES.photoNotImage);
 };
@@ -138,7 +142,7 @@ async function storeResidentPhoto(deps: AppDeps, file: File): Promise<string> {
     throw new AppError(413, 'payload_too_large', RESIDENT_MESSAGES.photoTooLarge);
   }
   if (!(IMAGE_EXTENSIONS as readonly string[]).includes(fileExtension(file.name))) notAnImage();
-  const checked = await checkUploadedFile(file).catch((error: unknown) =>
+  const checked = await checkUploadedFile(file, RESIDENT_PHOTO_SIZES).catch((error: unknown) =>
     error instanceof AppError && error.status === 415 ? notAnImage() : Promise.reject(error),
   );
   if (checked.kind !== 'image') notAnImage();

@@ -11,6 +11,7 @@ import { requireUser } from '../auth/auth.middleware';
 import { openUpload, uploadFile } from './uploads.service';
 
 const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+const VariantQuerySchema = z.object({ variant: z.enum(['full', 'card']).default('full') });
 
 /** POST /api/uploads, GET /api/uploads/{id} and the placeholder picture. */
 export const uploadRoutes = new Hono<AppEnv>()
@@ -19,12 +20,12 @@ export const uploadRoutes = new Hono<AppEnv>()
     const file = files.length === 1 && files[0] instanceof File ? files[0] : badRequest(UPLOAD_MESSAGES.missingFile);
     return c.json(await uploadFile(c.var.deps, c.var.user, file), 201);
   })
-  .get('/uploads/:id', requireUser, validate('param', IdParamsSchema), (c) => {
-    const { row, file } = openUpload(c.var.deps, c.req.valid('param').id);
+  .get('/uploads/:id', requireUser, validate('param', IdParamsSchema), validate('query', VariantQuerySchema), (c) => {
+    const { row, file, size } = openUpload(c.var.deps, c.req.valid('param').id, c.req.valid('query').variant);
     const body = Readable.toWeb(fs.createReadStream(file)) as ReadableStream; // Node's web stream type differs only in name
     return c.body(body, 200, {
       'Content-Type': row.mime,
-      'Content-Length': String(row.size),
+      'Content-Length': String(size),
       'Content-Disposition': contentDisposition(row.kind, row.originalName),
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",

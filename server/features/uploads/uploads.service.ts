@@ -13,6 +13,20 @@ export function uploadsDir(deps: AppDeps): string {
   return path.join(deps.config.dataDir, 'uploads');
 }
 
+/** The file of a picture's card variant, beside the picture (`<name>.card.<ext>`); absent for small pictures. */
+function cardFileName(storedName: string): string {
+  const dot = storedName.lastIndexOf('.');
+  return `${storedName.slice(0, dot)}.card${storedName.slice(dot)}`;
+}
+
+/** Removes an upload's files (the picture's card variant with it). */
+function removeStoredFiles(deps: AppDeps, storedName: string): Promise<unknown> {
+  const dir = uploadsDir(deps);
+  return Promise.all(
+    [storedName, cardFileName(storedName)].map((name) => fs.promises.rm(path.join(dir, name), { force: true })),
+  );
+}
+
 export function toUploadView(row: UploadRow): UploadView {
   return {
     id: row.id,
@@ -39,10 +53,15 @@ export async function saveFiles(deps: AppDeps, actor: SessionUser, files: Checke
   const dir = uploadsDir(deps);
   await fs.promises.mkdir(dir, { recursive: true });
   const rows: UploadRow[] = [];
+  const written: string[] = [];
   try {
     for (const file of files) {
       const storedName = `${randomBytes(16).toString('hex')}.${file.ext}`;
       await fs.promises.writeFile(path.join(dir, storedName), file.bytes, { flag: 'wx', mode: 0o640 });
+      written.push(storedName);
+      if (file.card) {
+        await fs.promises.writeFile(path.join(dir, cardFileName(storedName)), file.card, { flag: 'wx', mode: 0o640 });
+      }
       rows.push({
         id: randomUUID(),
         ownerId: actor.id,
@@ -56,7 +75,7 @@ export async function saveFiles(deps: AppDeps, actor: SessionUser, files: Checke
     }
     deps.db.transaction(() => rows.forEach((row) => insertUpload(deps.db, row)));
   } catch (error) {
-    await Promise.all(rows.map((row) => fs.promises.rm(path.join(dir, row.storedName), { force: true })));
+    await Promise.all(written.map((name) => removeStoredFiles(deps, name)));
     throw error;
   }
   return rows.map(toUploadView);
@@ -72,7 +91,7 @@ export async function uploadFile(deps: AppDeps, actor: SessionUser, file: File):
 export async function discardUploads(deps: AppDeps, ids: string[]): Promise<void> {
   const rows = findUploads(deps.db, ids);
   deleteUploadRows(deps.db, ids);
-  await Promise.all(rows.map((row) => fs.promises.rm(path.join(uploadsDir(deps), row.storedName), { force: true })));
+  await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
 }
 
 /** Removes one of the actor's own uploads (a profile picture that was replaced); others' are left alone. */
@@ -112,10 +131,21 @@ export function resolvePostFiles(
   return { images, attachments };
 }
 
-/** The record and path of an upload, for GET /api/uploads/{id}. */
-export function openUpload(deps: AppDeps, id: string): { row: UploadRow; file: string } {
+/**
+ * The record, path and size of an upload, for GET /api/uploads/{id}. The card variant of a picture is its
+ * smaller file where one was made (pictures stored before variants existed, and small ones, have none).
+ */
+export function openUpload(
+  deps: AppDeps,
+  id: string,
+  variant: 'full' | 'card' = 'full',
+): { row: UploadRow; file: string; size: number } {
   const row = findUpload(deps.db, id) ?? notFound('File not found');
-  const file = path.join(uploadsDir(deps), row.storedName);
-  if (!fs.existsSync(file)) notFound('File not found');
-  return { row, file };
+  const stat = (name: string) => fs.statSync(path.join(uploadsDir(deps), name), { throwIfNoEntry: false });
+  if (variant === 'card' && row.kind === 'image') {
+    const card = stat(cardFileName(row.storedName));
+    if (card) return { row, file: path.join(uploadsDir(deps), cardFileName(row.storedName)), size: card.size };
+  }
+  const full = stat(row.storedName) ?? notFound('File not found');
+  return { row, file: path.join(uploadsDir(deps), row.storedName), size: full.size };
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostView } from '../../../schema/posts';
 import { UPLOAD_MESSAGES, type UploadView } from '../../../schema/uploads';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { discardUploads } from './uploads.service';
 
 let t: TestServer;
 let client: TestClient;
@@ -79,6 +80,31 @@ describe('POST /api/uploads and GET /api/uploads/{id}', () => {
     const res = await client.postForm('/api/uploads', form('party.gif', gif));
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ kind: 'image', fileType: 'image/png', originalName: 'party.png' });
+  });
+
+  it('stores a large photo at most 2,560 px long, with a card variant at most 1,080 px, both removed together', async () => {
+    const large = await sharp({ create: { width: 3000, height: 1500, channels: 3, background: '#884422' } })
+      .jpeg()
+      .toBuffer();
+    const filesBefore = uploadDirFiles();
+    const res = await client.postForm('/api/uploads', form('wide.jpg', large));
+    expect(res.status).toBe(201);
+    const upload = res.body as unknown as UploadView;
+    const full = await client.download(upload.url);
+    const card = await client.download(`${upload.url}?variant=card`);
+    expect(await sharp(full.bytes).metadata()).toMatchObject({ width: 2560, height: 1280 });
+    expect(await sharp(card.bytes).metadata()).toMatchObject({ width: 1080, height: 540 });
+    expect(card.headers.get('content-length')).toBe(String(card.bytes.length));
+    expect(uploadDirFiles().length).toBe(filesBefore.length + 2);
+
+    // A picture no larger than a card has no variant: the card address serves the picture itself.
+    const small = await client.postForm('/api/uploads', form('small.jpg', await photo('jpeg')));
+    const smallUrl = (small.body as unknown as UploadView).url;
+    expect((await client.download(`${smallUrl}?variant=card`)).bytes).toEqual((await client.download(smallUrl)).bytes);
+    expect((await client.download(`${smallUrl}?variant=huge`)).status).toBe(400);
+
+    await discardUploads(t.server.deps, [upload.id]);
+    expect(uploadDirFiles().length).toBe(filesBefore.length + 1);
   });
 
   it('refuses a ".png" that is really HTML with 415 and stores nothing', async () => {

@@ -1,6 +1,7 @@
 import { ChevronLeft, ChevronRight, Download } from 'lucide-react';
 import { useState, type ComponentProps } from 'react';
 import { LIMITS } from '../../../schema/constants';
+import { cardPictureUrl } from '../../../schema/upload-rules';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../../components/ui/dialog';
 import { cx } from '../../lib/cx';
@@ -8,17 +9,25 @@ import { downloadImage } from './download-image';
 
 const PLACEHOLDER = '/api/placeholder-image';
 
-/** An <img> that shows the placeholder picture when its own cannot load (spec section 2). */
-export function FallbackImage({ src, alt, ...props }: ComponentProps<'img'> & { src: string; alt: string }) {
-  const [failed, setFailed] = useState<string | null>(null);
-  const broken = failed === src;
+/**
+ * An <img> that shows the placeholder picture when its own cannot load. `alternative` is tried first: offline,
+ * the viewer shows the card's smaller picture, which this device has kept, rather than nothing.
+ */
+export function FallbackImage({
+  src,
+  alt,
+  alternative,
+  ...props
+}: ComponentProps<'img'> & { src: string; alt: string; alternative?: string }) {
+  const [failed, setFailed] = useState<readonly string[]>([]);
+  const shown = [src, alternative].find((candidate) => candidate && !failed.includes(candidate)) ?? PLACEHOLDER;
   return (
     <img
       {...props}
-      src={broken ? PLACEHOLDER : src}
+      src={shown}
       alt={alt}
       onError={() => {
-        if (!broken) setFailed(src);
+        if (shown !== PLACEHOLDER) setFailed((list) => [...list, shown]);
       }}
     />
   );
@@ -53,7 +62,7 @@ export function PostImages({ images, authorName }: PostImagesProps) {
               onClick={() => setOpen(index)}
               aria-label={`Open ${describe(index).toLowerCase()}`}
             >
-              <FallbackImage src={src} alt={describe(index)} loading="lazy" decoding="async" />
+              <FallbackImage src={cardPictureUrl(src)} alt={describe(index)} loading="lazy" decoding="async" />
             </button>
             <button
               type="button"
@@ -81,7 +90,12 @@ export function PostImages({ images, authorName }: PostImagesProps) {
             </DialogTitle>
             <DialogDescription className="visually-hidden">Posted by {authorName}</DialogDescription>
             <div className="image-dialog-frame">
-              <FallbackImage src={images[open]} alt={describe(open)} className="image-dialog-image" />
+              <FallbackImage
+                src={images[open]}
+                alternative={cardPictureUrl(images[open])}
+                alt={describe(open)}
+                className="image-dialog-image"
+              />
             </div>
             <div className="image-dialog-actions">
               {images.length > 1 ? (
