@@ -13,7 +13,8 @@ import { recordResidentView } from '../features/residents/residents-api';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { databaseNameFor } from './database-name';
 import { countKeptItems, listKeptEntries, putKeptEntry, sealForUser, setKeptEnvironment } from './kept-store';
-import { keptPublicKey, sealUnsentRows, sendKeptWork } from './kept-work';
+import { sendKeptWork } from './kept-send';
+import { keptPublicKey, sealUnsentRows } from './kept-work';
 import { startSync } from './replication';
 import { storedPost } from './test-fixtures';
 
