@@ -70,7 +70,8 @@ async function openDevice(dataDir: string, name: string, wifi: Wifi, base: strin
     const url = new URL(request.url());
     if (!url.pathname.startsWith('/api/')) return;
     const timing = request.timing();
-    const status = (await request.response())?.status() ?? 0;
+    // A request still finishing as the device closes has no answer to read any more.
+    const status = (await request.response().catch(() => null))?.status() ?? 0;
     requests.push({
       path: url.pathname,
       start: timing.startTime,

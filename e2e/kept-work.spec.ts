@@ -21,6 +21,9 @@ import {
 
 const tag = () => Math.random().toString(36).slice(2, 8);
 
+/** What the feed says when a delete on the server won over the user's change (decision 117). */
+const NOT_KEPT = 'A post you changed while offline was deleted; your changes were not kept';
+
 /** Opens the installed app (the kit's persistent profile) on the project's Chromium and address. */
 function openApp(profile: string, wifi: Wifi, online = true): Promise<InstalledApp> {
   const { launchOptions, baseURL } = test.info().project.use;
@@ -285,6 +288,72 @@ test.describe('nothing written offline is lost', () => {
 
     await signInHere(page, member.email, password);
     await expectOnServerOnce(text);
+    await context.close();
+  });
+
+  test('kept work on a post an administrator deleted meanwhile tells its author at the next sign-in, with their words', async ({
+    browser,
+  }) => {
+    // Two sign-ins, a sign-out that seals, an offline edit and an administrator's session: about twice the others.
+    test.slow();
+    const member = await createStaffMember(browser, 'Keeper');
+    const app = await openApp(profile, wifi);
+    const { page, context } = app;
+    await signInHere(page, member.email, member.password);
+    await waitForServiceWorker(page);
+    const word = tag();
+    const original = `Bins go out on Tuesday ${word}`;
+    const composer = page.getByRole('region', { name: 'Create a post' });
+    await composer.getByLabel('Post content').fill(original);
+    await composer.getByRole('button', { name: 'Post', exact: true }).click();
+    await expect.poll(() => postsWith(original).length).toBe(1);
+    await expect(postCard(page, original).getByText('Pending sync')).toHaveCount(0);
+
+    // Offline: the post is edited and commented on, and another post with its comment is written.
+    await wifi.off(context);
+    const edited = `Bins go out on Wednesday this week ${word}`;
+    await postCard(page, original).getByRole('button', { name: 'Edit post' }).click();
+    const editor = page.getByRole('dialog', { name: 'Edit Post' });
+    await editor.getByLabel('Content').fill(edited);
+    await editor.getByRole('button', { name: 'Save Changes' }).click();
+    await expect(editor).toHaveCount(0);
+    const comment = `I will take them out ${word}`;
+    const card = postCard(page, edited);
+    await card.getByRole('button', { name: '0 comments' }).click();
+    await card.getByLabel('Write a comment').fill(comment);
+    await card.getByRole('button', { name: 'Add comment' }).click();
+    await expect(card.getByText(comment)).toBeVisible();
+    const other = `Sent with the same batch ${word}`;
+    await writePostAndComment(page, other);
+    await expect(page.getByText('4 pending')).toBeVisible();
+    await openSignOut(page);
+    await page
+      .getByRole('alertdialog', { name: 'Sign out with unsent items?' })
+      .getByRole('button', { name: 'Sign out anyway — they will be sent next time you sign in on this device' })
+      .click();
+    await expect(page.getByText('You have been logged out successfully')).toBeVisible();
+
+    // Meanwhile an administrator deletes the post, through the same call the admin's feed makes.
+    const [{ id }] = serverRows('SELECT id FROM posts WHERE content = ?', original);
+    const adminContext = await browser.newContext();
+    const admin = await adminContext.newPage();
+    await signIn(admin, ADMIN.email, ADMIN.password);
+    expect((await admin.request.delete(`/api/posts/${String(id)}`)).status()).toBe(204);
+    await adminContext.close();
+
+    // Signing in again: the notice names what was lost, in the user's words; the rest arrives once.
+    await wifi.on(context);
+    await signInHere(page, member.email, member.password);
+    const notice = page.getByRole('status').filter({ hasText: NOT_KEPT });
+    await expect(notice).toBeVisible({ timeout: 20_000 });
+    await expect(notice.getByText(edited)).toBeVisible();
+    await expect(notice.getByText(comment)).toBeVisible();
+    await expectOnServerOnce(other);
+    expect(serverRows('SELECT content, deleted FROM posts WHERE id = ?', id)).toEqual([
+      { content: original, deleted: 1 },
+    ]);
+    expect(serverRows('SELECT id FROM comments WHERE content = ?', comment)).toEqual([]);
+    expect(postsWith(edited)).toEqual([]);
     await context.close();
   });
 

@@ -10,7 +10,8 @@ import { addComment } from '../features/feed/feed-actions';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { databaseNameFor } from './database-name';
 import { listKeptEntries, setKeptEnvironment } from './kept-store';
-import { keptPublicKey, sealUnsentRows, sendKeptWork } from './kept-work';
+import { sendKeptWork } from './kept-send';
+import { keptPublicKey, sealUnsentRows } from './kept-work';
 import { startSync, type SyncController } from './replication';
 import { prng, storedPost } from './test-fixtures';
 

@@ -17,7 +17,9 @@ import { readMergeNotices } from './merge-notices';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { databaseNameFor } from './database-name';
 import { countKeptItems, listKeptEntries, putKeptEntry, sealForUser, setKeptEnvironment } from './kept-store';
-import { keptPublicKey, sealUnsentRows, sendKeptWork } from './kept-work';
+import { forgetLostChanges, readLostChanges } from './lost-changes-store';
+import { sendKeptWork } from './kept-send';
+import { keptPublicKey, sealUnsentRows } from './kept-work';
 import { startSync } from './replication';
 import { storedPost } from './test-fixtures';
 
@@ -218,6 +220,72 @@ describe('kept work', () => {
       lost: 0,
     });
     expect(rows('posts', 'id = ?', id)).toHaveLength(1);
+  });
+
+  it('tells of what a delete on the server won over, and sends the rest of the same batch once', async () => {
+    const author = await t.signedIn();
+    const colleague = await t.buildUser();
+    const own = await t.buildPost({ authorId: author.user.id, content: 'Handover at ten' });
+    const theirs = await t.buildPost({ authorId: colleague.id, content: 'Fire drill on Monday' });
+    const device = await makeDevice(author);
+    const sync = await syncOnce(device);
+    device.online = false;
+    const db = device.db as UserDatabase;
+    await editPost(db, own.id, { content: 'Handover at half past ten', isUrgent: false });
+    await addComment(db, own.id, author.user.id, 'I will bring the keys');
+    await addComment(db, theirs.id, author.user.id, 'Count me in');
+    await toggleReaction(db, theirs.id, author.user.id, 'love', undefined);
+    const fresh = randomUUID();
+    const now = Date.now();
+    await db.posts.insert(
+      storedPost({
+        id: fresh,
+        authorId: author.user.id,
+        content: 'Still here',
+        createdAt: now,
+        updatedAt: now,
+        localPending: true,
+      }),
+    );
+    await addComment(db, fresh, author.user.id, 'A comment that stays');
+    await sync.stop();
+    expect(await sealUnsentRows(device.db, author.user.id, publicKey)).toBe(6);
+    await device.db.remove();
+
+    // Meanwhile an administrator deletes both posts the user changed.
+    const { client: admin } = await t.signedIn({ role: 'admin' });
+    for (const id of [own.id, theirs.id]) expect((await admin.request('DELETE', `/api/posts/${id}`)).status).toBe(204);
+
+    forgetLostChanges();
+    expect(await sendKeptWork(author.user.id, { baseUrl: t.url, fetch: fetchAs(author.client) })).toEqual({
+      sent: 6,
+      lost: 0,
+    });
+    const told = readLostChanges(databaseNameFor(author.user.id)).map(({ kind, postId, text }) => ({
+      kind,
+      postId,
+      text,
+    }));
+    expect(told).toEqual(
+      expect.arrayContaining([
+        { kind: 'post', postId: own.id, text: 'Handover at half past ten' },
+        { kind: 'comment', postId: own.id, text: 'I will bring the keys' },
+        { kind: 'comment', postId: theirs.id, text: 'Count me in' },
+        { kind: 'reaction', postId: theirs.id, text: 'love' },
+      ]),
+    );
+    expect(told).toHaveLength(4);
+    // Nothing of it is on the server; the rest of the batch is, once.
+    expect(rows('posts', 'id = ?', own.id)).toMatchObject([{ deleted: 1, content: 'Handover at ten' }]);
+    expect(
+      rows('comments', 'author_id = ? AND deleted = 0 AND post_id IN (?, ?)', author.user.id, own.id, theirs.id),
+    ).toEqual([]);
+    expect(rows('reactions', 'user_id = ? AND deleted = 0', author.user.id)).toEqual([]);
+    expect(rows('posts', 'id = ?', fresh)).toMatchObject([{ content: 'Still here', deleted: 0 }]);
+    expect(rows('comments', 'post_id = ? AND author_id = ?', fresh, author.user.id)).toMatchObject([
+      { content: 'A comment that stays', deleted: 0 },
+    ]);
+    forgetLostChanges();
   });
 
   it('leaves kept work for later when the server cannot be reached, and removes it after fourteen days', async () => {

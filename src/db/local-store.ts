@@ -1,6 +1,5 @@
 import { firstValueFrom } from 'rxjs';
 import { appStore } from '../lib/store';
-import { toast } from '../lib/toast';
 import {
   destroyUserDatabase,
   getUserDatabase,
@@ -11,14 +10,8 @@ import {
 } from './database';
 import { databaseNameFor } from './database-name';
 import { takePrefetchedPull } from './first-pull';
-import {
-  countWaitingPosts,
-  keptPublicKey,
-  sealUnsentRows,
-  sealWaitingPosts,
-  sendKeptWork,
-  waitingPostUsers,
-} from './kept-work';
+import { deliverKeptWork } from './kept-send';
+import { countWaitingPosts, keptPublicKey, sealUnsentRows, sealWaitingPosts, waitingPostUsers } from './kept-work';
 import { forgetLostChanges } from './lost-changes-store';
 import { countWipe, localStoreAtom, wipeCount, type LocalStore } from './local-store-state';
 import { startSync } from './replication';
@@ -48,8 +41,9 @@ export function startLocalStore(
     const unsealed = await keepUnsentWork(userId);
     const db = await openUserDatabase(userId, {}, unsealed);
     if (wipeCount() !== wipesBefore) return null;
-    // What this user kept at the end of an earlier session goes first (decision 114). The server's sealing key is
-    // fetched now, while online, so that this session's end can seal its work even offline.
+    // What this user kept at the end of an earlier session goes first (decision 114); the sign-in started sending it
+    // already (decision 121), and this waits for that. The server's sealing key is fetched now, while online, so that
+    // this session's end can seal its work even offline.
     void keptPublicKey();
     await deliverKeptWork(userId);
     if (wipeCount() !== wipesBefore) return null;
@@ -135,21 +129,6 @@ async function keepUnsentWork(except?: string): Promise<string[]> {
     }
   }
   return unsealed;
-}
-
-/** Sends the user's kept work; what cannot go now stays for the next try. */
-async function deliverKeptWork(userId: string): Promise<void> {
-  try {
-    const { sent } = await sendKeptWork(userId);
-    if (sent > 0) {
-      toast({
-        title: 'Unsent items delivered',
-        description: `${sent} ${sent === 1 ? 'item' : 'items'} kept on this device since your last session ${sent === 1 ? 'was' : 'were'} sent.`,
-      });
-    }
-  } catch (error) {
-    console.warn('Kept work will be sent later', error);
-  }
 }
 
 function deleteIndexedDb(name: string): Promise<void> {

@@ -6,6 +6,7 @@ import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/rep
 import {
   FIRST_FEED_PAGE,
   PUSHABLE_COLLECTIONS,
+  PUSH_ROWS_MAX,
   SYNC_COLLECTIONS,
   SYNC_DEVICE_HEADER,
   SYNC_EVENTS,
@@ -92,9 +93,9 @@ const STORED_PATIENCE_MS = 15_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 /** How many times a pull is asked again because pushes overlapped it, before RxDB's retry takes over. */
 const STALE_PULL_TRIES = 5;
-/** Rows RxDB hands the push handler at most, and rows per push request (the server takes up to 100). */
+/** Rows RxDB hands the push handler at most, and rows per push request: as many as the server takes. */
 const PUSH_BATCH = 1000;
-const PUSH_REQUEST_ROWS = 50;
+const PUSH_REQUEST_ROWS = PUSH_ROWS_MAX;
 /** How long other collections wait for that page before pulling anyway. */
 const FIRST_PAGE_PATIENCE_MS = 3000;
 
@@ -225,18 +226,23 @@ export function startSync(
   /**
    * Comments and reactions point at a post. One made on a post that was itself written offline must not reach
    * the server first: it would be refused as pointing at nothing, and the refusal deletes it locally. So when
-   * a pushed row's post is still pending here, the push waits until the posts are in sync (the collections
-   * push in parallel otherwise). The wait is bounded: if the post is still pending after it, the push fails
-   * and RxDB retries it later, so a posts replication that is slow or stuck never holds comments and
-   * reactions for good (the chaos test saw them wait for ever behind a posts replication that never settled).
+   * a pushed row's post is still pending here and the server has not yet accepted it in this session, the push
+   * waits until the posts are in sync (the collections push in parallel otherwise). A post counts as there once
+   * its push is accepted, not only once its stored copy is pulled back: waiting for that pull made comments fail
+   * and wait for RxDB's retry. The wait is bounded: if the post is still not there after it, the push fails and
+   * RxDB retries it later, so a posts replication that is slow or stuck never holds comments and reactions for
+   * good (the chaos test saw them wait for ever behind a posts replication that never settled).
    */
   const PUSH_AFTER_POSTS: readonly SyncCollection[] = ['comments', 'reactions'];
+  const acceptedPosts = new Set<string>();
   async function postsFirst(name: SyncCollection, rows: { newDocumentState: Record<string, unknown> }[]) {
     const posts = collections.posts;
     if (!posts || !PUSH_AFTER_POSTS.includes(name)) return;
     const ids = [...new Set(rows.map((row) => row.newDocumentState.postId).filter((id) => typeof id === 'string'))];
     const pending = async () =>
-      [...(await posts.findByIds(ids as string[]).exec()).values()].some((post) => post.get('localPending') === true);
+      [...(await posts.findByIds(ids as string[]).exec()).values()].some(
+        (post) => post.get('localPending') === true && !acceptedPosts.has(post.primary),
+      );
     if (ids.length === 0 || !(await pending())) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
@@ -245,6 +251,15 @@ export function startSync(
     ]);
     clearTimeout(timer);
     if (await pending()) throw new Error(`${name}: waiting for posts written offline to reach the server first`);
+  }
+
+  /** Posts the server took as they were pushed: comments and reactions on them need not wait (postsFirst). */
+  function noteAccepted(rows: unknown[], conflicts: Record<string, unknown>[]) {
+    const refused = new Set(conflicts.map((doc) => doc.id));
+    for (const row of rows as PushRow[]) {
+      const id = row.newDocumentState.id;
+      if (typeof id === 'string' && !refused.has(id) && !row.newDocumentState._deleted) acceptedPosts.add(id);
+    }
   }
 
   /**
@@ -481,6 +496,7 @@ export function startSync(
         // Edits the server merged with someone else's: the user is told which fields were theirs (decision 120).
         recordMerges(collections[name]!.database.name, name, answer.merges);
         conflicts.push(...answer.conflicts);
+        if (name === 'posts') noteAccepted(rows.slice(i, i + PUSH_REQUEST_ROWS), answer.conflicts);
       }
       // Conflicts are master documents: like pulled ones, they are not pending.
       return conflicts.map((doc) => ({ ...pickKnown(doc, known), localPending: false })) as never[];

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { acknowledgements, posts, userHouses, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -35,13 +35,18 @@ const alertPostColumns = {
 /** Only acknowledgements of live urgent posts count (an alert whose post was deleted or made ordinary is over). */
 const liveAlert: SQL = and(eq(posts.deleted, false), eq(posts.isUrgent, true)) as SQL;
 
-export function findAlertPost(db: Db, postId: string): AlertPostRow | undefined {
-  return db
+/** Read for every post written (announcePost), pushes of offline posts included: prepared once (decision 78). */
+const findAlertPostQuery = preparedFor((db) =>
+  db
     .select(alertPostColumns)
     .from(posts)
     .leftJoin(users, eq(users.id, posts.authorId))
-    .where(eq(posts.id, postId))
-    .get();
+    .where(eq(posts.id, sql.placeholder('postId')))
+    .prepare(),
+);
+
+export function findAlertPost(db: Db, postId: string): AlertPostRow | undefined {
+  return findAlertPostQuery(db).get({ postId });
 }
 
 /**

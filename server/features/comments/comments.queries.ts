@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { comments, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -14,15 +14,39 @@ const authorColumns = {
   profileImageUrl: users.profileImageUrl,
 };
 
+/** Read for every pushed comment (its master), so prepared once per database (decision 78). */
+const findCommentQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(comments)
+    .where(eq(comments.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 export function findComment(db: Db, id: string): CommentRow | undefined {
-  return db.select().from(comments).where(eq(comments.id, id)).get();
+  return findCommentQuery(db).get({ id });
 }
 
+const insertCommentQuery = preparedFor((db) =>
+  db
+    .insert(comments)
+    .values({
+      id: sql.placeholder('id'),
+      postId: sql.placeholder('postId'),
+      authorId: sql.placeholder('authorId'),
+      content: sql.placeholder('content'),
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('updatedAt'),
+      deleted: sql.placeholder('deleted'),
+      serverSeq: sql.placeholder('serverSeq'),
+    })
+    .prepare(),
+);
+
+/** A new comment at the next sequence; prepared, as a push of offline comments inserts many in a row. */
 export function insertComment(db: Db, row: NewCommentRow): void {
   db.transaction(() => {
-    db.insert(comments)
-      .values({ ...row, serverSeq: nextSeq(db) })
-      .run();
+    insertCommentQuery(db).run({ authorId: null, deleted: false, ...row, serverSeq: nextSeq(db) });
   });
 }
 

@@ -42,18 +42,19 @@ export function listComments(deps: AppDeps, postId: string): CommentView[] {
 }
 
 /**
- * Adds a comment by the signed-in user at the server's time. Its written time is never before the author could
- * see the post: the post's arrival, or its own written time for the post's author (decision 119). A client id
- * makes a re-send return the same comment instead of a second one.
+ * Adds a comment by the signed-in user at the server's time and answers its id. Its written time is never before
+ * the author could see the post: the post's arrival, or its own written time for the post's author (decision 119).
+ * A client id makes a re-send return the same comment instead of a second one. Sync calls this directly: it sends
+ * no view back.
  */
-export function addComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): CommentView {
+export function writeComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): string {
   if (body.id) {
     const existing = findComment(deps.db, body.id);
     if (existing) {
       if (existing.authorId !== actor.id || existing.postId !== postId || existing.deleted) {
         conflict('A comment with this id already exists');
       }
-      return loadCommentView(deps, body.id);
+      return body.id;
     }
   }
   const post = requirePost(deps, postId);
@@ -71,7 +72,12 @@ export function addComment(deps: AppDeps, actor: SessionUser, postId: string, bo
     deleted: false,
   });
   deps.hub.notify('comments');
-  return loadCommentView(deps, id);
+  return id;
+}
+
+/** POST /api/posts/{id}/comments: writeComment, answering the comment with its author. */
+export function addComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): CommentView {
+  return loadCommentView(deps, writeComment(deps, actor, postId, body));
 }
 
 /** Deletes a comment (a tombstone): its author or a System Administrator only (spec section 6). */

@@ -4,7 +4,7 @@ import type { CommentDoc } from '../../../schema/sync';
 import { badRequest } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import type { SyncHandler } from '../sync/sync.service';
-import { addComment, deleteComment, findCommentDoc, listCommentDocsSince } from './comments.service';
+import { deleteComment, findCommentDoc, listCommentDocsSince, writeComment } from './comments.service';
 
 const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId is required').max(100);
 
@@ -16,7 +16,7 @@ export const commentsSync: SyncHandler<CommentDoc> = {
     const { postId, content, writtenAt } = doc as Partial<CommentDoc>;
     if (!master) {
       if (doc._deleted) return;
-      addComment(
+      writeComment(
         deps,
         actor,
         parseInput(PostIdSchema, postId),

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { comments, posts, reactions, users } from '../../db/tables';
 import { reactionId } from '../../../schema/sync';
 import { nextSeq } from '../../lib/seq.queries';
@@ -31,15 +31,53 @@ export interface PostWithAuthor {
   author: AuthorRow | null;
 }
 
+/** Read for every pushed post (its master), so prepared once per database (decision 78). */
+const findPostQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(posts)
+    .where(eq(posts.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 export function findPost(db: Db, id: string): PostRow | undefined {
-  return db.select().from(posts).where(eq(posts.id, id)).get();
+  return findPostQuery(db).get({ id });
 }
 
+const insertPostQuery = preparedFor((db) =>
+  db
+    .insert(posts)
+    .values({
+      id: sql.placeholder('id'),
+      authorId: sql.placeholder('authorId'),
+      content: sql.placeholder('content'),
+      category: sql.placeholder('category'),
+      isUrgent: sql.placeholder('isUrgent'),
+      houseTags: sql.placeholder('houseTags'),
+      audienceHouses: sql.placeholder('audienceHouses'),
+      images: sql.placeholder('images'),
+      attachments: sql.placeholder('attachments'),
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('updatedAt'),
+      deleted: sql.placeholder('deleted'),
+      serverSeq: sql.placeholder('serverSeq'),
+    })
+    .prepare(),
+);
+
+/** A new post at the next sequence; prepared, as a push of offline posts inserts many in a row. */
 export function insertPost(db: Db, row: NewPostRow): void {
   db.transaction(() => {
-    db.insert(posts)
-      .values({ ...row, serverSeq: nextSeq(db) })
-      .run();
+    insertPostQuery(db).run({
+      authorId: null,
+      audienceHouses: '[]',
+      houseTags: '[]',
+      images: '[]',
+      attachments: '[]',
+      deleted: false,
+      ...row,
+      serverSeq: nextSeq(db),
+    });
   });
 }
 

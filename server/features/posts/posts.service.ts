@@ -257,24 +257,23 @@ function checkHouses(deps: AppDeps, houseTags: string[]): void {
   if (unknown !== undefined) badRequest(`Unknown house: ${unknown}`);
 }
 
-/** A post with this client id already exists: the same author's re-send gets it back, anyone else a 409. */
-function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined): PostView | null {
-  if (!id) return null;
+/** Whether a post with this client id exists: the same author's re-send gets it back, anyone else a 409. */
+function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined): boolean {
+  if (!id) return false;
   const existing = findPost(deps.db, id);
-  if (!existing) return null;
+  if (!existing) return false;
   if (existing.authorId !== actor.id || existing.deleted) conflict('A post with this id already exists');
-  return loadPostView(deps, id, actor.id);
+  return true;
 }
 
 /**
- * Creates a post by the signed-in user at the server's time, with the device's time of writing bounded by it
- * and by the author's account (decision 119). A client id lets a post written offline keep its id; sending the
- * same post again returns it instead of making a second one. Pictures and attachments must be the author's own
- * uploads.
+ * Creates a post by the signed-in user at the server's time, with the device's time of writing bounded by it and
+ * by the author's account (decision 119), and answers its id. A client id lets a post written offline keep its id;
+ * sending the same post again returns it instead of making a second one. Pictures and attachments must be the
+ * author's own uploads. Sync calls this directly: it sends no view back.
  */
-export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView {
-  const existing = existingPost(deps, actor, body.id);
-  if (existing) return existing;
+export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): string {
+  if (body.id && existingPost(deps, actor, body.id)) return body.id;
   checkHouses(deps, body.houseTags);
   checkHouses(deps, body.audienceHouses);
   const files = resolvePostFiles(deps, actor, body);
@@ -298,7 +297,12 @@ export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBo
   deps.hub.notify('posts');
   // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
   announcePost(deps, id);
-  return loadPostView(deps, id, actor.id);
+  return id;
+}
+
+/** POST /api/posts: writePost, answering the post as its author sees it. */
+export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView {
+  return loadPostView(deps, writePost(deps, actor, body), actor.id);
 }
 
 /**
@@ -311,8 +315,7 @@ export async function createPostWithFiles(
   body: CreatePostBody,
   files: { images: File[]; attachments: File[] },
 ): Promise<PostView> {
-  const existing = existingPost(deps, actor, body.id);
-  if (existing) return existing;
+  if (body.id && existingPost(deps, actor, body.id)) return loadPostView(deps, body.id, actor.id);
   const total = body.images.length + body.attachments.length + files.images.length + files.attachments.length;
   if (total > LIMITS.postUploaderFiles) badRequest(UPLOAD_MESSAGES.tooManyFiles);
   checkHouses(deps, body.houseTags);

@@ -3,12 +3,12 @@ import type { PostDoc } from '../../../schema/sync';
 import { badRequest } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import { sameJson, type SyncHandler } from '../sync/sync.service';
-import { createPost, deletePost, editPost, findPostDoc, listPostDocsBefore, listPostDocsSince } from './posts.service';
+import { deletePost, editPost, findPostDoc, listPostDocsBefore, listPostDocsSince, writePost } from './posts.service';
 
 /**
- * Posts replicate both ways. A new document is createPost, `_deleted` is deletePost, any other change is
- * editPost: the author or an admin, the same validation as REST. The author, times and counts are the
- * server's; pictures and attachments are fixed once posted.
+ * Posts replicate both ways. A new document is writePost (REST's createPost without the view it answers),
+ * `_deleted` is deletePost, any other change is editPost: the author or an admin, the same validation as REST.
+ * The author, times and counts are the server's; pictures and attachments are fixed once posted.
  */
 export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
@@ -20,7 +20,7 @@ export const postsSync: SyncHandler<PostDoc> = {
       doc as Partial<PostDoc>;
     if (!master) {
       if (doc._deleted) return; // written and removed while offline: nothing to keep
-      createPost(
+      writePost(
         deps,
         actor,
         parseInput(CreatePostBodySchema, {

@@ -81,20 +81,30 @@ const activeSubscriptionsOfUser = preparedFor((db) =>
     .prepare(),
 );
 
+/** Everyone's devices but one user's, as each Company Announcement pushes to: prepared once (decision 78). */
+const activeSubscriptionsExcept = preparedFor((db) =>
+  db
+    .select(subscriptionColumns)
+    .from(pushSubscriptions)
+    .innerJoin(users, eq(users.id, pushSubscriptions.userId))
+    .where(and(ne(pushSubscriptions.userId, sql.placeholder('userId')), eq(users.isActive, true)))
+    .orderBy(asc(pushSubscriptions.userId))
+    .prepare(),
+);
+
 export function listActiveSubscriptions(
   db: Db,
   who: { userIds: string[] } | { exceptUserId: string },
 ): PushSubscriptionRow[] {
   if ('userIds' in who && who.userIds.length === 1)
     return activeSubscriptionsOfUser(db).all({ userId: who.userIds[0] });
-  const whose =
-    'userIds' in who ? inArray(pushSubscriptions.userId, who.userIds) : ne(pushSubscriptions.userId, who.exceptUserId);
-  if ('userIds' in who && who.userIds.length === 0) return [];
+  if ('exceptUserId' in who) return activeSubscriptionsExcept(db).all({ userId: who.exceptUserId });
+  if (who.userIds.length === 0) return [];
   return db
     .select(subscriptionColumns)
     .from(pushSubscriptions)
     .innerJoin(users, eq(users.id, pushSubscriptions.userId))
-    .where(and(whose, eq(users.isActive, true)))
+    .where(and(inArray(pushSubscriptions.userId, who.userIds), eq(users.isActive, true)))
     .orderBy(asc(pushSubscriptions.userId))
     .all();
 }

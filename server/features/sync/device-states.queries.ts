@@ -1,8 +1,18 @@
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import type { SyncDoc } from './sync.service';
 
 /** How long a device's last accepted state is kept: a push answer lost longer ago than this merges as before. */
 export const DEVICE_STATE_DAYS = 30;
+
+/** Written for every accepted pushed post, so prepared once per database (decision 78). */
+const rememberStatement = preparedFor((db) =>
+  db.$client.prepare(
+    `INSERT INTO sync_device_states (collection, doc_id, user_id, device_id, state, written_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (collection, doc_id, user_id, device_id) DO UPDATE SET state = excluded.state,
+       written_at = excluded.written_at`,
+  ),
+);
 
 /** Remembers the document as a push from this device left it (decision 69). */
 export function rememberDeviceState(
@@ -11,14 +21,7 @@ export function rememberDeviceState(
   state: SyncDoc,
   at: number,
 ): void {
-  db.$client
-    .prepare(
-      `INSERT INTO sync_device_states (collection, doc_id, user_id, device_id, state, written_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (collection, doc_id, user_id, device_id) DO UPDATE SET state = excluded.state,
-         written_at = excluded.written_at`,
-    )
-    .run(key.collection, key.docId, key.userId, key.deviceId, JSON.stringify(state), at);
+  rememberStatement(db).run(key.collection, key.docId, key.userId, key.deviceId, JSON.stringify(state), at);
 }
 
 /** The document as this device's last accepted push left it, or null. */

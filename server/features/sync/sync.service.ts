@@ -150,10 +150,11 @@ export function pullDocuments(
 }
 
 /**
- * POST /api/sync/{collection}/push. Each row in order, in its own transaction: a row whose assumed master is
- * not the stored one is a conflict (the master goes back); otherwise the change goes through the feature's
- * service. A refused row (400, 403, 404, 409...) answers the master, or a tombstone for a refused create,
- * and the rest of the batch carries on.
+ * POST /api/sync/{collection}/push. One transaction for the request, each row in order in a savepoint of its own:
+ * a row whose assumed master is not the stored one is a conflict (the master goes back); otherwise the change goes
+ * through the feature's service. A refused row (400, 403, 404, 409...) rolls back only itself and answers the
+ * master, or a tombstone for a refused create, and the rest of the batch carries on. A server error stops the batch
+ * after committing the rows before it (docs/sync.md, "Push").
  */
 export function pushDocuments(
   deps: AppDeps,
@@ -177,42 +178,54 @@ export function pushDocuments(
     return base && (!assumed || updatedAtOf(base) > updatedAtOf(assumed)) ? { ...base } : null;
   };
   let touched = false;
-  for (const row of rows) {
+  /** Applies one row in its own savepoint; answers its conflict, or null when it was accepted. */
+  const pushRow = (row: PushRow): SyncDoc | { merge: FieldMerge } | null => {
     const doc = row.newDocumentState;
-    try {
-      const answer = deps.db.transaction(() => {
-        const master = findMaster(doc.id);
-        const assumed = row.assumedMasterState ?? null;
-        const checked = !handler.lastPushWins && !handler.mergesOnServer;
-        if (checked && !sameState(collection, assumed, master)) {
-          const base = master ? newerDeviceState(doc.id, assumed) : null;
-          if (base) bases[doc.id] = { ...base, _deleted: Boolean(base._deleted) };
-          return master ?? tombstoneOf(doc);
+    return deps.db.transaction(() => {
+      const master = findMaster(doc.id);
+      const assumed = row.assumedMasterState ?? null;
+      const checked = !handler.lastPushWins && !handler.mergesOnServer;
+      if (checked && !sameState(collection, assumed, master)) {
+        const base = master ? newerDeviceState(doc.id, assumed) : null;
+        if (base) bases[doc.id] = { ...base, _deleted: Boolean(base._deleted) };
+        return master ?? tombstoneOf(doc);
+      }
+      const from = handler.mergesOnServer ? (newerDeviceState(doc.id, assumed) ?? assumed) : null;
+      const merge = handler.apply!(deps, actor, doc, master, meta, from);
+      const stored = device || master ? findMaster(doc.id) : null;
+      if (device && stored) {
+        // A merging server stores more than the device sent: the device knows only what it pushed.
+        const known = handler.mergesOnServer ? { ...stored, ...writableOf(collection, doc) } : stored;
+        rememberDeviceState(deps.db, keyOf(doc.id), known, deps.now());
+      }
+      // Accepted but nothing changed (a retry whose first answer was lost, the same value again): no change
+      // event would follow, and the pusher, whose copy waits for the stored version, would never get it.
+      if (master && sameJson(stored, master)) {
+        // Pushable: the read-only collections were refused above (they have no findMaster and apply).
+        touchRow(deps.db, collection as PushedCollection, doc.id);
+        touched = true;
+      }
+      return merge ? { merge } : null;
+    });
+  };
+  let failure: unknown = null;
+  // One commit per request rather than per row: a row's own transaction cost more than its work.
+  deps.db.transaction(() => {
+    for (const row of rows) {
+      try {
+        const answer = pushRow(row);
+        if (answer && 'merge' in answer) merges[row.newDocumentState.id] = answer.merge;
+        else if (answer) conflicts.push(answer);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) {
+          failure = error;
+          return;
         }
-        const from = handler.mergesOnServer ? (newerDeviceState(doc.id, assumed) ?? assumed) : null;
-        const merge = handler.apply!(deps, actor, doc, master, meta, from);
-        if (device) {
-          const stored = findMaster(doc.id);
-          // A merging server stores more than the device sent: the device knows only what it pushed.
-          const known = handler.mergesOnServer && stored ? { ...stored, ...writableOf(collection, doc) } : stored;
-          if (known) rememberDeviceState(deps.db, keyOf(doc.id), known, deps.now());
-        }
-        // Accepted but nothing changed (a retry whose first answer was lost, the same value again): no change
-        // event would follow, and the pusher, whose copy waits for the stored version, would never get it.
-        if (master && sameJson(findMaster(doc.id), master)) {
-          // Pushable: the read-only collections were refused above (they have no findMaster and apply).
-          touchRow(deps.db, collection as PushedCollection, doc.id);
-          touched = true;
-        }
-        return merge ? { merge } : null;
-      });
-      if (answer && 'merge' in answer) merges[doc.id] = answer.merge;
-      else if (answer) conflicts.push(answer);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
-      conflicts.push(findMaster(doc.id) ?? tombstoneOf(doc));
+        conflicts.push(findMaster(row.newDocumentState.id) ?? tombstoneOf(row.newDocumentState));
+      }
     }
-  }
+  });
+  if (failure) throw failure;
   if (touched) deps.hub.notify(collection, [actor.id]);
   return {
     conflicts,

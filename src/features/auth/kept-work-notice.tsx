@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
-import { KEPT_CHANGED_EVENT, KEPT_DB } from '../../../schema/offline';
+import { KEPT_CHANGED_EVENT } from '../../../schema/offline';
 import { Notice } from '../../components/ui/notice';
+import { keptDatabaseExists } from './kept-database';
 
 /** How many items are kept sealed on this device; the store's code is loaded only when it exists. */
 async function countKept(): Promise<number> {
-  if (typeof indexedDB === 'undefined' || typeof indexedDB.databases !== 'function') return 0;
-  if (!(await indexedDB.databases()).some((info) => info.name === KEPT_DB)) return 0;
+  if (!(await keptDatabaseExists())) return 0;
   const { countKeptItems } = await import('../../db/kept-store');
   return countKeptItems();
 }

@@ -9,6 +9,7 @@ import { ACTIVITY_EVENTS, startInactivityMonitor } from '../../lib/inactivity';
 import { appStore } from '../../lib/store';
 import { toast } from '../../lib/toast';
 import { currentUserAtom, refreshCurrentUserIfStale } from './current-user';
+import { keptDatabaseExists } from './kept-database';
 import { endLostSession, logOutForInactivity } from './session';
 import { noteActivity } from './session-marks';
 import { countUnsent, itemsText } from './use-sign-out';
@@ -34,6 +35,17 @@ function useFeedPreview(userId: string | undefined): void {
   }, [userId]);
 }
 
+/**
+ * Sends what the user kept at the end of an earlier session as soon as they are known (decision 121): it needs no
+ * local store, so it goes while the store's code loads and opens, which waits for it before syncing. The code that
+ * sends it is loaded only when this browser holds kept work.
+ */
+async function deliverKeptWorkNow(userId: string): Promise<void> {
+  if (!(await keptDatabaseExists())) return;
+  const { deliverKeptWork } = await import('../../db/kept-send');
+  await deliverKeptWork(userId);
+}
+
 /** Opens the signed-in user's local database (wiping any other user's) and starts syncing it. */
 function useUserDatabase(userId: string | undefined): void {
   const navigate = useNavigate();
@@ -41,6 +53,7 @@ function useUserDatabase(userId: string | undefined): void {
     if (!userId) return;
     let active = true;
     const wipesBefore = wipeCount();
+    void deliverKeptWorkNow(userId).catch((error: unknown) => console.warn('Kept work will be sent later', error));
     // Loaded on demand: the database code is not needed before someone signs in. A user who signed out meanwhile
     // gets no store: sign-out has wiped it. On a new device the feed's preview paints first (decision 103).
     previewSettled(userId)
