@@ -36,6 +36,7 @@ const insertCommentQuery = preparedFor((db) =>
       authorId: sql.placeholder('authorId'),
       content: sql.placeholder('content'),
       createdAt: sql.placeholder('createdAt'),
+      writtenAt: sql.placeholder('writtenAt'),
       updatedAt: sql.placeholder('updatedAt'),
       deleted: sql.placeholder('deleted'),
       serverSeq: sql.placeholder('serverSeq'),

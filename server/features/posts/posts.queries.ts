@@ -58,6 +58,7 @@ const insertPostQuery = preparedFor((db) =>
       images: sql.placeholder('images'),
       attachments: sql.placeholder('attachments'),
       createdAt: sql.placeholder('createdAt'),
+      writtenAt: sql.placeholder('writtenAt'),
       updatedAt: sql.placeholder('updatedAt'),
       deleted: sql.placeholder('deleted'),
       serverSeq: sql.placeholder('serverSeq'),
