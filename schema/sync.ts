@@ -190,7 +190,7 @@ export const AcknowledgementDocSchema = z.object({
 export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;
 
 /**
- * A resident's One Page Profile (spec section 3). Devices push edits of every field but the photo, merged field by
+ * A resident's One Page Profile (docs/api-residents.md). Devices push edits of every field but the photo, merged field by
  * field on the server (decision 120); adding, archiving and the photo go through REST. An archived resident
  * arrives as a tombstone with no content, so devices drop it.
  */

@@ -5,6 +5,7 @@ import { CreatePostBodySchema, POST_MESSAGES, type PostView } from '../../../sch
 import type { PostDoc } from '../../../schema/sync';
 import { posts } from '../../db/tables';
 import { parseInput } from '../../lib/http';
+import { newPostDoc } from '../../test/sync-docs';
 import { ADMIN, actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { updateUser } from '../users/users.queries';
 import { createPost, feedCacheBytes } from './posts.service';
@@ -461,21 +462,8 @@ describe('the time a post was written', () => {
   it('is taken from a sync push, clamped, and pulled back with the post', async () => {
     const { user, client } = await author();
     const written = Date.now() - 20 * 60_000;
-    const doc = (id: string, writtenAt: number) => ({
-      id,
-      authorId: user.id,
-      content: 'Offline post',
-      category: 'company_announcement',
-      isUrgent: false,
-      houseTags: [],
-      audienceHouses: [],
-      images: [],
-      attachments: [],
-      createdAt: writtenAt,
-      writtenAt,
-      updatedAt: writtenAt,
-      _deleted: false,
-    });
+    const doc = (id: string, writtenAt: number) =>
+      newPostDoc({ id, authorId: user.id, content: 'Offline post', createdAt: writtenAt });
     const [kept, early] = [randomUUID(), randomUUID()];
     const push = await client.post('/api/sync/posts/push', [
       { newDocumentState: doc(kept, written), assumedMasterState: null },

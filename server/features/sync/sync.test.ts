@@ -11,6 +11,7 @@ import type {
   ReactionDoc,
   SyncCheckpoint,
 } from '../../../schema/sync';
+import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
 let t: TestServer;
@@ -48,26 +49,6 @@ async function push<T>(client: TestClient, collection: string, rows: unknown[]) 
   const res = await client.post(`/api/sync/${collection}/push`, rows);
   expect(res.status).toBe(200);
   return (res.body as unknown as PushResponse<T>).conflicts;
-}
-
-function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
-  return {
-    id: randomUUID(),
-    authorId: null,
-    content: 'Written offline',
-    category: 'company_announcement',
-    isUrgent: false,
-    houseTags: [],
-    audienceHouses: [],
-    images: [],
-    attachments: [],
-    reactions: {},
-    createdAt: Date.now(),
-    writtenAt: Date.now(),
-    updatedAt: Date.now(),
-    _deleted: false,
-    ...overrides,
-  };
 }
 
 async function masterOf(client: TestClient, id: string): Promise<PostDoc> {

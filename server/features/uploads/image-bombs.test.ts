@@ -13,8 +13,7 @@ import { freePort, startServerProcess, type ServerProcess } from '../../test/ser
 
 /**
  * Image bombs (docs/security.md): small files that hold pictures of 16,000 x 16,000 pixels, sent to the real server
- * in a process of its own so that its memory can be read from /proc. Before the pixel limit, four at once took the
- * server's resident memory up by gigabytes.
+ * in a process of its own so that its memory can be read from /proc: each decoded whole would be 768 MB of pixels.
  */
 const FIXTURES = path.join(import.meta.dirname, '../../test/fixtures');
 const bomb = (name: string) => zlib.gunzipSync(fs.readFileSync(path.join(FIXTURES, name)));

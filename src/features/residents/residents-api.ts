@@ -18,7 +18,7 @@ export type ResidentFormValues = { [K in ResidentTextField]: string } & {
 };
 
 /**
- * The multipart form of spec section 7 for a new profile: every text field, houseTags as a JSON string, the photo if
+ * The multipart form of a new profile (docs/api-residents.md): every text field, houseTags as a JSON string, the photo if
  * one was chosen. Adding goes through REST, online only, because of the photo; the profile comes back to every
  * device, this one included, through sync (decisions 50 and 120).
  */
