@@ -89,6 +89,8 @@ test('an acknowledgement, a post and a message written offline show and report t
   await expect(bubble).toContainText(`${formatTime(writtenAt)} · sent ${formatTime(message.arrivedAt)}`);
   await expect(bubble.getByText('Waiting to send')).toHaveCount(0);
   await phone.keyboard.press('Escape');
+  // The care worker looks for the post by its words: a long shared feed may hold it below the screen.
+  await phone.getByRole('region', { name: 'Filter posts' }).getByLabel('Search posts').fill(`Garden tidy done ${word}`);
   const card = phone.getByRole('article').filter({ hasText: `Garden tidy done ${word}` });
   await expect(card).toContainText(`${formatDateTime(writtenAt)} · sent ${sentTime(post.arrivedAt)}`);
   await expect(card.getByText('Pending sync')).toHaveCount(0);
