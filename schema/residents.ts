@@ -251,6 +251,12 @@ export const ResidentViewSchema = z.object({
 });
 export type ResidentView = z.infer<typeof ResidentViewSchema>;
 
+/** PUT /api/residents/{id}'s answer: the profile, and the merge when someone else changed it since the edit's base. */
+export const ResidentEditAnswerSchema = ResidentViewSchema.extend({
+  merge: z.object({ mine: z.array(z.string()), theirs: z.array(z.string()), both: z.array(z.string()) }).optional(),
+});
+export type ResidentEditAnswer = z.infer<typeof ResidentEditAnswerSchema>;
+
 export const RESIDENT_VERSION_ACTIONS = ['create', 'update', 'archive'] as const;
 export type ResidentVersionAction = (typeof RESIDENT_VERSION_ACTIONS)[number];
 

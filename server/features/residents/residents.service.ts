@@ -14,6 +14,7 @@ import {
   residentChanges,
   type CreateResidentBody,
   type ResidentEdit,
+  type ResidentEditAnswer,
   type ResidentMerge,
   type FieldChange,
   type ResidentFields,
@@ -220,9 +221,6 @@ export async function createResident(
   deps.hub.notify('residents');
   return loadResidentView(deps, id);
 }
-
-/** An edit's answer: the stored profile, and how it was merged when someone else had changed it since its base. */
-export type ResidentEditAnswer = ResidentView & { merge?: FieldMerge };
 
 /** What an edit did: how it merged, and whether it stored a new version. */
 interface SavedEdit {
