@@ -1,14 +1,25 @@
 import type { BrowserContext, Page } from '@playwright/test';
+import sharp from 'sharp';
 import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
-import { readableOnDevice, serverRows } from './support/offline';
+import { readableOnDevice, reloadOffline, serverRows } from './support/offline';
 
 /**
- * Residents' profiles edited offline (decision 120): saved on the device, sent once when back online, merged field by
- * field with a colleague's edit made meanwhile (the later writer is told which fields were theirs), and sealed with
+ * Residents' profiles edited offline (decision 120), a new photo included (decision 123): saved on the device, sent once
+ * when back online, merged field by field with a colleague's edit made meanwhile (the later writer is told which fields were theirs), and sealed with
  * the rest of the unsent work when the session ends before they are sent (decision 114).
  */
 
 const tag = () => Math.random().toString(36).slice(2, 6);
+
+const PORTRAIT_NAME = 'portrait-offline.jpg';
+
+/** A phone photo of a resident, to choose in the edit form. */
+async function portrait(): Promise<{ name: string; mimeType: string; buffer: Buffer }> {
+  const buffer = await sharp({ create: { width: 48, height: 64, channels: 3, background: '#7a5230' } })
+    .jpeg()
+    .toBuffer();
+  return { name: PORTRAIT_NAME, mimeType: 'image/jpeg', buffer };
+}
 
 // Each journey creates a staff member through /admin and an invitation, and the second signs in on two devices.
 test.describe.configure({ timeout: 180_000 });
@@ -16,8 +27,8 @@ test.describe.configure({ timeout: 180_000 });
 /** The server's copy of a resident, by name. */
 const residentNamed = (name: string) =>
   serverRows(
-    `SELECT id, medication, interests_happy_place AS interests, communication_preferences AS communication
-     FROM residents WHERE name = ? AND archived = 0`,
+    `SELECT id, medication, interests_happy_place AS interests, communication_preferences AS communication,
+     photo_url AS photo FROM residents WHERE name = ? AND archived = 0`,
     [name],
   );
 
@@ -71,7 +82,7 @@ async function expectUpdatesOnce(name: string, count: number): Promise<void> {
   expect(updates()).toBe(count);
 }
 
-test('a profile edited offline is kept on the device, says the photo waits, and reaches the server once', async ({
+test('a profile edited offline with a new photo is kept on the device and each change reaches the server once', async ({
   wifiPage: page,
   wifiContext: context,
   wifi,
@@ -84,15 +95,16 @@ test('a profile edited offline is kept on the device, says the photo waits, and 
 
   await goOffline(page, context, wifi);
   const edit = await openEdit(page, name);
-  await expect(edit.getByLabel('Photo')).toBeDisabled();
   await expect(
-    edit.getByText('The photo can be changed when you are back online. Your other changes are saved on this device.'),
+    edit.getByText('A new photo is kept on this device with your other changes and sent when you are back online.'),
   ).toBeVisible();
+  await edit.getByLabel('Photo').setInputFiles(await portrait());
   await edit.getByLabel('Medication').fill('Tea at four, no sugar');
   await edit.getByRole('button', { name: 'Save Changes' }).click();
   await expect(page.getByText('Saved on this device — it will be sent when you are back online').first()).toBeVisible();
   await expect(edit).toBeHidden();
-  await expect(page.getByText('1 pending')).toBeVisible();
+  await expect(page.getByText('2 pending')).toBeVisible();
+  await expect(residentCard(page, name).getByText('New photo waiting to be sent')).toBeVisible();
   // The device shows its own edit; the server has not heard of it.
   await residentCard(page, name)
     .getByRole('button', { name: `View ${name}` })
@@ -100,17 +112,26 @@ test('a profile edited offline is kept on the device, says the photo waits, and 
   const profile = page.getByRole('dialog', { name });
   await expect(profile.getByRole('region', { name: 'Medication' })).toHaveText(/Tea at four, no sugar/);
   await profile.getByRole('button', { name: 'Close' }).click();
-  expect(residentNamed(name)).toMatchObject([{ medication: 'Tea at four' }]);
+  expect(residentNamed(name)).toMatchObject([{ medication: 'Tea at four', photo: null }]);
+
+  // The page is opened again while still offline: the photo still waits.
+  await reloadOffline(page);
+  await expect(residentCard(page, name).getByText('New photo waiting to be sent')).toBeVisible();
 
   await wifi.on(context);
-  await expectUpdatesOnce(name, 1);
-  expect(residentNamed(name)).toMatchObject([{ medication: 'Tea at four, no sugar' }]);
+  await expectUpdatesOnce(name, 2);
+  expect(residentNamed(name)).toMatchObject([
+    { medication: 'Tea at four, no sugar', photo: expect.stringMatching(/\.jpg$/) },
+  ]);
   expect(versionsOf(name).map((v) => [v.version, v.action, v.email])).toEqual([
     [1, 'create', member.email],
     [2, 'update', member.email],
+    [3, 'update', member.email],
   ]);
-  expect(auditOf(name, 'resident.update')).toEqual([member.email]);
-  await expect(page.getByText('1 pending')).toBeHidden();
+  expect(auditOf(name, 'resident.update')).toEqual([member.email, member.email]);
+  await expect(page.getByText('2 pending')).toBeHidden();
+  await expect(residentCard(page, name).getByText('New photo waiting to be sent')).toBeHidden();
+  await expect(residentCard(page, name).locator('img')).toBeVisible();
 });
 
 test('two devices edit one profile, one offline: both edits are kept field by field and the later writer is told', async ({
@@ -205,14 +226,15 @@ test('an offline edit and profile opening, then signing out anyway: sealed, and 
   await page.getByRole('dialog', { name }).getByRole('button', { name: 'Close' }).click();
   const edit = await openEdit(page, name);
   await edit.getByLabel('Medication').fill(secret);
+  await edit.getByLabel('Photo').setInputFiles(await portrait());
   await edit.getByRole('button', { name: 'Save Changes' }).click();
-  await expect(page.getByText('1 pending')).toBeVisible();
+  await expect(page.getByText('2 pending')).toBeVisible();
 
   // Signing out anyway: asked first (the opening is bookkeeping, not an item), then nothing stays readable.
   await page.getByRole('button', { name: 'Profile menu' }).click();
   await page.getByRole('menuitem', { name: 'Sign Out' }).click();
   const ask = page.getByRole('alertdialog', { name: 'Sign out with unsent items?' });
-  await expect(ask).toContainText('You have 1 unsent item that has not reached the server yet.');
+  await expect(ask).toContainText('You have 2 unsent items that have not reached the server yet.');
   await ask
     .getByRole('button', { name: 'Sign out anyway — they will be sent next time you sign in on this device' })
     .click();
@@ -222,19 +244,20 @@ test('an offline edit and profile opening, then signing out anyway: sealed, and 
   expect(left.kept).not.toBe('');
   expect(left.kept).not.toContain(secret);
   expect(left.kept).not.toContain(name);
-  expect(residentNamed(name)).toMatchObject([{ medication: 'None' }]);
+  expect(left.kept).not.toContain(PORTRAIT_NAME);
+  expect(residentNamed(name)).toMatchObject([{ medication: 'None', photo: null }]);
 
-  // Back online, the same person signs in: the edit and the opening go first, once each.
+  // Back online, the same person signs in: the edit, the photo and the opening go first, once each.
   await wifi.on(context);
   await page.goto('/login');
   await expect(
-    page.getByText('1 unsent item is waiting on this device and will be sent after signing in.'),
+    page.getByText('2 unsent items are waiting on this device and will be sent after signing in.'),
   ).toBeVisible();
   await page.getByLabel('Email').fill(member.email);
   await page.getByLabel('Password', { exact: true }).fill(STAFF_PASSWORD);
   await page.getByRole('button', { name: 'Sign In' }).click();
-  await expectUpdatesOnce(name, 1);
-  expect(residentNamed(name)).toMatchObject([{ medication: secret }]);
+  await expectUpdatesOnce(name, 2);
+  expect(residentNamed(name)).toMatchObject([{ medication: secret, photo: expect.stringMatching(/\.jpg$/) }]);
   await expect.poll(() => auditOf(name, 'resident.view').length, { timeout: 20_000 }).toBe(viewsBefore + 1);
   expect(auditOf(name, 'resident.view').at(-1)).toBe(member.email);
   await expect(page.getByText('Unsent items delivered').first()).toBeVisible({ timeout: 20_000 });

@@ -140,11 +140,20 @@ export const UpdateResidentBodySchema = z.object({
     .datetime({ message: 'baseUpdatedAt must be a time such as 2026-11-25T09:30:00.000Z' })
     .transform((value) => Date.parse(value))
     .optional(),
+  /**
+   * A key the device made for the photo it sends: the same key again (a retry after a lost answer) stores nothing
+   * more and answers the profile as it is (decision 123).
+   */
+  photoKey: z.uuid({ message: 'photoKey must be a UUID' }).optional(),
 });
 export type UpdateResidentBody = z.output<typeof UpdateResidentBodySchema>;
 
 /** The fields of a profile an edit pushed from a device may write (the photo goes through REST; decision 120). */
-export const ResidentEditSchema = UpdateResidentBodySchema.omit({ removePhoto: true, baseUpdatedAt: true });
+export const ResidentEditSchema = UpdateResidentBodySchema.omit({
+  removePhoto: true,
+  baseUpdatedAt: true,
+  photoKey: true,
+});
 export type ResidentEdit = z.output<typeof ResidentEditSchema>;
 
 /** The editable state of a profile, as stored and as the history compares it. */
@@ -241,6 +250,12 @@ export const ResidentViewSchema = z.object({
   createdByUser: ResidentUserSchema,
 });
 export type ResidentView = z.infer<typeof ResidentViewSchema>;
+
+/** PUT /api/residents/{id}'s answer: the profile, and the merge when someone else changed it since the edit's base. */
+export const ResidentEditAnswerSchema = ResidentViewSchema.extend({
+  merge: z.object({ mine: z.array(z.string()), theirs: z.array(z.string()), both: z.array(z.string()) }).optional(),
+});
+export type ResidentEditAnswer = z.infer<typeof ResidentEditAnswerSchema>;
 
 export const RESIDENT_VERSION_ACTIONS = ['create', 'update', 'archive'] as const;
 export type ResidentVersionAction = (typeof RESIDENT_VERSION_ACTIONS)[number];

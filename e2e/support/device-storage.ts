@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 
 /**
- * What the device still holds that anyone could read after a session ends (decision 114): the user stores' names and
- * the kept entries' bytes, which must show none of the user's words.
+ * What the device still holds that anyone could read after a session ends (decision 114): the names of the user stores
+ * and of the database of files waiting to be sent, and the kept entries' bytes, which must show none of the user's words.
  */
 export async function readableOnDevice(page: Page): Promise<{ stores: string[]; kept: string }> {
   return page.evaluate(async () => {
@@ -21,6 +21,6 @@ export async function readableOnDevice(page: Page): Promise<{ stores: string[]; 
         };
       };
     });
-    return { stores: names.filter((name) => name.startsWith('rxdb-dexie-sp_')), kept };
+    return { stores: names.filter((name) => name.startsWith('rxdb-dexie-sp_') || name === 'sp_pending_files'), kept };
   });
 }

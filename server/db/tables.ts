@@ -423,8 +423,13 @@ export const residentVersions = sqliteTable(
     changedAt: integer('changed_at').notNull(),
     changes: text('changes').notNull().default('[]'),
     previous: text('previous'),
+    /** The device's key for a photo it sent, so a photo sent again after a lost answer is stored once (decision 123). */
+    photoKey: text('photo_key'),
   },
-  (t) => [uniqueIndex('resident_versions_resident_version_unique').on(t.residentId, t.version)],
+  (t) => [
+    uniqueIndex('resident_versions_resident_version_unique').on(t.residentId, t.version),
+    uniqueIndex('resident_versions_photo_key_unique').on(t.residentId, t.photoKey),
+  ],
 );
 
 /**

@@ -24,6 +24,7 @@ import { NotificationBell } from '../features/alerts/notification-bell';
 import { ChatButton } from '../features/chat/chat-button';
 import { ChatPanel } from '../features/chat/chat-panel';
 import { usePendingUploads } from '../features/feed/use-pending-uploads';
+import { useSendWaitingPhotos } from '../features/residents/use-pending-photos';
 import { MobileMenu } from './mobile-menu';
 import { SyncBanner } from './sync-banner';
 import { UpdateBanner } from './update-banner';
@@ -36,11 +37,13 @@ interface AppHeaderProps {
 
 /**
  * The sticky header of the signed-in screens, with the offline/sync banner under it and
- * in the chat panel (decision 116). Posts waiting for their files upload from here, so they go up on any screen.
+ * in the chat panel (decision 116). Posts waiting for their files and residents' new photos are sent from here, so
+ * they go up on any screen.
  */
 export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHeaderProps) {
   const store = useLocalStore();
   usePendingUploads(store);
+  useSendWaitingPhotos(store);
   const { requestSignOut, signOutDialog } = useSignOut();
   const { pathname } = useLocation();
   const onFeed = pathname === '/';

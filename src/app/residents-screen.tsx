@@ -15,6 +15,8 @@ import { ArchiveResidentDialog } from '../features/residents/archive-resident-di
 import { ResidentCard } from '../features/residents/resident-card';
 import { ResidentFormDialog } from '../features/residents/resident-form-dialog';
 import { ResidentMergeNotices } from '../features/residents/resident-merge-notices';
+import { useWaitingPhotos } from '../features/residents/use-pending-photos';
+import { RefusedPhotoNotices } from '../features/residents/waiting-photo-notices';
 import { ResidentViewDialog } from '../features/residents/resident-view-dialog';
 import { recordResidentView } from '../features/residents/residents-api';
 import { residentsInHouse, useResidents } from '../features/residents/use-residents';
@@ -28,8 +30,8 @@ type FormState = { open: false } | { open: true; resident: ResidentLocal | null 
 
 /**
  * /residents: Residents OPP, One Page Profiles (spec section 2). Read from the local database, so profiles
- * can be read offline; edits are saved on the device and synced (decision 120); adding, archiving and photos go
- * to the server (decision 50).
+ * can be read offline; edits and new photos are saved on the device and sent (decisions 120 and 123); adding and
+ * archiving go to the server (decision 50).
  */
 export function ResidentsScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
@@ -37,6 +39,7 @@ export function ResidentsScreen({ user }: { user: CurrentUser }) {
   const ready = useFeedReady(store, queried, residents.length);
   const authors = useAuthors(store, user);
   const houses = useHouses();
+  const waitingPhotos = useWaitingPhotos(store?.userId ?? null);
   const [house, setHouse] = useState<string>(ALL_HOUSES);
   const shown = useMemo(() => residentsInHouse(residents, house === ALL_HOUSES ? null : house), [residents, house]);
   const houseOptions = useMemo(
@@ -80,6 +83,7 @@ export function ResidentsScreen({ user }: { user: CurrentUser }) {
           </div>
         </div>
         {store ? <ResidentMergeNotices databaseName={store.db.name} residents={residents} /> : null}
+        <RefusedPhotoNotices photos={waitingPhotos} residents={residents} />
         <div className="residents-filter">
           <Label htmlFor="resident-house">House</Label>
           <Select id="resident-house" value={house} onValueChange={setHouse} options={houseOptions} />
@@ -101,6 +105,7 @@ export function ResidentsScreen({ user }: { user: CurrentUser }) {
               <ResidentCard
                 key={resident.id}
                 resident={resident}
+                photoWaiting={waitingPhotos.some((photo) => photo.residentId === resident.id && !photo.error)}
                 onView={() => view(resident)}
                 onEdit={() => edit(resident)}
               />

@@ -7,6 +7,7 @@ import { useConnection } from '../lib/use-connection';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { useWaitingPosts } from '../features/feed/use-pending-uploads';
 import { useObservable } from '../features/feed/use-observable';
+import { useWaitingPhotos } from '../features/residents/use-pending-photos';
 
 interface SyncBannerProps {
   store: LocalStore | null;
@@ -26,7 +27,8 @@ const TEXTS = {
 
 /**
  * The offline/sync banner, on every signed-in screen (decision 116). Pending items are the local
- * writes not yet confirmed by the server plus the posts whose files wait to upload. Offline: "Working Offline" with
+ * writes not yet confirmed by the server plus the posts whose files wait to upload and residents' new photos waiting
+ * to be sent (decision 123). Offline: "Working Offline" with
  * the count or "Synced"; online but the server does not answer: "Server Unreachable", without a spinner; online
  * with pending items: "Syncing Changes"; online and in sync: nothing.
  */
@@ -34,7 +36,7 @@ export function SyncBanner({ store, userId, inChat = false }: SyncBannerProps) {
   const connection = useConnection(store);
   const chatOpen = useAtomValue(chatOpenAtom);
   const pending$ = useMemo(() => store?.sync.pending$ ?? null, [store]);
-  const pending = useObservable(pending$, 0).value + useWaitingPosts(userId).length;
+  const pending = useObservable(pending$, 0).value + useWaitingPosts(userId).length + useWaitingPhotos(userId).length;
   if (connection === 'online' && pending === 0) return null;
   const { title, note } = TEXTS[connection];
   const Icon = connection === 'offline' ? WifiOff : connection === 'unreachable' ? ServerOff : RefreshCw;

@@ -8,7 +8,7 @@ import { databaseNameFor } from './database-name';
 import { base64ToBlob, deleteKeptEntry, listKeptEntries, openEntry, type KeptEntry } from './kept-store';
 import { recordLostChange, type LostChange } from './lost-changes-store';
 import { recordMerges } from './merge-notices';
-import type { WaitingPostRecord } from './pending-files-db';
+import type { WaitingPhotoRecord, WaitingPostRecord } from './pending-files-db';
 
 type Doc = Record<string, unknown>;
 export type PushRow = RxReplicationWriteToMasterRow<Doc>;
@@ -19,6 +19,9 @@ export type SealedWaitingPost = Omit<WaitingPostRecord, 'files'> & {
   files: (Record<string, unknown> & { blob: { type: string; base64: string } })[];
 };
 
+/** A resident's photo waiting to be sent, inside a sealed payload (decision 123). */
+export type SealedWaitingPhoto = Omit<WaitingPhotoRecord, 'blob'> & { blob: { type: string; base64: string } };
+
 /** What one sealed entry holds once opened (decision 114). */
 export interface KeptPayload {
   v: 1;
@@ -26,6 +29,8 @@ export interface KeptPayload {
   deviceId: string;
   rows: Partial<Record<Pushable, PushRow[]>>;
   waitingPosts: SealedWaitingPost[];
+  /** Absent in entries sealed before photos were kept. */
+  residentPhotos?: SealedWaitingPhoto[];
 }
 
 /** Where kept work goes to and comes from; tests pass fake-indexeddb, a fetch with cookies and a base URL. */
@@ -178,18 +183,24 @@ async function recordLosses(options: KeptOptions, userId: string, losses: Losses
   }
 }
 
-/** Restores a kept entry's waiting posts, so the feed uploads their files and sends them as it does any. */
-async function restoreWaitingPosts(options: KeptOptions, posts: SealedWaitingPost[]): Promise<void> {
-  if (posts.length === 0) return;
+/**
+ * Restores a kept entry's waiting posts and photos, so the feed uploads their files and sends them, and the photos
+ * are sent, as any waiting on the device are.
+ */
+async function restoreWaitingFiles(
+  options: KeptOptions,
+  posts: SealedWaitingPost[],
+  photos: SealedWaitingPhoto[],
+): Promise<void> {
+  if (posts.length + photos.length === 0) return;
   const { PendingFilesDatabase } = await import('./pending-files-db');
   const waiting = new PendingFilesDatabase(PENDING_FILES_DB, options);
+  const blobOf = (sealed: { type: string; base64: string }) => base64ToBlob(sealed.base64, sealed.type);
   try {
     await waiting.posts.bulkPut(
-      posts.map((post) => ({
-        ...post,
-        files: post.files.map((file) => ({ ...file, blob: base64ToBlob(file.blob.base64, file.blob.type) })),
-      })),
+      posts.map((post) => ({ ...post, files: post.files.map((file) => ({ ...file, blob: blobOf(file.blob) })) })),
     );
+    await waiting.residentPhotos.bulkPut(photos.map((photo) => ({ ...photo, blob: blobOf(photo.blob) })));
   } finally {
     waiting.close();
   }
@@ -212,7 +223,7 @@ async function sendEntry(
   losses: Losses,
 ): Promise<void> {
   const payload = (await openEntry(entry, await key)) as KeptPayload;
-  await restoreWaitingPosts(options, payload.waitingPosts);
+  await restoreWaitingFiles(options, payload.waitingPosts, payload.residentPhotos ?? []);
   for (const name of PUSHABLE_COLLECTIONS) {
     const rows = payload.rows[name];
     if (rows?.length) await pushKeptRows(options, name, payload.deviceId, rows, losses, databaseNameFor(userId));

@@ -1,7 +1,9 @@
 import 'fake-indexeddb/auto';
 import { randomUUID } from 'node:crypto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstValueFrom } from 'rxjs';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // Kept work is tested against the real server over real HTTP (house style: client store tests).
 import { startTestServer, type TestClient, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
@@ -11,7 +13,15 @@ import { sendMessage } from '../features/chat/chat-actions';
 import { addComment, editPost, toggleReaction } from '../features/feed/feed-actions';
 import { ResidentEditSchema } from '../../schema/residents';
 import { saveResidentEdit } from '../features/residents/resident-actions';
-import { recordResidentView } from '../features/residents/residents-api';
+import {
+  pendingPhotos$,
+  savePendingPhoto,
+  sendPendingPhotos,
+  setPendingPhotosEnvironment,
+  type PendingPhoto,
+} from '../features/residents/pending-photos';
+import { recordResidentView, sendResidentPhoto } from '../features/residents/residents-api';
+import { NetworkError } from '../lib/api';
 import type { ResidentLocal } from './collections';
 import { readMergeNotices } from './merge-notices';
 import { createSyncedDatabase, type UserDatabase } from './database';
@@ -19,7 +29,7 @@ import { databaseNameFor } from './database-name';
 import { countKeptItems, listKeptEntries, putKeptEntry, sealForUser, setKeptEnvironment } from './kept-store';
 import { forgetLostChanges, readLostChanges } from './lost-changes-store';
 import { sendKeptWork } from './kept-send';
-import { keptPublicKey, sealUnsentRows } from './kept-work';
+import { countWaitingFiles, keptPublicKey, sealUnsentRows, sealWaitingFiles } from './kept-work';
 import { startSync } from './replication';
 import { storedPost } from './test-fixtures';
 
@@ -30,6 +40,7 @@ let publicKey: string;
 beforeAll(async () => {
   t = await startTestServer();
   setKeptEnvironment({ indexedDB, IDBKeyRange });
+  setPendingPhotosEnvironment({ indexedDB, IDBKeyRange });
   publicKey = (await keptPublicKey({ baseUrl: t.url }))!;
 });
 afterAll(async () => {
@@ -44,10 +55,11 @@ const WRITES = ['posts', 'comments', 'reactions', 'conversations', 'messages', '
 
 /** A fetch that carries a signed-in client's cookie. */
 function fetchAs(client: TestClient): typeof fetch {
+  const send = globalThis.fetch;
   return ((input: RequestInfo | URL, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
     headers.set('cookie', client.cookie);
-    return fetch(input, { ...init, headers });
+    return send(input, { ...init, headers });
   }) as typeof fetch;
 }
 
@@ -192,6 +204,81 @@ describe('kept work', () => {
     expect(readMergeNotices(databaseNameFor(carer.user.id))).toMatchObject([
       { collection: 'residents', id: residentId, mine: ['medication'], theirs: ['likeToBeCall'], both: [] },
     ]);
+  });
+
+  it('seals a resident photo chosen offline with its edit, restores it only for its author, and stores it once', async () => {
+    const carer = await t.signedIn();
+    const residentId = await createResidentFor(t);
+    const device = await makeDevice(carer, RESIDENTS);
+    const sync = await syncOnce(device);
+    device.online = false;
+    const shown = (await device.db.residents.findOne(residentId).exec())!.toJSON() as ResidentLocal;
+    const portrait = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#a35' } })
+      .png()
+      .toBuffer();
+    await saveResidentEdit(
+      device.db as UserDatabase,
+      shown,
+      ResidentEditSchema.parse({ ...shown, medication: 'Eye drops' }),
+    );
+    await savePendingPhoto({
+      residentId,
+      userId: carer.user.id,
+      baseUpdatedAt: shown.updatedAt,
+      name: 'harold-portrait.png',
+      blob: new Blob([new Uint8Array(portrait)], { type: 'image/png' }),
+    });
+    await sync.stop();
+
+    // The session ends: the edit and the photo are sealed, and nothing of the photo is left readable.
+    expect(await sealUnsentRows(device.db, carer.user.id, publicKey)).toBe(1);
+    expect(await sealWaitingFiles(carer.user.id, publicKey, { indexedDB, IDBKeyRange })).toBe(1);
+    await device.db.remove();
+    expect(await countWaitingFiles(carer.user.id, { indexedDB, IDBKeyRange })).toBe(0);
+    const sealed = (await listKeptEntries(carer.user.id)).map((e) => new TextDecoder().decode(e.data)).join();
+    expect(sealed).not.toContain('harold-portrait');
+
+    // Another person on the device gets nothing of it.
+    const other = await t.signedIn();
+    await sendKeptWork(other.user.id, { baseUrl: t.url, fetch: fetchAs(other.client), indexedDB, IDBKeyRange });
+    expect(await firstValueFrom(pendingPhotos$(other.user.id))).toEqual([]);
+
+    // The carer signs in again: the edit goes, the photo waits on the device again and is sent; its first answer is
+    // lost, so it is sent twice, and stored once.
+    expect(
+      await sendKeptWork(carer.user.id, { baseUrl: t.url, fetch: fetchAs(carer.client), indexedDB, IDBKeyRange }),
+    ).toEqual({ sent: 2, lost: 0 });
+    expect(await firstValueFrom(pendingPhotos$(carer.user.id))).toMatchObject([{ residentId, error: null }]);
+    // The app's REST client asks its own origin: here, the test server, with the carer's cookie.
+    const asCarer = fetchAs(carer.client);
+    vi.stubGlobal('fetch', (input: string, init?: RequestInit) => asCarer(`${t.url}${input}`, init));
+    try {
+      let answers = 0;
+      const deps = {
+        userId: carer.user.id,
+        send: async (photo: PendingPhoto) => {
+          const merge = await sendResidentPhoto(photo);
+          if ((answers += 1) === 1) throw new NetworkError(new TypeError('The answer was lost'));
+          return merge;
+        },
+        onMerge: () => {},
+      };
+      await sendPendingPhotos(deps);
+      expect(await firstValueFrom(pendingPhotos$(carer.user.id))).toMatchObject([{ error: null }]);
+      await sendPendingPhotos(deps);
+      expect(answers).toBe(2);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(await firstValueFrom(pendingPhotos$(carer.user.id))).toEqual([]);
+    const [stored] = rows('residents', 'id = ?', residentId);
+    expect(stored).toMatchObject({ medication: 'Eye drops' });
+    expect(String(stored.photo_url)).toMatch(/^\/api\/residents\/photos\/[0-9a-f]{32}\.png$/);
+    const versions = rows('resident_versions', "resident_id = ? AND action = 'update'", residentId);
+    expect(versions.map((v) => JSON.parse(String(v.changes)).map((c: { field: string }) => c.field))).toEqual(
+      expect.arrayContaining([['medication'], ['photoUrl']]),
+    );
+    expect(versions).toHaveLength(2);
   });
 
   it('sends a batch kept twice (a page closed while sealing) only once', async () => {

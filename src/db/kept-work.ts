@@ -4,7 +4,7 @@ import { KEPT_KEY_ITEM, PENDING_FILES_DB } from '../../schema/offline';
 import { PUSHABLE_COLLECTIONS } from '../../schema/sync-protocol';
 import type { UserDatabase } from './database';
 import { blobToBase64, putKeptEntry, sealForUser } from './kept-store';
-import type { KeptOptions, KeptPayload, Pushable, PushRow, SealedWaitingPost } from './kept-send';
+import type { KeptOptions, KeptPayload, Pushable, PushRow, SealedWaitingPhoto, SealedWaitingPost } from './kept-send';
 import type { PendingFilesDatabase } from './pending-files-db';
 import { ownChanges, replicationIdentifierOf } from './replication';
 
@@ -63,7 +63,7 @@ export async function sealUnsentRows(db: UserDatabase, userId: string, publicKey
           const rows = ownChanges(batch);
           if (rows.length === 0) return [];
           const count = countItems(name, rows);
-          const payload: KeptPayload = { v: 1, deviceId, rows: { [name]: rows }, waitingPosts: [] };
+          const payload: KeptPayload = { v: 1, deviceId, rows: { [name]: rows }, waitingPosts: [], residentPhotos: [] };
           await putKeptEntry(await sealForUser(userId, publicKey, payload, count));
           kept += count;
           return [];
@@ -79,7 +79,7 @@ export async function sealUnsentRows(db: UserDatabase, userId: string, publicKey
   return kept;
 }
 
-async function openWaitingPosts(options: KeptOptions): Promise<PendingFilesDatabase | null> {
+async function openWaitingFiles(options: KeptOptions): Promise<PendingFilesDatabase | null> {
   const factory = options.indexedDB ?? globalThis.indexedDB;
   if (!factory || typeof factory.databases !== 'function') return null;
   if (!(await factory.databases()).some((info) => info.name === PENDING_FILES_DB)) return null;
@@ -87,50 +87,71 @@ async function openWaitingPosts(options: KeptOptions): Promise<PendingFilesDatab
   return new PendingFilesDatabase(PENDING_FILES_DB, options);
 }
 
-/** Seals a user's posts still waiting for their files, then removes them; answers how many were kept. */
-export async function sealWaitingPosts(userId: string, publicKey: string, options: KeptOptions = {}): Promise<number> {
-  const waiting = await openWaitingPosts(options);
+/**
+ * Seals a user's posts still waiting for their files and residents' photos waiting to be sent (decision 123), then
+ * removes them; answers how many items were kept.
+ */
+export async function sealWaitingFiles(userId: string, publicKey: string, options: KeptOptions = {}): Promise<number> {
+  const waiting = await openWaitingFiles(options);
   if (!waiting) return 0;
   try {
     const posts = await waiting.posts.where('userId').equals(userId).toArray();
-    if (posts.length === 0) return 0;
-    const sealed: SealedWaitingPost[] = await Promise.all(
+    const photos = await waiting.residentPhotos.where('userId').equals(userId).toArray();
+    if (posts.length + photos.length === 0) return 0;
+    const sealedPosts: SealedWaitingPost[] = await Promise.all(
       posts.map(async (post) => ({
         ...post,
-        files: await Promise.all(
-          post.files.map(async (file) => ({
-            ...file,
-            blob: { type: file.blob.type, base64: await blobToBase64(file.blob) },
-          })),
-        ),
+        files: await Promise.all(post.files.map(async (file) => ({ ...file, blob: await sealedBlob(file.blob) }))),
       })),
     );
-    const payload: KeptPayload = { v: 1, deviceId: '', rows: {}, waitingPosts: sealed };
-    await putKeptEntry(await sealForUser(userId, publicKey, payload, posts.length));
+    const sealedPhotos: SealedWaitingPhoto[] = await Promise.all(
+      photos.map(async (photo) => ({ ...photo, blob: await sealedBlob(photo.blob) })),
+    );
+    const payload: KeptPayload = {
+      v: 1,
+      deviceId: '',
+      rows: {},
+      waitingPosts: sealedPosts,
+      residentPhotos: sealedPhotos,
+    };
+    const count = posts.length + photos.length;
+    await putKeptEntry(await sealForUser(userId, publicKey, payload, count));
     await waiting.posts.bulkDelete(posts.map((post) => post.id));
-    return posts.length;
+    await waiting.residentPhotos.bulkDelete(photos.map((photo) => photo.id));
+    return count;
   } finally {
     waiting.close();
   }
 }
 
-/** The users with posts waiting for their files on this browser. */
-export async function waitingPostUsers(options: KeptOptions = {}): Promise<string[]> {
-  const waiting = await openWaitingPosts(options);
+async function sealedBlob(blob: Blob): Promise<{ type: string; base64: string }> {
+  return { type: blob.type, base64: await blobToBase64(blob) };
+}
+
+/** The users with posts waiting for their files, or photos waiting to be sent, on this browser. */
+export async function waitingFilesUsers(options: KeptOptions = {}): Promise<string[]> {
+  const waiting = await openWaitingFiles(options);
   if (!waiting) return [];
   try {
-    return (await waiting.posts.orderBy('userId').uniqueKeys()).map(String);
+    const users = [
+      ...(await waiting.posts.orderBy('userId').uniqueKeys()),
+      ...(await waiting.residentPhotos.orderBy('userId').uniqueKeys()),
+    ];
+    return [...new Set(users.map(String))];
   } finally {
     waiting.close();
   }
 }
 
-/** How many of a user's posts wait for their files. */
-export async function countWaitingPosts(userId: string, options: KeptOptions = {}): Promise<number> {
-  const waiting = await openWaitingPosts(options);
+/** How many of a user's posts wait for their files, and photos to be sent. */
+export async function countWaitingFiles(userId: string, options: KeptOptions = {}): Promise<number> {
+  const waiting = await openWaitingFiles(options);
   if (!waiting) return 0;
   try {
-    return await waiting.posts.where('userId').equals(userId).count();
+    return (
+      (await waiting.posts.where('userId').equals(userId).count()) +
+      (await waiting.residentPhotos.where('userId').equals(userId).count())
+    );
   } finally {
     waiting.close();
   }

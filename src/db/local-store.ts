@@ -11,7 +11,7 @@ import {
 import { databaseNameFor } from './database-name';
 import { takePrefetchedPull } from './first-pull';
 import { deliverKeptWork } from './kept-send';
-import { countWaitingPosts, keptPublicKey, sealUnsentRows, sealWaitingPosts, waitingPostUsers } from './kept-work';
+import { countWaitingFiles, keptPublicKey, sealUnsentRows, sealWaitingFiles, waitingFilesUsers } from './kept-work';
 import { forgetLostChanges } from './lost-changes-store';
 import { countWipe, localStoreAtom, wipeCount, type LocalStore } from './local-store-state';
 import { startSync } from './replication';
@@ -97,13 +97,13 @@ export async function wipeLocalStore(): Promise<void> {
 }
 
 /**
- * Seals the unsent work of every user whose store or waiting posts this browser holds, but `except`. Answers the
+ * Seals the unsent work of every user whose store or waiting files this browser holds, but `except`. Answers the
  * users whose work could not be sealed (no server key was ever fetched, a storage failure): their stores are left
  * as they are rather than lose what they wrote.
  */
 async function keepUnsentWork(except?: string): Promise<string[]> {
   const stored = await listStoredUsers();
-  const users = new Set([...stored, ...(await waitingPostUsers())]);
+  const users = new Set([...stored, ...(await waitingFilesUsers())]);
   users.delete(except ?? '');
   if (users.size === 0) return [];
   const publicKey = await keptPublicKey();
@@ -122,7 +122,7 @@ async function keepUnsentWork(except?: string): Promise<string[]> {
             ? await openStoreForSealing(userId)
             : null;
       if (db) await sealUnsentRows(db, userId, publicKey).finally(() => (db === open ? undefined : db.close()));
-      await sealWaitingPosts(userId, publicKey);
+      await sealWaitingFiles(userId, publicKey);
     } catch (error) {
       console.error('Could not seal unsent work', error);
       unsealed.push(userId);
@@ -143,5 +143,5 @@ function deleteIndexedDb(name: string): Promise<void> {
 export async function countUnsentItems(): Promise<number> {
   const store = appStore.get(localStoreAtom);
   if (!store) return 0;
-  return (await firstValueFrom(store.sync.pending$)) + (await countWaitingPosts(store.userId));
+  return (await firstValueFrom(store.sync.pending$)) + (await countWaitingFiles(store.userId));
 }

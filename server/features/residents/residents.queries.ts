@@ -72,6 +72,17 @@ export function updateResident(
   });
 }
 
+/** Whether a version of the resident was stored for a photo sent with this key (decision 123). */
+export function hasPhotoKey(db: Db, residentId: string, photoKey: string): boolean {
+  return (
+    db
+      .select({ id: residentVersions.id })
+      .from(residentVersions)
+      .where(and(eq(residentVersions.residentId, residentId), eq(residentVersions.photoKey, photoKey)))
+      .get() !== undefined
+  );
+}
+
 /** The highest version number of a resident (0 when none). */
 export function lastVersionNumber(db: Db, residentId: string): number {
   return (

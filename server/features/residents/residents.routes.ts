@@ -48,7 +48,7 @@ async function readResidentForm(c: Context<AppEnv>): Promise<{ input: Record<str
   const form = await readMultipart(c);
   const texts = (key: string) => (form[key] ?? []).filter((v): v is string => typeof v === 'string');
   const input: Record<string, unknown> = {};
-  for (const field of [...RESIDENT_FIELDS, 'removePhoto', 'baseUpdatedAt'] as const) {
+  for (const field of [...RESIDENT_FIELDS, 'removePhoto', 'baseUpdatedAt', 'photoKey'] as const) {
     if (field === 'photoUrl') continue;
     if (field === 'houseTags') input.houseTags = houseTagsOf([...texts('houseTags'), ...texts('houseTags[]')]);
     else input[field] = texts(field)[0];

@@ -14,6 +14,7 @@ import {
   residentChanges,
   type CreateResidentBody,
   type ResidentEdit,
+  type ResidentEditAnswer,
   type ResidentMerge,
   type FieldChange,
   type ResidentFields,
@@ -35,6 +36,7 @@ import {
   findResidentView,
   findResidentWithCreator,
   findVersionAfter,
+  hasPhotoKey,
   insertResident,
   insertResidentView,
   listActiveResidents,
@@ -220,9 +222,6 @@ export async function createResident(
   return loadResidentView(deps, id);
 }
 
-/** An edit's answer: the stored profile, and how it was merged when someone else had changed it since its base. */
-export type ResidentEditAnswer = ResidentView & { merge?: FieldMerge };
-
 /** What an edit did: how it merged, and whether it stored a new version. */
 interface SavedEdit {
   merge: ResidentMerge;
@@ -242,6 +241,7 @@ function saveResidentEdit(
   base: ResidentFields | null,
   next: Partial<ResidentFields>,
   meta: RequestMeta,
+  photoKey: string | null = null,
 ): SavedEdit {
   const before = toResidentFields(current);
   const merge = mergeResidentEdit(base ?? before, next, before);
@@ -260,6 +260,7 @@ function saveResidentEdit(
       changedAt: at,
       changes: JSON.stringify(changes),
       previous: JSON.stringify(before),
+      photoKey,
     },
   );
   const mergedWith = merge.theirs.length > 0 ? { mergedWith: merge.theirs } : {};
@@ -295,23 +296,33 @@ export async function editResident(
   meta: RequestMeta,
 ): Promise<ResidentEditAnswer> {
   requireActiveResident(deps, id);
-  const { removePhoto, baseUpdatedAt, ...sent } = body;
+  const { removePhoto, baseUpdatedAt, photoKey, ...sent } = body;
+  const key = photo ? (photoKey ?? null) : null;
+  // A photo sent again after its answer was lost: it is stored already (decision 123).
+  const sentBefore = () => key !== null && hasPhotoKey(deps.db, id, key);
+  if (sentBefore()) return loadResidentView(deps, id);
   const next: Partial<ResidentFields> = Object.fromEntries(
     Object.entries(sent).filter(([, value]) => value !== undefined),
   );
   if (photo) next.photoUrl = await storeResidentPhoto(deps, photo);
   else if (removePhoto) next.photoUrl = null;
-  let saved: SavedEdit;
+  let saved: SavedEdit | null;
   try {
     saved = deps.db.transaction(() => {
       // Archived by someone else while the photo was being stored: refuse rather than edit an archived profile.
       const current = requireActiveResident(deps, id);
+      // The same photo sent twice at once: the first to get here stores it.
+      if (sentBefore()) return null;
       const base = baseUpdatedAt === undefined ? null : residentStateAt(deps, current, baseUpdatedAt);
-      return saveResidentEdit(deps, actor, current, base, next, meta);
+      return saveResidentEdit(deps, actor, current, base, next, meta, key);
     });
   } catch (error) {
     if (photo) await discardPhoto(deps, next.photoUrl ?? null);
     throw error;
+  }
+  if (!saved) {
+    await discardPhoto(deps, next.photoUrl ?? null);
+    return loadResidentView(deps, id);
   }
   if (saved.changed) deps.hub.notify('residents');
   const merge = mergeToTell(saved);

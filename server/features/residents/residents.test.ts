@@ -249,6 +249,38 @@ describe('residents calls', () => {
     expect(removed.body.photoUrl).toBeNull();
   });
 
+  it('store a photo sent again with the same key once, even when both arrive at once (decision 123)', async () => {
+    const created = await createResident(staff);
+    const photoKey = randomUUID();
+    const send = async () =>
+      staff.sendForm(
+        'PUT',
+        `/api/residents/${created.id}`,
+        residentForm({ photoKey, baseUpdatedAt: created.updatedAt }, { name: 'p.jpg', bytes: await phonePhoto() }),
+      );
+    const filesBefore = photoFiles().length;
+    const [first, second] = await Promise.all([send(), send()]);
+    const third = await send();
+    for (const res of [first, second, third]) expect(res.status).toBe(200);
+    const photoUrl = first.body.photoUrl as string;
+    expect(photoUrl).toMatch(/\.jpg$/);
+    expect([second.body.photoUrl, third.body.photoUrl]).toEqual([photoUrl, photoUrl]);
+    const versions = (await staff.get(`/api/residents/${created.id}/history`)).body as unknown as unknown[];
+    expect(versions).toHaveLength(2);
+    expect(auditFor(created.id).filter((row) => row.action === 'resident.update')).toHaveLength(1);
+    expect(photoFiles().length).toBe(filesBefore + 1);
+    // Another photo with another key is a new version; a key that is not a UUID is refused.
+    const other = await staff.sendForm(
+      'PUT',
+      `/api/residents/${created.id}`,
+      residentForm({ photoKey: randomUUID() }, { name: 'q.jpg', bytes: await phonePhoto() }),
+    );
+    expect(other.body.photoUrl).not.toBe(photoUrl);
+    const bad = await staff.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ photoKey: 'again' }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('photoKey must be a UUID');
+  });
+
   it('refuse an edit of an unknown resident and an invalid edit', async () => {
     expect((await staff.sendForm('PUT', '/api/residents/nope', residentForm({ name: 'X' }))).status).toBe(404);
     const created = await createResident(staff);

@@ -1,9 +1,9 @@
-import { PENDING_FILES_DB } from '../../../schema/offline';
 import { from, startWith, Subject, switchMap, type Observable } from 'rxjs';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 import { ApiError, NetworkError } from '../../lib/api';
-import type { PendingFilesDatabase } from '../../db/pending-files-db';
+import { pendingFilesAccess } from '../../db/pending-files-access';
+import { foldRuns } from '../../lib/fold-runs';
 import { buildPostDoc, type PostDraft } from './post-draft';
 
 /** A file picked for a post, kept in IndexedDB until the server has it. */
@@ -31,33 +31,15 @@ export interface PendingPost extends PostDraft {
   error: { fileIndex: number; message: string } | null;
 }
 
-const DATABASE_NAME = PENDING_FILES_DB;
-
-let database: PendingFilesDatabase<PendingPost> | null = null;
+const access = pendingFilesAccess<PendingPost>();
+const db = access.db;
+const exists = access.exists;
 /** Every write goes through this module, which says so here (Dexie's liveQuery needs a browser). */
 const changed$ = new Subject<void>();
-let environment: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } | undefined;
-
-async function db(): Promise<PendingFilesDatabase<PendingPost>> {
-  if (database) return database;
-  const { PendingFilesDatabase } = await import('../../db/pending-files-db');
-  database ??= new PendingFilesDatabase<PendingPost>(DATABASE_NAME, environment);
-  return database;
-}
-
-/** Whether anything was ever saved: reading must not create the database, so a user who never wrote offline leaves nothing behind. */
-async function exists(): Promise<boolean> {
-  if (database?.isOpen()) return true;
-  const factory = environment?.indexedDB ?? globalThis.indexedDB;
-  if (typeof factory?.databases !== 'function') return true;
-  return (await factory.databases()).some((info) => info.name === DATABASE_NAME);
-}
 
 /** Tests run on fake-indexeddb. */
 export function setPendingFilesEnvironment(env: { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange }): void {
-  database?.close();
-  database = null;
-  environment = env;
+  access.setEnvironment(env);
 }
 
 /** Keeps a post and its files until they can be uploaded. */
@@ -102,9 +84,7 @@ async function listPendingPosts(userId: string): Promise<PendingPost[]> {
 
 /** Sign-out: remove every waiting post and file of every user from this browser. */
 export async function wipePendingFiles(): Promise<void> {
-  const current = database ?? ((await exists()) ? await db() : null);
-  database = null;
-  await current?.delete();
+  await access.remove();
   changed$.next();
 }
 
@@ -141,9 +121,6 @@ async function uploadOne(post: PendingPost, deps: UploadDeps): Promise<Outcome> 
   return 'done';
 }
 
-let running: Promise<void> | null = null;
-let again = false;
-
 async function processAll(deps: UploadDeps): Promise<void> {
   if (!(await exists())) return;
   // Pending posts of anyone else never go up under this session; they are removed (issue 3).
@@ -159,22 +136,4 @@ async function processAll(deps: UploadDeps): Promise<void> {
  * Uploads the files of the user's waiting posts, oldest first, then moves each post into the local
  * database. Calls while a run is going are folded into one more run after it.
  */
-export function uploadPendingPosts(deps: UploadDeps): Promise<void> {
-  if (running) {
-    again = true;
-    return running;
-  }
-  running = (async () => {
-    do {
-      again = false;
-      try {
-        await processAll(deps);
-      } catch (error) {
-        console.error('Could not upload waiting posts', error);
-      }
-    } while (again);
-  })().finally(() => {
-    running = null;
-  });
-  return running;
-}
+export const uploadPendingPosts = foldRuns(processAll, 'Could not upload waiting posts');

@@ -1,14 +1,11 @@
-import { useEffect, useMemo } from 'react';
+import { useMemo } from 'react';
 import type { LocalStore } from '../../db/local-store-state';
 import { pendingPosts$, uploadPendingPosts, type PendingPost } from './pending-files';
 import { uploadFile } from './upload-file';
 import { useObservable } from './use-observable';
-import { useOnline } from '../../lib/use-online';
+import { useWhileOnline } from '../../lib/use-while-online';
 
 const NONE: PendingPost[] = [];
-/** How often waiting files are tried again while online (a dropped connection, a server fault). */
-const RETRY_MS = 15_000;
-
 /** The signed-in user's posts waiting for their files to upload, newest first. */
 export function useWaitingPosts(userId: string): PendingPost[] {
   const waiting$ = useMemo(() => pendingPosts$(userId), [userId]);
@@ -17,21 +14,20 @@ export function useWaitingPosts(userId: string): PendingPost[] {
 
 /** Uploads waiting files whenever the device is online (at start, on reconnect, then every 15 s). */
 export function usePendingUploads(store: LocalStore | null): void {
-  const online = useOnline();
-  useEffect(() => {
-    if (!store || !online) return;
-    const run = () =>
-      void uploadPendingPosts({
-        userId: store.userId,
-        upload: uploadFile,
-        insertPost: async (doc) => {
-          // Inserted before a crash that kept the waiting copy: the post is there already.
-          if (await store.db.posts.findOne(doc.id).exec()) return;
-          await store.db.posts.insert(doc);
-        },
-      });
-    run();
-    const timer = setInterval(run, RETRY_MS);
-    return () => clearInterval(timer);
-  }, [store, online]);
+  const run = useMemo(
+    () =>
+      store &&
+      (() =>
+        void uploadPendingPosts({
+          userId: store.userId,
+          upload: uploadFile,
+          insertPost: async (doc) => {
+            // Inserted before a crash that kept the waiting copy: the post is there already.
+            if (await store.db.posts.findOne(doc.id).exec()) return;
+            await store.db.posts.insert(doc);
+          },
+        })),
+    [store],
+  );
+  useWhileOnline(run);
 }

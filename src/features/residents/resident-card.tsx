@@ -8,12 +8,14 @@ import { ResidentPhoto } from './resident-photo';
 
 interface ResidentCardProps {
   resident: ResidentLocal;
+  /** A new photo chosen on this device waits to be sent (decision 123). */
+  photoWaiting?: boolean;
   onView: () => void;
   onEdit: () => void;
 }
 
 /** One resident in the grid (spec section 2): photo, name, houses, a view button and an edit button. */
-export function ResidentCard({ resident, onView, onEdit }: ResidentCardProps) {
+export function ResidentCard({ resident, photoWaiting = false, onView, onEdit }: ResidentCardProps) {
   return (
     <Card className="resident-card" aria-label={resident.name}>
       <div className="resident-card-head">
@@ -22,6 +24,7 @@ export function ResidentCard({ resident, onView, onEdit }: ResidentCardProps) {
           <h2>{resident.name}</h2>
           {resident.likeToBeCall ? <p className="muted">Likes to be called {resident.likeToBeCall}</p> : null}
           {resident.dateOfBirth ? <p className="muted">Born {formatDate(`${resident.dateOfBirth}T00:00:00`)}</p> : null}
+          {photoWaiting ? <p className="muted">New photo waiting to be sent</p> : null}
         </div>
       </div>
       {resident.houseTags.length ? (

@@ -20,7 +20,8 @@ import { useLocalStore } from '../../db/local-store-state';
 import { useConnection } from '../../lib/use-connection';
 import { Notice } from '../../components/ui/notice';
 import { describeMerge, saveResidentEdit } from './resident-actions';
-import { createResident, replaceResidentPhoto, type ResidentFormValues } from './residents-api';
+import { keepAndSendPhoto } from './use-pending-photos';
+import { createResident, type ResidentFormValues } from './residents-api';
 import { ResidentPhoto } from './resident-photo';
 
 interface ResidentFormDialogProps {
@@ -108,7 +109,10 @@ function ResidentForm({
     setPhoto(file);
   };
 
-  /** An edit is saved on the device and synced (decision 120); only a new photo needs the server now. */
+  /**
+   * An edit is saved on the device and synced (decision 120); a new photo waits on the device too and is sent at once
+   * when the server can be reached, else when back online (decision 123).
+   */
   const saveEdit = async (shown: ResidentLocal) => {
     const parsed = ResidentEditSchema.safeParse(values);
     if (!parsed.success) {
@@ -125,16 +129,15 @@ function ResidentForm({
       });
       return;
     }
-    let photoFailed = false;
-    if (photo) await replaceResidentPhoto(shown.id, photo).catch(() => (photoFailed = true));
-    // The success toast only while the server can be reached; otherwise the edit waits here (decision 116).
-    if (photoFailed) {
+    const photoState = photo ? await keepAndSendPhoto(store, shown, photo) : 'sent';
+    // The success toast only once the server has it all; otherwise the edit waits here (decision 116).
+    if (photoState !== 'sent' && photoState !== 'waiting') {
       toast({
         title: 'Error',
-        description: 'Your changes were saved, but the photo could not be uploaded. Please try again.',
+        description: `Your other changes were saved, but the photo was refused: ${photoState.refused}`,
         variant: 'destructive',
       });
-    } else if (offline) {
+    } else if (offline || photoState === 'waiting') {
       toast({ title: 'Saved on this device — it will be sent when you are back online' });
     } else {
       toast({ title: 'Success', description: 'Resident updated successfully' });
@@ -210,7 +213,7 @@ function ResidentForm({
             id={`${id}-photo`}
             type="file"
             accept="image/*"
-            disabled={offline}
+            disabled={offline && !editing}
             aria-describedby={offline ? `${id}-photo-offline` : undefined}
             aria-invalid={photoError ? true : undefined}
             onChange={(event) => choosePhoto(event.target.files?.[0])}
@@ -219,7 +222,7 @@ function ResidentForm({
         {offline ? (
           <p id={`${id}-photo-offline`} className="field-hint">
             {editing
-              ? 'The photo can be changed when you are back online. Your other changes are saved on this device.'
+              ? 'A new photo is kept on this device with your other changes and sent when you are back online.'
               : 'A photo can be added when you are back online.'}
           </p>
         ) : null}

@@ -1,13 +1,16 @@
 import {
   RESIDENT_TEXT_FIELDS,
+  ResidentEditAnswerSchema,
   ResidentHistorySchema,
   ResidentViewSchema,
   type ResidentTextField,
   type ResidentVersionView,
   type ResidentView,
 } from '../../../schema/residents';
+import type { FieldMerge } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
 import { api } from '../../lib/api';
+import type { PendingPhoto } from './pending-photos';
 
 /** What the resident form holds: text as typed, the date as the date input gives it ('' for none). */
 export type ResidentFormValues = { [K in ResidentTextField]: string } & {
@@ -38,13 +41,19 @@ export async function createResident(values: ResidentFormValues, photo: File | n
 }
 
 /**
- * Replaces a profile's photo (online only: the server checks and re-encodes it, decision 51). Only the photo is sent,
- * so the other fields stay as the server has them; text edits go through the device's database (decision 120).
+ * Sends a profile's new photo (decision 123): only the photo, so the other fields stay as the server has them, merged
+ * from the version the form showed; its key makes a second sending after a lost answer store nothing more. Answers
+ * the merge when someone else had changed the profile since.
  */
-export async function replaceResidentPhoto(id: string, photo: File): Promise<void> {
+export async function sendResidentPhoto(photo: PendingPhoto): Promise<FieldMerge | undefined> {
   const form = new FormData();
-  form.append('photo', photo);
-  await api.put(`/api/residents/${encodeURIComponent(id)}`, form);
+  form.append('photo', new File([photo.blob], photo.name, { type: photo.blob.type }));
+  form.append('photoKey', photo.id);
+  form.append('baseUpdatedAt', new Date(photo.baseUpdatedAt).toISOString());
+  const answer = ResidentEditAnswerSchema.parse(
+    await api.put(`/api/residents/${encodeURIComponent(photo.residentId)}`, form),
+  );
+  return answer.merge;
 }
 
 export async function archiveResident(id: string): Promise<void> {
