@@ -11,6 +11,7 @@ import { ensureVapidKeys, settlePushes } from './features/push/push.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
+import type { HostResolver } from './lib/push';
 
 export interface RunningServer {
   url: string;
@@ -40,7 +41,7 @@ export function databaseFile(config: Config): string {
  */
 export async function startServer(
   config: Config,
-  options: { clientDir?: string; now?: () => number; reminderCheckMs?: number } = {},
+  options: { clientDir?: string; now?: () => number; reminderCheckMs?: number; resolveHost?: HostResolver } = {},
 ): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   const unlock = lockDataDir(config.dataDir);
@@ -61,6 +62,7 @@ export async function startServer(
     now: options.now ?? Date.now,
     log,
     hub,
+    resolveHost: options.resolveHost,
   };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   ensureVapidKeys(deps);

@@ -11,7 +11,14 @@ import {
 } from '../../../schema/push';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { forbidden, tooManyRequests } from '../../lib/errors';
-import { createPushSender, generateVapidKeys, type PushOptions, type PushSender, type VapidKeys } from '../../lib/push';
+import {
+  createPushSender,
+  generateVapidKeys,
+  PushRefusedError,
+  type PushOptions,
+  type PushSender,
+  type VapidKeys,
+} from '../../lib/push';
 import {
   countSubscriptionsOf,
   deleteGoneSubscription,
@@ -41,7 +48,7 @@ const states = new WeakMap<AppDeps, PushState>();
 function stateOf(deps: AppDeps): PushState {
   let state = states.get(deps);
   if (!state) {
-    state = { sender: createPushSender(deps.config), inFlight: new Set(), testSends: new Map() };
+    state = { sender: createPushSender(deps.config, deps.resolveHost), inFlight: new Set(), testSends: new Map() };
     states.set(deps, state);
   }
   return state;
@@ -116,7 +123,11 @@ function deliver(deps: AppDeps, rows: PushSubscriptionRow[], payload: PushPayloa
       if (status === 404 || status === 410) deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
       else if (status >= 400) deps.log.error(`Push service answered ${status} (${payload.data.type})`);
     } catch (error) {
-      deps.log.error(`Push failed (${payload.data.type})`, error);
+      if (error instanceof PushRefusedError) {
+        // Not a push service (any more): it will never be sent to, so it is forgotten (decision 125).
+        deps.log.error(`Push refused and its subscription removed (${payload.data.type}): ${error.message}`);
+        deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
+      } else deps.log.error(`Push failed (${payload.data.type})`, error);
     }
   };
   const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))

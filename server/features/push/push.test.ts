@@ -60,6 +60,28 @@ describe('PUSH_ALLOW_HOSTS', () => {
   });
 });
 
+describe('PUSH_SERVICE_HOSTS and PUSH_ALLOW_LOOPBACK', () => {
+  it('default to the browsers’ push services and no loopback; a bad host stops the server at start', () => {
+    const config = loadConfig({});
+    expect(config.pushServiceHosts).toEqual([
+      'fcm.googleapis.com',
+      'updates.push.services.mozilla.com',
+      '*.push.apple.com',
+      '*.notify.windows.com',
+    ]);
+    expect(config.pushAllowLoopback).toBe(false);
+    expect(loadConfig({ PUSH_SERVICE_HOSTS: ' Push.Example.org, *.push.example.net ' }).pushServiceHosts).toEqual([
+      'push.example.org',
+      '*.push.example.net',
+    ]);
+    expect(loadConfig({ PUSH_ALLOW_LOOPBACK: 'true' }).pushAllowLoopback).toBe(true);
+    for (const bad of ['https://fcm.googleapis.com', 'fcm.googleapis.com:443', '*', '127.0.0.1', ',']) {
+      expect(() => loadConfig({ PUSH_SERVICE_HOSTS: bad })).toThrow(/PUSH_SERVICE_HOSTS/);
+    }
+    expect(() => loadConfig({ PUSH_ALLOW_LOOPBACK: 'yes' })).toThrow(/PUSH_ALLOW_LOOPBACK/);
+  });
+});
+
 describe('VAPID keys', () => {
   it('are made on first start, kept in the database and the same after a restart', async () => {
     const fresh = await startTestServer();
@@ -120,13 +142,55 @@ describe('subscribe, status and unsubscribe', () => {
     const good = receiver.subscription('never-used');
     const body = {
       ...good,
-      endpoint: 'https://push.example/send/1',
+      endpoint: 'https://fcm.googleapis.com/fcm/send/1',
       ...change,
       keys: { ...good.keys, ...(change.keys as object) },
     };
     const res = await client.post('/api/push/subscribe', body);
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(message);
+  });
+
+  it.each([
+    ['a host name of the local network', 'https://vm:9443/push/x'],
+    ['a host that is not a push service', 'https://push.example/send/1'],
+    ['a push service on another port', 'https://fcm.googleapis.com:8443/fcm/send/1'],
+    ['a push service’s name inside another domain', 'https://fcm.googleapis.com.example.net/fcm/send/1'],
+    ['a push service’s domain itself where only its subdomains are', 'https://push.apple.com/3/x'],
+    ['credentials in the URL', 'https://user:pw@fcm.googleapis.com/fcm/send/1'],
+    ['plain http to a push service', 'http://fcm.googleapis.com/fcm/send/1'],
+  ])('refuses %s with a clear message (400)', async (_label, endpoint) => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/push/subscribe', { ...receiver.subscription('never-used'), endpoint });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'validation_failed', message: PUSH_MESSAGES.endpointHttps });
+  });
+
+  it.each([
+    ['Chrome', 'https://fcm.googleapis.com/fcm/send/abc'],
+    ['Firefox', 'https://updates.push.services.mozilla.com/wpush/v2/abc'],
+    ['Safari', 'https://web.push.apple.com/QAbc'],
+    ['Edge on Windows', 'https://wns2-par02p.notify.windows.com/w/?token=abc'],
+  ])('accepts the push service %s uses', async (_browser, endpoint) => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/push/subscribe', { ...receiver.subscription('never-sent'), endpoint });
+    expect(res.status).toBe(201);
+    // Never left behind: a later push to everyone must not try to reach a real push service from a test.
+    expect((await client.post('/api/push/unsubscribe', { endpoint })).status).toBe(200);
+  });
+
+  it('takes its push services from PUSH_SERVICE_HOSTS', async () => {
+    const own = await startTestServer({ PUSH_SERVICE_HOSTS: 'push.example.org,*.push.example.net' });
+    try {
+      const { client } = await own.signedIn();
+      const { keys } = receiver.subscription('configured');
+      const post = (endpoint: string) => client.post('/api/push/subscribe', { endpoint, keys });
+      expect((await post('https://push.example.org/x')).status).toBe(201);
+      expect((await post('https://eu.push.example.net/x')).status).toBe(201);
+      expect((await post('https://fcm.googleapis.com/fcm/send/x')).status).toBe(400);
+    } finally {
+      await own.close();
+    }
   });
 
   it('accepts an https push service with padded keys', async () => {
@@ -319,6 +383,36 @@ describe('the whole push path', () => {
     expect(res.body).toEqual({ sent: 1 });
     await t.settlePushes();
     expect(subscriptionsOf(user.id)).toBe(1); // an unreachable service is not a gone subscription
+  });
+});
+
+describe('the address a push connects to', () => {
+  it('refuses a host name that resolves to a loopback address unless the test allowance is on, and forgets it', async () => {
+    const localhost = receiver.origin.replace('127.0.0.1', 'localhost');
+    for (const allowLoopback of ['false', 'true']) {
+      const own = await startTestServer({ PUSH_ALLOW_HOSTS: localhost, PUSH_ALLOW_LOOPBACK: allowLoopback });
+      try {
+        const { user, client } = await own.signedIn();
+        const device = `localhost-${allowLoopback}`;
+        const subscription = receiver.subscription(device);
+        const endpoint = subscription.endpoint.replace(receiver.origin, localhost);
+        expect((await client.post('/api/push/subscribe', { ...subscription, endpoint })).status).toBe(201);
+        expect((await client.post(`/api/test-notification/${user.id}`)).body).toEqual({ sent: 1 });
+        await own.settlePushes();
+        const left = own.db.$client
+          .prepare('SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?')
+          .get(user.id) as { n: number };
+        if (allowLoopback === 'false') {
+          expect(receiver.of(device)).toEqual([]);
+          expect(left.n).toBe(0);
+        } else {
+          expect(receiver.of(device)).toHaveLength(1);
+          expect(left.n).toBe(1);
+        }
+      } finally {
+        await own.close();
+      }
+    }
   });
 });
 
