@@ -8,6 +8,12 @@ export const TEST_NOTIFICATION_WINDOW_MS = 10 * MINUTE_MS;
 /** A user's browsers and devices; subscribing one more drops the oldest (decision 37). */
 export const PUSH_SUBSCRIPTIONS_PER_USER = 10;
 export const PUSH_ENDPOINT_MAX = 2048;
+/**
+ * Pushes of one kind that one person's actions cause to one colleague: this many in a window go out at once,
+ * later ones are held and sent as one summary when the window ends (decision 125). Alerts are never held.
+ */
+export const PUSH_BURST_LIMIT = 3;
+export const PUSH_BURST_WINDOW_MS = MINUTE_MS;
 
 export const PUSH_MESSAGES = {
   endpointInvalid: 'endpoint must be a push service URL',

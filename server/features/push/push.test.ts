@@ -6,6 +6,7 @@ import { PUSH_MESSAGES } from '../../../schema/push';
 import { ConfigError, loadConfig } from '../../config';
 import { startServer } from '../../server';
 import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../test/push-receiver';
+import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
 let t: TestServer;
@@ -413,6 +414,109 @@ describe('the address a push connects to', () => {
         await own.close();
       }
     }
+  });
+});
+
+describe('pushes one person causes to a colleague in a minute', () => {
+  it('sends the first three of 50 announcements pushed in one request, then one summary saying how many more', async () => {
+    const colleagues = [await subscribed(), await subscribed()];
+    const author = await subscribed({ firstName: 'Ann', role: 'admin' });
+    const rows = Array.from({ length: 50 }, (_, i) => ({
+      newDocumentState: newPostDoc({ authorId: author.user.id, content: `Notice ${i}` }),
+      assumedMasterState: null,
+    }));
+    const res = await author.client.post('/api/sync/posts/push', rows);
+    expect(res.status).toBe(200);
+    expect(res.body.conflicts).toEqual([]);
+    await t.settlePushes();
+    for (const { device } of colleagues) {
+      expect(receiver.of(device).map((push) => push.payload.title)).toEqual(Array(3).fill('Company announcement'));
+    }
+
+    // Still within the minute: nothing more goes out.
+    t.advance(30_000);
+    t.server.heldPushes.flush();
+    await t.settlePushes();
+    expect(receiver.of(colleagues[0].device)).toHaveLength(3);
+
+    t.advance(30_000);
+    expect(t.server.heldPushes.flush()).toBeGreaterThanOrEqual(2);
+    await t.settlePushes();
+    for (const { device } of colleagues) {
+      const pushes = receiver.of(device);
+      expect(pushes).toHaveLength(4);
+      expect(pushes[3].payload).toEqual({
+        title: 'Company announcements',
+        body: '47 more new announcements from Ann.',
+        tag: 'announcements',
+        data: { type: 'announcement' },
+      });
+      expect(JSON.stringify(pushes.map((push) => push.payload))).not.toContain('Notice');
+    }
+    expect(receiver.of(author.device)).toEqual([]);
+  });
+
+  it('never holds an emergency alert, even from someone over their limit', async () => {
+    const colleague = await subscribed();
+    const author = await subscribed({ firstName: 'Una', role: 'admin' });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await author.client.post('/api/posts', { content: `Announcement ${i}` })).status).toBe(201);
+    }
+    const alert = await author.client.post('/api/posts', { content: 'Fire drill now', isUrgent: true });
+    expect(alert.status).toBe(201);
+    await receiver.waitFor(colleague.device, 4);
+    await t.settlePushes();
+    const pushes = receiver.of(colleague.device);
+    expect(pushes.map((push) => push.payload.title).sort()).toEqual([
+      ...Array(3).fill('Company announcement'),
+      'Emergency alert',
+    ]);
+    const urgent = pushes.find((push) => push.payload.title === 'Emergency alert');
+    expect(urgent?.payload.tag).toBe(`urgent-${alert.body.id as string}`);
+    expect(urgent?.headers.urgency).toBe('high');
+    t.advance(60_000);
+    t.server.heldPushes.flush();
+    await t.settlePushes();
+    expect(receiver.of(colleague.device).at(-1)?.payload.body).toBe('2 more new announcements from Una.');
+  });
+
+  it('sums up a burst of chat messages in one push that replaces the conversation’s notification', async () => {
+    const recipient = await subscribed();
+    const sender = await subscribed({ firstName: 'Sam' });
+    const conversation = await sender.client.post('/api/conversations', { participantId: recipient.user.id });
+    const id = conversation.body.id as string;
+    for (let i = 0; i < 4; i += 1) {
+      expect((await sender.client.post(`/api/conversations/${id}/messages`, { content: `Hi ${i}` })).status).toBe(201);
+    }
+    await t.settlePushes();
+    expect(receiver.of(recipient.device)).toHaveLength(3);
+    t.advance(60_000);
+    t.server.heldPushes.flush();
+    await t.settlePushes();
+    expect(receiver.of(recipient.device).at(-1)?.payload).toEqual({
+      title: 'New messages from Sam',
+      body: '1 more new message. Open Staff Portal to read them.',
+      tag: `chat-${id}`,
+      data: { type: 'chat', conversationId: id },
+    });
+    // A new minute starts a new budget.
+    expect((await sender.client.post(`/api/conversations/${id}/messages`, { content: 'Later' })).status).toBe(201);
+    await receiver.waitFor(recipient.device, 5);
+  });
+
+  it('sends what is still held when the server stops', async () => {
+    const own = await startTestServer({ PUSH_ALLOW_HOSTS: receiver.origin });
+    const { client } = await own.signedIn({ firstName: 'Ann', role: 'admin' });
+    const colleague = await own.signedIn();
+    const device = `stop-${colleague.user.id}`;
+    expect((await colleague.client.post('/api/push/subscribe', receiver.subscription(device))).status).toBe(201);
+    for (let i = 0; i < 5; i += 1)
+      expect((await client.post('/api/posts', { content: `Notice ${i}` })).status).toBe(201);
+    await own.close();
+    expect(receiver.of(device).map((push) => push.payload.body)).toEqual([
+      ...Array(3).fill('New announcement from Ann.'),
+      '2 more new announcements from Ann.',
+    ]);
   });
 });
 
