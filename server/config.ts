@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { StrongPasswordSchema } from '../schema/auth';
 import { REGISTRATION_MODES } from '../schema/constants';
+import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN } from '../schema/push';
 
 /** Every setting of the server, read from the environment in this one place and checked at start. */
 export const ConfigSchema = z
@@ -25,6 +26,30 @@ export const ConfigSchema = z
     REGISTRATION: z.enum(REGISTRATION_MODES, { message: 'must be approval or closed' }).default('approval'),
     TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
     LOG_LEVEL: z.enum(['silent', 'error', 'info'], { message: 'must be silent, error or info' }).default('info'),
+    /** The push services' hosts pushes may go to (decision 125), comma-separated; `*.` for subdomains. */
+    PUSH_SERVICE_HOSTS: z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((part) => part.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(
+            z
+              .string()
+              .regex(
+                PUSH_SERVICE_HOST_PATTERN,
+                'must be a comma-separated list of host names such as fcm.googleapis.com or *.push.apple.com',
+              ),
+          )
+          .min(1, 'must name at least one push service host'),
+      )
+      .default([...DEFAULT_PUSH_SERVICE_HOSTS]),
+    /** Tests only: pushes may reach loopback addresses (the local test receiver); never private ones. */
+    PUSH_ALLOW_LOOPBACK: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
     /** Origins that may receive web push without https (a local test receiver), comma-separated. */
     PUSH_ALLOW_HOSTS: z
       .string()
@@ -76,6 +101,10 @@ export interface Config {
   logLevel: 'silent' | 'error' | 'info';
   /** Origins web push may reach without https (PUSH_ALLOW_HOSTS): local receivers in tests. */
   pushAllowOrigins: string[];
+  /** Hosts of the push services subscriptions may name (PUSH_SERVICE_HOSTS; decision 125). */
+  pushServiceHosts: string[];
+  /** Whether a push may connect to a loopback address (PUSH_ALLOW_LOOPBACK): the test receiver only. */
+  pushAllowLoopback: boolean;
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
 }
@@ -109,6 +138,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
     pushAllowOrigins: e.PUSH_ALLOW_HOSTS.map((origin) => new URL(origin).origin),
+    pushServiceHosts: e.PUSH_SERVICE_HOSTS,
+    pushAllowLoopback: e.PUSH_ALLOW_LOOPBACK === 'true',
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };
 }

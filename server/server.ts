@@ -7,10 +7,14 @@ import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
-import { ensureVapidKeys, settlePushes } from './features/push/push.service';
+import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/push.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
+import type { HostResolver } from './lib/push';
+
+/** How often ended bursts of pushes are looked for: a summary goes out at most this long after its window. */
+const HELD_PUSH_CHECK_MS = 5_000;
 
 export interface RunningServer {
   url: string;
@@ -18,6 +22,8 @@ export interface RunningServer {
   deps: AppDeps;
   /** The emergency-alert reminder scheduler; `check()` runs one check at once (tests). */
   reminders: { check: () => number };
+  /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
+  heldPushes: { flush: () => number };
   close: () => Promise<void>;
 }
 
@@ -40,7 +46,7 @@ export function databaseFile(config: Config): string {
  */
 export async function startServer(
   config: Config,
-  options: { clientDir?: string; now?: () => number; reminderCheckMs?: number } = {},
+  options: { clientDir?: string; now?: () => number; reminderCheckMs?: number; resolveHost?: HostResolver } = {},
 ): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   const unlock = lockDataDir(config.dataDir);
@@ -61,6 +67,7 @@ export async function startServer(
     now: options.now ?? Date.now,
     log,
     hub,
+    resolveHost: options.resolveHost,
   };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   ensureVapidKeys(deps);
@@ -69,6 +76,7 @@ export async function startServer(
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
+  const heldPushes = startHeldPushes(deps, HELD_PUSH_CHECK_MS);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -89,6 +97,7 @@ export async function startServer(
     port,
     deps,
     reminders,
+    heldPushes,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -99,7 +108,9 @@ export async function startServer(
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
-      // Pushes in flight may still remove a gone subscription: let them finish (each gives up after 10 s).
+      // Held pushes go now as their summaries; pushes in flight may still remove a gone subscription: let them
+      // finish (each gives up after 10 s).
+      heldPushes.stop();
       await settlePushes(deps);
       db.$client.close();
       unlock();

@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import type { CurrentUser } from '../../schema/auth';
 import type { SyncHub } from '../features/sync/sync.hub';
 import type { Mailer } from './mail';
+import type { HostResolver } from './push';
 
 /** A signed-in user as the server sees it for a request. */
 export type SessionUser = CurrentUser;
@@ -18,6 +19,8 @@ export interface AppDeps {
   log: Logger;
   /** Live sync streams: told about every committed change to a synced collection. */
   hub: SyncHub;
+  /** How push endpoints' hosts are resolved; the system's DNS unless a test keeps pushes on loopback. */
+  resolveHost?: HostResolver;
 }
 
 export interface Logger {

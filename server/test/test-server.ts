@@ -1,9 +1,13 @@
+import dns from 'node:dns';
 import fs from 'node:fs';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../config';
+import { classifyAddress } from '../lib/addresses';
 import { hashPassword } from '../lib/crypto';
+import type { HostResolver } from '../lib/push';
 import { startServer } from '../server';
 import { syncAlertAudience } from '../features/alerts/alerts.service';
 import {
@@ -28,6 +32,19 @@ export const ADMIN = { email: 'admin@test.example', password: 'Adm1n!Passw0rd' }
 let hashed: Promise<string> | undefined;
 
 /**
+ * Tests never push beyond this machine: only addresses and `localhost` are looked up, and a public address
+ * fails the send; the server's own check still refuses private ones (decision 125).
+ */
+export const loopbackOnlyResolver: HostResolver = async (hostname) => {
+  if (!isIP(hostname) && hostname !== 'localhost') throw new Error(`Tests push to loopback only, not ${hostname}`);
+  const addresses = await dns.promises.lookup(hostname, { all: true, verbatim: true });
+  if (addresses.some(({ address }) => classifyAddress(address) === 'public')) {
+    throw new Error(`Tests push to loopback only, not ${hostname}`);
+  }
+  return addresses;
+};
+
+/**
  * A real server on a fresh SQLite file and a real SMTP server, reached over real HTTP. The clock can be
  * moved forward to test expiry rules.
  */
@@ -44,11 +61,14 @@ export async function startTestServer(env: Record<string, string> = {}) {
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     ORG_NAME: 'Test Care Ltd',
+    // The local push receiver listens on 127.0.0.1; production never sets this (decision 125).
+    PUSH_ALLOW_LOOPBACK: 'true',
     ...env,
   });
   const server = await startServer(config, {
     now: () => Date.now() + offset,
     clientDir: path.join(dataDir, 'no-client'),
+    resolveHost: loopbackOnlyResolver,
   });
   const url = `http://127.0.0.1:${server.port}`;
   return {

@@ -21,6 +21,7 @@ import { recordAudit } from '../audit/audit.service';
 import { housesByUser } from '../houses/houses.service';
 import {
   announcementPush,
+  announcementsSummaryPush,
   PUSH_OPTIONS,
   pushToEveryoneBut,
   pushToUsers,
@@ -100,7 +101,11 @@ export function announcePost(deps: AppDeps, postId: string): void {
   if (!post || post.deleted) return;
   if (post.isUrgent) return syncAlertAudience(deps, postId);
   if (toPostCategory(post.category) === 'company_announcement' && post.authorId) {
-    pushToEveryoneBut(deps, post.authorId, announcementPush(authorFirstName(post), postId), PUSH_OPTIONS.announcement);
+    const name = authorFirstName(post);
+    pushToEveryoneBut(deps, post.authorId, announcementPush(name, postId), PUSH_OPTIONS.announcement, {
+      key: `announcement:${post.authorId}`,
+      summary: (held) => announcementsSummaryPush(name, held),
+    });
   }
 }
 

@@ -16,7 +16,7 @@ import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
-import { chatPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
+import { chatPush, chatSummaryPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import { accountCreatedAt } from '../users/users.service';
 import {
   countUnreadOf,
@@ -234,7 +234,10 @@ export function sendMessage(
   const participants = participantIds(conversation);
   deps.hub.notify('messages', participants);
   deps.hub.notify('conversations', participants);
-  pushToUsers(deps, [recipientId], chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat);
+  pushToUsers(deps, [recipientId], chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
+    key: `chat:${conversation.id}`,
+    summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
+  });
   const stored = findConversation(deps.db, conversation.id)!;
   return toMessageView(findMessageWithSender(deps.db, id)!, stored, actor.id);
 }

@@ -4,6 +4,7 @@ import { PushUnsubscribeBodySchema, pushSubscribeBodySchema } from '../../../sch
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { parseInput, validate } from '../../lib/http';
+import { pushEndpointRules } from '../../lib/push';
 import { requireUser } from '../auth/auth.middleware';
 import { pushStatus, sendTestNotification, subscribe, unsubscribe, vapidPublicKey } from './push.service';
 
@@ -15,7 +16,7 @@ export const pushRoutes = new Hono<AppEnv>()
   .get('/push/subscription-status', requireUser, (c) => c.json(pushStatus(c.var.deps, c.var.user)))
   .post('/push/subscribe', requireUser, async (c) => {
     const json: unknown = await c.req.json().catch(() => badRequest('The request body is not valid JSON'));
-    const body = parseInput(pushSubscribeBodySchema(c.var.deps.config.pushAllowOrigins), json);
+    const body = parseInput(pushSubscribeBodySchema(pushEndpointRules(c.var.deps.config)), json);
     return c.json(subscribe(c.var.deps, c.var.user, body), 201);
   })
   .post('/push/unsubscribe', requireUser, validate('json', PushUnsubscribeBodySchema), (c) =>

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  PUSH_BURST_LIMIT,
+  PUSH_BURST_WINDOW_MS,
   PUSH_MESSAGES,
   PUSH_SUBSCRIPTIONS_PER_USER,
   TEST_NOTIFICATION_LIMIT,
@@ -11,7 +13,14 @@ import {
 } from '../../../schema/push';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { forbidden, tooManyRequests } from '../../lib/errors';
-import { createPushSender, generateVapidKeys, type PushOptions, type PushSender, type VapidKeys } from '../../lib/push';
+import {
+  createPushSender,
+  generateVapidKeys,
+  PushRefusedError,
+  type PushOptions,
+  type PushSender,
+  type VapidKeys,
+} from '../../lib/push';
 import {
   countSubscriptionsOf,
   deleteGoneSubscription,
@@ -29,19 +38,45 @@ const VAPID_PUBLIC = 'vapid_public_key';
 const VAPID_PRIVATE = 'vapid_private_key';
 const DAY_SECONDS = 24 * 60 * 60;
 
-/** What the push machinery keeps per running app: keys, the sender, sends in flight, test-send times. */
+/**
+ * A push that is held back when one person causes many of its kind to the same colleague (decision 125): `key`
+ * names the kind and the person (`announcement:{authorId}`, `chat:{conversationId}`), `summary` says how many
+ * were held, in the same content-free words as the pushes it stands for (decision 36).
+ */
+export interface Coalescing {
+  key: string;
+  summary: (heldCount: number) => PushPayload;
+}
+
+/** One colleague's pushes of one kind from one person in the current window. */
+interface Burst {
+  userId: string;
+  windowStart: number;
+  sent: number;
+  held: number;
+  summary: Coalescing['summary'];
+  options: PushOptions;
+}
+
+/** What the push machinery keeps per running app: keys, the sender, sends in flight, test-send times, bursts. */
 interface PushState {
   vapid?: VapidKeys;
   sender: PushSender;
   inFlight: Set<Promise<void>>;
   testSends: Map<string, number[]>;
+  bursts: Map<string, Burst>;
 }
 const states = new WeakMap<AppDeps, PushState>();
 
 function stateOf(deps: AppDeps): PushState {
   let state = states.get(deps);
   if (!state) {
-    state = { sender: createPushSender(deps.config), inFlight: new Set(), testSends: new Map() };
+    state = {
+      sender: createPushSender(deps.config, deps.resolveHost),
+      inFlight: new Set(),
+      testSends: new Map(),
+      bursts: new Map(),
+    };
     states.set(deps, state);
   }
   return state;
@@ -116,7 +151,11 @@ function deliver(deps: AppDeps, rows: PushSubscriptionRow[], payload: PushPayloa
       if (status === 404 || status === 410) deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
       else if (status >= 400) deps.log.error(`Push service answered ${status} (${payload.data.type})`);
     } catch (error) {
-      deps.log.error(`Push failed (${payload.data.type})`, error);
+      if (error instanceof PushRefusedError) {
+        // Not a push service (any more): it will never be sent to, so it is forgotten (decision 125).
+        deps.log.error(`Push refused and its subscription removed (${payload.data.type}): ${error.message}`);
+        deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
+      } else deps.log.error(`Push failed (${payload.data.type})`, error);
     }
   };
   const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
@@ -127,14 +166,106 @@ function deliver(deps: AppDeps, rows: PushSubscriptionRow[], payload: PushPayloa
   return rows.length;
 }
 
-/** Pushes to these users' devices (active users only); answers how many subscriptions it goes to. */
-export function pushToUsers(deps: AppDeps, userIds: string[], payload: PushPayload, options: PushOptions): number {
-  return deliver(deps, listActiveSubscriptions(deps.db, { userIds }), payload, options);
+/**
+ * The subscriptions of the colleagues still within their budget for this kind of push; the others' pushes are
+ * counted as held, to be summed up when their window ends (decision 125).
+ */
+function withinBudget(
+  deps: AppDeps,
+  rows: PushSubscriptionRow[],
+  options: PushOptions,
+  coalescing: Coalescing,
+): PushSubscriptionRow[] {
+  const { bursts } = stateOf(deps);
+  const now = deps.now();
+  const verdicts = new Map<string, boolean>();
+  for (const userId of new Set(rows.map((row) => row.userId))) {
+    const id = `${coalescing.key}|${userId}`;
+    let burst = bursts.get(id);
+    if (!burst || now >= burst.windowStart + PUSH_BURST_WINDOW_MS) {
+      if (burst) sendSummary(deps, burst);
+      burst = { userId, windowStart: now, sent: 0, held: 0, summary: coalescing.summary, options };
+      bursts.set(id, burst);
+    }
+    const admitted = burst.sent < PUSH_BURST_LIMIT;
+    if (admitted) burst.sent += 1;
+    else {
+      burst.held += 1;
+      burst.summary = coalescing.summary;
+      burst.options = options;
+    }
+    verdicts.set(userId, admitted);
+  }
+  return rows.filter((row) => verdicts.get(row.userId));
 }
 
-/** Pushes to every active user's devices but one user's (the author of an announcement). */
-export function pushToEveryoneBut(deps: AppDeps, userId: string, payload: PushPayload, options: PushOptions): number {
-  return deliver(deps, listActiveSubscriptions(deps.db, { exceptUserId: userId }), payload, options);
+/** The one push that stands for those held in a burst, to the colleague's devices as they are now. */
+function sendSummary(deps: AppDeps, burst: Burst): void {
+  if (burst.held === 0) return;
+  deliver(
+    deps,
+    listActiveSubscriptions(deps.db, { userIds: [burst.userId] }),
+    burst.summary(burst.held),
+    burst.options,
+  );
+}
+
+/**
+ * Ends the bursts whose window has passed (every one with `all`, at shutdown), sending one summary for each
+ * that held pushes; answers how many summaries went out.
+ */
+export function flushHeldPushes(deps: AppDeps, all = false): number {
+  const state = states.get(deps);
+  if (!state) return 0;
+  const now = deps.now();
+  let summaries = 0;
+  for (const [id, burst] of state.bursts) {
+    if (!all && now < burst.windowStart + PUSH_BURST_WINDOW_MS) continue;
+    state.bursts.delete(id);
+    if (burst.held > 0) summaries += 1;
+    sendSummary(deps, burst);
+  }
+  return summaries;
+}
+
+/** Checks for ended bursts every `everyMs`; `stop` sends what is still held (server shutdown). */
+export function startHeldPushes(deps: AppDeps, everyMs: number): { flush: () => number; stop: () => void } {
+  const timer = setInterval(() => flushHeldPushes(deps), everyMs);
+  timer.unref();
+  return {
+    flush: () => flushHeldPushes(deps),
+    stop: () => {
+      clearInterval(timer);
+      flushHeldPushes(deps, true);
+    },
+  };
+}
+
+/**
+ * Pushes to these users' devices (active users only); answers how many subscriptions it goes to now. With
+ * `coalescing`, a colleague over the burst limit gets a summary later instead (decision 125); alerts pass none.
+ */
+export function pushToUsers(
+  deps: AppDeps,
+  userIds: string[],
+  payload: PushPayload,
+  options: PushOptions,
+  coalescing?: Coalescing,
+): number {
+  const rows = listActiveSubscriptions(deps.db, { userIds });
+  return deliver(deps, coalescing ? withinBudget(deps, rows, options, coalescing) : rows, payload, options);
+}
+
+/** Pushes to every active user's devices but one user's (the author of an announcement), as pushToUsers. */
+export function pushToEveryoneBut(
+  deps: AppDeps,
+  userId: string,
+  payload: PushPayload,
+  options: PushOptions,
+  coalescing?: Coalescing,
+): number {
+  const rows = listActiveSubscriptions(deps.db, { exceptUserId: userId });
+  return deliver(deps, coalescing ? withinBudget(deps, rows, options, coalescing) : rows, payload, options);
 }
 
 /** Waits for the pushes in flight (server shutdown, tests). */
@@ -199,6 +330,28 @@ export function announcementPush(authorFirstName: string, postId: string): PushP
     body: `New announcement from ${authorFirstName}.`,
     tag: `announcement-${postId}`,
     data: { type: 'announcement', postId },
+  };
+}
+
+const plural = (count: number, word: string) => `${count} more new ${word}${count === 1 ? '' : 's'}`;
+
+/** Stands for the announcements held back from one author (decision 125); opens the feed. */
+export function announcementsSummaryPush(authorFirstName: string, heldCount: number): PushPayload {
+  return {
+    title: 'Company announcements',
+    body: `${plural(heldCount, 'announcement')} from ${authorFirstName}.`,
+    tag: 'announcements',
+    data: { type: 'announcement' },
+  };
+}
+
+/** Stands for the chat messages held back in one conversation; replaces its last message's notification. */
+export function chatSummaryPush(senderFirstName: string, conversationId: string, heldCount: number): PushPayload {
+  return {
+    title: `New messages from ${senderFirstName}`,
+    body: `${plural(heldCount, 'message')}. Open Staff Portal to read them.`,
+    tag: `chat-${conversationId}`,
+    data: { type: 'chat', conversationId },
   };
 }
 

@@ -6,6 +6,7 @@ import { PUSH_MESSAGES } from '../../../schema/push';
 import { ConfigError, loadConfig } from '../../config';
 import { startServer } from '../../server';
 import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../test/push-receiver';
+import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
 let t: TestServer;
@@ -57,6 +58,28 @@ describe('PUSH_ALLOW_HOSTS', () => {
     expect(loadConfig({}).pushAllowOrigins).toEqual([]);
     expect(() => loadConfig({ PUSH_ALLOW_HOSTS: 'http://127.0.0.1:4000/push' })).toThrow(ConfigError);
     expect(() => loadConfig({ PUSH_ALLOW_HOSTS: 'localhost' })).toThrow(/PUSH_ALLOW_HOSTS/);
+  });
+});
+
+describe('PUSH_SERVICE_HOSTS and PUSH_ALLOW_LOOPBACK', () => {
+  it('default to the browsers’ push services and no loopback; a bad host stops the server at start', () => {
+    const config = loadConfig({});
+    expect(config.pushServiceHosts).toEqual([
+      'fcm.googleapis.com',
+      'updates.push.services.mozilla.com',
+      '*.push.apple.com',
+      '*.notify.windows.com',
+    ]);
+    expect(config.pushAllowLoopback).toBe(false);
+    expect(loadConfig({ PUSH_SERVICE_HOSTS: ' Push.Example.org, *.push.example.net ' }).pushServiceHosts).toEqual([
+      'push.example.org',
+      '*.push.example.net',
+    ]);
+    expect(loadConfig({ PUSH_ALLOW_LOOPBACK: 'true' }).pushAllowLoopback).toBe(true);
+    for (const bad of ['https://fcm.googleapis.com', 'fcm.googleapis.com:443', '*', '127.0.0.1', ',']) {
+      expect(() => loadConfig({ PUSH_SERVICE_HOSTS: bad })).toThrow(/PUSH_SERVICE_HOSTS/);
+    }
+    expect(() => loadConfig({ PUSH_ALLOW_LOOPBACK: 'yes' })).toThrow(/PUSH_ALLOW_LOOPBACK/);
   });
 });
 
@@ -120,13 +143,55 @@ describe('subscribe, status and unsubscribe', () => {
     const good = receiver.subscription('never-used');
     const body = {
       ...good,
-      endpoint: 'https://push.example/send/1',
+      endpoint: 'https://fcm.googleapis.com/fcm/send/1',
       ...change,
       keys: { ...good.keys, ...(change.keys as object) },
     };
     const res = await client.post('/api/push/subscribe', body);
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(message);
+  });
+
+  it.each([
+    ['a host name of the local network', 'https://vm:9443/push/x'],
+    ['a host that is not a push service', 'https://push.example/send/1'],
+    ['a push service on another port', 'https://fcm.googleapis.com:8443/fcm/send/1'],
+    ['a push service’s name inside another domain', 'https://fcm.googleapis.com.example.net/fcm/send/1'],
+    ['a push service’s domain itself where only its subdomains are', 'https://push.apple.com/3/x'],
+    ['credentials in the URL', 'https://user:pw@fcm.googleapis.com/fcm/send/1'],
+    ['plain http to a push service', 'http://fcm.googleapis.com/fcm/send/1'],
+  ])('refuses %s with a clear message (400)', async (_label, endpoint) => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/push/subscribe', { ...receiver.subscription('never-used'), endpoint });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'validation_failed', message: PUSH_MESSAGES.endpointHttps });
+  });
+
+  it.each([
+    ['Chrome', 'https://fcm.googleapis.com/fcm/send/abc'],
+    ['Firefox', 'https://updates.push.services.mozilla.com/wpush/v2/abc'],
+    ['Safari', 'https://web.push.apple.com/QAbc'],
+    ['Edge on Windows', 'https://wns2-par02p.notify.windows.com/w/?token=abc'],
+  ])('accepts the push service %s uses', async (_browser, endpoint) => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/push/subscribe', { ...receiver.subscription('never-sent'), endpoint });
+    expect(res.status).toBe(201);
+    // Never left behind: a later push to everyone must not try to reach a real push service from a test.
+    expect((await client.post('/api/push/unsubscribe', { endpoint })).status).toBe(200);
+  });
+
+  it('takes its push services from PUSH_SERVICE_HOSTS', async () => {
+    const own = await startTestServer({ PUSH_SERVICE_HOSTS: 'push.example.org,*.push.example.net' });
+    try {
+      const { client } = await own.signedIn();
+      const { keys } = receiver.subscription('configured');
+      const post = (endpoint: string) => client.post('/api/push/subscribe', { endpoint, keys });
+      expect((await post('https://push.example.org/x')).status).toBe(201);
+      expect((await post('https://eu.push.example.net/x')).status).toBe(201);
+      expect((await post('https://fcm.googleapis.com/fcm/send/x')).status).toBe(400);
+    } finally {
+      await own.close();
+    }
   });
 
   it('accepts an https push service with padded keys', async () => {
@@ -319,6 +384,139 @@ describe('the whole push path', () => {
     expect(res.body).toEqual({ sent: 1 });
     await t.settlePushes();
     expect(subscriptionsOf(user.id)).toBe(1); // an unreachable service is not a gone subscription
+  });
+});
+
+describe('the address a push connects to', () => {
+  it('refuses a host name that resolves to a loopback address unless the test allowance is on, and forgets it', async () => {
+    const localhost = receiver.origin.replace('127.0.0.1', 'localhost');
+    for (const allowLoopback of ['false', 'true']) {
+      const own = await startTestServer({ PUSH_ALLOW_HOSTS: localhost, PUSH_ALLOW_LOOPBACK: allowLoopback });
+      try {
+        const { user, client } = await own.signedIn();
+        const device = `localhost-${allowLoopback}`;
+        const subscription = receiver.subscription(device);
+        const endpoint = subscription.endpoint.replace(receiver.origin, localhost);
+        expect((await client.post('/api/push/subscribe', { ...subscription, endpoint })).status).toBe(201);
+        expect((await client.post(`/api/test-notification/${user.id}`)).body).toEqual({ sent: 1 });
+        await own.settlePushes();
+        const left = own.db.$client
+          .prepare('SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?')
+          .get(user.id) as { n: number };
+        if (allowLoopback === 'false') {
+          expect(receiver.of(device)).toEqual([]);
+          expect(left.n).toBe(0);
+        } else {
+          expect(receiver.of(device)).toHaveLength(1);
+          expect(left.n).toBe(1);
+        }
+      } finally {
+        await own.close();
+      }
+    }
+  });
+});
+
+describe('pushes one person causes to a colleague in a minute', () => {
+  it('sends the first three of 50 announcements pushed in one request, then one summary saying how many more', async () => {
+    const colleagues = [await subscribed(), await subscribed()];
+    const author = await subscribed({ firstName: 'Ann', role: 'admin' });
+    const rows = Array.from({ length: 50 }, (_, i) => ({
+      newDocumentState: newPostDoc({ authorId: author.user.id, content: `Notice ${i}` }),
+      assumedMasterState: null,
+    }));
+    const res = await author.client.post('/api/sync/posts/push', rows);
+    expect(res.status).toBe(200);
+    expect(res.body.conflicts).toEqual([]);
+    await t.settlePushes();
+    for (const { device } of colleagues) {
+      expect(receiver.of(device).map((push) => push.payload.title)).toEqual(Array(3).fill('Company announcement'));
+    }
+
+    // Still within the minute: nothing more goes out.
+    t.advance(30_000);
+    t.server.heldPushes.flush();
+    await t.settlePushes();
+    expect(receiver.of(colleagues[0].device)).toHaveLength(3);
+
+    t.advance(30_000);
+    expect(t.server.heldPushes.flush()).toBeGreaterThanOrEqual(2);
+    await t.settlePushes();
+    for (const { device } of colleagues) {
+      const pushes = receiver.of(device);
+      expect(pushes).toHaveLength(4);
+      expect(pushes[3].payload).toEqual({
+        title: 'Company announcements',
+        body: '47 more new announcements from Ann.',
+        tag: 'announcements',
+        data: { type: 'announcement' },
+      });
+      expect(JSON.stringify(pushes.map((push) => push.payload))).not.toContain('Notice');
+    }
+    expect(receiver.of(author.device)).toEqual([]);
+  });
+
+  it('never holds an emergency alert, even from someone over their limit', async () => {
+    const colleague = await subscribed();
+    const author = await subscribed({ firstName: 'Una', role: 'admin' });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await author.client.post('/api/posts', { content: `Announcement ${i}` })).status).toBe(201);
+    }
+    const alert = await author.client.post('/api/posts', { content: 'Fire drill now', isUrgent: true });
+    expect(alert.status).toBe(201);
+    await receiver.waitFor(colleague.device, 4);
+    await t.settlePushes();
+    const pushes = receiver.of(colleague.device);
+    expect(pushes.map((push) => push.payload.title).sort()).toEqual([
+      ...Array(3).fill('Company announcement'),
+      'Emergency alert',
+    ]);
+    const urgent = pushes.find((push) => push.payload.title === 'Emergency alert');
+    expect(urgent?.payload.tag).toBe(`urgent-${alert.body.id as string}`);
+    expect(urgent?.headers.urgency).toBe('high');
+    t.advance(60_000);
+    t.server.heldPushes.flush();
+    await t.settlePushes();
+    expect(receiver.of(colleague.device).at(-1)?.payload.body).toBe('2 more new announcements from Una.');
+  });
+
+  it('sums up a burst of chat messages in one push that replaces the conversation’s notification', async () => {
+    const recipient = await subscribed();
+    const sender = await subscribed({ firstName: 'Sam' });
+    const conversation = await sender.client.post('/api/conversations', { participantId: recipient.user.id });
+    const id = conversation.body.id as string;
+    for (let i = 0; i < 4; i += 1) {
+      expect((await sender.client.post(`/api/conversations/${id}/messages`, { content: `Hi ${i}` })).status).toBe(201);
+    }
+    await t.settlePushes();
+    expect(receiver.of(recipient.device)).toHaveLength(3);
+    t.advance(60_000);
+    t.server.heldPushes.flush();
+    await t.settlePushes();
+    expect(receiver.of(recipient.device).at(-1)?.payload).toEqual({
+      title: 'New messages from Sam',
+      body: '1 more new message. Open Staff Portal to read them.',
+      tag: `chat-${id}`,
+      data: { type: 'chat', conversationId: id },
+    });
+    // A new minute starts a new budget.
+    expect((await sender.client.post(`/api/conversations/${id}/messages`, { content: 'Later' })).status).toBe(201);
+    await receiver.waitFor(recipient.device, 5);
+  });
+
+  it('sends what is still held when the server stops', async () => {
+    const own = await startTestServer({ PUSH_ALLOW_HOSTS: receiver.origin });
+    const { client } = await own.signedIn({ firstName: 'Ann', role: 'admin' });
+    const colleague = await own.signedIn();
+    const device = `stop-${colleague.user.id}`;
+    expect((await colleague.client.post('/api/push/subscribe', receiver.subscription(device))).status).toBe(201);
+    for (let i = 0; i < 5; i += 1)
+      expect((await client.post('/api/posts', { content: `Notice ${i}` })).status).toBe(201);
+    await own.close();
+    expect(receiver.of(device).map((push) => push.payload.body)).toEqual([
+      ...Array(3).fill('New announcement from Ann.'),
+      '2 more new announcements from Ann.',
+    ]);
   });
 });
 
