@@ -1,8 +1,12 @@
 import { defineConfig, devices } from '@playwright/test';
+import { CHROMIUM } from './scripts/chromium';
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 
-/** Journeys in a real Chromium (Debian's /usr/bin/chromium) against the real server on a throw-away data folder. */
+/**
+ * Journeys in a real Chromium (CHROMIUM_PATH, Playwright's own, or the system's: scripts/chromium.ts) against the real
+ * server on a throw-away data folder.
+ */
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
@@ -20,7 +24,7 @@ export default defineConfig({
     baseURL: `http://localhost:${PORT}`,
     trace: 'retain-on-failure',
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: CHROMIUM?.path,
       args: [
         '--no-sandbox',
         '--disable-gpu',

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CHROMIUM } from '../scripts/chromium';
 
 /** One figure of a bench, printed as a `BENCH {json}` line that `bench/run-all.ts` collects. */
 export interface BenchFigure {
@@ -62,8 +63,8 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
-/** Debian's Chromium and the flags every bench launches it with (DEVELOPERS.md: no sandbox, no background traffic). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The Chromium the benches drive (scripts/chromium.ts) and the flags every bench launches it with (no sandbox, no background traffic). */
+export const CHROMIUM_PATH = CHROMIUM?.path;
 export const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',

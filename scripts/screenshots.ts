@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import sharp from 'sharp';
+import { CHROMIUM } from './chromium';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { openDb } from '../server/db/client';
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
   const server = await startServer(config);
   const base = `http://localhost:${server.port}`;
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM?.path,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
   try {

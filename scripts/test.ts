@@ -1,18 +1,21 @@
 // `npm test`: type-check and lint, unit and integration tests (vitest), then the browser journeys (Playwright).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { CHROMIUM, chromiumInstallCommand } from './chromium';
 
-const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!fs.existsSync(chromium)) {
+if (!CHROMIUM) {
+  const named = process.env.CHROMIUM_PATH;
+  const osRelease = fs.existsSync('/etc/os-release') ? fs.readFileSync('/etc/os-release', 'utf8') : '';
   console.error(
-    `The browser tests need Debian's Chromium at ${chromium}.\n` +
-      'Install it with:  sudo apt-get update && sudo apt-get install -y chromium\n' +
-      '(or set CHROMIUM_PATH to another Chromium binary).',
+    (named ? `CHROMIUM_PATH names ${named}, which does not exist.\n` : 'The browser tests need a Chromium.\n') +
+      `Install one with:  ${chromiumInstallCommand(process.platform, osRelease)}\n` +
+      '(or set CHROMIUM_PATH to a Chromium or Chrome binary).',
   );
   process.exit(1);
 }
+console.log(`Browser tests use ${CHROMIUM.path} (${CHROMIUM.source}).`);
 
-const steps = [
+const steps: [string, string[]][] = [
   ['npm', ['run', 'check']],
   ['npx', ['vitest', 'run']],
   ['npx', ['playwright', 'test']],
