@@ -6,7 +6,8 @@ import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { contentDisposition, placeholderImage } from '../../lib/files';
-import { readMultipart, validate } from '../../lib/http';
+import { validate } from '../../lib/http';
+import { FORM_LIMITS, readMultipart } from '../../lib/multipart';
 import { requireUser } from '../auth/auth.middleware';
 import { openUpload, uploadFile } from './uploads.service';
 
@@ -16,7 +17,7 @@ const VariantQuerySchema = z.object({ variant: z.enum(['full', 'card']).default(
 /** POST /api/uploads, GET /api/uploads/{id} and the placeholder picture. */
 export const uploadRoutes = new Hono<AppEnv>()
   .post('/uploads', requireUser, async (c) => {
-    const files = (await readMultipart(c)).file ?? [];
+    const files = (await readMultipart(c, FORM_LIMITS.upload)).file ?? [];
     const file = files.length === 1 && files[0] instanceof File ? files[0] : badRequest(UPLOAD_MESSAGES.missingFile);
     return c.json(await uploadFile(c.var.deps, c.var.user, file), 201);
   })
