@@ -40,7 +40,8 @@ export const authRoutes = new Hono<AppEnv>()
     const user = currentUserOrNull(c);
     if (user) endSession(c.var.deps, c.var.sessionHash, user, requestMeta(c));
     clearSessionCookie(c);
-    return c.body(null, 204);
+    // The browser's HTTP cache outlives the session; storage is left, as kept work lives there (decisions 114, 127).
+    return c.body(null, 204, { 'Clear-Site-Data': '"cache"' });
   })
   .post('/auth/heartbeat', requireUser, (c) => c.body(null, 204))
   .post('/auth/profile-picture', requireUser, async (c) => {

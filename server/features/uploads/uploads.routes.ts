@@ -30,8 +30,9 @@ export const uploadRoutes = new Hono<AppEnv>()
       'Content-Disposition': contentDisposition(row.kind, row.originalName),
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
-      // Uploads never change; only this browser's private cache may keep them (for the feed offline).
-      'Cache-Control': 'private, max-age=31536000, immutable',
+      // Never in the browser's HTTP cache, which outlives sign-out: the service worker's cache, wiped then, keeps
+      // them for the feed offline (decision 127).
+      'Cache-Control': 'private, no-store',
     });
   })
   .get('/placeholder-image', async (c) =>
