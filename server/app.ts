@@ -132,7 +132,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
       },
       serveStatic({ root, precompressed: true }),
       // A missing script is not the app's page: that answer would be kept for a year under the script's name.
-      (c) => c.text('Not found', 404, { 'Cache-Control': 'no-store' }),
+      async (c) => c.text('Not found', 404, { 'Cache-Control': 'no-store' }),
     );
     // "/" for a signed-in user: the page that asks for the feed's code and first pages at once (decision 111). The
     // answer depends on the session, so no cache may give one user's page to a request without it.
