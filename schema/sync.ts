@@ -224,11 +224,18 @@ export type ResidentDoc = z.infer<typeof ResidentDocSchema>;
  * entry `resident.view` with the user and its own time (decision 52). Pulled back only as a tombstone, so the
  * device forgets it once it has been recorded.
  */
+/** A view's time: any a Date can hold as a year of four digits, so the audit entry can always write it. */
+export const ViewedAtSchema = z
+  .number({ message: 'viewedAt must be a time in milliseconds' })
+  .int('viewedAt must be a time in milliseconds')
+  .nonnegative('viewedAt must be a time in milliseconds')
+  .max(Date.UTC(9999, 11, 31, 23, 59, 59, 999), 'viewedAt must be a time before the year 10000');
+
 export const ResidentViewDocSchema = z.object({
   id: z.string(),
   residentId: z.string(),
   /** When the profile was opened, by the device's clock (kept in the audit details). */
-  viewedAt: millis,
+  viewedAt: ViewedAtSchema,
   _deleted: z.boolean(),
 });
 export type ResidentViewDoc = z.infer<typeof ResidentViewDocSchema>;

@@ -4,9 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { LIMITS } from '../schema/constants';
 import { PROFILE_PICTURE_MESSAGES } from '../schema/profile-picture';
-import { RESIDENT_PHOTO_MAX_BYTES } from '../schema/residents';
 import { adminRoutes } from './features/admin/admin.routes';
 import { alertRoutes } from './features/alerts/alerts.routes';
 import { auditRoutes } from './features/audit/audit.routes';
@@ -26,36 +24,41 @@ import { keptRoutes } from './features/kept/kept.routes';
 import { SIGNED_IN_PAGE } from './build-client';
 import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
-import { clientIp, handleError, isMultipart, jsonOrFormBodies, sameOriginOnly } from './lib/http';
+import { clientIp, handleError, jsonOrFormBodies, sameOriginOnly } from './lib/http';
+import { FORM_LIMITS, isMultipart, removeFormFiles, type FormLimits } from './lib/multipart';
 import { presetHeaders, securityHeaderList } from './lib/security-headers';
 
 export const CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
-/** JSON bodies are small; multipart uploads and sync pushes get their own, larger limits (decision 16). */
+/** JSON bodies are small; sync pushes get a larger limit, and multipart forms their own (decisions 16 and 127). */
 const JSON_BODY_LIMIT = 1024 * 1024;
-/** One file of at most 25 MB plus room for the form around it. */
-const UPLOAD_BODY_LIMIT = LIMITS.uploadMaxBytes + 1024 * 1024;
-/** A post with its 20 files sent in the same form. */
-const POST_FORM_BODY_LIMIT = LIMITS.postUploaderFiles * UPLOAD_BODY_LIMIT;
-/** A profile picture of at most 5 MB plus room for the form around it (spec section 9). */
-const PROFILE_PICTURE_BODY_LIMIT = LIMITS.profilePictureMaxBytes + 64 * 1024;
-/** A resident form: one photo of at most 10 MB and the profile's text (decision 51). */
-const RESIDENT_FORM_BODY_LIMIT = RESIDENT_PHOTO_MAX_BYTES + 1024 * 1024;
 /** 100 pushed rows, each two documents of up to 10,000 characters. */
 const SYNC_PUSH_BODY_LIMIT = 10 * 1024 * 1024;
 
-/** The body limit of a request: only the upload forms and sync pushes may exceed the JSON limit. */
+/** The body limit of a request that is not a form: only sync pushes may exceed the JSON limit. */
 function bodyLimitFor(c: Context<AppEnv>): number {
-  const path = c.req.path;
-  if (isMultipart(c) && /^\/api\/residents(\/[^/]+)?$/.test(path) && ['POST', 'PUT'].includes(c.req.method)) {
-    return RESIDENT_FORM_BODY_LIMIT;
-  }
-  if (c.req.method !== 'POST') return JSON_BODY_LIMIT;
-  if (isMultipart(c) && path === '/api/uploads') return UPLOAD_BODY_LIMIT;
-  if (isMultipart(c) && path === '/api/posts') return POST_FORM_BODY_LIMIT;
-  if (isMultipart(c) && path === '/api/auth/profile-picture') return PROFILE_PICTURE_BODY_LIMIT;
-  if (/^\/api\/sync\/[a-zA-Z]+\/push$/.test(path)) return SYNC_PUSH_BODY_LIMIT;
+  if (c.req.method === 'POST' && /^\/api\/sync\/[a-zA-Z]+\/push$/.test(c.req.path)) return SYNC_PUSH_BODY_LIMIT;
   return JSON_BODY_LIMIT;
+}
+
+/** The limits of a multipart form sent to a route that reads one; null for any other request. */
+function formLimitsFor(c: Context<AppEnv>): FormLimits | null {
+  if (!isMultipart(c)) return null;
+  const { path } = c.req;
+  if (/^\/api\/residents(\/[^/]+)?$/.test(path) && ['POST', 'PUT'].includes(c.req.method)) {
+    return FORM_LIMITS.resident;
+  }
+  if (c.req.method !== 'POST') return null;
+  if (path === '/api/uploads') return FORM_LIMITS.upload;
+  if (path === '/api/posts') return FORM_LIMITS.post;
+  if (path === '/api/auth/profile-picture') return FORM_LIMITS.profilePicture;
+  return null;
+}
+
+/** A declared length over the limit is refused before a byte of the body is read. */
+function declaredOver(c: Context<AppEnv>, maxBytes: number): boolean {
+  const length = c.req.header('content-length');
+  return length !== undefined && Number(length) > maxBytes;
 }
 
 const hasNoBody = (c: Context<AppEnv>) => c.req.method === 'GET' || c.req.method === 'HEAD';
@@ -89,20 +92,18 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.use(sameOriginOnly(deps.config.publicUrl));
   api.use(jsonOrFormBodies);
   const limits = new Map(
-    [
-      JSON_BODY_LIMIT,
-      UPLOAD_BODY_LIMIT,
-      POST_FORM_BODY_LIMIT,
-      RESIDENT_FORM_BODY_LIMIT,
-      SYNC_PUSH_BODY_LIMIT,
-      PROFILE_PICTURE_BODY_LIMIT,
-    ].map((maxSize) => [
-      maxSize,
-      bodyLimit({ maxSize, onError: maxSize === PROFILE_PICTURE_BODY_LIMIT ? pictureTooLarge : tooLarge }),
-    ]),
+    [JSON_BODY_LIMIT, SYNC_PUSH_BODY_LIMIT].map((maxSize) => [maxSize, bodyLimit({ maxSize, onError: tooLarge })]),
   );
-  // A GET or HEAD has no body to limit; asking for one would build a whole fetch Request on every read.
-  api.use((c, next) => (hasNoBody(c) ? next() : limits.get(bodyLimitFor(c))!(c, next)));
+  // A GET or HEAD has no body to limit; asking for one would build a whole fetch Request on every read. A form is
+  // counted as it is read (server/lib/multipart.ts): hono's limit would hold a body without a length in memory.
+  api.use((c, next) => {
+    if (hasNoBody(c)) return next();
+    const form = formLimitsFor(c);
+    if (!form) return limits.get(bodyLimitFor(c))!(c, next);
+    if (!declaredOver(c, form.maxBytes)) return next();
+    return form === FORM_LIMITS.profilePicture ? pictureTooLarge() : tooLarge();
+  });
+  api.use(removeFormFiles);
   api.route('/', configRoutes);
   api.route('/', authRoutes);
   api.route('/', adminRoutes);
@@ -130,6 +131,8 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
         if (c.res.ok) c.header('Cache-Control', 'public, max-age=31536000, immutable');
       },
       serveStatic({ root, precompressed: true }),
+      // A missing script is not the app's page: that answer would be kept for a year under the script's name.
+      async (c) => c.text('Not found', 404, { 'Cache-Control': 'no-store' }),
     );
     // "/" for a signed-in user: the page that asks for the feed's code and first pages at once (decision 111). The
     // answer depends on the session, so no cache may give one user's page to a request without it.

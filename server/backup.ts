@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from './config';
+import { formFilesDir } from './lib/multipart';
 
 /** The database file's name inside the data folder (server.ts's databaseFile). */
 export const DATABASE_NAME = 'staff-portal.db';
@@ -175,7 +176,9 @@ export async function createBackup(dataDir: string, toDir: string, now = new Dat
       relative === DATABASE_NAME ||
       DATABASE_COMPANIONS.includes(relative) ||
       // A backup folder inside the data folder is not copied into the next backup.
-      path.resolve(full) === backupRoot;
+      path.resolve(full) === backupRoot ||
+      // Files of forms being read are not yet anything's.
+      path.resolve(full) === formFilesDir(dataDir);
     const copied = new Set<string>();
     for (const relative of listFiles(dataDir, skip)) {
       const target = path.join(partial, ...relative.split('/'));

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
@@ -11,6 +12,7 @@ import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
+import { formFilesDir } from './lib/multipart';
 import type { HostResolver } from './lib/push';
 
 /** How often ended bursts of pushes are looked for: a summary goes out at most this long after its window. */
@@ -50,6 +52,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   const unlock = lockDataDir(config.dataDir);
+  // Files of forms a stopped server was reading are no one's now.
+  fs.rmSync(formFilesDir(config.dataDir), { recursive: true, force: true });
   let db: Db;
   try {
     db = openDb(databaseFile(config));

@@ -37,6 +37,8 @@ export interface AppEnv {
     ip: string;
     user: SessionUser;
     sessionHash: string;
+    /** The folder of this request's form files (server/lib/multipart.ts), removed once it is answered. */
+    formDir?: string;
   };
 }
 

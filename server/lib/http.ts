@@ -113,29 +113,6 @@ export function encodedJson(body: Uint8Array<ArrayBuffer>, headers: Record<strin
   return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', ...headers } });
 }
 
-/** A multipart form's fields, each as the list of its values (fields such as houseTags repeat). */
-export type FormFields = Record<string, (string | File)[]>;
-
-/** Reads a multipart form; 400 when it cannot be read. */
-export async function readMultipart(c: Context<AppEnv>): Promise<FormFields> {
-  let form: FormData;
-  try {
-    form = await c.req.formData();
-  } catch {
-    throw new AppError(400, 'bad_request', 'The form could not be read. Please try again.');
-  }
-  const fields: FormFields = {};
-  form.forEach((value, key) => {
-    (fields[key] ??= []).push(value);
-  });
-  return fields;
-}
-
-/** Whether a request carries a multipart form. */
-export function isMultipart(c: Context<AppEnv>): boolean {
-  return /^multipart\/form-data/i.test(c.req.header('content-type') ?? '');
-}
-
 /** A JSON body that may be left out (an empty object then); one that is there must be valid JSON. */
 export async function readOptionalJson(c: Context<AppEnv>): Promise<unknown> {
   const text = await c.req.text();

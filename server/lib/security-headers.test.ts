@@ -114,6 +114,19 @@ describe('security headers', () => {
     }
   });
 
+  it('a missing built file answers 404, not the app’s page kept for a year', async () => {
+    const { base, close } = await serveClientApp(t.server.deps, fs.mkdtempSync(path.join(t.dataDir, 'client-')));
+    try {
+      const missing = await fetch(`${base}/assets/gone-1234abcd.js`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('cache-control')).toBe('no-store');
+      expect(await missing.text()).not.toMatch(/<html/i);
+      expect((await fetch(`${base}/assets/app.js`)).status).toBe(200);
+    } finally {
+      await close();
+    }
+  });
+
   it('are added to the finished answer when the app runs without Node’s response (app.request)', async () => {
     const app = createApp(t.server.deps, { clientDir: path.join(t.dataDir, 'no-client') });
     const res = await app.request('/api/config');

@@ -10,7 +10,8 @@ import {
 import { PROFILE_PICTURE_FIELD, PROFILE_PICTURE_MESSAGES } from '../../../schema/profile-picture';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
-import { readMultipart, validate } from '../../lib/http';
+import { validate } from '../../lib/http';
+import { FORM_LIMITS, readMultipart } from '../../lib/multipart';
 import { changeProfilePicture } from '../users/users.service';
 import { clearSessionCookie, currentUserOrNull, requestMeta, requireUser, setSessionCookie } from './auth.middleware';
 import {
@@ -39,11 +40,12 @@ export const authRoutes = new Hono<AppEnv>()
     const user = currentUserOrNull(c);
     if (user) endSession(c.var.deps, c.var.sessionHash, user, requestMeta(c));
     clearSessionCookie(c);
-    return c.body(null, 204);
+    // The browser's HTTP cache outlives the session; storage is left, as kept work lives there (decisions 114, 127).
+    return c.body(null, 204, { 'Clear-Site-Data': '"cache"' });
   })
   .post('/auth/heartbeat', requireUser, (c) => c.body(null, 204))
   .post('/auth/profile-picture', requireUser, async (c) => {
-    const files = (await readMultipart(c))[PROFILE_PICTURE_FIELD] ?? [];
+    const files = (await readMultipart(c, FORM_LIMITS.profilePicture))[PROFILE_PICTURE_FIELD] ?? [];
     const file =
       files.length === 1 && files[0] instanceof File ? files[0] : badRequest(PROFILE_PICTURE_MESSAGES.missing);
     return c.json(await changeProfilePicture(c.var.deps, c.var.user, file, requestMeta(c)));

@@ -170,6 +170,13 @@ describe('sessions', () => {
     expect((await again.get('/api/auth/user')).status).toBe(401);
   });
 
+  it('sign-out tells the browser to clear its HTTP cache, but not its storage, where kept work lives', async () => {
+    const { client } = await t.signedIn();
+    const res = await client.post('/api/auth/logout');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('clear-site-data')).toBe('"cache"');
+  });
+
   it('sign-out answers 204 even when signed out', async () => {
     expect((await t.client().post('/api/auth/logout')).status).toBe(204);
   });

@@ -11,7 +11,8 @@ import {
 import { uploadIdFromUrl } from '../../../schema/uploads';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
-import { encodedJson, isMultipart, parseInput, readMultipart, validate, type FormFields } from '../../lib/http';
+import { encodedJson, parseInput, validate } from '../../lib/http';
+import { FORM_LIMITS, isMultipart, readMultipart, type FormFields } from '../../lib/multipart';
 import { requireUser } from '../auth/auth.middleware';
 import { createPost, createPostWithFiles, deletePost, editPost, listPostsJson } from './posts.service';
 
@@ -37,7 +38,7 @@ function houseListOf(form: FormFields, key: 'houseTags' | 'audienceHouses'): unk
 
 /** The multipart form of spec section 7: text fields, then files (or upload URLs/ids sent as text). */
 async function readPostForm(c: Context<AppEnv>) {
-  const form = await readMultipart(c);
+  const form = await readMultipart(c, FORM_LIMITS.post);
   const input: CreatePostInput = {
     id: texts(form, 'id')[0] || undefined,
     content: texts(form, 'content')[0] ?? '',

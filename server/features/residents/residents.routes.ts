@@ -11,7 +11,8 @@ import {
 } from '../../../schema/residents';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
-import { isMultipart, parseInput, readMultipart, validate } from '../../lib/http';
+import { parseInput, validate } from '../../lib/http';
+import { FORM_LIMITS, isMultipart, readMultipart } from '../../lib/multipart';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import {
   archiveResident,
@@ -45,7 +46,7 @@ async function readResidentForm(c: Context<AppEnv>): Promise<{ input: Record<str
     const json: unknown = await c.req.json().catch(() => badRequest('The request body is not valid JSON'));
     return { input: typeof json === 'object' && json !== null ? { ...json } : {}, photo: null };
   }
-  const form = await readMultipart(c);
+  const form = await readMultipart(c, FORM_LIMITS.resident);
   const texts = (key: string) => (form[key] ?? []).filter((v): v is string => typeof v === 'string');
   const input: Record<string, unknown> = {};
   for (const field of [...RESIDENT_FIELDS, 'removePhoto', 'baseUpdatedAt', 'photoKey'] as const) {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { RESIDENT_MESSAGES, ResidentEditSchema } from '../../../schema/residents';
-import { ResidentDocSchema, SYNC_WRITABLE_FIELDS, type ResidentDoc, type ResidentViewDoc } from '../../../schema/sync';
+import {
+  ResidentDocSchema,
+  SYNC_WRITABLE_FIELDS,
+  ViewedAtSchema,
+  type ResidentDoc,
+  type ResidentViewDoc,
+} from '../../../schema/sync';
 import { badRequest, forbidden } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import type { SyncHandler } from '../sync/sync.service';
@@ -46,7 +52,7 @@ export const residentsSync: SyncHandler<ResidentDoc> = {
 const PushedViewSchema = z.object({
   id: z.uuid({ message: 'id must be a UUID' }),
   residentId: z.string({ message: 'residentId is required' }).min(1, 'residentId is required').max(100),
-  viewedAt: z.number({ message: 'viewedAt must be a time in milliseconds' }).int().nonnegative(),
+  viewedAt: ViewedAtSchema,
 });
 
 /**

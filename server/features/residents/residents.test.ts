@@ -430,6 +430,20 @@ describe('residents sync', () => {
     ).toHaveLength(1);
   });
 
+  it('refuses a view whose time no date can hold, and records the rest of its batch', async () => {
+    const resident = await createResident(staff);
+    const bad = { id: randomUUID(), residentId: resident.id, viewedAt: Number.MAX_SAFE_INTEGER, _deleted: false };
+    const good = { id: randomUUID(), residentId: resident.id, viewedAt: Date.now(), _deleted: false };
+    const res = await colleague.post('/api/sync/residentViews/push', [
+      { newDocumentState: bad },
+      { newDocumentState: good },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ conflicts: [{ ...bad, _deleted: true }] });
+    const views = auditFor(resident.id).filter((r) => r.action === 'resident.view');
+    expect(views.map((r) => JSON.parse(r.details!).viewedAt)).toEqual([new Date(good.viewedAt).toISOString()]);
+  });
+
   it('tells open streams when a resident changes', async () => {
     const stream = await colleague.openStream();
     await stream.next('RESYNC');

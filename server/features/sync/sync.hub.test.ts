@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSyncHub, type SyncConnection, type SyncHub } from './sync.hub';
+import {
+  createSyncHub,
+  MAX_STREAMS_PER_SESSION,
+  MAX_STREAMS_PER_USER,
+  type SyncConnection,
+  type SyncHub,
+} from './sync.hub';
 
 let hub: SyncHub | undefined;
 afterEach(() => hub?.close());
@@ -30,6 +36,21 @@ function fakeConnection(userId: string, sessionHash = `${userId}-session`) {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the sync hub', () => {
+  it('holds at most 10 streams per session and 30 per user, ending the oldest for a new one', () => {
+    hub = createSyncHub();
+    const mine = Array.from({ length: 2_000 }, () => fakeConnection('a', 'one-cookie'));
+    for (const stream of mine) hub.connect(stream.connection);
+    expect(hub.size()).toBe(MAX_STREAMS_PER_SESSION);
+    expect(mine.filter((s) => !s.closed)).toEqual(mine.slice(-MAX_STREAMS_PER_SESSION));
+    const devices = Array.from({ length: 40 }, (_, i) => fakeConnection('a', `device-${i}`));
+    for (const stream of devices) hub.connect(stream.connection);
+    expect(hub.size()).toBe(MAX_STREAMS_PER_USER);
+    expect(devices.at(-1)!.closed).toBe(false);
+    const other = fakeConnection('b');
+    hub.connect(other.connection);
+    expect(other.closed).toBe(false);
+  });
+
   it('batches notifications of one turn into one event per collection, sent to every stream', async () => {
     hub = createSyncHub();
     const a = fakeConnection('a');

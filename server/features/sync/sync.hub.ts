@@ -3,6 +3,11 @@ import { SYNC_EVENTS, type SyncCollection } from '../../../schema/sync';
 /** Every 25 s a comment line keeps proxies from closing idle streams (docs/sync.md). */
 export const PING_EVERY_MS = 25_000;
 
+/** Open streams one session may hold: one browser streams from its leading tab only (decision 115). */
+export const MAX_STREAMS_PER_SESSION = 10;
+/** Open streams one user may hold over all their devices. */
+export const MAX_STREAMS_PER_USER = 30;
+
 /** One open live stream of one signed-in client. */
 export interface SyncConnection {
   userId: string;
@@ -93,6 +98,11 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
       let set = byUser.get(connection.userId);
       if (!set) byUser.set(connection.userId, (set = new Set()));
       set.add(connection);
+      // Past a limit the oldest stream ends, not the new one: the newest is the tab in use, and a closed one that is
+      // still wanted reconnects (decision 127).
+      const ofSession = [...set].filter((c) => c.sessionHash === connection.sessionHash);
+      if (ofSession.length > MAX_STREAMS_PER_SESSION) end(ofSession[0]);
+      else if (set.size > MAX_STREAMS_PER_USER) end(set.values().next().value!);
       return () => remove(connection);
     },
     notify(collection, userIds) {

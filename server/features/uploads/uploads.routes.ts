@@ -6,7 +6,8 @@ import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { contentDisposition, placeholderImage } from '../../lib/files';
-import { readMultipart, validate } from '../../lib/http';
+import { validate } from '../../lib/http';
+import { FORM_LIMITS, readMultipart } from '../../lib/multipart';
 import { requireUser } from '../auth/auth.middleware';
 import { openUpload, uploadFile } from './uploads.service';
 
@@ -16,7 +17,7 @@ const VariantQuerySchema = z.object({ variant: z.enum(['full', 'card']).default(
 /** POST /api/uploads, GET /api/uploads/{id} and the placeholder picture. */
 export const uploadRoutes = new Hono<AppEnv>()
   .post('/uploads', requireUser, async (c) => {
-    const files = (await readMultipart(c)).file ?? [];
+    const files = (await readMultipart(c, FORM_LIMITS.upload)).file ?? [];
     const file = files.length === 1 && files[0] instanceof File ? files[0] : badRequest(UPLOAD_MESSAGES.missingFile);
     return c.json(await uploadFile(c.var.deps, c.var.user, file), 201);
   })
@@ -29,8 +30,9 @@ export const uploadRoutes = new Hono<AppEnv>()
       'Content-Disposition': contentDisposition(row.kind, row.originalName),
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
-      // Uploads never change; only this browser's private cache may keep them (for the feed offline).
-      'Cache-Control': 'private, max-age=31536000, immutable',
+      // Never in the browser's HTTP cache, which outlives sign-out: the service worker's cache, wiped then, keeps
+      // them for the feed offline (decision 127).
+      'Cache-Control': 'private, no-store',
     });
   })
   .get('/placeholder-image', async (c) =>

@@ -201,6 +201,16 @@ describe('POST /api/uploads and GET /api/uploads/{id}', () => {
     expect((await client.download('/api/uploads/00000000-0000-0000-0000-000000000000')).status).toBe(404);
   });
 
+  it('serves an upload private and no-store: only the service worker keeps pictures, and it forgets them at sign-out', async () => {
+    const upload = (await client.postForm('/api/uploads', form('card.png', await photo('png'))))
+      .body as unknown as UploadView;
+    const served = await client.download(upload.url);
+    expect(served.headers.get('cache-control')).toBe('private, no-store');
+    expect((await client.download(`${upload.url}?variant=card`)).headers.get('cache-control')).toBe(
+      'private, no-store',
+    );
+  });
+
   it('needs exactly one file in the field "file"', async () => {
     const res = await client.postForm('/api/uploads', form('a.txt', 'hello', 'other'));
     expect(res.status).toBe(400);
