@@ -12,7 +12,7 @@ import { uploadIdFromUrl } from '../../../schema/uploads';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { encodedJson, isMultipart, parseInput, readMultipart, validate, type FormFields } from '../../lib/http';
-import { requireUser } from '../auth/auth.middleware';
+import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { createPost, createPostWithFiles, deletePost, editPost, listPostsJson } from './posts.service';
 
 const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
@@ -69,9 +69,9 @@ export const postRoutes = new Hono<AppEnv>()
     return c.json(createPost(c.var.deps, c.var.user, parseInput(CreatePostBodySchema, json)), 201);
   })
   .patch('/posts/:id', requireUser, validate('param', IdParamsSchema), validate('json', UpdatePostBodySchema), (c) =>
-    c.json(editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'))),
+    c.json(editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
   .delete('/posts/:id', requireUser, validate('param', IdParamsSchema), (c) => {
-    deletePost(c.var.deps, c.var.user, c.req.valid('param').id);
+    deletePost(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
     return c.body(null, 204);
   });

@@ -1,6 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { uploads } from '../../db/tables';
+import { uploads, users } from '../../db/tables';
+import { uploadUrl } from '../../../schema/upload-rules';
 
 export type UploadRow = typeof uploads.$inferSelect;
 
@@ -19,4 +20,12 @@ export function findUploads(db: Db, ids: string[]): UploadRow[] {
 
 export function deleteUploadRows(db: Db, ids: string[]): void {
   if (ids.length) db.delete(uploads).where(inArray(uploads.id, ids)).run();
+}
+
+/** Which of these uploads are someone's profile picture. */
+export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const urls = ids.map(uploadUrl);
+  const rows = db.select({ url: users.profileImageUrl }).from(users).where(inArray(users.profileImageUrl, urls)).all();
+  return new Set(rows.map((row) => row.url?.slice(uploadUrl('').length) ?? ''));
 }

@@ -6,7 +6,14 @@ import { uploadIdFromUrl, uploadUrl, type UploadView } from '../../../schema/upl
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, notFound } from '../../lib/errors';
 import { checkUploadedFile, type CheckedFile } from '../../lib/files';
-import { deleteUploadRows, findUpload, findUploads, insertUpload, type UploadRow } from './uploads.queries';
+import {
+  deleteUploadRows,
+  findProfilePictureUploads,
+  findUpload,
+  findUploads,
+  insertUpload,
+  type UploadRow,
+} from './uploads.queries';
 
 /** Uploaded files live in DATA_DIR/uploads/ under random names. */
 export function uploadsDir(deps: AppDeps): string {
@@ -92,6 +99,28 @@ export async function discardUploads(deps: AppDeps, ids: string[]): Promise<void
   const rows = findUploads(deps.db, ids);
   deleteUploadRows(deps.db, ids);
   await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
+}
+
+/**
+ * Forgets the uploads of a deleted post (decision 126): their rows go in the caller's transaction, so they answer
+ * 404 at once, and their files once it has committed. A file whose row is back (the transaction rolled back) is
+ * kept; a profile picture is never removed this way.
+ */
+export function forgetUploads(deps: AppDeps, ids: string[]): void {
+  const pictures = findProfilePictureUploads(deps.db, ids);
+  const rows = findUploads(deps.db, ids).filter((row) => !pictures.has(row.id));
+  if (rows.length === 0) return;
+  deleteUploadRows(
+    deps.db,
+    rows.map((row) => row.id),
+  );
+  setImmediate(() => {
+    const remove = async () => {
+      const gone = rows.filter((row) => !findUpload(deps.db, row.id));
+      await Promise.all(gone.map((row) => removeStoredFiles(deps, row.storedName)));
+    };
+    remove().catch((error: unknown) => deps.log.error('Removing the files of a deleted post failed', error));
+  });
 }
 
 /** Removes one of the actor's own uploads (a profile picture that was replaced); others' are left alone. */
