@@ -8,6 +8,7 @@ import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
 import { ensureVapidKeys, settlePushes } from './features/push/push.service';
+import { startUploadSweeps } from './features/uploads/uploads.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
@@ -18,6 +19,8 @@ export interface RunningServer {
   deps: AppDeps;
   /** The emergency-alert reminder scheduler; `check()` runs one check at once (tests). */
   reminders: { check: () => number };
+  /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
+  uploadSweeps: { sweep: () => Promise<number> };
   close: () => Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export async function startServer(
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
+  const uploadSweeps = startUploadSweeps(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -89,11 +93,13 @@ export async function startServer(
     port,
     deps,
     reminders,
+    uploadSweeps,
     close: async () => {
       if (closed) return;
       closed = true;
       clearInterval(sweep);
       reminders.stop();
+      const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -101,6 +107,7 @@ export async function startServer(
       });
       // Pushes in flight may still remove a gone subscription: let them finish (each gives up after 10 s).
       await settlePushes(deps);
+      await sweeping;
       db.$client.close();
       unlock();
     },

@@ -29,3 +29,30 @@ export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
   const rows = db.select({ url: users.profileImageUrl }).from(users).where(inArray(users.profileImageUrl, urls)).all();
   return new Set(rows.map((row) => row.url?.slice(uploadUrl('').length) ?? ''));
 }
+
+/**
+ * Uploads stored before `before` that nothing refers to: no post of their owner (a deleted post's lists are
+ * empty) and no profile picture. Their owner's posts are read along the author index.
+ */
+export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, 'id' | 'storedName'>[] {
+  return db.$client
+    .prepare<[number], Pick<UploadRow, 'id' | 'storedName'>>(
+      `SELECT u.id, u.stored_name AS storedName FROM uploads u
+       WHERE u.created_at < ?
+         AND NOT EXISTS (SELECT 1 FROM users WHERE profile_image_url = '${uploadUrl('')}' || u.id)
+         AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.author_id IS u.owner_id
+                           AND (instr(p.images, u.id) > 0 OR instr(p.attachments, u.id) > 0))`,
+    )
+    .all(before);
+}
+
+/** The stored names of every upload, to tell the files in the folder that have no record. */
+export function listStoredNames(db: Db): Set<string> {
+  return new Set(
+    db
+      .select({ name: uploads.storedName })
+      .from(uploads)
+      .all()
+      .map((row) => row.name),
+  );
+}
