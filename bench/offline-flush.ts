@@ -162,6 +162,7 @@ async function runRound(sqlite: Database.Database, writer: Device, reader: Devic
     createdAt: at,
     writtenAt: at,
     updatedAt: at,
+    editedBy: null,
     localPending: true,
   });
   if (Number.isNaN(await until(async () => (await reader.db.posts.findOne(shared).exec()) !== null, 10_000))) {
@@ -191,6 +192,7 @@ async function runRound(sqlite: Database.Database, writer: Device, reader: Devic
       createdAt: now,
       writtenAt: now,
       updatedAt: now,
+      editedBy: null,
       localPending: true,
     });
     const commentId = randomUUID();

@@ -30,6 +30,9 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'resident.update': 'Resident edited',
   'resident.archive': 'Resident archived',
   'resident.view': 'Resident profile viewed',
+  'post.update': 'Post edited by someone other than its author',
+  'post.delete': 'Post deleted by someone other than its author',
+  'comment.delete': 'Comment deleted by someone other than its author',
   'audit.exported': 'Audit log exported',
 };
 

@@ -186,6 +186,8 @@ export const PostViewSchema = z.object({
   /** ISO 8601: when the author wrote it (the device's clock, bounded by the server; decision 119). */
   writtenAt: z.string(),
   author: PostAuthorSchema,
+  /** Who last edited the post when that was not its author (the card's "Edited by …"), else null (decision 126). */
+  editedBy: PostAuthorSchema.pick({ id: true, firstName: true, lastName: true }).nullable(),
   /** Only the types someone chose, with their counts. */
   reactionCounts: z.partialRecord(ReactionTypeSchema, z.number().int().positive()),
   userReaction: ReactionTypeSchema.nullable(),

@@ -75,6 +75,8 @@ export const PostDocSchema = z.object({
    */
   writtenAt: millis,
   updatedAt: millis,
+  /** Set by the server: who last edited the post when that was not its author, else null (decision 126). */
+  editedBy: z.string().nullable(),
   _deleted: z.boolean(),
 });
 export type PostDoc = z.infer<typeof PostDocSchema>;

@@ -9,6 +9,7 @@ import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
 import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/push.service';
+import { startUploadSweeps } from './features/uploads/uploads.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
@@ -26,6 +27,8 @@ export interface RunningServer {
   reminders: { check: () => number };
   /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
   heldPushes: { flush: () => number };
+  /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
+  uploadSweeps: { sweep: () => Promise<number> };
   close: () => Promise<void>;
 }
 
@@ -81,6 +84,7 @@ export async function startServer(
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
   const heldPushes = startHeldPushes(deps, HELD_PUSH_CHECK_MS);
+  const uploadSweeps = startUploadSweeps(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -102,11 +106,13 @@ export async function startServer(
     deps,
     reminders,
     heldPushes,
+    uploadSweeps,
     close: async () => {
       if (closed) return;
       closed = true;
       clearInterval(sweep);
       reminders.stop();
+      const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -116,6 +122,7 @@ export async function startServer(
       // finish (each gives up after 10 s).
       heldPushes.stop();
       await settlePushes(deps);
+      await sweeping;
       db.$client.close();
       unlock();
     },

@@ -10,7 +10,10 @@ export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Data
 
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Opens (creating if needed) the SQLite file in WAL mode with foreign keys on, and applies migrations. */
+/**
+ * Opens (creating if needed) the SQLite file in WAL mode with foreign keys and secure delete on, and applies
+ * migrations.
+ */
 export function openDb(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file);
@@ -18,6 +21,8 @@ export function openDb(file: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // Deleted and erased content is overwritten in the file, not left in free space (decision 126).
+  sqlite.pragma('secure_delete = ON');
   const db = drizzle(sqlite, { schema: tables }) as Db;
   migrate(db, { migrationsFolder });
   return db;

@@ -163,6 +163,8 @@ export const posts = sqliteTable(
     /** The device's time of writing, bounded by the server (decision 119); rows older than it: created_at. */
     writtenAt: integer('written_at').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
+    /** Who last edited the post when that was not its author (decision 126); null otherwise. */
+    editedBy: text('edited_by').references(() => users.id, { onDelete: 'set null' }),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
   },

@@ -18,6 +18,7 @@ export function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
     createdAt: at,
     writtenAt: at,
     updatedAt: at,
+    editedBy: null,
     _deleted: false,
     ...overrides,
   };

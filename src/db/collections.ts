@@ -59,6 +59,12 @@ const keepPending = (doc: Record<string, unknown>) => (doc.localPending ? doc : 
 const keepPendingWritten = (from: 'createdAt' | 'acknowledgedAt') => (doc: Record<string, unknown>) =>
   doc.localPending ? { ...doc, writtenAt: doc[from] ?? null } : null;
 
+/**
+ * The same, for the version that added `editedBy` (decision 126): the server sets it, so an unsent write keeps
+ * none until its stored version comes back.
+ */
+const keepPendingEdited = (doc: Record<string, unknown>) => (doc.localPending ? { ...doc, editedBy: null } : null);
+
 export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
   title: 'staff directory',
   version: 1,
@@ -99,7 +105,7 @@ const postReactions = {
 
 export const postsSchema: RxJsonSchema<PostLocal> = {
   title: 'posts',
-  version: 3,
+  version: 4,
   primaryKey: 'id',
   type: 'object',
   properties: {
@@ -128,6 +134,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
     createdAt: millis,
     writtenAt: millis,
     updatedAt: millis,
+    editedBy: nullableId,
     localPending: pending,
   },
   required: [
@@ -143,6 +150,7 @@ export const postsSchema: RxJsonSchema<PostLocal> = {
     'createdAt',
     'writtenAt',
     'updatedAt',
+    'editedBy',
     'localPending',
   ],
   indexes: ['createdAt', 'localPending'],
@@ -455,7 +463,7 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
     posts: {
       schema: postsSchema,
       conflictHandler: conflictHandlerFor('posts', bases, report),
-      migrationStrategies: { 1: addAudience, 2: keepPending, 3: keepPendingWritten('createdAt') },
+      migrationStrategies: { 1: addAudience, 2: keepPending, 3: keepPendingWritten('createdAt'), 4: keepPendingEdited },
     },
     comments: {
       schema: commentsSchema,

@@ -164,7 +164,7 @@ describe('schema migration', () => {
   it('gives posts and colleagues stored before issue 4 empty audience and house lists', async () => {
     const old = await olderDatabase('user-migrate');
     await old.addCollections({
-      posts: { schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt') as never },
+      posts: { schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt', 'editedBy') as never },
       users: { schema: olderSchema(usersSchema, 0, 'houses') as never },
     });
     // Not yet sent: posts the server already has are pulled again after a version change (decision 74).
@@ -195,7 +195,7 @@ describe('schema migration', () => {
     const old = await olderDatabase('user-fold');
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 1, 'reactions', 'writtenAt') as never,
+        schema: olderSchema(postsSchema, 1, 'reactions', 'writtenAt', 'editedBy') as never,
         migrationStrategies: { 1: (doc: unknown) => doc },
       },
       reactions: { schema: { ...reactionsSchema, version: 0 } as never },
@@ -224,7 +224,7 @@ describe('schema migration', () => {
     const identity = (doc: unknown) => doc;
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 2, 'writtenAt') as never,
+        schema: olderSchema(postsSchema, 2, 'writtenAt', 'editedBy') as never,
         migrationStrategies: { 1: identity, 2: identity },
       },
       comments: { schema: olderSchema(commentsSchema, 0, 'writtenAt') as never },
@@ -264,5 +264,25 @@ describe('schema migration', () => {
       ['acknowledged', 1_700_000_000_006],
       ['viewed', null],
     ]);
+  });
+
+  it('gives unsent posts no editor from before posts named who else edited them; the rest is pulled again', async () => {
+    const old = await olderDatabase('user-edited');
+    const identity = (doc: unknown) => doc;
+    await old.addCollections({
+      posts: {
+        schema: olderSchema(postsSchema, 3, 'editedBy') as never,
+        migrationStrategies: { 1: identity, 2: identity, 3: identity },
+      },
+    });
+    const post = { ...olderPost, reactions: {}, writtenAt: 1 };
+    await old.posts.bulkInsert([
+      { ...post, id: 'synced', localPending: false },
+      { ...post, id: 'unsent', localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-edited', env);
+    expect((await db.posts.find().exec()).map((doc) => [doc.id, doc.editedBy])).toEqual([['unsent', null]]);
   });
 });

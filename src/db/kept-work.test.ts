@@ -362,8 +362,8 @@ describe('kept work', () => {
       ]),
     );
     expect(told).toHaveLength(4);
-    // Nothing of it is on the server; the rest of the batch is, once.
-    expect(rows('posts', 'id = ?', own.id)).toMatchObject([{ deleted: 1, content: 'Handover at ten' }]);
+    // Nothing of it is on the server (the tombstone keeps no words, decision 126); the rest of the batch is, once.
+    expect(rows('posts', 'id = ?', own.id)).toMatchObject([{ deleted: 1, content: '' }]);
     expect(
       rows('comments', 'author_id = ? AND deleted = 0 AND post_id IN (?, ?)', author.user.id, own.id, theirs.id),
     ).toEqual([]);

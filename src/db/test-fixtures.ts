@@ -30,6 +30,7 @@ export function storedPost(fields: Partial<PostLocal> & Pick<PostLocal, 'id'>): 
     // Written when it was created unless said otherwise, as the app's own inserts are.
     writtenAt: fields.createdAt ?? 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
+    editedBy: null,
     localPending: false,
     ...fields,
   };

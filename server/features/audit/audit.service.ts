@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   AUDIT_CSV_COLUMNS,
   AUDIT_CSV_MAX_ROWS,
@@ -35,6 +36,15 @@ export interface AuditEvent {
   target?: { type: string; id: string };
   details?: Record<string, unknown>;
   at: number;
+}
+
+/**
+ * What an audit entry keeps of a text someone else changed or deleted: its length and a SHA-256 of it, never the
+ * words, so erased content does not live on in the append-only log and a kept copy can still be proven to be it
+ * (decision 126).
+ */
+export function textFingerprint(text: string): { chars: number; sha256: string } {
+  return { chars: text.length, sha256: createHash('sha256').update(text, 'utf8').digest('hex') };
 }
 
 /** Appends one entry to the audit log (who, what, when, from where). */

@@ -51,10 +51,11 @@ export function insertComment(db: Db, row: NewCommentRow): void {
   });
 }
 
+/** Tombstones a comment; its words are erased, not only hidden (decision 126). */
 export function markCommentDeleted(db: Db, id: string, at: number): void {
   db.transaction(() => {
     db.update(comments)
-      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db) })
+      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db), content: '' })
       .where(eq(comments.id, id))
       .run();
   });

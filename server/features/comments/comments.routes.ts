@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CreateCommentBodySchema } from '../../../schema/posts';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
-import { requireUser } from '../auth/auth.middleware';
+import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { addComment, deleteComment, listComments } from './comments.service';
 
 const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
@@ -21,6 +21,6 @@ export const commentRoutes = new Hono<AppEnv>()
     (c) => c.json(addComment(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
   )
   .delete('/comments/:id', requireUser, validate('param', IdParamsSchema), (c) => {
-    deleteComment(c.var.deps, c.var.user, c.req.valid('param').id);
+    deleteComment(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
     return c.body(null, 204);
   });

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { canDeleteComment } from '../../../schema/permissions';
 import { POST_MESSAGES, type CommentView, type CreateCommentBody } from '../../../schema/posts';
 import type { CommentDoc } from '../../../schema/sync';
-import type { AppDeps, SessionUser } from '../../lib/context';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
+import { recordAudit, textFingerprint } from '../audit/audit.service';
 import { requirePost, toAuthor } from '../posts/posts.service';
 import {
   findComment,
@@ -80,12 +81,33 @@ export function addComment(deps: AppDeps, actor: SessionUser, postId: string, bo
   return loadCommentView(deps, writeComment(deps, actor, postId, body));
 }
 
-/** Deletes a comment (a tombstone): its author or a System Administrator only (spec section 6). */
-export function deleteComment(deps: AppDeps, actor: SessionUser, id: string): void {
+/**
+ * Deletes a comment (a tombstone without its words): its author or a System Administrator only (spec section 6).
+ * A delete by anyone but the author is audited with the comment's fingerprint (decision 126).
+ */
+export function deleteComment(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
   const comment = findComment(deps.db, id);
   if (!comment || comment.deleted) return notFound(POST_MESSAGES.commentNotFound);
   if (!canDeleteComment(actor, comment)) forbidden(POST_MESSAGES.cannotDeleteComment);
-  markCommentDeleted(deps.db, id, deps.now());
+  const at = deps.now();
+  deps.db.transaction(() => {
+    markCommentDeleted(deps.db, id, at);
+    if (comment.authorId !== actor.id) {
+      const details = {
+        authorId: comment.authorId,
+        postId: comment.postId,
+        before: { content: textFingerprint(comment.content) },
+      };
+      recordAudit(deps.db, {
+        actor,
+        action: 'comment.delete',
+        ip: meta.ip,
+        target: { type: 'comment', id },
+        details,
+        at,
+      });
+    }
+  });
   deps.hub.notify('comments');
 }
 

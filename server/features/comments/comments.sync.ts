@@ -12,7 +12,7 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
 export const commentsSync: SyncHandler<CommentDoc> = {
   pull: (deps, _actor, seq, id, limit) => listCommentDocsSince(deps, seq, id, limit),
   findMaster: (deps, id) => findCommentDoc(deps, id),
-  apply(deps, actor, doc, master) {
+  apply(deps, actor, doc, master, meta) {
     const { postId, content, writtenAt } = doc as Partial<CommentDoc>;
     if (!master) {
       if (doc._deleted) return;
@@ -25,7 +25,7 @@ export const commentsSync: SyncHandler<CommentDoc> = {
       return;
     }
     if (master._deleted) badRequest('This comment has been deleted');
-    if (doc._deleted) return deleteComment(deps, actor, doc.id);
+    if (doc._deleted) return deleteComment(deps, actor, doc.id, meta);
     badRequest('Comments cannot be edited');
   },
 };

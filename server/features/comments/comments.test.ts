@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { CreateCommentBodySchema, POST_MESSAGES, type CommentView } from '../../../schema/posts';
@@ -151,5 +151,39 @@ describe('the time a comment was written', () => {
     expect(stored(ahead).writtenAt).toBe(stored(ahead).createdAt);
     const listed = comments((await client.get(`/api/posts/${post.id}/comments`)).body);
     expect(listed.find((c) => c.id === kept)?.writtenAt).toBe(new Date(postAt + 2 * MIN).toISOString());
+  });
+});
+
+describe('a comment deleted by someone other than its author', () => {
+  it('keeps no words in the tombstone and is audited with the fingerprint of what it said', async () => {
+    const post = await t.buildPost();
+    const { user: author, client } = await t.signedIn();
+    const { user: remover, client: systemAdmin } = await t.signedIn({ role: 'system_admin' });
+    const id = (await client.post(`/api/posts/${post.id}/comments`, { content: 'Unkind words' })).body.id as string;
+    expect((await systemAdmin.delete(`/api/comments/${id}`)).status).toBe(204);
+    expect(t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()).toMatchObject({
+      deleted: true,
+      content: '',
+      authorId: author.id,
+    });
+    const entries = t.db.$client
+      .prepare("SELECT actor_id AS actorId, details FROM audit_log WHERE action = 'comment.delete' AND target_id = ?")
+      .all(id) as { actorId: string; details: string }[];
+    expect(entries).toEqual([{ actorId: remover.id, details: expect.any(String) as string }]);
+    expect(JSON.parse(entries[0].details)).toEqual({
+      authorId: author.id,
+      postId: post.id,
+      before: { content: { chars: 12, sha256: createHash('sha256').update('Unkind words').digest('hex') } },
+    });
+  });
+
+  it("erases the author's own deleted comment too, without an audit entry", async () => {
+    const post = await t.buildPost();
+    const { client } = await t.signedIn();
+    const id = (await client.post(`/api/posts/${post.id}/comments`, { content: 'Oops' })).body.id as string;
+    expect((await client.delete(`/api/comments/${id}`)).status).toBe(204);
+    expect(t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()?.content).toBe('');
+    const audited = t.db.$client.prepare('SELECT count(*) AS n FROM audit_log WHERE target_id = ?').get(id);
+    expect(audited).toEqual({ n: 0 });
   });
 });

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { Statement } from 'better-sqlite3';
 import { preparedFor, type Db } from '../../db/client';
-import { comments, posts, reactions, users } from '../../db/tables';
+import { comments, posts, reactions, syncDeviceStates, users } from '../../db/tables';
 import { reactionId } from '../../../schema/sync';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -26,10 +27,21 @@ export interface AuthorRow {
   profileImageUrl: string | null;
 }
 
+/** Who edited a post when not its author (decision 126); all null once that account is deleted. */
+export interface EditorRow {
+  id: string | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
 export interface PostWithAuthor {
   post: PostRow;
   author: AuthorRow | null;
+  editor: EditorRow | null;
 }
+
+const editors = alias(users, 'editor');
+const editorColumns = { id: editors.id, firstName: editors.firstName, lastName: editors.lastName };
 
 /** Read for every pushed post (its master), so prepared once per database (decision 78). */
 const findPostQuery = preparedFor((db) =>
@@ -60,6 +72,7 @@ const insertPostQuery = preparedFor((db) =>
       createdAt: sql.placeholder('createdAt'),
       writtenAt: sql.placeholder('writtenAt'),
       updatedAt: sql.placeholder('updatedAt'),
+      editedBy: sql.placeholder('editedBy'),
       deleted: sql.placeholder('deleted'),
       serverSeq: sql.placeholder('serverSeq'),
     })
@@ -75,6 +88,7 @@ export function insertPost(db: Db, row: NewPostRow): void {
       houseTags: '[]',
       images: '[]',
       attachments: '[]',
+      editedBy: null,
       deleted: false,
       ...row,
       serverSeq: nextSeq(db),
@@ -85,7 +99,10 @@ export function insertPost(db: Db, row: NewPostRow): void {
 export function updatePost(
   db: Db,
   id: string,
-  changes: Pick<PostRow, 'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses' | 'updatedAt'>,
+  changes: Pick<
+    PostRow,
+    'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses' | 'updatedAt' | 'editedBy'
+  >,
 ): void {
   db.transaction(() => {
     db.update(posts)
@@ -95,13 +112,32 @@ export function updatePost(
   });
 }
 
-/** Tombstones a post with its comments and reactions, in one transaction at one sequence. */
+/**
+ * Tombstones a post with its comments and reactions, in one transaction at one sequence. What was written is
+ * erased, not only hidden: the tombstone keeps its id, author and times, and the states devices last pushed of
+ * it go too (decision 126).
+ */
 export function markPostDeleted(db: Db, id: string, at: number): void {
   db.transaction(() => {
     const serverSeq = nextSeq(db);
-    db.update(posts).set({ deleted: true, updatedAt: at, serverSeq }).where(eq(posts.id, id)).run();
+    db.update(posts)
+      .set({
+        deleted: true,
+        updatedAt: at,
+        serverSeq,
+        content: '',
+        houseTags: '[]',
+        audienceHouses: '[]',
+        images: '[]',
+        attachments: '[]',
+      })
+      .where(eq(posts.id, id))
+      .run();
+    db.delete(syncDeviceStates)
+      .where(and(eq(syncDeviceStates.collection, 'posts'), eq(syncDeviceStates.docId, id)))
+      .run();
     db.update(comments)
-      .set({ deleted: true, updatedAt: at, serverSeq })
+      .set({ deleted: true, updatedAt: at, serverSeq, content: '' })
       .where(and(eq(comments.postId, id), eq(comments.deleted, false)))
       .run();
     db.update(reactions)
@@ -119,7 +155,11 @@ export function markPostDeleted(db: Db, id: string, at: number): void {
 export function releaseAuthor(db: Db, userId: string, at: number): void {
   db.transaction(() => {
     const serverSeq = nextSeq(db);
-    db.update(posts).set({ serverSeq }).where(eq(posts.authorId, userId)).run();
+    // Posts they edited name them as editor (decision 126): the foreign key forgets them, so those move up too.
+    db.update(posts)
+      .set({ serverSeq })
+      .where(or(eq(posts.authorId, userId), eq(posts.editedBy, userId)))
+      .run();
     // The posts they reacted to carry their reactions (docs/sync.md): those move up the feed too.
     db.update(posts)
       .set({ serverSeq })
@@ -154,8 +194,8 @@ function prepareFeedQueries(db: Db) {
         `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
                 p.created_at, p.updated_at, p.deleted, p.server_seq,
                 u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses,
-                p.written_at
-         FROM posts p LEFT JOIN users u ON u.id = p.author_id
+                p.written_at, p.edited_by, e.first_name, e.last_name
+         FROM posts p LEFT JOIN users u ON u.id = p.author_id LEFT JOIN users e ON e.id = p.edited_by
          WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
          ORDER BY p.created_at DESC, p.id DESC LIMIT @limit`,
@@ -202,6 +242,9 @@ type FeedPageRow = [
   profileImageUrl: string | null,
   audienceHouses: string,
   writtenAt: number,
+  editedBy: string | null,
+  editorFirstName: string | null,
+  editorLastName: string | null,
 ];
 
 function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
@@ -219,11 +262,13 @@ function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
       createdAt: r[8],
       writtenAt: r[18],
       updatedAt: r[9],
+      editedBy: r[19],
       deleted: r[10] === 1,
       serverSeq: r[11],
     },
     author:
       r[12] === null ? null : { id: r[12], firstName: r[13], lastName: r[14], role: r[15], profileImageUrl: r[16] },
+    editor: r[19] === null ? null : { id: r[19], firstName: r[20], lastName: r[21] },
   };
 }
 
@@ -265,9 +310,10 @@ export function listPostPage(
 
 export function findPostWithAuthor(db: Db, id: string): PostWithAuthor | undefined {
   return db
-    .select({ post: posts, author: authorColumns })
+    .select({ post: posts, author: authorColumns, editor: editorColumns })
     .from(posts)
     .leftJoin(users, eq(users.id, posts.authorId))
+    .leftJoin(editors, eq(editors.id, posts.editedBy))
     .where(eq(posts.id, id))
     .get();
 }
@@ -333,5 +379,14 @@ export function listPostsBefore(
     .where(and(sql`${posts.serverSeq} <= ${until}`, position, eq(posts.deleted, false)))
     .orderBy(desc(posts.serverSeq), desc(posts.id))
     .limit(limit)
+    .all();
+}
+
+/** The picture and attachment lists of an author's other live posts: files of theirs still in use. */
+export function listFilesOfOtherPosts(db: Db, authorId: string, exceptId: string) {
+  return db
+    .select({ images: posts.images, attachments: posts.attachments })
+    .from(posts)
+    .where(and(eq(posts.authorId, authorId), eq(posts.deleted, false), sql`${posts.id} <> ${exceptId}`))
     .all();
 }

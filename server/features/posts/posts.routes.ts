@@ -13,7 +13,7 @@ import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { encodedJson, parseInput, validate } from '../../lib/http';
 import { FORM_LIMITS, isMultipart, readMultipart, type FormFields } from '../../lib/multipart';
-import { requireUser } from '../auth/auth.middleware';
+import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { createPost, createPostWithFiles, deletePost, editPost, listPostsJson } from './posts.service';
 
 const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
@@ -70,9 +70,9 @@ export const postRoutes = new Hono<AppEnv>()
     return c.json(createPost(c.var.deps, c.var.user, parseInput(CreatePostBodySchema, json)), 201);
   })
   .patch('/posts/:id', requireUser, validate('param', IdParamsSchema), validate('json', UpdatePostBodySchema), (c) =>
-    c.json(editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'))),
+    c.json(editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
   .delete('/posts/:id', requireUser, validate('param', IdParamsSchema), (c) => {
-    deletePost(c.var.deps, c.var.user, c.req.valid('param').id);
+    deletePost(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
     return c.body(null, 204);
   });

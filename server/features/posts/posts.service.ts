@@ -19,13 +19,15 @@ import {
 import { LIMITS } from '../../../schema/constants';
 import type { PostDoc, PostReactions } from '../../../schema/sync';
 import { UPLOAD_MESSAGES } from '../../../schema/uploads';
-import type { AppDeps, SessionUser } from '../../lib/context';
+import { uploadIdFromUrl } from '../../../schema/upload-rules';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { currentSeq } from '../../lib/seq.queries';
 import { boundWrittenAt } from '../../lib/written-at';
 import { announcePost, syncAlertAudience } from '../alerts/alerts.service';
+import { recordAudit, textFingerprint } from '../audit/audit.service';
 import { accountCreatedAt } from '../users/users.service';
-import { checkFiles, discardUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
+import { checkFiles, discardUploads, forgetUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
 import {
   countComments,
   countReactions,
@@ -33,6 +35,7 @@ import {
   findViewerReactions,
   findPostWithAuthor,
   insertPost,
+  listFilesOfOtherPosts,
   listLiveReactions,
   listPostPage,
   listPostsSince,
@@ -41,6 +44,7 @@ import {
   releaseAuthor,
   updatePost,
   type AuthorRow,
+  type EditorRow,
   type PostRow,
   type PostWithAuthor,
 } from './posts.queries';
@@ -67,6 +71,11 @@ export function toAuthor(row: AuthorRow | null): PostAuthor {
   };
 }
 
+/** Who edited a post when not its author, as the card names them; a deleted account names no one. */
+function toEditor(row: EditorRow | null): PostView['editedBy'] {
+  return row?.id ? { id: row.id, firstName: row.firstName ?? '', lastName: row.lastName ?? '' } : null;
+}
+
 /** The live post with this id, or 404. */
 export function requirePost(deps: AppDeps, id: string): PostRow {
   const post = findPost(deps.db, id);
@@ -85,7 +94,7 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     counts.set(row.postId, entry);
   }
   const comments = new Map(countComments(deps.db, ids).map((row) => [row.postId, row.n]));
-  return rows.map(({ post, author }) => ({
+  return rows.map(({ post, author, editor }) => ({
     id: post.id,
     content: post.content,
     category: post.category,
@@ -97,6 +106,7 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     createdAt: new Date(post.createdAt).toISOString(),
     writtenAt: new Date(post.writtenAt).toISOString(),
     author: toAuthor(author),
+    editedBy: toEditor(editor),
     reactionCounts: counts.get(post.id)?.reactionCounts ?? {},
     userReaction: counts.get(post.id)?.userReaction ?? null,
     commentCount: comments.get(post.id) ?? 0,
@@ -339,11 +349,41 @@ export async function createPostWithFiles(
   }
 }
 
+/** The fields of a post an edit may change, as an audit entry shows them: the text only by its fingerprint. */
+function auditedFields(post: Pick<PostRow, 'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses'>) {
+  return {
+    content: textFingerprint(post.content),
+    category: post.category,
+    isUrgent: post.isUrgent,
+    houseTags: parseList<string>(post.houseTags),
+    audienceHouses: parseList<string>(post.audienceHouses),
+  };
+}
+
+type AuditedFields = ReturnType<typeof auditedFields>;
+
+/** The fields that differ between two states, each state with only those fields. */
+function changedFields(before: AuditedFields, after: AuditedFields) {
+  const changed = (Object.keys(before) as (keyof AuditedFields)[]).filter(
+    (key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]),
+  );
+  const pick = (state: AuditedFields) => Object.fromEntries(changed.map((key) => [key, state[key]]));
+  return { changed, before: pick(before), after: pick(after) };
+}
+
 /**
  * Edits content, category and urgency (and house tags and an urgent post's audience); only the author or an
- * admin may (spec section 6). The alert list follows a change of urgency or audience.
+ * admin may (spec section 6). The alert list follows a change of urgency or audience. A change by anyone but the
+ * author names them on the post (`editedBy`, the card's "Edited by …") and is audited with what it changed, before
+ * and after (decision 126).
  */
-export function editPost(deps: AppDeps, actor: SessionUser, id: string, body: UpdatePostBody): PostView {
+export function editPost(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UpdatePostBody,
+  meta: RequestMeta,
+): PostView {
   const post = requirePost(deps, id);
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
   const category = body.category ?? post.category;
@@ -352,25 +392,68 @@ export function editPost(deps: AppDeps, actor: SessionUser, id: string, body: Up
   const audienceHouses = keptAudienceHouses(isUrgent, body.audienceHouses ?? parseList<string>(post.audienceHouses));
   checkHouses(deps, houseTags);
   checkHouses(deps, audienceHouses);
-  updatePost(deps.db, id, {
+  const next = {
     content: body.content,
     category,
     isUrgent,
     houseTags: JSON.stringify(houseTags),
     audienceHouses: JSON.stringify(audienceHouses),
-    // Grows with every edit even if the clock stands still or steps back: sync orders states by it (decision 69).
-    updatedAt: Math.max(deps.now(), post.updatedAt + 1),
+  };
+  const change = changedFields(auditedFields(post), auditedFields(next));
+  const byOther = post.authorId !== actor.id && change.changed.length > 0;
+  const at = deps.now();
+  deps.db.transaction(() => {
+    updatePost(deps.db, id, {
+      ...next,
+      editedBy: byOther ? actor.id : post.editedBy,
+      // Grows with every edit even if the clock stands still or steps back: sync orders states by it (decision 69).
+      updatedAt: Math.max(at, post.updatedAt + 1),
+    });
+    if (byOther) {
+      const { before, after } = change;
+      const details = { authorId: post.authorId, fields: change.changed, before, after };
+      recordAudit(deps.db, { actor, action: 'post.update', ip: meta.ip, target: { type: 'post', id }, details, at });
+    }
   });
   deps.hub.notify('posts');
   syncAlertAudience(deps, id);
   return loadPostView(deps, id, actor.id);
 }
 
-/** Deletes a post (a tombstone) with its comments and reactions; only the author or an admin may. */
-export function deletePost(deps: AppDeps, actor: SessionUser, id: string): void {
+/** The ids of a post's uploads that no other live post of its author uses. */
+function uploadsOnlyIn(deps: AppDeps, post: PostRow): string[] {
+  const idsOf = (row: Pick<PostRow, 'images' | 'attachments'>) => [
+    ...parseList<string>(row.images).map((url) => uploadIdFromUrl(url) ?? ''),
+    ...parseList<Attachment>(row.attachments).map((attachment) => attachment.id),
+  ];
+  const mine = idsOf(post).filter((id) => id !== '');
+  if (mine.length === 0 || !post.authorId) return mine;
+  const used = new Set(listFilesOfOtherPosts(deps.db, post.authorId, post.id).flatMap(idsOf));
+  return mine.filter((id) => !used.has(id));
+}
+
+/**
+ * Deletes a post with its comments and reactions; only the author or an admin may. The tombstone keeps no content
+ * and the post's files go (decision 126); a delete by anyone but the author is audited with what the post was.
+ */
+export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
   const post = requirePost(deps, id);
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotDeletePost);
-  markPostDeleted(deps.db, id, deps.now());
+  const at = deps.now();
+  deps.db.transaction(() => {
+    const files = uploadsOnlyIn(deps, post);
+    markPostDeleted(deps.db, id, at);
+    forgetUploads(deps, files);
+    if (post.authorId !== actor.id) {
+      const before = {
+        ...auditedFields(post),
+        images: parseList<string>(post.images).length,
+        attachments: parseList<Attachment>(post.attachments).length,
+      };
+      const details = { authorId: post.authorId, before };
+      recordAudit(deps.db, { actor, action: 'post.delete', ip: meta.ip, target: { type: 'post', id }, details, at });
+    }
+  });
   deps.hub.notify('posts');
   deps.hub.notify('comments');
   deps.hub.notify('reactions');
@@ -427,6 +510,7 @@ export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
     createdAt: row.createdAt,
     writtenAt: row.writtenAt,
     updatedAt: row.updatedAt,
+    editedBy: live ? row.editedBy : null,
     _deleted: row.deleted,
   };
 }

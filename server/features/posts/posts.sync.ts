@@ -15,7 +15,7 @@ export const postsSync: SyncHandler<PostDoc> = {
   pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
   findMaster: (deps, id) => findPostDoc(deps, id),
   mergesFields: true,
-  apply(deps, actor, doc, master) {
+  apply(deps, actor, doc, master, meta) {
     const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt } =
       doc as Partial<PostDoc>;
     if (!master) {
@@ -38,7 +38,7 @@ export const postsSync: SyncHandler<PostDoc> = {
       return;
     }
     if (master._deleted) badRequest('This post has been deleted');
-    if (doc._deleted) return deletePost(deps, actor, doc.id);
+    if (doc._deleted) return deletePost(deps, actor, doc.id, meta);
     if (!sameJson(images, master.images) || !sameJson(attachments, master.attachments)) {
       badRequest('Pictures and attachments cannot be changed after posting');
     }
@@ -47,6 +47,7 @@ export const postsSync: SyncHandler<PostDoc> = {
       actor,
       doc.id,
       parseInput(UpdatePostBodySchema, { content, category, isUrgent, houseTags, audienceHouses }),
+      meta,
     );
   },
 };

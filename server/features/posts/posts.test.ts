@@ -1,9 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { CreatePostBodySchema, POST_MESSAGES, type PostView } from '../../../schema/posts';
 import type { PostDoc } from '../../../schema/sync';
-import { posts } from '../../db/tables';
+import { comments, posts } from '../../db/tables';
 import { parseInput } from '../../lib/http';
 import { newPostDoc } from '../../test/sync-docs';
 import { ADMIN, actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
@@ -477,5 +480,213 @@ describe('the time a post was written', () => {
     expect(stored(early).writtenAt).toBe(user.createdAt);
     const pulled = (await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[];
     expect(pulled.find((d) => d.id === kept)?.writtenAt).toBe(written);
+  });
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The audit entries about one post, oldest first, with their details read. */
+function auditOf(postId: string) {
+  const rows = t.db.$client
+    .prepare('SELECT action, actor_id AS actorId, details FROM audit_log WHERE target_id = ? ORDER BY id')
+    .all(postId) as { action: string; actorId: string; details: string }[];
+  return rows.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> }));
+}
+
+describe('edits and deletes by someone other than the author', () => {
+  it('names the editor on the post and audits what they changed, before and after', async () => {
+    const { user: author, client } = await t.signedIn({ firstName: 'Sam', lastName: 'Staff' });
+    const { user: editor, client: admin } = await t.signedIn({ role: 'admin', firstName: 'Ada', lastName: 'Admin' });
+    const created = await client.post('/api/posts', { content: 'Original words', category: 'wages_hr' });
+    const id = created.body.id as string;
+    expect(created.body.editedBy).toBeNull();
+
+    const res = await admin.patch(`/api/posts/${id}`, { content: 'Rewritten words', isUrgent: true });
+    expect(res.status).toBe(200);
+    const byAdmin = { id: editor.id, firstName: 'Ada', lastName: 'Admin' };
+    expect(res.body).toMatchObject({ author: { id: author.id }, editedBy: byAdmin, isUrgent: true });
+    const listed = list((await client.get('/api/posts?limit=100')).body).find((p) => p.id === id);
+    expect(listed?.editedBy).toEqual(byAdmin);
+    const pulled = (await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[];
+    expect(pulled.find((d) => d.id === id)?.editedBy).toBe(editor.id);
+
+    expect(auditOf(id)).toEqual([
+      {
+        action: 'post.update',
+        actorId: editor.id,
+        details: {
+          authorId: author.id,
+          fields: ['content', 'isUrgent'],
+          before: { content: { chars: 14, sha256: sha256('Original words') }, isUrgent: false },
+          after: { content: { chars: 15, sha256: sha256('Rewritten words') }, isUrgent: true },
+        },
+      },
+    ]);
+
+    // The author's own edit afterwards is not audited, and the post still says who else changed it.
+    const own = await client.patch(`/api/posts/${id}`, { content: 'My words again' });
+    expect(own.body.editedBy).toEqual(byAdmin);
+    expect(auditOf(id)).toHaveLength(1);
+  });
+
+  it("names no one once the editor's account is deleted, and the audit entry stays", async () => {
+    const { client } = await t.signedIn();
+    const { user: editor, client: admin } = await t.signedIn({ role: 'admin' });
+    const id = (await client.post('/api/posts', { content: 'Kept' })).body.id as string;
+    await admin.patch(`/api/posts/${id}`, { content: 'Changed' });
+    t.db.$client.prepare('DELETE FROM users WHERE id = ?').run(editor.id);
+    const listed = list((await client.get('/api/posts?limit=100')).body).find((p) => p.id === id);
+    expect(listed?.editedBy).toBeNull();
+    expect(auditOf(id).map((entry) => entry.actorId)).toEqual([editor.id]);
+  });
+
+  it("leaves the author's own edit unnamed and unaudited, as before", async () => {
+    const { client } = await t.signedIn();
+    const id = (await client.post('/api/posts', { content: 'Mine' })).body.id as string;
+    const res = await client.patch(`/api/posts/${id}`, { content: 'Still mine', category: 'shifts_lifts' });
+    expect(res.body.editedBy).toBeNull();
+    expect(auditOf(id)).toEqual([]);
+  });
+
+  it('names and audits an edit by someone else that arrives through sync', async () => {
+    const { user: author, client } = await t.signedIn();
+    const { user: editor, client: admin } = await t.signedIn({ role: 'system_admin' });
+    const id = (await client.post('/api/posts', { content: 'Before sync' })).body.id as string;
+    const master = ((await admin.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[]).find(
+      (d) => d.id === id,
+    )!;
+    const push = await admin.post('/api/sync/posts/push', [
+      { newDocumentState: { ...master, category: 'buildings_maintenance' }, assumedMasterState: master },
+    ]);
+    expect(push.body.conflicts).toEqual([]);
+    expect(t.db.select().from(posts).where(eq(posts.id, id)).get()?.editedBy).toBe(editor.id);
+    expect(auditOf(id)).toEqual([
+      {
+        action: 'post.update',
+        actorId: editor.id,
+        details: {
+          authorId: author.id,
+          fields: ['category'],
+          before: { category: 'company_announcement' },
+          after: { category: 'buildings_maintenance' },
+        },
+      },
+    ]);
+  });
+
+  it("erases an admin's delete of someone else's post, with its comments, pictures and kept states, and audits it", async () => {
+    const { user: author, client } = await t.signedIn();
+    const { user: remover, client: admin } = await t.signedIn({ role: 'admin' });
+    const form = new FormData();
+    form.append('content', 'Words to forget');
+    form.append('category', 'residents_activities');
+    form.append('houseTags', 'Apps House');
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    form.append('images', new File([new Uint8Array(png)], 'garden.png'));
+    const created = await client.postForm('/api/posts', form);
+    const id = created.body.id as string;
+    const picture = (created.body.images as string[])[0];
+    expect((await admin.download(picture)).status).toBe(200);
+    const stored = t.db.$client.prepare('SELECT stored_name AS name FROM uploads WHERE id = ?');
+    const file = path.join(t.dataDir, 'uploads', (stored.get(picture.split('/').pop()) as { name: string }).name);
+    expect(fs.existsSync(file)).toBe(true);
+    const comment = t.buildComment(id, remover.id, { content: 'A comment to forget' });
+    // A device's push leaves a kept state of the post (decision 69): an earlier version of its words.
+    const master = ((await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[]).find(
+      (d) => d.id === id,
+    )!;
+    await client.request(
+      'POST',
+      '/api/sync/posts/push',
+      [{ newDocumentState: { ...master, content: 'Earlier words' }, assumedMasterState: master }],
+      { 'X-Sync-Device': 'device-1' },
+    );
+    const states = t.db.$client.prepare('SELECT count(*) AS n FROM sync_device_states WHERE doc_id = ?');
+    expect(states.get(id)).toEqual({ n: 1 });
+
+    expect((await admin.delete(`/api/posts/${id}`)).status).toBe(204);
+
+    expect(t.db.select().from(posts).where(eq(posts.id, id)).get()).toMatchObject({
+      id,
+      authorId: author.id,
+      deleted: true,
+      content: '',
+      houseTags: '[]',
+      audienceHouses: '[]',
+      images: '[]',
+      attachments: '[]',
+    });
+    expect(t.db.select().from(comments).where(eq(comments.id, comment.id)).get()).toMatchObject({
+      deleted: true,
+      content: '',
+    });
+    expect(states.get(id)).toEqual({ n: 0 });
+    expect((await admin.download(picture)).status).toBe(404);
+    expect((await client.download(picture)).status).toBe(404);
+    await vi.waitFor(() => expect(fs.existsSync(file)).toBe(false));
+
+    const entries = auditOf(id);
+    expect(entries).toEqual([
+      {
+        action: 'post.delete',
+        actorId: remover.id,
+        details: {
+          authorId: author.id,
+          before: {
+            content: { chars: 13, sha256: sha256('Earlier words') },
+            category: 'residents_activities',
+            isUrgent: false,
+            houseTags: ['Apps House'],
+            audienceHouses: [],
+            images: 1,
+            attachments: 0,
+          },
+        },
+      },
+    ]);
+    expect(JSON.stringify(entries)).not.toContain('words');
+  });
+
+  it('leaves no deleted words in the database file', async () => {
+    const { client } = await t.signedIn();
+    const marker = `forget-me-${randomUUID()}`;
+    const id = (await client.post('/api/posts', { content: 'A post' })).body.id as string;
+    t.buildComment(id, null, { content: `${marker} in a comment` });
+    // An edit pushed from a device: the post holds the words, and so does the device's kept state (a row deleted
+    // with the post, whose bytes SQLite would otherwise leave in the page's free space).
+    const master = ((await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[]).find(
+      (d) => d.id === id,
+    )!;
+    const push = await client.request(
+      'POST',
+      '/api/sync/posts/push',
+      [{ newDocumentState: { ...master, content: `${marker} in a post` }, assumedMasterState: master }],
+      { 'X-Sync-Device': 'device-2' },
+    );
+    expect(push.body.conflicts).toEqual([]);
+    expect((await client.delete(`/api/posts/${id}`)).status).toBe(204);
+    t.db.$client.pragma('wal_checkpoint(TRUNCATE)');
+    const file = t.db.$client.name;
+    const bytes = Buffer.concat([fs.readFileSync(file), fs.readFileSync(`${file}-wal`)]);
+    expect(bytes.includes(marker)).toBe(false);
+    // The author's own delete is not audited: nobody else was involved.
+    expect(auditOf(id)).toEqual([]);
+  });
+
+  it("keeps a picture that another of the author's posts still shows", async () => {
+    const { client } = await t.signedIn();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#993366' } })
+      .png()
+      .toBuffer();
+    const upload = new FormData();
+    upload.append('file', new File([new Uint8Array(png)], 'shared.png'));
+    const url = (await client.postForm('/api/uploads', upload)).body.url as string;
+    const first = (await client.post('/api/posts', { content: 'First', images: [url] })).body.id as string;
+    await client.post('/api/posts', { content: 'Second', images: [url] });
+    expect((await client.delete(`/api/posts/${first}`)).status).toBe(204);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await client.download(url)).status).toBe(200);
   });
 });

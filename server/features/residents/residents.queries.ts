@@ -161,3 +161,19 @@ export function listResidentViewsSince(
     .limit(limit)
     .all();
 }
+
+/**
+ * Whether an active resident shows this photo now or in their history (a replaced photo stays in it): an archived
+ * resident's photos, and photos no profile refers to, are served to no one (decision 126).
+ */
+export function isPhotoOfActiveResident(db: Db, url: string): boolean {
+  const row = db.$client
+    .prepare(
+      `SELECT 1 FROM residents r WHERE r.archived = 0 AND (r.photo_url = @url OR EXISTS (
+         SELECT 1 FROM resident_versions v WHERE v.resident_id = r.id
+           AND (instr(v.changes, @quoted) > 0 OR instr(v.previous, @quoted) > 0)))
+       LIMIT 1`,
+    )
+    .get({ url, quoted: JSON.stringify(url) });
+  return row !== undefined;
+}

@@ -39,6 +39,7 @@ import {
   hasPhotoKey,
   insertResident,
   insertResidentView,
+  isPhotoOfActiveResident,
   listActiveResidents,
   listResidentsSince,
   listResidentVersions,
@@ -160,9 +161,13 @@ async function discardPhoto(deps: AppDeps, url: string | null): Promise<void> {
   if (name && RESIDENT_PHOTO_NAME.test(name)) await fs.promises.rm(path.join(photosDir(deps), name), { force: true });
 }
 
-/** The file and type of a stored photo, for GET /api/residents/photos/{name}; 404 for anything else. */
+/**
+ * The file and type of a stored photo, for GET /api/residents/photos/{name}; 404 for anything else, and for the
+ * photos of archived residents (decision 126).
+ */
 export function openResidentPhoto(deps: AppDeps, name: string): { file: string; type: string; size: number } {
   const match = RESIDENT_PHOTO_NAME.exec(name) ?? notFound('Photo not found');
+  if (!isPhotoOfActiveResident(deps.db, RESIDENT_PHOTO_PREFIX + name)) notFound('Photo not found');
   const file = path.join(photosDir(deps), name);
   const stat = fs.statSync(file, { throwIfNoEntry: false }) ?? notFound('Photo not found');
   return { file, type: PHOTO_TYPES[match[1]], size: stat.size };

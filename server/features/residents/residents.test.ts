@@ -281,6 +281,36 @@ describe('residents calls', () => {
     expect(bad.body.message).toContain('photoKey must be a UUID');
   });
 
+  it("serve no one an archived resident's photos, current or replaced, nor a photo no profile refers to", async () => {
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#123' } })
+      .png()
+      .toBuffer();
+    const created = await staff.postForm(
+      '/api/residents',
+      residentForm({ name: 'Archived Person' }, { name: 'old.png', bytes: png }),
+    );
+    const oldUrl = created.body.photoUrl as string;
+    const id = created.body.id as string;
+    const edited = await staff.sendForm(
+      'PUT',
+      `/api/residents/${id}`,
+      residentForm({}, { name: 'new.jpg', bytes: await phonePhoto() }),
+    );
+    const newUrl = edited.body.photoUrl as string;
+    expect((await staff.download(oldUrl)).status).toBe(200);
+    expect((await staff.download(newUrl)).status).toBe(200);
+    expect((await admin.post(`/api/residents/${id}/archive`)).status).toBe(200);
+    for (const url of [oldUrl, newUrl]) {
+      expect((await staff.download(url)).status).toBe(404);
+      expect((await admin.download(url)).status).toBe(404);
+    }
+    // The files stay on the server as the record (decision 53).
+    expect(photoFiles()).toEqual(expect.arrayContaining([oldUrl, newUrl].map((url) => url.split('/').pop())));
+    const stray = 'fedcba9876543210fedcba9876543210.png';
+    fs.writeFileSync(path.join(t.dataDir, 'resident-photos', stray), png);
+    expect((await staff.download(`/api/residents/photos/${stray}`)).status).toBe(404);
+  });
+
   it('refuse an edit of an unknown resident and an invalid edit', async () => {
     expect((await staff.sendForm('PUT', '/api/residents/nope', residentForm({ name: 'X' }))).status).toBe(404);
     const created = await createResident(staff);

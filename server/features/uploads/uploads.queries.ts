@@ -1,6 +1,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { uploads } from '../../db/tables';
+import { uploads, users } from '../../db/tables';
+import { uploadUrl } from '../../../schema/upload-rules';
 
 export type UploadRow = typeof uploads.$inferSelect;
 
@@ -19,4 +20,39 @@ export function findUploads(db: Db, ids: string[]): UploadRow[] {
 
 export function deleteUploadRows(db: Db, ids: string[]): void {
   if (ids.length) db.delete(uploads).where(inArray(uploads.id, ids)).run();
+}
+
+/** Which of these uploads are someone's profile picture. */
+export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set();
+  const urls = ids.map(uploadUrl);
+  const rows = db.select({ url: users.profileImageUrl }).from(users).where(inArray(users.profileImageUrl, urls)).all();
+  return new Set(rows.map((row) => row.url?.slice(uploadUrl('').length) ?? ''));
+}
+
+/**
+ * Uploads stored before `before` that nothing refers to: no post of their owner (a deleted post's lists are
+ * empty) and no profile picture. Their owner's posts are read along the author index.
+ */
+export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, 'id' | 'storedName'>[] {
+  return db.$client
+    .prepare<[number], Pick<UploadRow, 'id' | 'storedName'>>(
+      `SELECT u.id, u.stored_name AS storedName FROM uploads u
+       WHERE u.created_at < ?
+         AND NOT EXISTS (SELECT 1 FROM users WHERE profile_image_url = '${uploadUrl('')}' || u.id)
+         AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.author_id IS u.owner_id
+                           AND (instr(p.images, u.id) > 0 OR instr(p.attachments, u.id) > 0))`,
+    )
+    .all(before);
+}
+
+/** The stored names of every upload, to tell the files in the folder that have no record. */
+export function listStoredNames(db: Db): Set<string> {
+  return new Set(
+    db
+      .select({ name: uploads.storedName })
+      .from(uploads)
+      .all()
+      .map((row) => row.name),
+  );
 }

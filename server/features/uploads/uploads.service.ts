@@ -6,7 +6,21 @@ import { uploadIdFromUrl, uploadUrl, type UploadView } from '../../../schema/upl
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, notFound } from '../../lib/errors';
 import { checkUploadedFile, type CheckedFile } from '../../lib/files';
-import { deleteUploadRows, findUpload, findUploads, insertUpload, type UploadRow } from './uploads.queries';
+import {
+  deleteUploadRows,
+  findProfilePictureUploads,
+  findUpload,
+  findUploads,
+  insertUpload,
+  listStoredNames,
+  listUnattachedUploads,
+  type UploadRow,
+} from './uploads.queries';
+
+/** How long an upload may wait for the post that uses it before the sweep removes it (decision 126). */
+export const UNATTACHED_UPLOAD_MS = 24 * 60 * 60 * 1000;
+/** How often the server process sweeps. */
+export const UPLOAD_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 /** Uploaded files live in DATA_DIR/uploads/ under random names. */
 export function uploadsDir(deps: AppDeps): string {
@@ -94,6 +108,28 @@ export async function discardUploads(deps: AppDeps, ids: string[]): Promise<void
   await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
 }
 
+/**
+ * Forgets the uploads of a deleted post (decision 126): their rows go in the caller's transaction, so they answer
+ * 404 at once, and their files once it has committed. A file whose row is back (the transaction rolled back) is
+ * kept; a profile picture is never removed this way.
+ */
+export function forgetUploads(deps: AppDeps, ids: string[]): void {
+  const pictures = findProfilePictureUploads(deps.db, ids);
+  const rows = findUploads(deps.db, ids).filter((row) => !pictures.has(row.id));
+  if (rows.length === 0) return;
+  deleteUploadRows(
+    deps.db,
+    rows.map((row) => row.id),
+  );
+  setImmediate(() => {
+    const remove = async () => {
+      const gone = rows.filter((row) => !findUpload(deps.db, row.id));
+      await Promise.all(gone.map((row) => removeStoredFiles(deps, row.storedName)));
+    };
+    remove().catch((error: unknown) => deps.log.error('Removing the files of a deleted post failed', error));
+  });
+}
+
 /** Removes one of the actor's own uploads (a profile picture that was replaced); others' are left alone. */
 export async function discardOwnUpload(deps: AppDeps, actor: SessionUser, id: string): Promise<void> {
   const row = findUpload(deps.db, id);
@@ -148,4 +184,74 @@ export function openUpload(
   }
   const full = stat(row.storedName) ?? notFound('File not found');
   return { row, file: path.join(uploadsDir(deps), row.storedName), size: full.size };
+}
+
+/** The stored name a file in the folder belongs to: a picture's card variant belongs to the picture. */
+const storedNameOf = (file: string) => file.replace(/\.card(\.[a-z0-9]+)$/, '$1');
+
+/**
+ * Removes uploads that nothing has used for a day (UNATTACHED_UPLOAD_MS): their rows, then their files; and files
+ * in the folder older than that with no row at all (left by a crash between the two). Answers how many uploads
+ * and stray files went.
+ */
+export async function sweepUnattachedUploads(deps: AppDeps): Promise<number> {
+  const before = deps.now() - UNATTACHED_UPLOAD_MS;
+  const rows = listUnattachedUploads(deps.db, before);
+  deleteUploadRows(
+    deps.db,
+    rows.map((row) => row.id),
+  );
+  await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
+  const known = listStoredNames(deps.db);
+  const dir = uploadsDir(deps);
+  const files = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  let strays = 0;
+  for (const file of files) {
+    if (known.has(storedNameOf(file))) continue;
+    const stat = await fs.promises.stat(path.join(dir, file)).catch(() => null);
+    // A file is written before its row (saveFiles): only an old one without a row is a stray.
+    if (!stat?.isFile() || stat.mtimeMs >= before) continue;
+    await fs.promises.rm(path.join(dir, file), { force: true });
+    strays += 1;
+  }
+  return rows.length + strays;
+}
+
+/**
+ * The sweep of the server process: once at start, then every `everyMs`. `sweep` runs one at once (tests); `stop`
+ * ends the timer and waits for a sweep under way, so the database is never closed beneath it.
+ */
+export function startUploadSweeps(
+  deps: AppDeps,
+  everyMs = UPLOAD_SWEEP_EVERY_MS,
+): { sweep: () => Promise<number>; stop: () => Promise<void> } {
+  let running: Promise<number> | null = null;
+  let stopped = false;
+  const sweep = () => {
+    running ??= sweepUnattachedUploads(deps)
+      .catch((error: unknown) => {
+        deps.log.error('The sweep of unattached uploads failed', error);
+        return 0;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const tick = () => {
+    if (!stopped) void sweep();
+  };
+  const first = setTimeout(tick, 0);
+  const timer = setInterval(tick, everyMs);
+  first.unref();
+  timer.unref();
+  return {
+    sweep,
+    stop: async () => {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

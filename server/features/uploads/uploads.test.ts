@@ -297,3 +297,55 @@ describe('files on posts', () => {
     expect(notAPicture.status).toBe(400);
   });
 });
+
+describe('the sweep of uploads nothing uses', () => {
+  it('removes, after a day, uploads no post or profile picture uses and old files without a record', async () => {
+    const { client: owner } = await t.signedIn();
+    const upload = async (name: string) =>
+      (await owner.postForm('/api/uploads', form(name, await photo('png')))).body as unknown as UploadView;
+    const orphan = await upload('never-posted.png');
+    const used = await upload('posted.png');
+    expect((await owner.post('/api/posts', { content: 'With a picture', images: [used.url] })).status).toBe(201);
+    const profile = await owner.postForm(
+      '/api/auth/profile-picture',
+      form('me.png', await photo('png'), 'profilePicture'),
+    );
+    const pictureUrl = profile.body.profileImageUrl as string;
+    const dir = path.join(t.dataDir, 'uploads');
+    const stored = (id: string) =>
+      (t.db.$client.prepare('SELECT stored_name AS name FROM uploads WHERE id = ?').get(id) as { name: string }).name;
+    const orphanFile = path.join(dir, stored(orphan.id));
+    const oldStray = path.join(dir, `${'a'.repeat(32)}.png`);
+    const newStray = path.join(dir, `${'b'.repeat(32)}.png`);
+    fs.writeFileSync(oldStray, 'left by a crash');
+    fs.writeFileSync(newStray, 'being stored');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    fs.utimesSync(oldStray, twoDaysAgo, twoDaysAgo);
+
+    // Within the day, nothing goes.
+    await t.server.uploadSweeps.sweep();
+    expect((await owner.download(orphan.url)).status).toBe(200);
+
+    t.advance(25 * 60 * 60 * 1000);
+    // Written "now" by the server's moved clock.
+    const serverNow = new Date(t.server.deps.now());
+    fs.utimesSync(newStray, serverNow, serverNow);
+    // A day later the owner's session has ended: a colleague signed in now looks.
+    const { client: reader } = await t.signedIn();
+    const fresh = (await reader.postForm('/api/uploads', form('just-now.png', await photo('png'))))
+      .body as unknown as UploadView;
+    expect(await t.server.uploadSweeps.sweep()).toBeGreaterThanOrEqual(2);
+    expect((await reader.download(orphan.url)).status).toBe(404);
+    expect(fs.existsSync(orphanFile)).toBe(false);
+    expect(fs.existsSync(oldStray)).toBe(false);
+    expect(fs.existsSync(newStray)).toBe(true);
+    for (const url of [used.url, pictureUrl, fresh.url]) expect((await reader.download(url)).status).toBe(200);
+  });
+
+  it('is waited for when the server closes', async () => {
+    const other = await startTestServer();
+    const sweeping = other.server.uploadSweeps.sweep();
+    await other.close();
+    await expect(sweeping).resolves.toBeGreaterThanOrEqual(0);
+  });
+});

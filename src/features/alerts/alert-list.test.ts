@@ -15,6 +15,7 @@ const post = (id: string, createdAt: number, isUrgent = true): PostLocal => ({
   createdAt,
   writtenAt: createdAt,
   updatedAt: createdAt,
+  editedBy: null,
   localPending: false,
 });
 const ack = (postId: string, acknowledgedAt: number | null, localPending = false): AcknowledgementLocal => ({

@@ -112,6 +112,8 @@ const PostCardBody = memo(function PostCardBody({
               pending={post.localPending}
               dated
             />
+            {/* Someone other than the author changed it: the card says who (decision 126). */}
+            {post.editedBy ? <span className="post-edited">Edited by {authors(post.editedBy).name}</span> : null}
             {post.localPending ? (
               <span className="pending-marker" title="Waiting to reach the server">
                 <CloudUpload aria-hidden size={12} />

@@ -49,6 +49,7 @@ export function buildPostDoc(
     createdAt: now,
     writtenAt: now,
     updatedAt: now,
+    editedBy: null,
     localPending: true,
   };
 }
