@@ -25,6 +25,8 @@ export const ConfigSchema = z
     REGISTRATION: z.enum(REGISTRATION_MODES, { message: 'must be approval or closed' }).default('approval'),
     TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
     LOG_LEVEL: z.enum(['silent', 'error', 'info'], { message: 'must be silent, error or info' }).default('info'),
+    /** `production` keeps mailed links out of the log (decision 124); anything else is development. */
+    NODE_ENV: z.string().optional(),
     /** Origins that may receive web push without https (a local test receiver), comma-separated. */
     PUSH_ALLOW_HOSTS: z
       .string()
@@ -74,6 +76,8 @@ export interface Config {
   registration: 'approval' | 'closed';
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info';
+  /** NODE_ENV=production: the log never shows a mailed link, only the outbox id of the mail (decision 124). */
+  production: boolean;
   /** Origins web push may reach without https (PUSH_ALLOW_HOSTS): local receivers in tests. */
   pushAllowOrigins: string[];
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
@@ -108,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: e.REGISTRATION,
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    production: e.NODE_ENV === 'production',
     pushAllowOrigins: e.PUSH_ALLOW_HOSTS.map((origin) => new URL(origin).origin),
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };

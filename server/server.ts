@@ -7,6 +7,7 @@ import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
+import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
 import { ensureVapidKeys, settlePushes } from './features/push/push.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import type { AppDeps, Logger } from './lib/context';
@@ -18,6 +19,8 @@ export interface RunningServer {
   deps: AppDeps;
   /** The emergency-alert reminder scheduler; `check()` runs one check at once (tests). */
   reminders: { check: () => number };
+  /** The mail outbox worker; `settle()` waits until nothing due is left to try (tests). */
+  outbox: MailOutbox;
   close: () => Promise<void>;
 }
 
@@ -54,14 +57,10 @@ export async function startServer(
   // A copy, so the port actually bound (PORT=0 in tests) reaches links in mail and on the console.
   const runtimeConfig: Config = { ...config };
   const hub = createSyncHub();
-  const deps: AppDeps = {
-    config: runtimeConfig,
-    db,
-    mailer: createMailer(config, log),
-    now: options.now ?? Date.now,
-    log,
-    hub,
-  };
+  const base = { config: runtimeConfig, db, mailer: createMailer(config, log), now: options.now ?? Date.now, log, hub };
+  // Started with the server and stopped by its close, so no test's server leaves a worker behind (decision 124).
+  const outbox = startMailOutbox(base);
+  const deps: AppDeps = { ...base, outbox };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   ensureVapidKeys(deps);
   const app = createApp(deps, options);
@@ -89,6 +88,7 @@ export async function startServer(
     port,
     deps,
     reminders,
+    outbox,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -99,6 +99,7 @@ export async function startServer(
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await outbox.stop();
       // Pushes in flight may still remove a gone subscription: let them finish (each gives up after 10 s).
       await settlePushes(deps);
       db.$client.close();
