@@ -46,6 +46,8 @@ export const MESSAGES = {
   registrationReceived:
     'Your request has been received. An administrator must approve your account before you can sign in.',
   resetSent: 'If an account with that email exists, a reset link has been sent.',
+  /** The same for a known and an unknown address, followed by how long to wait (decision 124). */
+  tooManyAccountRequests: 'Too many password reset or registration requests.',
   invalidResetLink: 'This password reset link is invalid or has expired.',
   unauthorized: 'Unauthorized',
   crossSite: 'Cross-site requests are not allowed',

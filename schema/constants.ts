@@ -62,6 +62,11 @@ export const LIMITS = {
   /** Failed sign-ins from one address before it is locked for the window. */
   loginFailuresPerAddress: 30,
   loginFailureWindowMs: 15 * MINUTE_MS,
+  /** Password-reset and registration requests naming one e-mail, per window, known or not (decision 124). */
+  accountRequestsPerEmail: 5,
+  /** Password-reset and registration requests from one client address, per window (decision 124). */
+  accountRequestsPerAddress: 20,
+  accountRequestWindowMs: 15 * MINUTE_MS,
   /** Upper bound of a session however active it is (decision 6). */
   sessionMaxAgeMs: 12 * 60 * MINUTE_MS,
   /** Client reports user activity to the server at most this often. */

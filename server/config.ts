@@ -50,6 +50,9 @@ export const ConfigSchema = z
       .default([...DEFAULT_PUSH_SERVICE_HOSTS]),
     /** Tests only: pushes may reach loopback addresses (the local test receiver); never private ones. */
     PUSH_ALLOW_LOOPBACK: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+
+    /** `production` keeps mailed links out of the log (decision 124); anything else is development. */
+    NODE_ENV: z.string().optional(),
     /** Origins that may receive web push without https (a local test receiver), comma-separated. */
     PUSH_ALLOW_HOSTS: z
       .string()
@@ -99,6 +102,8 @@ export interface Config {
   registration: 'approval' | 'closed';
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info';
+  /** NODE_ENV=production: the log never shows a mailed link, only the outbox id of the mail (decision 124). */
+  production: boolean;
   /** Origins web push may reach without https (PUSH_ALLOW_HOSTS): local receivers in tests. */
   pushAllowOrigins: string[];
   /** Hosts of the push services subscriptions may name (PUSH_SERVICE_HOSTS; decision 125). */
@@ -137,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: e.REGISTRATION,
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
+    production: e.NODE_ENV === 'production',
     pushAllowOrigins: e.PUSH_ALLOW_HOSTS.map((origin) => new URL(origin).origin),
     pushServiceHosts: e.PUSH_SERVICE_HOSTS,
     pushAllowLoopback: e.PUSH_ALLOW_LOOPBACK === 'true',

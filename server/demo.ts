@@ -421,6 +421,7 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
     config: loadConfig({ ORG_NAME: orgName, LOG_LEVEL: 'silent' }),
     db,
     mailer: { send: async () => undefined },
+    outbox: { wake: () => undefined },
     now: () => clock,
     log: { info: () => undefined, error: () => undefined },
     hub,

@@ -163,12 +163,47 @@ describe('mail without SMTP', () => {
       try {
         const client = new TestClient(`http://127.0.0.1:${server.port}`);
         expect((await client.post('/api/auth/forgot-password', { email: 'root@care.example' })).status).toBe(202);
+        // The outbox sends after the answer (decision 124).
+        await server.outbox.settle();
         const files = fs.readdirSync(path.join(dataDir, 'outbox'));
         expect(files).toHaveLength(1);
         const eml = fs.readFileSync(path.join(dataDir, 'outbox', files[0]), 'utf8');
         expect(eml).toMatch(/^To: root@care\.example$/m);
         expect(eml).toMatch(/Subject: Reset your Staff Portal password/);
         expect(logs.join('\n')).toMatch(/outbox.*\/reset-password\?token=/);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      console.log = original;
+    }
+  });
+  it('in production logs only that a mail waits in the outbox, with its id, never its link', async () => {
+    const dataDir = tempDir();
+    const logs: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => logs.push(args.join(' '));
+    try {
+      const config = loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        ADMIN_EMAIL: 'root@care.example',
+        ADMIN_PASSWORD: 'R00t!Passw0rd',
+        NODE_ENV: 'production',
+      });
+      const server = await startServer(config, { clientDir: dataDir });
+      try {
+        const client = new TestClient(`http://127.0.0.1:${server.port}`);
+        expect((await client.post('/api/auth/forgot-password', { email: 'root@care.example' })).status).toBe(202);
+        await server.outbox.settle();
+        const [file] = fs.readdirSync(path.join(dataDir, 'outbox'));
+        const eml = fs.readFileSync(path.join(dataDir, 'outbox', file), 'utf8').replace(/=\r?\n/g, '');
+        expect(eml).toMatch(/\/reset-password\?token=3D/);
+        // better-sqlite3 types a row as unknown; this query selects one integer column.
+        const { id } = server.deps.db.$client.prepare('select id from mail_outbox').get() as { id: number };
+        expect(logs.join('\n')).toContain(`Mail ${id} is waiting in the outbox`);
+        expect(logs.join('\n')).not.toMatch(/token=/);
       } finally {
         await server.close();
       }

@@ -8,6 +8,7 @@ import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
+import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
 import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/push.service';
 import { startUploadSweeps } from './features/uploads/uploads.service';
 import { createSyncHub } from './features/sync/sync.hub';
@@ -29,6 +30,8 @@ export interface RunningServer {
   heldPushes: { flush: () => number };
   /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
   uploadSweeps: { sweep: () => Promise<number> };
+  /** The mail outbox worker; `settle()` waits until nothing due is left to try (tests). */
+  outbox: MailOutbox;
   close: () => Promise<void>;
 }
 
@@ -67,7 +70,7 @@ export async function startServer(
   // A copy, so the port actually bound (PORT=0 in tests) reaches links in mail and on the console.
   const runtimeConfig: Config = { ...config };
   const hub = createSyncHub();
-  const deps: AppDeps = {
+  const base = {
     config: runtimeConfig,
     db,
     mailer: createMailer(config, log),
@@ -76,6 +79,9 @@ export async function startServer(
     hub,
     resolveHost: options.resolveHost,
   };
+  // Started with the server and stopped by its close, so no test's server leaves a worker behind (decision 124).
+  const outbox = startMailOutbox(base);
+  const deps: AppDeps = { ...base, outbox };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   ensureVapidKeys(deps);
   const app = createApp(deps, options);
@@ -107,6 +113,7 @@ export async function startServer(
     reminders,
     heldPushes,
     uploadSweeps,
+    outbox,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -118,6 +125,7 @@ export async function startServer(
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await outbox.stop();
       // Held pushes go now as their summaries; pushes in flight may still remove a gone subscription: let them
       // finish (each gives up after 10 s).
       heldPushes.stop();

@@ -68,6 +68,41 @@ export const loginFailures = sqliteTable(
   (t) => [index('login_failures_email_idx').on(t.email, t.at), index('login_failures_ip_idx').on(t.ip, t.at)],
 );
 
+/**
+ * Password-reset and registration requests, counted per e-mail and per client before any lookup or hashing, so
+ * a flood is refused alike for known and unknown addresses (decision 124).
+ */
+export const accountRequests = sqliteTable(
+  'account_requests',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    email: text('email').notNull(),
+    ip: text('ip').notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('account_requests_email_idx').on(t.email, t.at), index('account_requests_ip_idx').on(t.ip, t.at)],
+);
+
+/**
+ * Mail waiting to be sent, written with the token it carries; the body is erased once sent or given up, so the
+ * database keeps no usable link (decision 124).
+ */
+export const mailOutbox = sqliteTable(
+  'mail_outbox',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    to: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text'),
+    createdAt: integer('created_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    sentAt: integer('sent_at'),
+    lastError: text('last_error'),
+  },
+  (t) => [index('mail_outbox_due_idx').on(t.sentAt, t.nextAttemptAt)],
+);
+
 /** Append-only record of who did what, when and from where; triggers refuse updates and deletes. */
 export const auditLog = sqliteTable(
   'audit_log',

@@ -13,7 +13,10 @@ export type SessionUser = CurrentUser;
 export interface AppDeps {
   config: Config;
   db: Db;
+  /** The transport; only the mail outbox sends through it (decision 124). */
   mailer: Mailer;
+  /** The mail outbox worker, woken when a mail is queued. */
+  outbox: { wake: () => void };
   /** Milliseconds now; tests move it to check expiry rules. */
   now: () => number;
   log: Logger;

@@ -4,25 +4,29 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../config';
 import type { Logger } from './context';
 
+/** One mail of the outbox (mail_outbox), as the outbox hands it to the transport. */
 export interface MailMessage {
+  /** Its row in the outbox, named in the log instead of its content. */
+  id: number;
   to: string;
   subject: string;
   text: string;
-  /** The link the message carries, logged when mail goes to the outbox folder. */
-  link?: string;
 }
 
 export interface Mailer {
   send: (message: MailMessage) => Promise<void>;
 }
 
+/** A mail server that stops answering must not hold the outbox, nor a graceful close, for minutes. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
+
 /**
- * SMTP through nodemailer when SMTP_URL is set; otherwise each message is written as an .eml file under
- * DATA_DIR/outbox/ and its link is logged, so a local install can still reset passwords.
+ * The transport the outbox sends through: SMTP through nodemailer when SMTP_URL is set; otherwise each message
+ * is written as an .eml file under DATA_DIR/outbox/, so a local install can still read its mail (decision 124).
  */
 export function createMailer(config: Config, log: Logger): Mailer {
   if (config.smtpUrl) {
-    const transport = nodemailer.createTransport(config.smtpUrl);
+    const transport = nodemailer.createTransport({ url: config.smtpUrl, ...SMTP_TIMEOUTS });
     return {
       async send(message) {
         await transport.sendMail({
@@ -48,7 +52,7 @@ export function createMailer(config: Config, log: Logger): Mailer {
       const safeTo = message.to.replace(/[^a-z0-9@._-]/gi, '_');
       const file = path.join(outbox, `${Date.now()}-${safeTo}.eml`);
       fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
-      log.info(`Mail to ${message.to} written to ${file}${message.link ? `: ${message.link}` : ''}`);
+      log.info(`Mail ${message.id} written to ${file}`);
     },
   };
 }

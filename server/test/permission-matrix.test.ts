@@ -187,7 +187,11 @@ const ROWS: Row[] = [
     route: 'POST /api/auth/forgot-password',
     expected: anyone(202),
     emptyBody: 400,
-    call: () => ({ path: '/api/auth/forgot-password', json: { email: 'nobody@test.example' } }),
+    // An address per call: one address may ask only five times in the window (decision 124).
+    call: () => ({
+      path: '/api/auth/forgot-password',
+      json: { email: `nobody-${randomUUID().slice(0, 8)}@test.example` },
+    }),
   },
   {
     route: 'GET /api/auth/reset-password/validate',

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -8,8 +9,11 @@ export interface ReceivedMail {
   link: string | null;
 }
 
-/** A real SMTP server on loopback that keeps what it receives, for tests. */
-export async function startSmtpServer() {
+/**
+ * A real SMTP server on loopback that keeps what it receives, for tests. `delayMs` holds each answer to a
+ * message that long (a slow mail server); `port` listens on a chosen port (one that was down until now).
+ */
+export async function startSmtpServer(options: { delayMs?: number; port?: number } = {}) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -27,11 +31,12 @@ export async function startSmtpServer() {
           subject: /^Subject: (.*)$/m.exec(raw)?.[1] ?? '',
           link: /https?:\/\/\S+/.exec(text)?.[0] ?? null,
         });
-        callback();
+        if (options.delayMs) setTimeout(callback, options.delayMs);
+        else callback();
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
@@ -51,4 +56,14 @@ export async function startSmtpServer() {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** An SMTP address where nothing listens: a mail server that is down. */
+export async function closedSmtpUrl(): Promise<{ url: string; port: number }> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  const address = probe.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return { url: `smtp://127.0.0.1:${port}`, port };
 }

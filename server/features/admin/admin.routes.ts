@@ -28,8 +28,8 @@ const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 export const adminRoutes = new Hono<AppEnv>()
   .use('/admin/*', requireSystemAdmin)
   .get('/admin/users', (c) => c.json(listStaff(c.var.deps)))
-  .post('/admin/users', validate('json', CreateUserBodySchema), async (c) =>
-    c.json(await createStaffMember(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),
+  .post('/admin/users', validate('json', CreateUserBodySchema), (c) =>
+    c.json(createStaffMember(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),
   )
   .patch('/admin/users/:id/edit', validate('param', IdParamsSchema), validate('json', EditUserBodySchema), (c) =>
     c.json(editStaffMember(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
@@ -43,14 +43,8 @@ export const adminRoutes = new Hono<AppEnv>()
   .put('/admin/users/:id/houses', validate('param', IdParamsSchema), validate('json', UserHousesBodySchema), (c) =>
     c.json(setStaffHouses(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
-  .post(
-    '/admin/users/:id/approve',
-    validate('param', IdParamsSchema),
-    validate('json', ApproveUserBodySchema),
-    async (c) =>
-      c.json(
-        await approveRegistration(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c)),
-      ),
+  .post('/admin/users/:id/approve', validate('param', IdParamsSchema), validate('json', ApproveUserBodySchema), (c) =>
+    c.json(approveRegistration(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
   .delete('/admin/users/:id', validate('param', IdParamsSchema), (c) => {
     deleteStaffMember(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));

@@ -16,6 +16,7 @@ import { conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken, spendMailedLinks } from '../auth/auth.service';
 import { releaseChatParticipant } from '../chat/chat.service';
+import { queueMail } from '../mail/mail.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
 import { removeSubscriptionsOf } from '../push/push.service';
 import {
@@ -77,39 +78,42 @@ function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): void {
 }
 
 /** Adds a staff member and e-mails them an invitation link to choose their password (valid 7 days). */
-export async function createStaffMember(
+export function createStaffMember(
   deps: AppDeps,
   actor: SessionUser,
   body: CreateUserBody,
   meta: RequestMeta,
-): Promise<AdminUser> {
+): AdminUser {
   checkEmailFree(deps, body.email);
   const id = randomUUID();
   const at = deps.now();
   const role = toRole(body.userType);
-  insertUser(deps.db, {
-    id,
-    email: body.email,
-    passwordHash: null,
-    firstName: body.firstName,
-    lastName: body.lastName,
-    role,
-    isActive: true,
-    pendingApproval: false,
-    createdAt: at,
-    updatedAt: at,
+  // The account, its invitation and the mail that carries it commit together (decision 124).
+  deps.db.transaction(() => {
+    insertUser(deps.db, {
+      id,
+      email: body.email,
+      passwordHash: null,
+      firstName: body.firstName,
+      lastName: body.lastName,
+      role,
+      isActive: true,
+      pendingApproval: false,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const link = issueUserToken(deps, id, 'invite');
+    queueMail(deps, {
+      to: body.email,
+      subject: `You have been invited to ${deps.config.orgName} Staff Portal`,
+      link,
+      text:
+        `Hello ${body.firstName},\n\n${actor.firstName} ${actor.lastName} has created a Staff Portal account for you ` +
+        `as ${ROLE_LABELS[role]}. Open this link within 7 days to choose your password:\n\n${link}\n\n` +
+        `Then sign in at ${baseUrl(deps.config)}/login with this e-mail address.`,
+    });
   });
   directoryChanged(deps);
-  const link = issueUserToken(deps, id, 'invite');
-  await deps.mailer.send({
-    to: body.email,
-    subject: `You have been invited to ${deps.config.orgName} Staff Portal`,
-    link,
-    text:
-      `Hello ${body.firstName},\n\n${actor.firstName} ${actor.lastName} has created a Staff Portal account for you ` +
-      `as ${ROLE_LABELS[role]}. Open this link within 7 days to choose your password:\n\n${link}\n\n` +
-      `Then sign in at ${baseUrl(deps.config)}/login with this e-mail address.`,
-  });
   audit(deps, actor, meta, 'admin.user_created', id, { email: body.email, role });
   return adminView(deps, id);
 }
@@ -180,19 +184,19 @@ export function setStaffRole(
 }
 
 /** Approves a pending registration with the chosen role and activates it. */
-export async function approveRegistration(
+export function approveRegistration(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: ApproveUserBody,
   meta: RequestMeta,
-): Promise<AdminUser> {
+): AdminUser {
   const target = loadTarget(deps, id);
   if (!target.pendingApproval) conflict('This account is not awaiting approval');
   updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
-  await deps.mailer.send({
+  queueMail(deps, {
     to: target.email,
     subject: 'Your Staff Portal account has been approved',
     text:

@@ -1,6 +1,6 @@
 import { and, count, eq, gt, isNull, lt, min } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { loginFailures, sessions, settings, userTokens } from '../../db/tables';
+import { accountRequests, loginFailures, sessions, settings, userTokens } from '../../db/tables';
 import type { CurrentUserRow } from '../users/users.queries';
 
 export type SessionRow = typeof sessions.$inferSelect;
@@ -138,6 +138,27 @@ export function deleteLoginFailuresOf(db: Db, email: string): void {
 
 export function deleteLoginFailuresBefore(db: Db, before: number): void {
   db.delete(loginFailures).where(lt(loginFailures.at, before)).run();
+}
+
+/** Records a password-reset or registration request before it is looked at (decision 124). */
+export function insertAccountRequest(db: Db, email: string, ip: string, at: number): void {
+  db.insert(accountRequests).values({ email, ip, at }).run();
+}
+
+/** Reset and registration requests since `since` and the time of the oldest, for an e-mail or an address. */
+export function countAccountRequests(db: Db, by: 'email' | 'ip', value: string, since: number) {
+  const column = by === 'email' ? accountRequests.email : accountRequests.ip;
+  return (
+    db
+      .select({ n: count(), oldest: min(accountRequests.at) })
+      .from(accountRequests)
+      .where(and(eq(column, value), gt(accountRequests.at, since)))
+      .get() ?? { n: 0, oldest: null }
+  );
+}
+
+export function deleteAccountRequestsBefore(db: Db, before: number): void {
+  db.delete(accountRequests).where(lt(accountRequests.at, before)).run();
 }
 
 export function readSetting(db: Db, key: string): string | undefined {

@@ -53,8 +53,8 @@ export const authRoutes = new Hono<AppEnv>()
   .post('/auth/register', validate('json', RegisterBodySchema), async (c) =>
     c.json(await register(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )
-  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), async (c) =>
-    c.json(await requestPasswordReset(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
+  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), (c) =>
+    c.json(requestPasswordReset(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )
   .get('/auth/reset-password/validate', validate('query', TokenQuerySchema), (c) =>
     c.json(checkResetToken(c.var.deps, c.req.valid('query').token)),

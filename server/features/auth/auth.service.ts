@@ -16,8 +16,11 @@ import { AppError, badRequest, conflict, forbidden, gone, tooManyRequests } from
 import { recordAudit } from '../audit/audit.service';
 import { countActiveSystemAdmins, findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries';
 import { toCurrentUser } from '../users/users.service';
+import { queueMail } from '../mail/mail.service';
 import {
+  countAccountRequests,
   countLoginFailures,
+  deleteAccountRequestsBefore,
   deleteDeadSessions,
   deleteLoginFailuresBefore,
   deleteLoginFailure,
@@ -27,6 +30,7 @@ import {
   deleteSetting,
   findSessionWithUser,
   findUserToken,
+  insertAccountRequest,
   insertLoginFailure,
   insertSession,
   insertUserToken,
@@ -130,14 +134,40 @@ function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
   ];
   for (const { found, max } of limits) {
     if (found.n >= max && found.oldest !== null) {
-      const waitMs = found.oldest + LIMITS.loginFailureWindowMs - deps.now();
-      const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-      tooManyRequests(
-        `Too many failed sign-in attempts. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-        Math.ceil(waitMs / 1000),
-      );
+      refuseFor(deps, found.oldest + LIMITS.loginFailureWindowMs, 'Too many failed sign-in attempts.');
     }
   }
+}
+
+/** Answers 429 until `until`, saying in whole minutes how long to wait. */
+function refuseFor(deps: AppDeps, until: number, what: string): never {
+  const waitMs = until - deps.now();
+  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+  return tooManyRequests(
+    `${what} Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    Math.max(1, Math.ceil(waitMs / 1000)),
+  );
+}
+
+/**
+ * Counts a password-reset or registration request against its e-mail and its client in the same synchronous step
+ * as the check, before any account is looked up or password hashed: a burst is limited exactly like the same
+ * requests one after another, and a known address exactly like an unknown one (decision 124).
+ */
+function reserveAccountRequest(deps: AppDeps, email: string, ip: string): void {
+  deps.db.transaction(() => {
+    const since = deps.now() - LIMITS.accountRequestWindowMs;
+    const limits = [
+      { found: countAccountRequests(deps.db, 'email', email, since), max: LIMITS.accountRequestsPerEmail },
+      { found: countAccountRequests(deps.db, 'ip', ip, since), max: LIMITS.accountRequestsPerAddress },
+    ];
+    for (const { found, max } of limits) {
+      if (found.n >= max && found.oldest !== null) {
+        refuseFor(deps, found.oldest + LIMITS.accountRequestWindowMs, MESSAGES.tooManyAccountRequests);
+      }
+    }
+    insertAccountRequest(deps.db, email, ip, deps.now());
+  });
 }
 
 /** Signs in with e-mail and password; the same answer whether or not the e-mail exists. */
@@ -171,22 +201,34 @@ export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): 
  */
 export async function register(deps: AppDeps, body: RegisterBody, meta: RequestMeta): Promise<{ message: string }> {
   if (deps.config.registration === 'closed') forbidden(MESSAGES.registrationClosed);
+  reserveAccountRequest(deps, body.email, meta.ip);
   const passwordHash = await hashPassword(body.password);
-  const existing = findUserByEmail(deps.db, body.email);
-  const at = deps.now();
-  if (existing) {
-    await deps.mailer.send({
-      to: existing.email,
-      subject: 'Someone tried to register with your e-mail',
-      text:
-        `Someone asked for a new Staff Portal account with this e-mail address, which already has one.\n\n` +
-        `If it was you, sign in at ${baseUrl(deps.config)}/login or reset your password at ` +
-        `${baseUrl(deps.config)}/forgot-password. Otherwise you can ignore this message.`,
-    });
-    recordAudit(deps.db, { actor: { id: null, email: body.email }, action: 'auth.register_existing', ip: meta.ip, at });
-    return { message: MESSAGES.registrationReceived };
-  }
+  // One commit whichever the path, so a known address costs the answer no more than an unknown one (decision 124).
+  deps.db.transaction(() => {
+    const existing = findUserByEmail(deps.db, body.email);
+    if (existing) tellOwnerOfRegistration(deps, existing.email, meta);
+    else insertRegistration(deps, body, passwordHash, meta);
+  });
+  return { message: MESSAGES.registrationReceived };
+}
+
+/** Someone registered an address that has an account: its owner is told by mail, queued for after the answer. */
+function tellOwnerOfRegistration(deps: AppDeps, email: string, meta: RequestMeta): void {
+  queueMail(deps, {
+    to: email,
+    subject: 'Someone tried to register with your e-mail',
+    text:
+      `Someone asked for a new Staff Portal account with this e-mail address, which already has one.\n\n` +
+      `If it was you, sign in at ${baseUrl(deps.config)}/login or reset your password at ` +
+      `${baseUrl(deps.config)}/forgot-password. Otherwise you can ignore this message.`,
+  });
+  recordAudit(deps.db, { actor: { id: null, email }, action: 'auth.register_existing', ip: meta.ip, at: deps.now() });
+}
+
+/** An inactive staff account awaiting approval, with the role asked for recorded. */
+function insertRegistration(deps: AppDeps, body: RegisterBody, passwordHash: string, meta: RequestMeta): void {
   const id = randomUUID();
+  const at = deps.now();
   insertUser(deps.db, {
     id,
     email: body.email,
@@ -208,7 +250,6 @@ export async function register(deps: AppDeps, body: RegisterBody, meta: RequestM
     details: { requestedRole: body.role },
     at,
   });
-  return { message: MESSAGES.registrationReceived };
 }
 
 /** Creates a single-use e-mailed token and returns the link that carries it. */
@@ -226,16 +267,18 @@ export function issueUserToken(deps: AppDeps, userId: string, purpose: 'reset' |
   return `${baseUrl(deps.config)}/reset-password?token=${encodeURIComponent(token)}`;
 }
 
-/** Mails a reset link when the account exists and may sign in; the answer never tells which. */
-export async function requestPasswordReset(
-  deps: AppDeps,
-  body: ForgotPasswordBody,
-  meta: RequestMeta,
-): Promise<{ message: string }> {
-  const user = findUserByEmail(deps.db, body.email);
-  if (user && user.isActive && !user.pendingApproval) {
+/**
+ * Mails a reset link when the account exists and may sign in; the answer never tells which, neither by its words
+ * nor by its time: the mail is queued, never sent before the answer (decision 124).
+ */
+export function requestPasswordReset(deps: AppDeps, body: ForgotPasswordBody, meta: RequestMeta): { message: string } {
+  // The count, the link, its mail and the audit entry commit together: one commit whichever the path (decision 124).
+  deps.db.transaction(() => {
+    reserveAccountRequest(deps, body.email, meta.ip);
+    const user = findUserByEmail(deps.db, body.email);
+    if (!user || !user.isActive || user.pendingApproval) return;
     const link = issueUserToken(deps, user.id, 'reset');
-    await deps.mailer.send({
+    queueMail(deps, {
       to: user.email,
       subject: 'Reset your Staff Portal password',
       link,
@@ -251,7 +294,7 @@ export async function requestPasswordReset(
       target: { type: 'user', id: user.id },
       at: deps.now(),
     });
-  }
+  });
   return { message: MESSAGES.resetSent };
 }
 
@@ -305,6 +348,7 @@ export function sweepExpired(deps: AppDeps): void {
   const at = deps.now();
   deleteDeadSessions(deps.db, at - LIMITS.inactivityLogoutMs, at - LIMITS.sessionMaxAgeMs);
   deleteLoginFailuresBefore(deps.db, at - LIMITS.loginFailureWindowMs);
+  deleteAccountRequestsBefore(deps.db, at - LIMITS.accountRequestWindowMs);
 }
 
 /**

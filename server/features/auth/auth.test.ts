@@ -274,6 +274,51 @@ describe('POST /api/auth/register', () => {
   });
 });
 
+describe('limits on reset and registration requests', () => {
+  const tooMany = {
+    code: 'rate_limited',
+    message: `${MESSAGES.tooManyAccountRequests} Please try again in 15 minutes.`,
+  };
+
+  it('counts every registration of a concurrent burst from one client before hashing any: at most 20 evaluated', async () => {
+    const burst = Array.from({ length: 100 }, (_, i) =>
+      t.client().post('/api/auth/register', {
+        email: `burst-${i}@test.example`,
+        password: TEST_PASSWORD,
+        confirmPassword: TEST_PASSWORD,
+        firstName: 'Burst',
+        lastName: 'Er',
+        role: 'staff',
+      }),
+    );
+    const answers = await Promise.all(burst);
+    const accepted = answers.filter((res) => res.status === 202).length;
+    expect(accepted).toBeLessThanOrEqual(LIMITS.accountRequestsPerAddress);
+    expect(answers.filter((res) => res.status !== 202).map((res) => [res.status, res.body])).toEqual(
+      Array.from({ length: 100 - accepted }, () => [429, tooMany]),
+    );
+    // Only the requests let through reached the hashing and created an account.
+    const created = t.db.$client.prepare("select count(*) as n from users where email like 'burst-%'").get();
+    expect(created).toEqual({ n: accepted });
+    t.advance(LIMITS.accountRequestWindowMs + 1000);
+  });
+
+  it('lets one inbox get at most 5 reset mails however many are asked at once, alike for an unknown address', async () => {
+    const user = await t.buildUser();
+    const burst = (email: string) =>
+      Promise.all(Array.from({ length: 30 }, () => t.client().post('/api/auth/forgot-password', { email })));
+    const summary = (answers: { status: number; text: string }[]) => answers.map((res) => `${res.status} ${res.text}`);
+    const known = summary(await burst(user.email)).sort();
+    const unknown = summary(await burst('ghost-burst@test.example')).sort();
+    expect(known).toEqual(unknown);
+    expect(known.filter((answer) => answer.startsWith('202 '))).toHaveLength(LIMITS.accountRequestsPerEmail);
+    expect(known.filter((answer) => answer.startsWith('429 '))[0]).toBe(`429 ${JSON.stringify(tooMany)}`);
+    await t.server.outbox.settle();
+    expect(t.smtp.to(user.email)).toHaveLength(LIMITS.accountRequestsPerEmail);
+    t.advance(LIMITS.accountRequestWindowMs + 1000);
+  });
+});
+
 describe('password reset', () => {
   it('answers the same whether or not the account exists, and mails a link only to a real account', async () => {
     const user = await t.buildUser();
