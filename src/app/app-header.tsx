@@ -26,7 +26,6 @@ import { ChatPanel } from '../features/chat/chat-panel';
 import { usePendingUploads } from '../features/feed/use-pending-uploads';
 import { MobileMenu } from './mobile-menu';
 import { SyncBanner } from './sync-banner';
-import { UpdateBanner } from './update-banner';
 
 interface AppHeaderProps {
   user: CurrentUser;
@@ -120,7 +119,6 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
         </div>
         <ChatPanel user={user} status={<SyncBanner store={store} userId={user.id} inChat />} />
         <EmergencyAlertModal user={user} />
-        <UpdateBanner />
         {signOutDialog}
       </header>
       <SyncBanner store={store} userId={user.id} />

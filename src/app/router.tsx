@@ -12,6 +12,7 @@ import { NotFoundScreen } from './not-found-screen';
 import { RegisterScreen } from './register-screen';
 import { ResetPasswordScreen } from './reset-password-screen';
 import { SetupScreen } from './setup-screen';
+import { UpdateBanner } from './update-banner';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
@@ -55,20 +56,24 @@ function AppRoutes() {
   if (auth.status === 'loading') return <PageSpinner />;
   const user = auth.status === 'signedIn' ? auth.user : null;
   return (
-    <Suspense fallback={<PageSpinner />}>
-      <Routes>
-        <Route path="/" element={user ? <HomeRoute user={user} /> : <LandingScreen />} />
-        <Route path="/login" element={user ? <Navigate to="/" replace /> : <LoginScreen />} />
-        <Route path="/register" element={user ? <Navigate to="/" replace /> : <RegisterScreen />} />
-        <Route path="/forgot-password" element={<ForgotPasswordScreen />} />
-        <Route path="/reset-password" element={<ResetPasswordScreen />} />
-        <Route path="/setup" element={<SetupScreen />} />
-        <Route path="/admin" element={<AdminScreen user={user} />} />
-        {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
-        <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
-        <Route path="*" element={<NotFoundScreen />} />
-      </Routes>
-    </Suspense>
+    <>
+      <Suspense fallback={<PageSpinner />}>
+        <Routes>
+          <Route path="/" element={user ? <HomeRoute user={user} /> : <LandingScreen />} />
+          <Route path="/login" element={user ? <Navigate to="/" replace /> : <LoginScreen />} />
+          <Route path="/register" element={user ? <Navigate to="/" replace /> : <RegisterScreen />} />
+          <Route path="/forgot-password" element={<ForgotPasswordScreen />} />
+          <Route path="/reset-password" element={<ResetPasswordScreen />} />
+          <Route path="/setup" element={<SetupScreen />} />
+          <Route path="/admin" element={<AdminScreen user={user} />} />
+          {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
+          <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
+          <Route path="*" element={<NotFoundScreen />} />
+        </Routes>
+      </Suspense>
+      {/* On every screen, signed in or out: a waiting version is offered on the landing too (spec section 2). */}
+      <UpdateBanner />
+    </>
   );
 }
 
