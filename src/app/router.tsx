@@ -1,6 +1,6 @@
 import { useAtomValue } from 'jotai';
-import { lazy, Suspense, useState } from 'react';
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { lazy, Suspense, useLayoutEffect, useState } from 'react';
+import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigationType } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { PageSpinner } from '../components/ui/spinner';
 import { authStateAtom } from '../features/auth/current-user';
@@ -49,9 +49,22 @@ export function preloadSignedInScreen(pathname: string): Promise<void> {
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
 
+/**
+ * A screen opened by a link or a redirect starts at its top, not at the scroll of the screen before it; Back and
+ * Forward leave the browser to put the page where it was (decision 128).
+ */
+function useTopOfNewScreen(): void {
+  const { pathname } = useLocation();
+  const type = useNavigationType();
+  useLayoutEffect(() => {
+    if (type !== 'POP') window.scrollTo(0, 0);
+  }, [pathname, type]);
+}
+
 /** The route table of spec section 2. */
 function AppRoutes() {
   useSessionEffects();
+  useTopOfNewScreen();
   const auth = useAtomValue(authStateAtom);
   if (auth.status === 'loading') return <PageSpinner />;
   const user = auth.status === 'signedIn' ? auth.user : null;
