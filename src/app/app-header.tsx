@@ -26,6 +26,7 @@ import { ChatPanel } from '../features/chat/chat-panel';
 import { usePendingUploads } from '../features/feed/use-pending-uploads';
 import { MobileMenu } from './mobile-menu';
 import { SyncBanner } from './sync-banner';
+import { EmailAddress } from '../components/email-address';
 
 interface AppHeaderProps {
   user: CurrentUser;
@@ -106,7 +107,9 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
                 <DropdownMenuLabel>
                   <span className="profile-name">{name}</span>
                   <span className="profile-role">{roleLabel(user.role)}</span>
-                  <span className="profile-email">{user.email}</span>
+                  <span className="profile-email">
+                    <EmailAddress email={user.email} />
+                  </span>
                 </DropdownMenuLabel>
                 <DropdownMenuSeparator />
                 <DropdownMenuItem onSelect={requestSignOut}>
