@@ -200,3 +200,37 @@ test('editing an urgent post’s audience alerts the chosen house only; made ord
   await adminContext.close();
   for (const context of contexts) await context.close();
 });
+
+test('on a first sign-in with an alert waiting, the push prompt waits until it is acknowledged; the first tap acknowledges', async ({
+  browser,
+}) => {
+  const staff = await createStaffMember(browser, 'Prompted');
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  await signIn(admin, ADMIN.email, ADMIN.password);
+  const text = `Boiler failure at The Lodges ${Math.random().toString(36).slice(2, 8)}`;
+  await writeUrgentPost(admin, text);
+  await adminContext.close();
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, staff.email, staff.password, { pushPrompt: true });
+  const modal = page.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
+  const prompt = page.getByRole('dialog', { name: 'Enable Push Notifications' });
+  await expect(modal).toContainText(text);
+  // Well past the prompt's 2 s: it waits while the alert is open, and is not yet counted as seen.
+  await page.waitForTimeout(3000);
+  await expect(prompt).toHaveCount(0);
+  expect(await page.evaluate(() => localStorage.getItem('hasSeenPushPrompt'))).toBeNull();
+  // No other dialog hides the alert's button from assistive technology or takes its tap.
+  const acknowledge = modal.getByRole('button', { name: 'I have read this message' });
+  await expect(acknowledge).toBeFocused();
+  await acknowledge.click();
+  await expect(modal).toHaveCount(0);
+  // Then the prompt shows, and only now counts as seen.
+  await expect(prompt).toBeVisible();
+  expect(await page.evaluate(() => localStorage.getItem('hasSeenPushPrompt'))).toBe('true');
+  await prompt.getByRole('button', { name: 'Not Now' }).click();
+  await expect(prompt).toHaveCount(0);
+  await context.close();
+});

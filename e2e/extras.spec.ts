@@ -136,3 +136,23 @@ test('the audit log shows sign-ins, filters by person, action and date, and down
   await expect(rows.first()).toContainText('Audit log exported');
   await expect(rows.first()).toContainText(ADMIN.email);
 });
+
+test('a screen opened from the header starts at its top, not at the scroll of the feed', async ({ page }) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await expect(page.getByRole('region', { name: 'Create a post' })).toBeVisible();
+  // However long the feed is, the page is made long enough to scroll far down it.
+  await page.evaluate(() => {
+    document.body.style.minHeight = '8000px';
+    window.scrollTo(0, 3000);
+  });
+  await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(2000);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Admin Dashboard' }).click();
+  await expect(page.getByRole('heading', { name: 'System Administration' })).toBeVisible();
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+
+  await page.evaluate(() => window.scrollTo(0, 3000));
+  await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(2000);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Residents OPP' }).click();
+  await expect(page.getByRole('heading', { name: 'Residents OPP' })).toBeVisible();
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+});

@@ -1,7 +1,34 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import type { Page } from '@playwright/test';
 import { ADMIN, expect, signIn, test } from './fixtures';
+
+/**
+ * Serves a new version of the service worker and waits until the page's registration holds it waiting. A changed
+ * script is a new version: the served file (and its compressed copies, which the server prefers) gets a comment;
+ * the returned function puts them back.
+ */
+async function serveNextVersion(page: Page): Promise<() => void> {
+  const swFile = path.resolve('dist', 'sw.js');
+  const copies = [swFile, `${swFile}.br`, `${swFile}.gz`].filter((file) => fs.existsSync(file));
+  const originals = new Map(copies.map((file) => [file, fs.readFileSync(file)]));
+  const next = `${originals.get(swFile)!.toString('utf8')}\n// next version ${Date.now()}\n`;
+  fs.writeFileSync(swFile, next);
+  if (originals.has(`${swFile}.br`)) fs.writeFileSync(`${swFile}.br`, zlib.brotliCompressSync(next));
+  if (originals.has(`${swFile}.gz`)) fs.writeFileSync(`${swFile}.gz`, zlib.gzipSync(next));
+  const restore = () => originals.forEach((bytes, file) => fs.writeFileSync(file, bytes));
+  try {
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
+    await expect
+      .poll(() => page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting)))
+      .toBe(true);
+  } catch (error) {
+    restore();
+    throw error;
+  }
+  return restore;
+}
 
 test('a push delivered to the service worker shows its notification', async ({ browser, baseURL }) => {
   const context = await browser.newContext();
@@ -75,20 +102,8 @@ test('a new version waiting shows "App Update Available"; Later hides it for the
   await page.reload();
   await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
 
-  // A changed service worker script is a new version: the served file (and its compressed copies, which
-  // the server prefers) gets a comment, all put back afterwards.
-  const swFile = path.resolve('dist', 'sw.js');
-  const copies = [swFile, `${swFile}.br`, `${swFile}.gz`].filter((file) => fs.existsSync(file));
-  const originals = new Map(copies.map((file) => [file, fs.readFileSync(file)]));
-  const next = `${originals.get(swFile)!.toString('utf8')}\n// next version ${Date.now()}\n`;
-  fs.writeFileSync(swFile, next);
-  if (originals.has(`${swFile}.br`)) fs.writeFileSync(`${swFile}.br`, zlib.brotliCompressSync(next));
-  if (originals.has(`${swFile}.gz`)) fs.writeFileSync(`${swFile}.gz`, zlib.gzipSync(next));
+  const restore = await serveNextVersion(page);
   try {
-    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
-    await expect
-      .poll(() => page.evaluate(async () => Boolean((await navigator.serviceWorker.getRegistration())?.waiting)))
-      .toBe(true);
     const banner = page.getByRole('status').filter({ hasText: 'App Update Available' });
     await expect(banner).toBeVisible();
     await banner.getByRole('button', { name: 'Later' }).click();
@@ -106,7 +121,25 @@ test('a new version waiting shows "App Update Available"; Later hides it for the
     await expect(page.getByRole('region', { name: 'Create a post' })).toBeVisible();
     await expect(banner).toHaveCount(0);
   } finally {
-    originals.forEach((bytes, file) => fs.writeFileSync(file, bytes));
+    restore();
   }
   await context.close();
+});
+
+test('signed out, the landing offers a waiting version too', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await page.reload();
+  await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
+  const restore = await serveNextVersion(page);
+  try {
+    await expect(page.getByRole('heading', { name: /^Welcome to/ })).toBeVisible();
+    const banner = page.getByRole('status').filter({ hasText: 'App Update Available' });
+    await expect(banner).toBeVisible();
+    await expect(banner.getByRole('button', { name: 'Update Now' })).toBeVisible();
+    await expect(banner.getByRole('button', { name: 'Later' })).toBeVisible();
+  } finally {
+    restore();
+  }
 });

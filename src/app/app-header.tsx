@@ -27,7 +27,7 @@ import { usePendingUploads } from '../features/feed/use-pending-uploads';
 import { useSendWaitingPhotos } from '../features/residents/use-pending-photos';
 import { MobileMenu } from './mobile-menu';
 import { SyncBanner } from './sync-banner';
-import { UpdateBanner } from './update-banner';
+import { EmailAddress } from '../components/email-address';
 
 interface AppHeaderProps {
   user: CurrentUser;
@@ -110,7 +110,9 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
                 <DropdownMenuLabel>
                   <span className="profile-name">{name}</span>
                   <span className="profile-role">{roleLabel(user.role)}</span>
-                  <span className="profile-email">{user.email}</span>
+                  <span className="profile-email">
+                    <EmailAddress email={user.email} />
+                  </span>
                 </DropdownMenuLabel>
                 <DropdownMenuSeparator />
                 <DropdownMenuItem onSelect={requestSignOut}>
@@ -123,7 +125,6 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
         </div>
         <ChatPanel user={user} status={<SyncBanner store={store} userId={user.id} inChat />} />
         <EmergencyAlertModal user={user} />
-        <UpdateBanner />
         {signOutDialog}
       </header>
       <SyncBanner store={store} userId={user.id} />

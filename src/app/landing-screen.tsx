@@ -10,6 +10,7 @@ import { KeptWorkNotice } from '../features/auth/kept-work-notice';
 import { Notice } from '../components/ui/notice';
 import { api, serverMessageOf } from '../lib/api';
 import { configAtom } from '../lib/public-config';
+import { EmailAddress } from '../components/email-address';
 
 const LEGACY_FAILED = 'Login failed. Please contact support.';
 
@@ -125,7 +126,10 @@ export function LandingScreen() {
 
         {supportEmail ? (
           <p className="support-line">
-            Need help? Contact <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
+            Need help? Contact{' '}
+            <a href={`mailto:${supportEmail}`} aria-label={supportEmail}>
+              <EmailAddress email={supportEmail} />
+            </a>
           </p>
         ) : null}
 

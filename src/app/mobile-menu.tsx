@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
+import { BookOpen, LayoutDashboard, LifeBuoy, Lightbulb, LogOut, Mail, Menu, Newspaper, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
@@ -14,17 +14,18 @@ import { ProfilePictureUploader } from '../features/profile/profile-picture-uplo
 import { PushSettings } from '../features/push/push-settings';
 import { SuggestionDialog } from '../features/suggestions/suggestion-dialog';
 import { configAtom } from '../lib/public-config';
+import { EmailAddress } from '../components/email-address';
 
 /**
  * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile (with the picture
  * uploader), Home Feed, the Chat, Residents OPP (decision 54), Admin Dashboard, Push Notifications, the
- * suggestion dialog, Staff Handbook and Sign Out.
+ * suggestion dialog, Staff Handbook and Sign Out; and the support contact the desktop sidebar shows (decision 128).
  */
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
   const [suggesting, setSuggesting] = useState(false);
   const { requestSignOut, signOutDialog } = useSignOut();
-  const { handbookUrl } = useAtomValue(configAtom);
+  const { handbookUrl, supportEmail } = useAtomValue(configAtom);
   const close = () => setOpen(false);
   return (
     <>
@@ -46,7 +47,9 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
               <div>
                 <p className="profile-name">{displayName(user)}</p>
                 <p className="profile-role">{roleLabel(user.role)}</p>
-                <p className="profile-email">{user.email}</p>
+                <p className="profile-email">
+                  <EmailAddress email={user.email} />
+                </p>
                 <ProfilePictureUploader className="sheet-picture" />
               </div>
             </div>
@@ -96,6 +99,19 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
                 Sign Out
               </button>
             </nav>
+            {supportEmail ? (
+              <section className="sheet-help" aria-labelledby="sheet-help-title">
+                <h2 id="sheet-help-title" className="sheet-help-title">
+                  <LifeBuoy aria-hidden size={16} />
+                  Need Help?
+                </h2>
+                <p className="muted">Questions about the portal? Contact support.</p>
+                <a className="text-link sidebar-mail" href={`mailto:${supportEmail}`} aria-label={supportEmail}>
+                  <Mail aria-hidden size={16} />
+                  <EmailAddress email={supportEmail} />
+                </a>
+              </section>
+            ) : null}
           </DialogPrimitive.Content>
         </DialogPrimitive.Portal>
       </DialogPrimitive.Root>

@@ -16,6 +16,7 @@ import { registerSchema } from '../lib/account-schemas';
 import { useLoadedFormValidation, withPasswordMatch } from '../lib/form';
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
+import { EmailAddress } from '../components/email-address';
 
 const ROLE_OPTIONS = REGISTRATION_ROLES.map((value) => ({ value, label: ROLE_LABELS[toRole(value)] }));
 
@@ -29,7 +30,10 @@ function RegistrationClosed({ supportEmail }: { supportEmail: string }) {
       <CardContent className="stack">
         {supportEmail ? (
           <p>
-            Contact <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
+            Contact{' '}
+            <a href={`mailto:${supportEmail}`} aria-label={supportEmail}>
+              <EmailAddress email={supportEmail} />
+            </a>
           </p>
         ) : null}
         <Link to="/login" className="text-link">

@@ -1,6 +1,6 @@
 import { useAtomValue } from 'jotai';
-import { lazy, Suspense, useState } from 'react';
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router-dom';
+import { lazy, Suspense, useLayoutEffect, useState } from 'react';
+import { BrowserRouter, Navigate, Route, Routes, useLocation, useNavigationType } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { PageSpinner } from '../components/ui/spinner';
 import { authStateAtom } from '../features/auth/current-user';
@@ -12,6 +12,7 @@ import { NotFoundScreen } from './not-found-screen';
 import { RegisterScreen } from './register-screen';
 import { ResetPasswordScreen } from './reset-password-screen';
 import { SetupScreen } from './setup-screen';
+import { UpdateBanner } from './update-banner';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
 // screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
@@ -48,27 +49,44 @@ export function preloadSignedInScreen(pathname: string): Promise<void> {
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
 
+/**
+ * A screen opened by a link or a redirect starts at its top, not at the scroll of the screen before it; Back and
+ * Forward leave the browser to put the page where it was (decision 128).
+ */
+function useTopOfNewScreen(): void {
+  const { pathname } = useLocation();
+  const type = useNavigationType();
+  useLayoutEffect(() => {
+    if (type !== 'POP') window.scrollTo(0, 0);
+  }, [pathname, type]);
+}
+
 /** The route table of spec section 2. */
 function AppRoutes() {
   useSessionEffects();
+  useTopOfNewScreen();
   const auth = useAtomValue(authStateAtom);
   if (auth.status === 'loading') return <PageSpinner />;
   const user = auth.status === 'signedIn' ? auth.user : null;
   return (
-    <Suspense fallback={<PageSpinner />}>
-      <Routes>
-        <Route path="/" element={user ? <HomeRoute user={user} /> : <LandingScreen />} />
-        <Route path="/login" element={user ? <Navigate to="/" replace /> : <LoginScreen />} />
-        <Route path="/register" element={user ? <Navigate to="/" replace /> : <RegisterScreen />} />
-        <Route path="/forgot-password" element={<ForgotPasswordScreen />} />
-        <Route path="/reset-password" element={<ResetPasswordScreen />} />
-        <Route path="/setup" element={<SetupScreen />} />
-        <Route path="/admin" element={<AdminScreen user={user} />} />
-        {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
-        <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
-        <Route path="*" element={<NotFoundScreen />} />
-      </Routes>
-    </Suspense>
+    <>
+      <Suspense fallback={<PageSpinner />}>
+        <Routes>
+          <Route path="/" element={user ? <HomeRoute user={user} /> : <LandingScreen />} />
+          <Route path="/login" element={user ? <Navigate to="/" replace /> : <LoginScreen />} />
+          <Route path="/register" element={user ? <Navigate to="/" replace /> : <RegisterScreen />} />
+          <Route path="/forgot-password" element={<ForgotPasswordScreen />} />
+          <Route path="/reset-password" element={<ResetPasswordScreen />} />
+          <Route path="/setup" element={<SetupScreen />} />
+          <Route path="/admin" element={<AdminScreen user={user} />} />
+          {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
+          <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
+          <Route path="*" element={<NotFoundScreen />} />
+        </Routes>
+      </Suspense>
+      {/* On every screen, signed in or out: a waiting version is offered on the landing too (spec section 2). */}
+      <UpdateBanner />
+    </>
   );
 }
 

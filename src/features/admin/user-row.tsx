@@ -14,6 +14,7 @@ import { DeleteUserDialog } from './delete-user-dialog';
 import { EditUserDialog } from './edit-user-dialog';
 import { UserHousesDialog } from './user-houses-dialog';
 import { ROLE_OPTIONS } from './role-options';
+import { EmailAddress } from '../../components/email-address';
 
 function StatusBadge({ user }: { user: AdminUser }) {
   if (user.pendingApproval) return <Badge tone="warning">Pending approval</Badge>;
@@ -77,7 +78,9 @@ export function UserRow({ user, isSelf, onChanged, onDeleted }: UserRowProps) {
             {displayName(user)}
             {isSelf ? <span className="muted"> (you)</span> : null}
           </p>
-          <p className="user-email">{user.email}</p>
+          <p className="user-email">
+            <EmailAddress email={user.email} />
+          </p>
           {user.pendingApproval ? <p className="user-requested">Requested role: {ROLE_LABELS[requested]}</p> : null}
           {user.houses.length > 0 ? <p className="user-houses">Houses: {user.houses.join(', ')}</p> : null}
           <p className="user-dates">

@@ -1,5 +1,6 @@
 import { AlertTriangle, Check, CloudOff } from 'lucide-react';
 import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
+import { useSetAtom } from 'jotai';
 import { useEffect, useRef } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { categoryLabel } from '../../../schema/post-rules';
@@ -7,6 +8,7 @@ import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
+import { alertOpenAtom } from '../../lib/alert-open';
 import { toast } from '../../lib/toast';
 import { useAuthors } from '../feed/use-feed-data';
 import { PostText } from '../feed/post-text';
@@ -31,6 +33,11 @@ export function EmergencyAlertModal({ user }: { user: CurrentUser }) {
   const alerts = usePendingAlerts(db, user.id);
   const authors = useAuthors(store, user);
   const open = alerts.some((alert) => !alert.savedOffline);
+  const setAlertOpen = useSetAtom(alertOpenAtom);
+  useEffect(() => {
+    setAlertOpen(open);
+    return () => setAlertOpen(false);
+  }, [open, setAlertOpen]);
   const content = useRef<HTMLDivElement>(null);
   // It opens by itself, not from a button: the focus goes to the first acknowledgement, and back to the next
   // one when an acknowledged alert leaves the list (otherwise it would fall out of the modal to the page).

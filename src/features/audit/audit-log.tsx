@@ -11,6 +11,7 @@ import { serverMessageOf } from '../../lib/api';
 import { auditCsvUrl, fetchAuditPage } from './audit-api';
 import { NO_AUDIT_FILTERS, type AuditFilterInput } from './audit-filters';
 import './audit.css';
+import { EmailAddress } from '../../components/email-address';
 
 const ALL_ACTIONS = 'all';
 const ACTION_OPTIONS: SelectOption<string>[] = [
@@ -226,7 +227,9 @@ function AuditLogBody() {
                     <td>
                       <span className="audit-person">{personOf(entry)}</span>
                       {entry.actor.name && entry.actor.email ? (
-                        <span className="audit-email muted">{entry.actor.email}</span>
+                        <span className="audit-email muted">
+                          <EmailAddress email={entry.actor.email} />
+                        </span>
                       ) : null}
                     </td>
                     <td title={entry.action}>{entry.actionLabel}</td>

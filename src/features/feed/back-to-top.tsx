@@ -1,6 +1,7 @@
 import { ArrowUp } from 'lucide-react';
-import { useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { LIMITS } from '../../../schema/constants';
+import { cx } from '../../lib/cx';
 
 /**
  * Whether the page is scrolled past the limit, read in scroll events only. Reading `scrollY` while rendering forced
@@ -26,14 +27,55 @@ function subscribe(onChange: () => void): () => void {
 
 const scrolledFar = () => far;
 
-/** Shown once the page has scrolled more than 300 px (spec sections 2 and 9). */
+/** What a tap can reach: the button steps aside rather than cover one of these. */
+const CONTROL = 'a[href], button, input, select, textarea, summary, label, [role="button"], [tabindex="0"]';
+
+/** Whether a control lies under any part of the button (its centre, corners and edges). */
+function coversControl(button: HTMLElement): boolean {
+  const { left, top, right, bottom } = button.getBoundingClientRect();
+  const xs = [left + 2, (left + right) / 2, right - 2];
+  const ys = [top + 2, (top + bottom) / 2, bottom - 2];
+  return xs.some((x) =>
+    ys.some((y) => {
+      const under = document.elementsFromPoint(x, y).find((element) => !button.contains(element));
+      return Boolean(under?.closest(CONTROL));
+    }),
+  );
+}
+
+/**
+ * Shown once the page has scrolled more than 300 px (spec sections 2 and 9), except while a control lies under it:
+ * it never takes a tap meant for a card's button (decision 128). Checked once a frame while the page scrolls.
+ */
 export function BackToTop() {
   const visible = useSyncExternalStore(subscribe, scrolledFar, () => false);
+  const button = useRef<HTMLButtonElement>(null);
+  const [aside, setAside] = useState(false);
+  useEffect(() => {
+    if (!visible) return;
+    let frame = 0;
+    const check = () => {
+      frame = 0;
+      if (button.current) setAside(coversControl(button.current));
+    };
+    const schedule = () => {
+      if (!frame) frame = requestAnimationFrame(check);
+    };
+    schedule();
+    window.addEventListener('scroll', schedule, { passive: true });
+    window.addEventListener('resize', schedule);
+    return () => {
+      cancelAnimationFrame(frame);
+      window.removeEventListener('scroll', schedule);
+      window.removeEventListener('resize', schedule);
+    };
+  }, [visible]);
   if (!visible) return null;
   return (
     <button
+      ref={button}
       type="button"
-      className="back-to-top"
+      className={cx('back-to-top', aside && 'back-to-top-aside')}
       aria-label="Back to top"
       onClick={() => window.scrollTo({ top: 0, behavior: 'smooth' })}
     >

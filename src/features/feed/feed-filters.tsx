@@ -64,7 +64,7 @@ export const FeedFiltersBar = memo(function FeedFiltersBar({ filters, onChange }
         ) : null}
       </div>
 
-      <div className="chip-row" role="group" aria-label="Filter by category">
+      <div className="chip-row chip-row-scroll" role="group" aria-label="Filter by category">
         {CATEGORY_CHIPS.map((chip) => {
           const active = filters.category === chip.value;
           return (

@@ -13,6 +13,7 @@ import { ChatButton } from '../chat/chat-button';
 import { ProfilePictureUploader } from '../profile/profile-picture-uploader';
 import { PushSettings } from '../push/push-settings';
 import { SuggestionButton } from '../suggestions/suggestion-button';
+import { EmailAddress } from '../../components/email-address';
 
 /** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help?. */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
@@ -28,7 +29,9 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
           <div className="sidebar-profile-text">
             <h3 className="profile-name">{displayName(user)}</h3>
             <span className="profile-role">{roleLabel(user.role)}</span>
-            <span className="profile-email">{user.email}</span>
+            <span className="profile-email">
+              <EmailAddress email={user.email} />
+            </span>
           </div>
         </div>
         <ProfilePictureUploader />
@@ -75,9 +78,9 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
         </h2>
         <p className="muted">Questions about the portal? Contact support.</p>
         {supportEmail ? (
-          <a className="text-link sidebar-mail" href={`mailto:${supportEmail}`}>
+          <a className="text-link sidebar-mail" href={`mailto:${supportEmail}`} aria-label={supportEmail}>
             <Mail aria-hidden size={16} />
-            {supportEmail}
+            <EmailAddress email={supportEmail} />
           </a>
         ) : null}
       </Card>

@@ -134,7 +134,7 @@ const PostCardBody = memo(function PostCardBody({
         ) : null}
       </header>
 
-      <PostText text={post.content} timing={POST_TEXT_TIMING} />
+      <PostText text={post.content} timing={POST_TEXT_TIMING} fold />
 
       {post.houseTags.length > 0 ? (
         <ul className="post-houses" aria-label="Houses">

@@ -142,6 +142,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
             onFocus={() => setActive(true)}
             placeholder={`What's happening, ${user.firstName || 'there'}? Share an update with your team...`}
             rows={open ? 3 : 2}
+            className={open ? 'composer-text-open' : undefined}
             maxLength={POST_CONTENT_MAX}
             disabled={Boolean(busy)}
           />

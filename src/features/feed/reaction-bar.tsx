@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { REACTION_TYPES, type ReactionType } from '../../../schema/post-rules';
 import type { PostReactions } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
@@ -90,6 +90,9 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
   };
 
   useEffect(listenForTooltips, []);
+  // A phone cannot hover, and a tap on a reaction chooses it: "Who reacted" lists the names there (decision 128).
+  const [showNames, setShowNames] = useState(false);
+  const namesId = `reaction-names-${postId}`;
   return (
     <div className="reaction-bar" role="group" aria-label="Reactions">
       {REACTION_TYPES.map((type) => {
@@ -134,6 +137,29 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
           </span>
         );
       })}
+      {byType.size > 0 ? (
+        <button
+          type="button"
+          className="reaction-who"
+          aria-expanded={showNames}
+          aria-controls={showNames ? namesId : undefined}
+          onClick={() => setShowNames(!showNames)}
+        >
+          Who reacted
+        </button>
+      ) : null}
+      {showNames && byType.size > 0 ? (
+        <ul id={namesId} className="reaction-who-list">
+          {[...byType].map(([type, names]) => (
+            <li key={type}>
+              <span aria-hidden className="reaction-emoji">
+                {REACTIONS[type].emoji}
+              </span>{' '}
+              <strong>{REACTIONS[type].label}:</strong> {namesLine(names)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }

@@ -1,9 +1,12 @@
 import { AlertTriangle, Bell, Megaphone, MessageCircle } from 'lucide-react';
+import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
+import { alertOpenAtom } from '../../lib/alert-open';
+import { appStore } from '../../lib/store';
 import { enablePush, isPushSupported } from './push';
 import './push.css';
 
@@ -12,24 +15,33 @@ export const PUSH_PROMPT_SEEN_KEY = 'hasSeenPushPrompt';
 
 /**
  * "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen (spec section 4).
- * A sheet at the foot of the screen: the feed that just loaded stays in view behind it (decision 104).
+ * A sheet at the foot of the screen: the feed that just loaded stays in view behind it (decision 104). It waits
+ * while an emergency alert is open, steps aside if one opens, and counts as seen once it has shown (decision 128).
  */
 export function PushPrompt({ user }: { user: CurrentUser }) {
-  const [open, setOpen] = useState(false);
+  const [due, setDue] = useState(false);
+  const alertOpen = useAtomValue(alertOpenAtom);
+  const open = due && !alertOpen;
   useEffect(() => {
     // Not when the browser has already decided: a blocked permission cannot be asked for again.
     if (!isPushSupported() || Notification.permission === 'denied' || localStorage.getItem(PUSH_PROMPT_SEEN_KEY)) {
       return;
     }
-    const timer = setTimeout(() => {
-      localStorage.setItem(PUSH_PROMPT_SEEN_KEY, 'true');
-      setOpen(true);
-    }, LIMITS.pushPromptDelayMs);
+    const timer = setTimeout(() => setDue(true), LIMITS.pushPromptDelayMs);
     return () => clearTimeout(timer);
   }, []);
+  useEffect(() => {
+    if (open) localStorage.setItem(PUSH_PROMPT_SEEN_KEY, 'true');
+  }, [open]);
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      <DialogContent sheet>
+    <Dialog open={open} onOpenChange={setDue}>
+      <DialogContent
+        sheet
+        // Stepping aside for an alert, the focus stays on the alert's button rather than going back to the page.
+        onCloseAutoFocus={(event) => {
+          if (appStore.get(alertOpenAtom)) event.preventDefault();
+        }}
+      >
         <DialogTitle>
           <Bell aria-hidden size={20} /> Enable Push Notifications
         </DialogTitle>
@@ -48,12 +60,12 @@ export function PushPrompt({ user }: { user: CurrentUser }) {
           </li>
         </ul>
         <DialogFooter>
-          <Button variant="outline" onClick={() => setOpen(false)}>
+          <Button variant="outline" onClick={() => setDue(false)}>
             Not Now
           </Button>
           <Button
             onClick={() => {
-              setOpen(false);
+              setDue(false);
               void enablePush(user.id);
             }}
           >
