@@ -74,12 +74,26 @@ export async function signIn(
   { pushPrompt = false }: { pushPrompt?: boolean } = {},
 ): Promise<void> {
   if (!pushPrompt) await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
+  else await acknowledgePendingAlerts(page, email, password);
   await page.goto('/login');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign In' }).click();
   await expect(page.getByText('Welcome back!').first()).toBeVisible();
   await expect(page).toHaveURL(/\/$/);
+}
+
+/**
+ * The push prompt waits while an emergency alert is open (decision 128): a journey about the prompt first acknowledges,
+ * as the person would, the alerts other journeys left pending for the account.
+ */
+async function acknowledgePendingAlerts(page: Page, email: string, password: string): Promise<void> {
+  const api = page.request;
+  expect((await api.post('/api/auth/login', { data: { email, password } })).status()).toBe(200);
+  const pending = (await (await api.get('/api/alerts/unacknowledged')).json()) as { id: string }[];
+  for (const { id } of pending) {
+    expect((await api.post(`/api/posts/${id}/acknowledge`, { data: {} })).status()).toBe(200);
+  }
 }
 
 /** Signs in and waits until the first sync is done: a journey that goes offline next has its local database open. */

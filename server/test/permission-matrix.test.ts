@@ -139,7 +139,7 @@ function pushKeys() {
   ecdh.generateKeys();
   return { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
 }
-const pushEndpoint = () => `https://push.example.com/send/${randomUUID()}`;
+const pushEndpoint = () => `https://fcm.googleapis.com/fcm/send/${randomUUID()}`;
 
 const ROWS: Row[] = [
   // Public settings and the sign-in flow: reachable by everyone, whatever their session.
