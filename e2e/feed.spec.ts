@@ -533,3 +533,69 @@ test('a long feed of cards of different heights scrolls down and back up without
   expect(top.cards[0].text).toBe(String(count - 1));
   expect(Math.abs(top.cards[0].top - top.list.top)).toBeLessThan(20);
 });
+
+test('the emoji picker: its reactions, search and "Frequently Used" write at the caret of a post and a comment, from data the app serves itself (decision 129)', async ({
+  page,
+}) => {
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (/\/emojibase\/|frimousse|emoji-picker/.test(request.url())) asked.push(new URL(request.url()).pathname);
+  });
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await waitForServiceWorker(page);
+  // Nothing of the picker loads with the feed: its code and data come when it is first opened.
+  expect(asked).toEqual([]);
+
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  const field = composer.getByLabel('Post content');
+  const text = `Well done team ${tag()}`;
+  await field.fill(text);
+  await field.evaluate((el: HTMLTextAreaElement) => el.setSelectionRange(4, 4));
+  await composer.getByRole('button', { name: 'Add emoji' }).click();
+  const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+  await expect(picker.getByLabel('Search emoji')).toBeFocused();
+  const reactions = picker.getByRole('group', { name: 'Reactions' }).getByRole('button');
+  await expect(reactions).toHaveCount(7);
+  await picker.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: 'Folded hands' }).click();
+  await expect(picker).toBeHidden();
+  await expect(field).toHaveValue(text.replace('Well', 'Well🙏'));
+  await expect(field).toBeFocused();
+
+  // Search finds an emoji by its name; the one chosen before is now under "Frequently Used".
+  await composer.getByRole('button', { name: 'Add emoji' }).click();
+  await expect(
+    picker.getByRole('group', { name: 'Frequently Used' }).getByRole('button', { name: 'Folded hands' }),
+  ).toBeVisible();
+  await picker.getByLabel('Search emoji').fill('party popper');
+  await expect(picker.getByRole('group', { name: 'Reactions' })).toHaveCount(0);
+  await picker.getByRole('gridcell', { name: 'Party popper', exact: true }).click();
+  await expect(field).toHaveValue(text.replace('Well', 'Well🙏🎉'));
+  // Escape closes it without a choice, and focus returns to its button.
+  await composer.getByRole('button', { name: 'Add emoji' }).click();
+  await expect(picker).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(picker).toBeHidden();
+  await expect(composer.getByRole('button', { name: 'Add emoji' })).toBeFocused();
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  const card = postCard(page, text.replace('Well', 'Well🙏🎉'));
+  await expect(card).toBeVisible();
+
+  // A comment takes one too.
+  await card.getByRole('button', { name: /comments?$/i }).click();
+  const comment = card.getByLabel('Write a comment');
+  await comment.fill('Thank you');
+  await card.getByRole('button', { name: 'Add emoji' }).click();
+  await picker.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: 'Red heart' }).click();
+  await expect(comment).toHaveValue('Thank you❤️');
+
+  // The data is the app's own, and the service worker keeps it for offline use.
+  expect(asked.filter((url) => url.startsWith('/emojibase/'))).toContain('/emojibase/en/data.json');
+  const kept = await page.evaluate(async () => {
+    const answers = await Promise.all(
+      // Precached under a revision parameter (Workbox), which the match ignores.
+      ['/emojibase/en/data.json', '/emojibase/en/messages.json'].map((url) => caches.match(url, { ignoreSearch: true })),
+    );
+    return answers.map((answer) => answer?.ok ?? false);
+  });
+  expect(kept).toEqual([true, true]);
+});

@@ -15,6 +15,7 @@ import type { CurrentUser } from '../../../schema/auth';
 import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
 import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/role-rules';
+import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
 import type { UserDatabase } from '../../db/database';
@@ -216,6 +217,7 @@ function ConversationView({
   const page = useObservable(paged.page$, EMPTY_PAGE).value;
   const { messages } = page;
   const [draft, setDraft] = useState('');
+  const field = useRef<HTMLTextAreaElement>(null);
   const list = useRef<HTMLOListElement>(null);
   // Measured before each change of the list: the distance from the bottom, kept when older messages are
   // added above, and whether the newest messages were in view.
@@ -299,6 +301,7 @@ function ConversationView({
       </ol>
       <form className="chat-composer" onSubmit={submit}>
         <textarea
+          ref={field}
           className="chat-input"
           aria-label="Message"
           placeholder="Type a message..."
@@ -308,6 +311,7 @@ function ConversationView({
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />
+        <EmojiButton field={field} onInsert={setDraft} />
         <button type="submit" className="btn btn-primary btn-icon" aria-label="Send" disabled={!draft.trim()}>
           <Send aria-hidden size={18} />
         </button>

@@ -1,5 +1,5 @@
 import { Send } from 'lucide-react';
-import { type FormEvent, memo, useId, useState } from 'react';
+import { type FormEvent, memo, useId, useRef, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import {
@@ -9,6 +9,7 @@ import {
   type PostCategory,
 } from '../../../schema/post-rules';
 import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/upload-rules';
+import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
@@ -49,6 +50,7 @@ function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; pro
 export const PostComposer = memo(function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
   const id = useId();
   const [content, setContent] = useState('');
+  const contentField = useRef<HTMLTextAreaElement>(null);
   const [category, setCategory] = useState<PostCategory>(DEFAULT_POST_CATEGORY);
   const [isUrgent, setUrgent] = useState(false);
   const [houseTags, setHouseTags] = useState<string[]>([]);
@@ -136,6 +138,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
             Post content
           </Label>
           <Textarea
+            ref={contentField}
             id={`${id}-content`}
             value={content}
             onChange={(event) => setContent(event.target.value)}
@@ -194,6 +197,14 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
 
         <div className="composer-actions">
           <ComposerFilePicker files={files} onAdd={addFiles} disabled={Boolean(busy)} />
+          <EmojiButton
+            field={contentField}
+            onInsert={(next) => {
+              setContent(next);
+              setActive(true);
+            }}
+            disabled={Boolean(busy)}
+          />
           <Button type="submit" className="composer-submit" disabled={blank || Boolean(busy) || !db}>
             {busy ? <InlineSpinner /> : <Send aria-hidden size={16} />}
             {busy ?? 'Post'}
