@@ -593,7 +593,9 @@ test('the emoji picker: its reactions, search and "Frequently Used" write at the
   const kept = await page.evaluate(async () => {
     const answers = await Promise.all(
       // Precached under a revision parameter (Workbox), which the match ignores.
-      ['/emojibase/en/data.json', '/emojibase/en/messages.json'].map((url) => caches.match(url, { ignoreSearch: true })),
+      ['/emojibase/en/data.json', '/emojibase/en/messages.json'].map((url) =>
+        caches.match(url, { ignoreSearch: true }),
+      ),
     );
     return answers.map((answer) => answer?.ok ?? false);
   });

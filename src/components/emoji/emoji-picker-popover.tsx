@@ -32,7 +32,15 @@ function nameOf(emoji: string): string {
   return REACTION_NAMES[emoji] ?? getEmojiDetails(emoji, { emojibaseUrl: EMOJI_PICKER.dataUrl })?.label ?? emoji;
 }
 
-function EmojiRow({ label, emojis, onPick }: { label: string; emojis: readonly string[]; onPick: (e: string) => void }) {
+function EmojiRow({
+  label,
+  emojis,
+  onPick,
+}: {
+  label: string;
+  emojis: readonly string[];
+  onPick: (e: string) => void;
+}) {
   return (
     <div className="emoji-section" role="group" aria-label={label}>
       <p className="emoji-section-title" aria-hidden>

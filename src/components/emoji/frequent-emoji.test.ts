@@ -18,7 +18,7 @@ describe('the emoji picker\'s "Frequently Used" row', () => {
     expect(readFrequentEmoji(storage)).toEqual(['🎉', '👍', '😀']);
   });
 
-  it('shows at most the row\'s size, and forgets the least used beyond twice that', () => {
+  it("shows at most the row's size, and forgets the least used beyond twice that", () => {
     const storage = memoryStorage();
     const many = Array.from({ length: EMOJI_PICKER.frequentMax * 3 }, (_, i) => String.fromCodePoint(0x1f600 + i));
     many.forEach((emoji, i) => recordEmojiUse(emoji, i, storage));
