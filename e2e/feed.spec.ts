@@ -601,3 +601,36 @@ test('the emoji picker: its reactions, search and "Frequently Used" write at the
   });
   expect(kept).toEqual([true, true]);
 });
+
+test('a post draft survives a reload, goes once posted, and is gone at sign-out, so the next person on the device never sees it (decision 129)', async ({
+  page,
+}) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  const field = composer.getByLabel('Post content');
+  const text = `Rota changes for next week ${tag()}`;
+  await field.fill(text);
+  await composer.getByLabel('Category').click();
+  await page.getByRole('option', { name: 'Wages and HR', exact: true }).click();
+  await page.reload();
+  await expect(field).toHaveValue(text);
+  await expect(composer.getByLabel('Category')).toHaveText('Wages and HR');
+
+  // Posted: the draft goes.
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  await expect(postCard(page, text)).toBeVisible();
+  await page.reload();
+  await expect(postCard(page, text)).toBeVisible();
+  await expect(field).toHaveValue('');
+
+  // Signed out with a draft: nothing of it stays on the device.
+  const unsent = `Half-written note ${tag()}`;
+  await field.fill(unsent);
+  await page.getByRole('button', { name: /profile menu|account menu|Open profile/i }).click();
+  await page.getByRole('menuitem', { name: 'Sign Out' }).click();
+  await expect(page.getByText('You have been logged out successfully')).toBeVisible();
+  const stored = await page.evaluate(() => Object.values(localStorage).join('\n'));
+  expect(stored).not.toContain(unsent);
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await expect(field).toHaveValue('');
+});

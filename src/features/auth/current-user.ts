@@ -6,6 +6,7 @@ import { LIMITS } from '../../../schema/constants';
 import { KEPT_DB, LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
+import { forgetPostDrafts } from '../../db/post-draft-store';
 import { isSignOutPending, forgetSession, isSessionRunOut, noteActivity, tellServerSignedOut } from './session-marks';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
@@ -95,6 +96,8 @@ async function fetchAuthState(): Promise<AuthState> {
  * (src/db/local-store.ts). The database code is loaded only when this browser may hold something.
  */
 export async function wipeLocalData(): Promise<void> {
+  // The composer's draft is the user's words: it goes with the session, whatever else the device holds.
+  forgetPostDrafts();
   try {
     if (!(await mayHoldLocalData())) return;
     const { wipeLocalStore } = await import('../../db/local-store');

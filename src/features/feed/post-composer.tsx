@@ -1,11 +1,12 @@
 import { Send } from 'lucide-react';
-import { type FormEvent, memo, useId, useRef, useState } from 'react';
+import { type FormEvent, memo, useEffect, useId, useRef, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import {
   DEFAULT_POST_CATEGORY,
   HOUSE_TAGGED_CATEGORY,
   POST_CONTENT_MAX,
+  toPostCategory,
   type PostCategory,
 } from '../../../schema/post-rules';
 import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/upload-rules';
@@ -19,10 +20,18 @@ import { InlineSpinner } from '../../components/ui/spinner';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import type { UserDatabase } from '../../db/database';
+import { databaseNameFor } from '../../db/database-name';
+import { readPostDraft, writePostDraft } from '../../db/post-draft-store';
 import { useLocalStore } from '../../db/local-store-state';
 import { toast } from '../../lib/toast';
 import { useConnection } from '../../lib/use-connection';
-import { ALL_STAFF, AlertAudiencePicker, audienceHousesOf, type AlertAudience } from './alert-audience-picker';
+import {
+  ALL_STAFF,
+  AlertAudiencePicker,
+  audienceHousesOf,
+  audienceOf,
+  type AlertAudience,
+} from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
 import { createPost, CreatePostError } from './create-post';
@@ -49,13 +58,18 @@ function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; pro
 /** The post composer of spec sections 2 and 5: content, category, urgency, houses and files. */
 export const PostComposer = memo(function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
   const id = useId();
-  const [content, setContent] = useState('');
+  // A draft kept on the device comes back after a reload (decision 129).
+  const draftKey = databaseNameFor(user.id);
+  const [saved] = useState(() => readPostDraft(draftKey));
+  const [content, setContent] = useState(saved?.content ?? '');
   const contentField = useRef<HTMLTextAreaElement>(null);
-  const [category, setCategory] = useState<PostCategory>(DEFAULT_POST_CATEGORY);
-  const [isUrgent, setUrgent] = useState(false);
-  const [houseTags, setHouseTags] = useState<string[]>([]);
+  const [category, setCategory] = useState<PostCategory>(
+    () => (saved && toPostCategory(saved.category)) ?? DEFAULT_POST_CATEGORY,
+  );
+  const [isUrgent, setUrgent] = useState(saved?.isUrgent ?? false);
+  const [houseTags, setHouseTags] = useState<string[]>(saved?.houseTags ?? []);
   // Urgent posts: all staff, or only the chosen houses (issue 4, decision 33).
-  const [audience, setAudience] = useState<AlertAudience>(ALL_STAFF);
+  const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(saved?.audienceHouses ?? []));
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -65,6 +79,12 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   const connection = useConnection(useLocalStore());
 
   const blank = content.trim() === '';
+
+  // Every change is kept at once (a reload may come at any moment); an empty composer keeps nothing.
+  useEffect(() => {
+    const draft = { content, category, isUrgent, houseTags, audienceHouses: audienceHousesOf(isUrgent, audience) };
+    writePostDraft(draftKey, content.trim() === '' ? null : draft);
+  }, [draftKey, content, category, isUrgent, houseTags, audience]);
 
   const chooseCategory = (next: PostCategory) => {
     setCategory(next);
