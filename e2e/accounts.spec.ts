@@ -119,4 +119,11 @@ test('inactivity: a warning at 25 minutes, sign-out at 30', async ({ page }) => 
   ).toBeVisible();
   const status = await page.evaluate(async () => (await fetch('/api/auth/user')).status);
   expect(status).toBe(401);
+  // The sign-in screens say why (decision 129), until someone signs in again.
+  await expect(page.getByText('You were logged out after 30 minutes without activity.')).toBeVisible();
+  await page.goto('/login');
+  await expect(page.getByText('You were logged out after 30 minutes without activity.')).toBeVisible();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await signOut(page);
+  await expect(page.getByText('You were logged out after 30 minutes without activity.')).toHaveCount(0);
 });

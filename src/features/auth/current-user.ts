@@ -7,7 +7,15 @@ import { KEPT_DB, LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/o
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
 import { forgetPostDrafts } from '../../db/post-draft-store';
-import { isSignOutPending, forgetSession, isSessionRunOut, noteActivity, tellServerSignedOut } from './session-marks';
+import {
+  forgetSession,
+  isIdleRunOut,
+  isSessionRunOut,
+  isSignOutPending,
+  markIdleLogout,
+  noteActivity,
+  tellServerSignedOut,
+} from './session-marks';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
 export type AuthState =
@@ -61,6 +69,7 @@ async function fetchAuthState(): Promise<AuthState> {
   // Opened after the server's idle rule or 12-hour cap has ended the session: it is over, online or offline, and
   // ends as the inactivity logout would, so no care data of a dead session is shown (decision 114).
   if (previous.status === 'loading' && rememberedUser() && isSessionRunOut()) {
+    if (isIdleRunOut()) markIdleLogout();
     await tellServerSignedOut();
     setSignedOut();
     await wipeLocalData();
