@@ -634,3 +634,47 @@ test('a post draft survives a reload, goes once posted, and is gone at sign-out,
   await signIn(page, ADMIN.email, ADMIN.password);
   await expect(field).toHaveValue('');
 });
+
+test("a new device's preview shows the user's own reaction, so its count does not drop and come back when the database opens (decision 129)", async ({
+  browser,
+}) => {
+  const member = await createStaffMember(browser, 'Rhea');
+  const text = `Thank you for the flowers ${tag()}`;
+  const firstContext = await browser.newContext();
+  const first = await firstContext.newPage();
+  await signIn(first, member.email, STAFF_PASSWORD);
+  await writePost(first, text);
+  await postCard(first, text).getByRole('button', { name: 'Love', exact: true }).click();
+  const postId = () => serverRows('SELECT id FROM posts WHERE content = ?', [text])[0]?.id;
+  await expectServerHolds(
+    () => serverRows('SELECT type FROM reactions WHERE post_id = ?', [postId()]).map((row) => row.type),
+    ['love'],
+  );
+  await firstContext.close();
+
+  // A new phone whose database code is held back: the preview shows the post as the server has it.
+  const phone = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await phone.newPage();
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/storage-worker-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await signIn(page, member.email, STAFF_PASSWORD);
+  const love = postCard(page, text).getByRole('button', { name: 'Love (1)' });
+  await expect(love).toHaveAttribute('aria-pressed', 'true');
+  await expect(love).toBeDisabled();
+  expect(await page.evaluate(() => document.documentElement.dataset.sync)).toBeUndefined();
+
+  release();
+  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  await expect(love).toBeEnabled();
+  await expect(love).toHaveAttribute('aria-pressed', 'true');
+  await love.click();
+  await expect(postCard(page, text).getByRole('button', { name: 'Love', exact: true })).toHaveAttribute(
+    'aria-pressed',
+    'false',
+  );
+  await phone.close();
+});
