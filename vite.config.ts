@@ -5,6 +5,7 @@ import react from '@vitejs/plugin-react';
 import type { Plugin, Rolldown } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { defineConfig } from 'vitest/config';
+import { EMOJI_PICKER } from './schema/constants.js';
 import { FIRST_PULL_PATHS } from './schema/sync-limits.js';
 import { SIGNED_IN_PAGE } from './server/build-client.js';
 
@@ -62,6 +63,29 @@ function rxdbKeyOrderWithoutCollator(): Plugin {
       const found = code.split(comparison).length - 1;
       if (found !== 2) throw new Error(`rxdb's sortObject changed: expected 2 localeCompare calls, found ${found}`);
       return { code: code.replaceAll(comparison, '(a < b ? -1 : a > b ? 1 : 0)'), map: null };
+    },
+  };
+}
+
+/** The files of emojibase-data the emoji picker reads (frimousse asks for `<url>/<locale>/<file>`). */
+const EMOJI_FILES = ['data.json', 'messages.json'];
+
+/**
+ * The emoji picker's data, copied from emojibase-data into the build under the app's own address (decision 129):
+ * the picker asks no CDN, and the service worker precaches it, so it opens offline. Only English is served.
+ */
+function emojiData(): Plugin {
+  return {
+    name: 'staff-portal-emoji-data',
+    apply: 'build',
+    generateBundle() {
+      for (const file of EMOJI_FILES) {
+        this.emitFile({
+          type: 'asset',
+          fileName: `${EMOJI_PICKER.dataUrl.slice(1)}/en/${file}`,
+          source: fs.readFileSync(path.resolve('node_modules/emojibase-data/en', file)),
+        });
+      }
     },
   };
 }
@@ -192,7 +216,8 @@ export default defineConfig({
         ],
       },
       injectManifest: {
-        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}'],
+        // The emoji picker's data too (decision 129): it is read only when the picker opens, offline as well.
+        globPatterns: ['**/*.{js,css,html,svg,png,webmanifest}', `${EMOJI_PICKER.dataUrl.slice(1)}/en/*.json`],
         // Sent by the server to signed-in browsers only; the service worker keeps index.html for every visit.
         globIgnores: [SIGNED_IN_PAGE],
         rollupFormat: 'iife',
@@ -200,6 +225,7 @@ export default defineConfig({
       devOptions: { enabled: false },
     }),
     compileHints(),
+    emojiData(),
     signedInPage(),
     precompress(),
     rxdbKeyOrderWithoutCollator(),

@@ -1,4 +1,4 @@
-import { ADMIN, expect, readOutbox, signIn, test, uniqueEmail } from './fixtures';
+import { ADMIN, createStaffMember, expect, readOutbox, signIn, test, uniqueEmail, userIdOf } from './fixtures';
 
 const PASSWORD = 'Care!Worker2026';
 
@@ -119,4 +119,39 @@ test('inactivity: a warning at 25 minutes, sign-out at 30', async ({ page }) => 
   ).toBeVisible();
   const status = await page.evaluate(async () => (await fetch('/api/auth/user')).status);
   expect(status).toBe(401);
+  // The sign-in screens say why (decision 129), until someone signs in again.
+  await expect(page.getByText('You were logged out after 30 minutes without activity.')).toBeVisible();
+  await page.goto('/login');
+  await expect(page.getByText('You were logged out after 30 minutes without activity.')).toBeVisible();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await signOut(page);
+  await expect(page.getByText('You were logged out after 30 minutes without activity.')).toHaveCount(0);
+});
+
+test('an administrator who is not a System Administrator follows Admin Dashboard to what their role can do, not a refusal (decision 129)', async ({
+  browser,
+  page,
+}) => {
+  const member = await createStaffMember(browser, 'Adele');
+  const adminContext = await browser.newContext();
+  try {
+    const api = adminContext.request;
+    expect((await api.post('/api/auth/login', { data: ADMIN })).status()).toBe(200);
+    const promoted = await api.put(`/api/admin/users/${userIdOf(member.email)}/role`, { data: { role: 'admin' } });
+    expect(promoted.status(), 'the System Administrator makes the member an administrator').toBe(200);
+  } finally {
+    await adminContext.close();
+  }
+  await signIn(page, member.email, member.password);
+  await page.getByRole('link', { name: 'Admin Dashboard' }).first().click();
+  await expect(page).toHaveURL(/\/admin$/);
+  await expect(page.getByRole('heading', { name: 'Admin Dashboard' })).toBeVisible();
+  await expect(page.getByText('Access Denied')).toHaveCount(0);
+  const rights = page.getByRole('listitem');
+  await expect(rights.filter({ hasText: 'Edit and delete any post' })).toBeVisible();
+  await expect(rights.filter({ hasText: 'See who has acknowledged an urgent post' })).toBeVisible();
+  await expect(rights.filter({ hasText: "Archive a resident's One Page Profile" })).toBeVisible();
+  // What stays a System Administrator's is not offered.
+  await expect(page.getByText('Add New Staff Member')).toHaveCount(0);
+  await expect(page.getByText(/managed by a System Administrator/)).toBeVisible();
 });

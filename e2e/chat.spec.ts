@@ -81,3 +81,59 @@ test('two colleagues chat live, and messages sent offline or on a lost answer ar
 
   await adminContext.close();
 });
+
+test('New Chat finds a colleague with its search box; a conversation opened and left empty is not kept, and its first message, with an emoji, starts it (decision 129)', async ({
+  browser,
+  page,
+}) => {
+  const colleague = await createStaffMember(browser, 'Findable');
+  const lastName = colleague.name.split(' ')[1];
+  await signIn(page, ADMIN.email, ADMIN.password);
+  const openNewChat = async () => {
+    await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+    await page.getByRole('button', { name: 'New chat', exact: true }).first().click();
+  };
+  await openNewChat();
+  await page.getByLabel('Search staff').fill(lastName.toUpperCase());
+  const found = page.getByRole('list', { name: 'Colleagues' }).getByRole('button');
+  await expect(found).toHaveCount(1);
+  await expect(found).toContainText(colleague.name);
+  await page.getByLabel('Search staff').fill(`${lastName} nobody`);
+  await expect(page.getByText('No colleagues match your search.')).toBeVisible();
+  await page.getByLabel('Search staff').fill(lastName);
+  await found.click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+
+  // Left without a word: not in the list, now or after a reload, and nothing reached the server.
+  await page.getByRole('button', { name: 'Back to conversations' }).click();
+  await expect(panel(page)).toBeVisible();
+  await expect(panel(page)).not.toContainText(colleague.name);
+  await page.reload();
+  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await expect(panel(page)).toBeVisible();
+  await expect(panel(page)).not.toContainText(colleague.name);
+  const colleagueId = userIdOf(colleague.email);
+  const conversationsWith = () =>
+    serverRows('SELECT id FROM conversations WHERE user_a_id = ? OR user_b_id = ?', [colleagueId, colleagueId]).length;
+  expect(conversationsWith()).toBe(0);
+
+  // The first message, with an emoji from the picker, starts the conversation.
+  await page.keyboard.press('Escape');
+  await openNewChat();
+  await page.getByLabel('Search staff').fill(lastName);
+  await found.click();
+  await page.getByRole('textbox', { name: 'Message' }).fill('Thanks for today');
+  await panel(page).getByRole('button', { name: 'Add emoji' }).click();
+  await page
+    .getByRole('dialog', { name: 'Choose an emoji' })
+    .getByRole('group', { name: 'Reactions' })
+    .getByRole('button', { name: 'Thumbs up' })
+    .click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveValue('Thanks for today👍');
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('Thanks for today👍');
+  await expectServerHolds(conversationsWith, 1);
+  await page.getByRole('button', { name: 'Back to conversations' }).click();
+  await expect(page.getByRole('list', { name: 'Conversations' })).toContainText(colleague.name);
+});

@@ -156,3 +156,18 @@ test('a screen opened from the header starts at its top, not at the scroll of th
   await expect(page.getByRole('heading', { name: 'Residents OPP' })).toBeVisible();
   expect(await page.evaluate(() => window.scrollY)).toBe(0);
 });
+
+test('Escape closes the dialog the user is in first, even with a toast shown over it (decision 129)', async ({
+  page,
+}) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.getByRole('button', { name: 'Make a Suggestion' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Make a Suggestion' });
+  await dialog.getByRole('button', { name: 'Submit Suggestion' }).click();
+  await expect(page.getByText('Missing Information')).toBeVisible();
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  // The toast went with that press too; a dialog opened again is not left under it.
+  await expect(page.getByText('Missing Information')).toBeHidden();
+});

@@ -533,3 +533,148 @@ test('a long feed of cards of different heights scrolls down and back up without
   expect(top.cards[0].text).toBe(String(count - 1));
   expect(Math.abs(top.cards[0].top - top.list.top)).toBeLessThan(20);
 });
+
+test('the emoji picker: its reactions, search and "Frequently Used" write at the caret of a post and a comment, from data the app serves itself (decision 129)', async ({
+  page,
+}) => {
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (/\/emojibase\/|frimousse|emoji-picker/.test(request.url())) asked.push(new URL(request.url()).pathname);
+  });
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await waitForServiceWorker(page);
+  // Nothing of the picker loads with the feed: its code and data come when it is first opened.
+  expect(asked).toEqual([]);
+
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  const field = composer.getByLabel('Post content');
+  const text = `Well done team ${tag()}`;
+  await field.fill(text);
+  await field.evaluate((el: HTMLTextAreaElement) => el.setSelectionRange(4, 4));
+  await composer.getByRole('button', { name: 'Add emoji' }).click();
+  const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+  await expect(picker.getByLabel('Search emoji')).toBeFocused();
+  const reactions = picker.getByRole('group', { name: 'Reactions' }).getByRole('button');
+  await expect(reactions).toHaveCount(7);
+  await picker.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: 'Folded hands' }).click();
+  await expect(picker).toBeHidden();
+  await expect(field).toHaveValue(text.replace('Well', 'Well🙏'));
+  await expect(field).toBeFocused();
+
+  // Search finds an emoji by its name; the one chosen before is now under "Frequently Used".
+  await composer.getByRole('button', { name: 'Add emoji' }).click();
+  await expect(
+    picker.getByRole('group', { name: 'Frequently Used' }).getByRole('button', { name: 'Folded hands' }),
+  ).toBeVisible();
+  await picker.getByLabel('Search emoji').fill('party popper');
+  await expect(picker.getByRole('group', { name: 'Reactions' })).toHaveCount(0);
+  await picker.getByRole('gridcell', { name: 'Party popper', exact: true }).click();
+  await expect(field).toHaveValue(text.replace('Well', 'Well🙏🎉'));
+  // Escape closes it without a choice, and focus returns to its button.
+  await composer.getByRole('button', { name: 'Add emoji' }).click();
+  await expect(picker).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(picker).toBeHidden();
+  await expect(composer.getByRole('button', { name: 'Add emoji' })).toBeFocused();
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  const card = postCard(page, text.replace('Well', 'Well🙏🎉'));
+  await expect(card).toBeVisible();
+
+  // A comment takes one too.
+  await card.getByRole('button', { name: /comments?$/i }).click();
+  const comment = card.getByLabel('Write a comment');
+  await comment.fill('Thank you');
+  await card.getByRole('button', { name: 'Add emoji' }).click();
+  await picker.getByRole('group', { name: 'Reactions' }).getByRole('button', { name: 'Red heart' }).click();
+  await expect(comment).toHaveValue('Thank you❤️');
+
+  // The data is the app's own, and the service worker keeps it for offline use.
+  expect(asked.filter((url) => url.startsWith('/emojibase/'))).toContain('/emojibase/en/data.json');
+  const kept = await page.evaluate(async () => {
+    const answers = await Promise.all(
+      // Precached under a revision parameter (Workbox), which the match ignores.
+      ['/emojibase/en/data.json', '/emojibase/en/messages.json'].map((url) =>
+        caches.match(url, { ignoreSearch: true }),
+      ),
+    );
+    return answers.map((answer) => answer?.ok ?? false);
+  });
+  expect(kept).toEqual([true, true]);
+});
+
+test('a post draft survives a reload, goes once posted, and is gone at sign-out, so the next person on the device never sees it (decision 129)', async ({
+  page,
+}) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  const field = composer.getByLabel('Post content');
+  const text = `Rota changes for next week ${tag()}`;
+  await field.fill(text);
+  await composer.getByLabel('Category').click();
+  await page.getByRole('option', { name: 'Wages and HR', exact: true }).click();
+  await page.reload();
+  await expect(field).toHaveValue(text);
+  await expect(composer.getByLabel('Category')).toHaveText('Wages and HR');
+
+  // Posted: the draft goes.
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  await expect(postCard(page, text)).toBeVisible();
+  await page.reload();
+  await expect(postCard(page, text)).toBeVisible();
+  await expect(field).toHaveValue('');
+
+  // Signed out with a draft: nothing of it stays on the device.
+  const unsent = `Half-written note ${tag()}`;
+  await field.fill(unsent);
+  await page.getByRole('button', { name: /profile menu|account menu|Open profile/i }).click();
+  await page.getByRole('menuitem', { name: 'Sign Out' }).click();
+  await expect(page.getByText('You have been logged out successfully')).toBeVisible();
+  const stored = await page.evaluate(() => Object.values(localStorage).join('\n'));
+  expect(stored).not.toContain(unsent);
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await expect(field).toHaveValue('');
+});
+
+test("a new device's preview shows the user's own reaction, so its count does not drop and come back when the database opens (decision 129)", async ({
+  browser,
+}) => {
+  const member = await createStaffMember(browser, 'Rhea');
+  const text = `Thank you for the flowers ${tag()}`;
+  const firstContext = await browser.newContext();
+  const first = await firstContext.newPage();
+  await signIn(first, member.email, STAFF_PASSWORD);
+  await writePost(first, text);
+  await postCard(first, text).getByRole('button', { name: 'Love', exact: true }).click();
+  const postId = () => serverRows('SELECT id FROM posts WHERE content = ?', [text])[0]?.id;
+  await expectServerHolds(
+    () => serverRows('SELECT type FROM reactions WHERE post_id = ?', [postId()]).map((row) => row.type),
+    ['love'],
+  );
+  await firstContext.close();
+
+  // A new phone whose database code is held back: the preview shows the post as the server has it.
+  const phone = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await phone.newPage();
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/storage-worker-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await signIn(page, member.email, STAFF_PASSWORD);
+  const love = postCard(page, text).getByRole('button', { name: 'Love (1)' });
+  await expect(love).toHaveAttribute('aria-pressed', 'true');
+  await expect(love).toBeDisabled();
+  expect(await page.evaluate(() => document.documentElement.dataset.sync)).toBeUndefined();
+
+  release();
+  await page.waitForFunction(() => document.documentElement.dataset.sync === 'ready');
+  await expect(love).toBeEnabled();
+  await expect(love).toHaveAttribute('aria-pressed', 'true');
+  await love.click();
+  await expect(postCard(page, text).getByRole('button', { name: 'Love', exact: true })).toHaveAttribute(
+    'aria-pressed',
+    'false',
+  );
+  await phone.close();
+});

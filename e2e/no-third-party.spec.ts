@@ -96,6 +96,15 @@ for (const size of SIZES) {
       await expect(card.getByRole('img', { name: /^Picture 1 of 1 posted by/ })).toBeVisible();
       await settle(page);
 
+      // The emoji picker reads its data from the app itself, never from a CDN (decision 129).
+      await composer.getByRole('button', { name: 'Add emoji' }).click();
+      const picker = page.getByRole('dialog', { name: 'Choose an emoji' });
+      await expect(picker.getByRole('gridcell').first()).toBeVisible();
+      await picker.getByLabel('Search emoji').fill('heart');
+      await expect(picker.getByRole('gridcell').first()).toBeVisible();
+      await page.keyboard.press('Escape');
+      await expect(picker).toBeHidden();
+
       await page.goto('/?openChat=true');
       await expect(
         page.getByRole('list', { name: 'Conversations' }).or(page.getByText(/No conversations/)),

@@ -75,3 +75,17 @@ export const LIMITS = {
 
 export const REGISTRATION_MODES = ['approval', 'closed'] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+
+/**
+ * The emoji picker of spec section 9: its size, its default reactions (thumbs up, heart, smile, cry, pray, thumbs
+ * down, angry) and how many emoji its "Frequently Used" row keeps. No skin tones; its data is the app's own
+ * (decision 129), never a CDN's.
+ */
+export const EMOJI_PICKER = {
+  widthPx: 320,
+  heightPx: 400,
+  defaultReactions: ['👍', '❤️', '😃', '😢', '🙏', '👎', '😡'],
+  frequentMax: 16,
+  /** Where the app serves emojibase-data's English files, as `<url>/en/data.json` and `<url>/en/messages.json`. */
+  dataUrl: '/emojibase',
+} as const;

@@ -1,7 +1,13 @@
 import { ArrowLeft, RefreshCw, ShieldAlert } from 'lucide-react';
 import { Link } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
-import { canManageUsers } from '../../schema/permissions';
+import {
+  canArchiveResident,
+  canEditPost,
+  canManageUsers,
+  canSeeAdminLink,
+  canSeeAlertReport,
+} from '../../schema/permissions';
 import { CopyrightFooter } from '../components/copyright-footer';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
@@ -34,9 +40,67 @@ function AccessDenied({ reason }: { reason: string }) {
   );
 }
 
+/**
+ * /admin for an administrator who is not a System Administrator: the Admin Dashboard link is theirs (spec section 6),
+ * so the page says what their role may do and where, rather than only refusing them (decision 129).
+ */
+function AdministratorPage({ user }: { user: CurrentUser }) {
+  const rights = [
+    canEditPost(user, { authorId: null })
+      ? 'Edit and delete any post in the feed, with its Edit post and Delete post buttons.'
+      : null,
+    canSeeAlertReport(user)
+      ? 'See who has acknowledged an urgent post, with its Acknowledgements button in the feed.'
+      : null,
+    canArchiveResident(user) ? "Archive a resident's One Page Profile on the Residents page." : null,
+  ].filter((right): right is string => right !== null);
+  return (
+    <div className="app-page">
+      <AppHeader user={user} />
+      <main className="app-main admin-main">
+        <div className="page-title-row">
+          <div>
+            <h1 className="page-title">Admin Dashboard</h1>
+            <p className="page-subtitle">What your administrator role can do</p>
+          </div>
+          <Button asChild variant="outline" size="sm">
+            <Link to="/">
+              <ArrowLeft aria-hidden size={16} />
+              Back to Home
+            </Link>
+          </Button>
+        </div>
+        <Card>
+          <CardContent className="stack">
+            <ul className="admin-rights">
+              {rights.map((right) => (
+                <li key={right}>{right}</li>
+              ))}
+            </ul>
+            <p className="muted">
+              Staff accounts, staff suggestions and the audit log are managed by a System Administrator. System
+              Administrator access required.
+            </p>
+            <div className="admin-links">
+              <Button asChild variant="outline" size="sm">
+                <Link to="/">Home Feed</Link>
+              </Button>
+              <Button asChild variant="outline" size="sm">
+                <Link to="/residents">Residents</Link>
+              </Button>
+            </div>
+          </CardContent>
+        </Card>
+      </main>
+      <CopyrightFooter />
+    </div>
+  );
+}
+
 /** /admin: System Administration, User Management Panel (spec section 2), for system administrators only. */
 export function AdminScreen({ user }: { user: CurrentUser | null }) {
   if (!user) return <AccessDenied reason="You must be logged in to access this page." />;
+  if (!canManageUsers(user) && canSeeAdminLink(user)) return <AdministratorPage user={user} />;
   if (!canManageUsers(user)) return <AccessDenied reason="System Administrator access required." />;
   return <AdminPanel user={user} />;
 }

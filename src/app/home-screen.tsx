@@ -25,6 +25,7 @@ import { SearchPalette } from '../features/feed/search-palette';
 import {
   useAuthors,
   useCommentCountsKnown,
+  useOwnReactionsKnown,
   useFeedPreview,
   useFeedReady,
   usePosts,
@@ -147,6 +148,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   const ready = useFeedReady(store, postsReady, posts.length, previewing);
   const wide = useMediaQuery(SIDEBAR_MEDIA);
   const commentCountsKnown = useCommentCountsKnown(store);
+  const ownReactionsKnown = useOwnReactionsKnown(store);
   const waiting = useWaitingPosts(user.id);
 
   const [filters, setFilters] = useState<FeedFilters>(NO_FILTERS);
@@ -197,9 +199,10 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
         index={index}
         total={visible.length}
         commentCountsKnown={commentCountsKnown}
+        ownReactionsKnown={ownReactionsKnown}
       />
     ),
-    [db, previewing, user, authors, highlighted, visible.length, commentCountsKnown],
+    [db, previewing, user, authors, highlighted, visible.length, commentCountsKnown, ownReactionsKnown],
   );
 
   return (

@@ -6,6 +6,7 @@ import { CopyrightFooter } from '../components/copyright-footer';
 import { Logo } from '../components/logo';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
+import { IdleLogoutNotice } from '../features/auth/idle-logout-notice';
 import { KeptWorkNotice } from '../features/auth/kept-work-notice';
 import { Notice } from '../components/ui/notice';
 import { api, serverMessageOf } from '../lib/api';
@@ -67,6 +68,7 @@ export function LandingScreen() {
             </Notice>
           ) : null}
           {loggedOut ? <KeptWorkNotice /> : null}
+          {loggedOut ? null : <IdleLogoutNotice />}
           {standalone ? (
             <Notice tone="info" title="App Reinstalled" icon={<Smartphone aria-hidden size={20} />}>
               You need to sign in again after reinstalling the app. This is normal for security reasons.

@@ -10,6 +10,7 @@ import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
 import { toastConnectionError } from '../features/auth/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
+import { IdleLogoutNotice } from '../features/auth/idle-logout-notice';
 import { KeptWorkNotice } from '../features/auth/kept-work-notice';
 import { completePendingSignOut, noteSignIn } from '../features/auth/session-marks';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
@@ -62,6 +63,7 @@ export function LoginScreen() {
             <CardDescription>Use the email and password of your staff account.</CardDescription>
           </CardHeader>
           <CardContent>
+            <IdleLogoutNotice />
             <KeptWorkNotice />
             <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
               <TextField

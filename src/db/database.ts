@@ -6,6 +6,7 @@ import { DEXIE_PREFIX, databaseNameFor } from './database-name';
 import { mergeBasesOf, SYNCED_COLLECTIONS, syncedCollections, type SyncedCollections } from './collections';
 import { lostChangesOf } from './lost-changes';
 import { forgetLostChanges } from './lost-changes-store';
+import { forgetPostDrafts } from './post-draft-store';
 import { yieldToMain } from '../lib/yield-to-main';
 import { isWorkerStopped, startStorageWorker, workerStorage, type WorkerLike } from './worker-storage';
 
@@ -186,6 +187,8 @@ export function openUserDatabase(
     }
     await deleteUserIndexedDatabases(factoryOf(env), [name, ...spare.map(databaseNameFor)]);
     forgetLostChanges([name, ...spare.map(databaseNameFor)]);
+    // Drafts are never kept for anyone else: unlike unsent work, another user could read them here.
+    forgetPostDrafts([name]);
     const db = await createSyncedDatabase(name, env).catch((error: unknown) => {
       if (!isWorkerStopped(error)) throw error;
       // The storage worker did not start (its script failed to load, for one): the same database in the page

@@ -1,9 +1,34 @@
 import { X } from 'lucide-react';
 import { useAtomValue } from 'jotai';
 import { Toast as ToastPrimitive } from 'radix-ui';
+import { useEffect } from 'react';
+import { flushSync } from 'react-dom';
 import { LIMITS } from '../../../schema/constants';
 import { cx } from '../../lib/cx';
+import { appStore } from '../../lib/store';
 import { dismissToast, toastsAtom } from '../../lib/toast';
+
+/** Where the user can be working under a toast: a dialog, a menu or a list of options. */
+const LAYER = '[role="dialog"], [role="alertdialog"], [role="menu"], [role="listbox"]';
+
+/**
+ * Escape closes what the user is working in first (decision 129). A toast that appears over an open dialog is the
+ * newest of radix's dismissable layers, and radix gives Escape to the newest only: the dialog kept waiting for a
+ * second press. With focus in a dialog (not in the toast), the toast is dismissed before the key reaches radix's
+ * layers, synchronously (a closed toast has no exit animation to wait for), so the same press closes the dialog.
+ */
+function giveEscapeToDialogs(): () => void {
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape') return;
+    const focused = document.activeElement;
+    if (!focused?.closest(LAYER) || focused.closest('.toast')) return;
+    const shown = appStore.get(toastsAtom).filter((t) => t.open);
+    if (shown.length > 0) flushSync(() => shown.forEach((t) => dismissToast(t.id)));
+  };
+  // On the window in the capture phase: before radix's listener on the document.
+  window.addEventListener('keydown', onKeyDown, { capture: true });
+  return () => window.removeEventListener('keydown', onKeyDown, { capture: true });
+}
 
 /**
  * Shows the toasts of lib/toast.ts (spec section 9: one at a time, 5000 ms). Each toast is its own
@@ -11,6 +36,7 @@ import { dismissToast, toastsAtom } from '../../lib/toast';
  */
 export function Toaster() {
   const toasts = useAtomValue(toastsAtom);
+  useEffect(giveEscapeToDialogs, []);
   return (
     <ToastPrimitive.Provider duration={LIMITS.toastDurationMs} swipeDirection="right">
       {toasts.map((t) => (

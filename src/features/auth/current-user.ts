@@ -6,7 +6,16 @@ import { LIMITS } from '../../../schema/constants';
 import { KEPT_DB, LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
-import { isSignOutPending, forgetSession, isSessionRunOut, noteActivity, tellServerSignedOut } from './session-marks';
+import { forgetPostDrafts } from '../../db/post-draft-store';
+import {
+  forgetSession,
+  isIdleRunOut,
+  isSessionRunOut,
+  isSignOutPending,
+  markIdleLogout,
+  noteActivity,
+  tellServerSignedOut,
+} from './session-marks';
 
 /** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
 export type AuthState =
@@ -60,6 +69,7 @@ async function fetchAuthState(): Promise<AuthState> {
   // Opened after the server's idle rule or 12-hour cap has ended the session: it is over, online or offline, and
   // ends as the inactivity logout would, so no care data of a dead session is shown (decision 114).
   if (previous.status === 'loading' && rememberedUser() && isSessionRunOut()) {
+    if (isIdleRunOut()) markIdleLogout();
     await tellServerSignedOut();
     setSignedOut();
     await wipeLocalData();
@@ -95,6 +105,8 @@ async function fetchAuthState(): Promise<AuthState> {
  * (src/db/local-store.ts). The database code is loaded only when this browser may hold something.
  */
 export async function wipeLocalData(): Promise<void> {
+  // The composer's draft is the user's words: it goes with the session, whatever else the device holds.
+  forgetPostDrafts();
   try {
     if (!(await mayHoldLocalData())) return;
     const { wipeLocalStore } = await import('../../db/local-store');

@@ -9,6 +9,8 @@ import { ApiError, NetworkError, api } from '../../lib/api';
 const LAST_ACTIVE_KEY = 'sp_last_active';
 const SIGN_OUT_PENDING_KEY = 'sp_sign_out_pending';
 const SIGNED_IN_AT_KEY = 'sp_signed_in_at';
+/** Set when the inactivity rule ended the session, so the sign-in screens say why; the next sign-in clears it. */
+const IDLE_LOGOUT_KEY = 'sp_idle_logout';
 /** Activity is written down at most this often: mouse moves come many times a second. */
 const NOTE_EVERY_MS = 5000;
 
@@ -36,6 +38,8 @@ export function noteActivity(now = Date.now(), always = false): void {
   if (!always && now - lastNoted < NOTE_EVERY_MS) return;
   lastNoted = now;
   write(LAST_ACTIVE_KEY, String(now));
+  // Someone is signed in again (by any way in): the last session's end is old news.
+  if (always) write(IDLE_LOGOUT_KEY, null);
 }
 
 /** A sign-in: the session's 12-hour cap counts from now, and so does its idle clock. */
@@ -56,6 +60,22 @@ export function isSessionRunOut(now = Date.now()): boolean {
     (active > 0 && now - active >= LIMITS.inactivityLogoutMs) ||
     (signedIn > 0 && now - signedIn >= LIMITS.sessionMaxAgeMs)
   );
+}
+
+/** Whether the last activity on this device is 30 minutes old: the idle rule, not the 12-hour cap, ended it. */
+export function isIdleRunOut(now = Date.now()): boolean {
+  const active = Number(read(LAST_ACTIVE_KEY));
+  return active > 0 && now - active >= LIMITS.inactivityLogoutMs;
+}
+
+/** The session ended for inactivity (the 30-minute logout, or the app opened after it): the sign-in screens say so. */
+export function markIdleLogout(): void {
+  write(IDLE_LOGOUT_KEY, '1');
+}
+
+/** Whether the last session on this device ended for inactivity and nobody has signed in since. */
+export function wasIdleLogout(): boolean {
+  return read(IDLE_LOGOUT_KEY) !== null;
 }
 
 /** The session is over: nothing of its clocks stays. */

@@ -2,7 +2,7 @@ import type { NavigateFunction } from 'react-router-dom';
 import { LIMITS } from '../../../schema/constants';
 import { toast } from '../../lib/toast';
 import { setSignedOut, wipeLocalData } from './current-user';
-import { tellServerSignedOut } from './session-marks';
+import { markIdleLogout, tellServerSignedOut } from './session-marks';
 
 /**
  * True while the app signs out on purpose. A background request (a sync pull, the bell's count) that the server
@@ -36,6 +36,8 @@ export function signOut(navigate: NavigateFunction): Promise<void> {
 /** Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/' (spec 8). */
 export function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
   return whileSigningOut(async () => {
+    // The sign-in screens say why the user is there (decision 129).
+    markIdleLogout();
     await tellServerSignedOut();
     await wipeLocalData();
     setSignedOut();

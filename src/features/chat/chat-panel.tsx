@@ -1,8 +1,9 @@
 import { useAtom } from 'jotai';
-import { ArrowLeft, Clock, MessageCirclePlus, Send, X } from 'lucide-react';
+import { ArrowLeft, Clock, MessageCirclePlus, Search, Send, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import {
   useEffect,
+  useId,
   useLayoutEffect,
   useMemo,
   useRef,
@@ -12,9 +13,10 @@ import {
   type ReactNode,
 } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { CHAT_SCREEN_PAGE, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
+import { CHAT_SCREEN_PAGE, conversationIdOf, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
 import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/role-rules';
+import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
 import type { UserDatabase } from '../../db/database';
@@ -25,7 +27,7 @@ import { useObservable } from '../feed/use-observable';
 import { markConversationRead, openConversation, sendMessage } from './chat-actions';
 import { CountBadge } from './chat-button';
 import { chatOpenAtom } from './chat-state';
-import { newestFromOther } from './chat-summary';
+import { matchesContact, newestFromOther } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
 import { useChatContacts, useConversations } from './use-chat';
 import './chat.css';
@@ -125,7 +127,9 @@ function ConversationList({
   onOpen: (id: string, otherUserId: string | null) => void;
   onNew: () => void;
 }) {
-  const { conversations, ready } = useConversations(db);
+  const { conversations: all, ready } = useConversations(db);
+  // A conversation without a message (opened and left, or from an earlier version) is not listed.
+  const conversations = useMemo(() => all.filter((row) => row.lastMessage !== null), [all]);
   if (ready && conversations.length === 0) {
     return (
       <div className="chat-empty">
@@ -163,6 +167,11 @@ function ConversationList({
   );
 }
 
+/**
+ * New Chat: every colleague, found by name with the search box (a provider has hundreds of staff). Choosing one
+ * opens the conversation without writing it: it is stored with its first message, so one left empty never
+ * stays in the list (decision 129).
+ */
 function NewChatList({
   db,
   me,
@@ -173,25 +182,45 @@ function NewChatList({
   onOpen: (id: string, otherUserId: string) => void;
 }) {
   const contacts = useChatContacts(db, me.id);
+  const [search, setSearch] = useState('');
+  const searchId = useId();
+  const found = useMemo(() => contacts.filter((contact) => matchesContact(contact, search)), [contacts, search]);
   if (contacts.length === 0) return <p className="chat-empty">No colleagues to chat with yet.</p>;
   return (
-    <ul className="chat-list" aria-label="Colleagues">
-      {contacts.map((contact) => (
-        <li key={contact.id}>
-          <button
-            type="button"
-            className="chat-row"
-            onClick={() => void openConversation(db, me.id, contact.id).then((id) => onOpen(id, contact.id))}
-          >
-            <UserAvatar user={contact} size={40} />
-            <span className="chat-row-text">
-              <span className="chat-row-name">{displayName(contact)}</span>
-              <span className="chat-row-role">{roleLabel(contact.role)}</span>
-            </span>
-          </button>
-        </li>
-      ))}
-    </ul>
+    <>
+      <div className="chat-search">
+        <label htmlFor={searchId} className="visually-hidden">
+          Search staff
+        </label>
+        <Search aria-hidden size={16} className="chat-search-icon" />
+        <input
+          id={searchId}
+          className="input chat-search-input"
+          type="search"
+          placeholder="Search by name or role..."
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
+      </div>
+      {found.length === 0 ? <p className="chat-empty">No colleagues match your search.</p> : null}
+      <ul className="chat-list" aria-label="Colleagues">
+        {found.map((contact) => (
+          <li key={contact.id}>
+            <button
+              type="button"
+              className="chat-row"
+              onClick={() => onOpen(conversationIdOf(me.id, contact.id), contact.id)}
+            >
+              <UserAvatar user={contact} size={40} />
+              <span className="chat-row-text">
+                <span className="chat-row-name">{displayName(contact)}</span>
+                <span className="chat-row-role">{roleLabel(contact.role)}</span>
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -216,6 +245,7 @@ function ConversationView({
   const page = useObservable(paged.page$, EMPTY_PAGE).value;
   const { messages } = page;
   const [draft, setDraft] = useState('');
+  const field = useRef<HTMLTextAreaElement>(null);
   const list = useRef<HTMLOListElement>(null);
   // Measured before each change of the list: the distance from the bottom, kept when older messages are
   // added above, and whether the newest messages were in view.
@@ -257,7 +287,11 @@ function ConversationView({
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
     if (!draft.trim()) return;
-    void sendMessage(db, me.id, conversationId, draft.slice(0, MESSAGE_CONTENT_MAX));
+    const content = draft.slice(0, MESSAGE_CONTENT_MAX);
+    // A conversation opened from New Chat is written with its first message, never empty (decision 129).
+    void (otherUserId ? openConversation(db, me.id, otherUserId) : Promise.resolve()).then(() =>
+      sendMessage(db, me.id, conversationId, content),
+    );
     setDraft('');
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -299,6 +333,7 @@ function ConversationView({
       </ol>
       <form className="chat-composer" onSubmit={submit}>
         <textarea
+          ref={field}
           className="chat-input"
           aria-label="Message"
           placeholder="Type a message..."
@@ -308,6 +343,7 @@ function ConversationView({
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />
+        <EmojiButton field={field} onInsert={setDraft} />
         <button type="submit" className="btn btn-primary btn-icon" aria-label="Send" disabled={!draft.trim()}>
           <Send aria-hidden size={18} />
         </button>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
-import { newestFromOther, summariseConversations } from './chat-summary';
+import { matchesContact, newestFromOther, summariseConversations } from './chat-summary';
 
 const conversation = (id: string, otherUserId: string, readUpTo = 0, createdAt = 1): ConversationLocal => ({
   id,
@@ -47,5 +47,15 @@ describe('conversation list', () => {
     const list = [message('c', 'ann', 10), message('c', 'me', 20), message('c', 'ann', 15)];
     expect(newestFromOther(list, 'ann')).toBe(15);
     expect(newestFromOther(list, null)).toBeNull();
+  });
+});
+
+describe("New Chat's search", () => {
+  const ann = { firstName: 'Ann', lastName: 'Baker', role: 'staff' as const };
+  it('finds a colleague by any part of their name or role, in any case', () => {
+    expect(matchesContact(ann, '')).toBe(true);
+    expect(matchesContact(ann, 'bak')).toBe(true);
+    expect(matchesContact(ann, '  ANN  baker ')).toBe(true);
+    expect(matchesContact(ann, 'ann smith')).toBe(false);
   });
 });

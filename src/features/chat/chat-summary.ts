@@ -1,4 +1,6 @@
-import type { ConversationLocal, MessageLocal } from '../../db/collections';
+import { displayName } from '../../../schema/format';
+import { roleLabel } from '../../../schema/role-rules';
+import type { ConversationLocal, DirectoryUserLocal, MessageLocal } from '../../db/collections';
 
 /** One row of the conversation list (spec section 3, Conversation), derived from the local documents. */
 export interface ConversationSummary {
@@ -61,4 +63,14 @@ export function newestFromOther(messages: readonly MessageLocal[], otherUserId: 
     }
   }
   return newest;
+}
+
+/** Whether a colleague matches what was typed in New Chat's search: every word in their name or role, any case. */
+export function matchesContact(
+  contact: Pick<DirectoryUserLocal, 'firstName' | 'lastName' | 'role'>,
+  search: string,
+): boolean {
+  const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const text = `${displayName(contact)} ${roleLabel(contact.role)}`.toLowerCase();
+  return words.every((word) => text.includes(word));
 }

@@ -31,6 +31,8 @@ export interface PostCardProps {
   highlighted?: boolean;
   /** Whether a count of no comments is true yet (decision 100); false while the comments' first sync runs. */
   commentCountsKnown?: boolean;
+  /** Whether the user's own reactions are on the device (decision 129); false while their first sync runs. */
+  ownReactionsKnown?: boolean;
   /** Position in the list, for screen readers' "article 3 of 120". */
   index?: number;
   total?: number;
@@ -49,6 +51,7 @@ export const PostCard = memo(function PostCard({
   index,
   total,
   commentCountsKnown = true,
+  ownReactionsKnown = true,
 }: PostCardProps) {
   const id = useId();
   return (
@@ -61,12 +64,23 @@ export const PostCard = memo(function PostCard({
       aria-posinset={index === undefined ? undefined : index + 1}
       aria-setsize={total}
     >
-      <PostCardBody id={id} db={db} post={post} user={user} authors={authors} commentCountsKnown={commentCountsKnown} />
+      <PostCardBody
+        id={id}
+        db={db}
+        post={post}
+        user={user}
+        authors={authors}
+        commentCountsKnown={commentCountsKnown}
+        ownReactionsKnown={ownReactionsKnown}
+      />
     </article>
   );
 });
 
-type PostCardBodyProps = Pick<PostCardProps, 'db' | 'post' | 'user' | 'authors' | 'commentCountsKnown'> & {
+type PostCardBodyProps = Pick<
+  PostCardProps,
+  'db' | 'post' | 'user' | 'authors' | 'commentCountsKnown' | 'ownReactionsKnown'
+> & {
   id: string;
 };
 
@@ -81,6 +95,7 @@ const PostCardBody = memo(function PostCardBody({
   user,
   authors,
   commentCountsKnown = true,
+  ownReactionsKnown = true,
 }: PostCardBodyProps) {
   const [expanded, setExpanded] = useState(false);
   const editPost = useSetAtom(editingPostAtom);
@@ -155,7 +170,14 @@ const PostCardBody = memo(function PostCardBody({
       <PostAttachments attachments={post.attachments} />
 
       <footer className="post-foot">
-        <ReactionBar db={db} postId={post.id} reactions={post.reactions} userId={user.id} authors={authors} />
+        <ReactionBar
+          db={db}
+          postId={post.id}
+          reactions={post.reactions}
+          userId={user.id}
+          authors={authors}
+          ownKnown={ownReactionsKnown}
+        />
         <CommentsToggle
           db={db}
           postId={post.id}

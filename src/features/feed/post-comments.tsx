@@ -1,8 +1,9 @@
 import { CloudUpload, MessageCircle, Send, Trash } from 'lucide-react';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { canDeleteComment } from '../../../schema/permissions';
 import { COMMENT_CONTENT_MAX } from '../../../schema/post-rules';
+import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
 import { Button } from '../../components/ui/button';
@@ -132,6 +133,7 @@ export function CommentsPanel({
   const { comments, ready } = usePostComments(db, postId, true);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
+  const field = useRef<HTMLInputElement>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -165,6 +167,7 @@ export function CommentsPanel({
           Write a comment
         </Label>
         <input
+          ref={field}
           id={inputId}
           className="input comment-input"
           placeholder="Write a comment..."
@@ -172,6 +175,7 @@ export function CommentsPanel({
           maxLength={COMMENT_CONTENT_MAX}
           onChange={(event) => setDraft(event.target.value)}
         />
+        <EmojiButton field={field} onInsert={setDraft} disabled={busy} />
         <Button type="submit" size="icon" aria-label="Add comment" disabled={!draft.trim() || busy || !db}>
           <Send aria-hidden size={16} />
         </Button>

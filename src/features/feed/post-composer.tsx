@@ -1,14 +1,16 @@
 import { Send } from 'lucide-react';
-import { type FormEvent, memo, useId, useState } from 'react';
+import { type FormEvent, memo, useEffect, useId, useRef, useState } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import {
   DEFAULT_POST_CATEGORY,
   HOUSE_TAGGED_CATEGORY,
   POST_CONTENT_MAX,
+  toPostCategory,
   type PostCategory,
 } from '../../../schema/post-rules';
 import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/upload-rules';
+import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Card } from '../../components/ui/card';
@@ -18,10 +20,18 @@ import { InlineSpinner } from '../../components/ui/spinner';
 import { Switch } from '../../components/ui/switch';
 import { Textarea } from '../../components/ui/textarea';
 import type { UserDatabase } from '../../db/database';
+import { databaseNameFor } from '../../db/database-name';
+import { readPostDraft, writePostDraft } from '../../db/post-draft-store';
 import { useLocalStore } from '../../db/local-store-state';
 import { toast } from '../../lib/toast';
 import { useConnection } from '../../lib/use-connection';
-import { ALL_STAFF, AlertAudiencePicker, audienceHousesOf, type AlertAudience } from './alert-audience-picker';
+import {
+  ALL_STAFF,
+  AlertAudiencePicker,
+  audienceHousesOf,
+  audienceOf,
+  type AlertAudience,
+} from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
 import { createPost, CreatePostError } from './create-post';
@@ -48,12 +58,18 @@ function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; pro
 /** The post composer of spec sections 2 and 5: content, category, urgency, houses and files. */
 export const PostComposer = memo(function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
   const id = useId();
-  const [content, setContent] = useState('');
-  const [category, setCategory] = useState<PostCategory>(DEFAULT_POST_CATEGORY);
-  const [isUrgent, setUrgent] = useState(false);
-  const [houseTags, setHouseTags] = useState<string[]>([]);
+  // A draft kept on the device comes back after a reload (decision 129).
+  const draftKey = databaseNameFor(user.id);
+  const [saved] = useState(() => readPostDraft(draftKey));
+  const [content, setContent] = useState(saved?.content ?? '');
+  const contentField = useRef<HTMLTextAreaElement>(null);
+  const [category, setCategory] = useState<PostCategory>(
+    () => (saved && toPostCategory(saved.category)) ?? DEFAULT_POST_CATEGORY,
+  );
+  const [isUrgent, setUrgent] = useState(saved?.isUrgent ?? false);
+  const [houseTags, setHouseTags] = useState<string[]>(saved?.houseTags ?? []);
   // Urgent posts: all staff, or only the chosen houses (issue 4, decision 33).
-  const [audience, setAudience] = useState<AlertAudience>(ALL_STAFF);
+  const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(saved?.audienceHouses ?? []));
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -63,6 +79,12 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   const connection = useConnection(useLocalStore());
 
   const blank = content.trim() === '';
+
+  // Every change is kept at once (a reload may come at any moment); an empty composer keeps nothing.
+  useEffect(() => {
+    const draft = { content, category, isUrgent, houseTags, audienceHouses: audienceHousesOf(isUrgent, audience) };
+    writePostDraft(draftKey, content.trim() === '' ? null : draft);
+  }, [draftKey, content, category, isUrgent, houseTags, audience]);
 
   const chooseCategory = (next: PostCategory) => {
     setCategory(next);
@@ -136,6 +158,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
             Post content
           </Label>
           <Textarea
+            ref={contentField}
             id={`${id}-content`}
             value={content}
             onChange={(event) => setContent(event.target.value)}
@@ -195,6 +218,14 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
 
         <div className="composer-actions">
           <ComposerFilePicker files={files} onAdd={addFiles} disabled={Boolean(busy)} />
+          <EmojiButton
+            field={contentField}
+            onInsert={(next) => {
+              setContent(next);
+              setActive(true);
+            }}
+            disabled={Boolean(busy)}
+          />
           <Button type="submit" className="composer-submit" disabled={blank || Boolean(busy) || !db}>
             {busy ? <InlineSpinner /> : <Send aria-hidden size={16} />}
             {busy ?? 'Post'}

@@ -4,7 +4,7 @@ import type { PostReactions } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
 import { toggleReaction } from './feed-actions';
-import { namesLine, reactionNames } from './reaction-names';
+import { namesLine, ownFromPost, reactionNames } from './reaction-names';
 import type { AuthorLookup } from './use-feed-data';
 import { useOwnReaction } from './use-post-queries';
 
@@ -25,6 +25,8 @@ interface ReactionBarProps {
   reactions: PostReactions | undefined;
   userId: string;
   authors: AuthorLookup;
+  /** False on a new device until the user's own reaction documents have arrived (decision 129). */
+  ownKnown?: boolean;
 }
 
 let tooltipsListened = false;
@@ -74,11 +76,15 @@ function listenForTooltips(): void {
  * CSS, not a tooltip component per button: six of those per card were a large part of rendering the feed
  * (decision 94).
  */
-export function ReactionBar({ db, postId, reactions, userId, authors }: ReactionBarProps) {
+export function ReactionBar({ db, postId, reactions, userId, authors, ownKnown = true }: ReactionBarProps) {
   const mine = useOwnReaction(db, postId, userId);
+  // Until the device has the user's own reactions (a new device's preview, its first sync), the post's lists say
+  // which is theirs; the bar takes taps once it knows, so a tap never acts on a guess (decision 129).
+  const ready = db !== null && ownKnown;
+  const mineType = mine?.type ?? (ready ? null : ownFromPost(reactions, userId));
   const byType = useMemo(
-    () => reactionNames(reactions, mine?.type ?? null, userId, (id) => authors(id).name),
-    [reactions, mine, userId, authors],
+    () => reactionNames(reactions, mineType, userId, (id) => authors(id).name),
+    [reactions, mineType, userId, authors],
   );
 
   const choose = (type: ReactionType) => {
@@ -97,7 +103,7 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
     <div className="reaction-bar" role="group" aria-label="Reactions">
       {REACTION_TYPES.map((type) => {
         const names = byType.get(type) ?? [];
-        const own = mine?.type === type;
+        const own = mineType === type;
         // Spec section 4: a count is hidden at zero unless it is the user's own reaction.
         const count = names.length > 0 || own ? names.length : null;
         const { emoji, label } = REACTIONS[type];
@@ -111,7 +117,7 @@ export function ReactionBar({ db, postId, reactions, userId, authors }: Reaction
               // The names are read after the button's name; a type nobody chose has none to read.
               aria-describedby={names.length > 0 ? tipId : undefined}
               // A new device's preview (decision 97): the card takes reactions once the database is open.
-              disabled={!db}
+              disabled={!ready}
               onClick={() => choose(type)}
             >
               {/* Named by its content, "Like (3)", so the name holds the count that shows (WCAG 2.5.3). */}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { namesLine, reactionNames } from './reaction-names';
+import { namesLine, ownFromPost, reactionNames } from './reaction-names';
 
 describe('namesLine', () => {
   it('lists up to five names', () => {
@@ -41,5 +41,13 @@ describe('reactionNames', () => {
     expect(namesLine(reactionNames({ like: many }, 'like', 'me', nameOf).get('like')!)).toBe(
       'You, Name u0, Name u1, Name u2, Name u3 and 4 others',
     );
+  });
+});
+
+describe("the user's own reaction from the post's lists", () => {
+  it('is the type whose list holds the user, or none', () => {
+    expect(ownFromPost({ like: ['ann'], love: ['me', 'bob'] }, 'me')).toBe('love');
+    expect(ownFromPost({ like: ['ann'] }, 'me')).toBeNull();
+    expect(ownFromPost(undefined, 'me')).toBeNull();
   });
 });

@@ -28,3 +28,11 @@ export function reactionNames(
   }
   return byType;
 }
+
+/**
+ * The user's own reaction as the post's lists hold it: what a new device shows until its own reaction documents have
+ * arrived (decision 129), so the counts do not drop by the user's one and come back.
+ */
+export function ownFromPost(reactions: PostReactions | undefined, userId: string): ReactionType | null {
+  return REACTION_TYPES.find((type) => reactions?.[type]?.includes(userId)) ?? null;
+}

@@ -139,13 +139,8 @@ export function useFeedReady(
   return postCount > 0 || settled === store || !online;
 }
 
-/**
- * Whether the cards' comment counts can be trusted (decision 100): on a device that already held the user's store,
- * at once (offline too: they are the counts as of its last sync); on a new device, once the comments' first sync
- * is over. Until then a post without comments here may have some on their way, and its toggle says "Comments"
- * rather than a wrong "0 comments".
- */
-export function useCommentCountsKnown(store: LocalStore | null): boolean {
+/** Whether a collection's first sync is over on a new device; at once on a device that already held the store. */
+function useFirstSyncOver(store: LocalStore | null, collection: 'comments' | 'reactions'): boolean {
   const [synced, setSynced] = useState<LocalStore | null>(null);
   const filling = store !== null && isNewDevice(store.userId);
   useEffect(() => {
@@ -154,10 +149,28 @@ export function useCommentCountsKnown(store: LocalStore | null): boolean {
     const done = () => {
       if (live) setSynced(store);
     };
-    store.sync.collectionSynced('comments').then(done, done);
+    store.sync.collectionSynced(collection).then(done, done);
     return () => {
       live = false;
     };
-  }, [store, filling]);
+  }, [store, filling, collection]);
   return store !== null && (!filling || synced === store);
+}
+
+/**
+ * Whether the cards' comment counts can be trusted (decision 100): on a device that already held the user's store,
+ * at once (offline too: they are the counts as of its last sync); on a new device, once the comments' first sync
+ * is over. Until then a post without comments here may have some on their way, and its toggle says "Comments"
+ * rather than a wrong "0 comments".
+ */
+export function useCommentCountsKnown(store: LocalStore | null): boolean {
+  return useFirstSyncOver(store, 'comments');
+}
+
+/**
+ * Whether the user's own reaction documents are on the device (decision 129): until then the cards take the user's
+ * reaction from the posts' lists, and the reaction buttons wait, so a count never drops by one and comes back.
+ */
+export function useOwnReactionsKnown(store: LocalStore | null): boolean {
+  return useFirstSyncOver(store, 'reactions');
 }
