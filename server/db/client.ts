@@ -29,6 +29,17 @@ export function openDb(file: string): Db {
 }
 
 /**
+ * A read-only connection to the same file, for a long read streamed over many turns of the event loop: an open
+ * better-sqlite3 iterator keeps its connection busy, so it must not be the one every request uses (decision 130).
+ * WAL lets it read a steady snapshot while the app writes. Close it when done.
+ */
+export function openReader(db: Db): Db {
+  const sqlite = new Database(db.$client.name, { readonly: true, fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  return drizzle(sqlite, { schema: tables }) as Db; // drizzle's type lacks the $client it does set
+}
+
+/**
  * A query prepared once per database, on first use. Drizzle otherwise builds the SQL text and has SQLite
  * prepare it again on every call; for the statements of a hot path (a chat message's send) that cost more
  * than running them (decision 78). Values go in as `sql.placeholder`s.

@@ -68,24 +68,40 @@ export function clientIp(c: Context<AppEnv>, trustProxy: boolean): string {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Refuses state-changing calls made by a browser from another site: the Origin must be this app's
- * (PUBLIC_URL or the Host it was reached on). Clients that send no Origin and no Fetch metadata are
- * not browsers acting for a victim, so they pass (curl, tests, server-to-server).
+ * Whether a browser sent this request for another site: the Origin, when there is one, is not this app's
+ * (PUBLIC_URL or the Host it was reached on), else Fetch metadata says cross-site or same-site. Clients that
+ * send no Origin and no Fetch metadata are not browsers acting for a victim (curl, tests, server-to-server).
  */
+function isForeignSite(c: Context<AppEnv>, allowed: string | undefined): boolean {
+  const origin = c.req.header('origin');
+  const site = c.req.header('sec-fetch-site');
+  const host = c.req.header('host');
+  const own = new Set([allowed, host && `http://${host}`, host && `https://${host}`].filter(Boolean));
+  return origin ? !own.has(origin) : site === 'cross-site' || site === 'same-site';
+}
+
+const originOf = (publicUrl: string | undefined) => (publicUrl ? new URL(publicUrl).origin : undefined);
+
+/** Refuses state-changing calls made by a browser from another site (see `isForeignSite`). */
 export function sameOriginOnly(publicUrl: string | undefined): MiddlewareHandler<AppEnv> {
-  const allowed = publicUrl ? new URL(publicUrl).origin : undefined;
+  const allowed = originOf(publicUrl);
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method)) return next();
-    const origin = c.req.header('origin');
-    const site = c.req.header('sec-fetch-site');
-    const host = c.req.header('host');
-    const own = new Set([allowed, host && `http://${host}`, host && `https://${host}`].filter(Boolean));
-    if (origin ? !own.has(origin) : site === 'cross-site' || site === 'same-site') {
-      throw new AppError(403, 'forbidden', MESSAGES.crossSite);
-    }
+    if (isForeignSite(c, allowed)) throw new AppError(403, 'forbidden', MESSAGES.crossSite);
     return next();
   };
 }
+
+/**
+ * For a read that writes the audit log (opening a resident, decision 130): a browser reading for another site (a
+ * link, an `<img src>`, a form) is refused like an unsafe call, so no page elsewhere writes entries in a user's
+ * name. Same-origin fetches, the user's own navigations (`Sec-Fetch-Site: none`) and clients that are not
+ * browsers pass, as `sameOriginOnly` lets them.
+ */
+export const sameOriginRead: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (isForeignSite(c, originOf(c.var.deps.config.publicUrl))) throw new AppError(403, 'forbidden', MESSAGES.crossSite);
+  return next();
+};
 
 const BODY_TYPES = /^(application\/([\w.+-]+\+)?json|multipart\/form-data)\s*(;|$)/i;
 

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { AcknowledgeBodySchema, MarkViewedBodySchema } from '../../../schema/alerts';
 import type { AppEnv } from '../../lib/context';
+import { csvStream } from '../../lib/csv';
 import { parseInput, readOptionalJson, validate } from '../../lib/http';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import {
@@ -24,10 +25,10 @@ export const alertRoutes = new Hono<AppEnv>()
   .get('/alerts/unacknowledged', requireUser, (c) => c.json(listUnacknowledgedAlerts(c.var.deps, c.var.user)))
   .get('/alerts/:id/report.csv', requireUser, validate('param', IdParamsSchema), (c) => {
     const { id } = c.req.valid('param');
-    const csv = alertReportCsv(alertReport(c.var.deps, c.var.user, id));
+    const lines = alertReportCsv(alertReport(c.var.deps, c.var.user, id));
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="alert-${id.replace(/[^\w-]/g, '')}-acknowledgements.csv"`);
-    return c.body(csv);
+    return c.body(csvStream(lines));
   })
   .get('/alerts/:id/report', requireUser, validate('param', IdParamsSchema), (c) =>
     c.json(alertReport(c.var.deps, c.var.user, c.req.valid('param').id)),

@@ -14,7 +14,7 @@ import { canSeeAlertReport } from '../../../schema/permissions';
 import { DELETED_AUTHOR, toPostCategory } from '../../../schema/posts';
 import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
-import { csvCell } from '../../lib/csv';
+import { csvLine } from '../../lib/csv';
 import { forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit } from '../audit/audit.service';
@@ -237,30 +237,28 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
   };
 }
 
-/** GET /api/alerts/{postId}/report.csv: the report, one row per house and member. */
-export function alertReportCsv(report: AlertReport): string {
-  const lines = [REPORT_CSV_COLUMNS.map(csvCell).join(',')];
+/**
+ * GET /api/alerts/{postId}/report.csv: the report, one line per house and member, given out as the download
+ * streams (decision 130). Its members are the report's, held for grouping by house: one per person the alert went to.
+ */
+export function* alertReportCsv(report: AlertReport): Generator<string> {
+  yield csvLine(REPORT_CSV_COLUMNS);
   for (const group of report.groups) {
     for (const m of group.members) {
-      lines.push(
-        [
-          group.house,
-          m.firstName,
-          m.lastName,
-          m.houses.join('; '),
-          m.isActive ? 'yes' : 'no',
-          m.alertedAt,
-          m.acknowledgedAt,
-          m.secondsToAcknowledge,
-          m.remindedAt,
-          m.receivedAt,
-        ]
-          .map(csvCell)
-          .join(','),
-      );
+      yield csvLine([
+        group.house,
+        m.firstName,
+        m.lastName,
+        m.houses.join('; '),
+        m.isActive ? 'yes' : 'no',
+        m.alertedAt,
+        m.acknowledgedAt,
+        m.secondsToAcknowledge,
+        m.remindedAt,
+        m.receivedAt,
+      ]);
     }
   }
-  return `${lines.join('\r\n')}\r\n`;
 }
 
 /**

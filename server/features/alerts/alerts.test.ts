@@ -391,6 +391,9 @@ describe('the acknowledgement report', () => {
       expect(res.text).toContain(`"'@SUM(A1)","'-2, ""quoted"""`);
       expect(lines.slice(1).every((line) => line.startsWith('"No house assigned",'))).toBe(true);
       expect(lines).toHaveLength(4); // the two, and the first administrator
+      // Streamed as it is written (decision 130), so its length is not known up front.
+      expect(res.headers.get('content-length')).toBeNull();
+      expect(res.headers.get('transfer-encoding')).toBe('chunked');
     });
   });
 });

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client';
 import { auditLog, users } from '../../db/tables';
@@ -53,26 +53,55 @@ function whereOf(filter: AuditFilter): SQL | undefined {
   return and(...conditions);
 }
 
-/**
- * Audit entries matching the filter, newest first, with the actor's current name and, for entries about a
- * user, that user's current name.
- */
-export function searchAuditEntries(db: Db, filter: AuditFilter, limit: number) {
+/** The columns of a search row, flat, in the order a raw row holds them. */
+const searchColumns = {
+  ...getTableColumns(auditLog),
+  actorFirstName: actorUser.firstName,
+  actorLastName: actorUser.lastName,
+  targetFirstName: targetUser.firstName,
+  targetLastName: targetUser.lastName,
+};
+
+function searchQuery(db: Db, filter: AuditFilter, limit: number) {
   return db
-    .select({
-      entry: auditLog,
-      actorFirstName: actorUser.firstName,
-      actorLastName: actorUser.lastName,
-      targetFirstName: targetUser.firstName,
-      targetLastName: targetUser.lastName,
-    })
+    .select(searchColumns)
     .from(auditLog)
     .leftJoin(actorUser, eq(actorUser.id, auditLog.actorId))
     .leftJoin(targetUser, and(eq(auditLog.targetType, 'user'), eq(targetUser.id, auditLog.targetId)))
     .where(whereOf(filter))
     .orderBy(desc(auditLog.at), desc(auditLog.id))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }
 
-export type AuditSearchRow = ReturnType<typeof searchAuditEntries>[number];
+type FlatSearchRow = ReturnType<ReturnType<typeof searchQuery>['all']>[number];
+
+function toSearchRow({ actorFirstName, actorLastName, targetFirstName, targetLastName, ...entry }: FlatSearchRow) {
+  return { entry, actorFirstName, actorLastName, targetFirstName, targetLastName };
+}
+
+/**
+ * Audit entries matching the filter, newest first, with the actor's current name and, for entries about a
+ * user, that user's current name.
+ */
+export function searchAuditEntries(db: Db, filter: AuditFilter, limit: number) {
+  return searchQuery(db, filter, limit).all().map(toSearchRow);
+}
+
+export type AuditSearchRow = ReturnType<typeof toSearchRow>;
+
+/**
+ * The same entries one at a time from SQLite's cursor (for the CSV export, decision 130): the connection stays
+ * busy until the iteration ends, so pass a reader of its own (`openReader`).
+ */
+export function* iterateAuditEntries(db: Db, filter: AuditFilter, limit: number): Generator<AuditSearchRow> {
+  const { sql: text, params } = searchQuery(db, filter, limit).toSQL();
+  const keys = Object.keys(searchColumns);
+  for (const values of db.$client
+    .prepare(text)
+    .raw(true)
+    .iterate(...params)) {
+    // A raw row holds the selected columns in the order drizzle wrote them, which is searchColumns' order.
+    const cells = values as unknown[];
+    yield toSearchRow(Object.fromEntries(keys.map((key, i) => [key, cells[i]])) as FlatSearchRow);
+  }
+}

@@ -14,8 +14,10 @@ import type { Db } from '../../db/client';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { csvLine } from '../../lib/csv';
 import { badRequest, forbidden } from '../../lib/errors';
+import { openReader } from '../../db/client';
 import {
   insertAuditEntry,
+  iterateAuditEntries,
   listAuditEntries,
   searchAuditEntries,
   type AuditFilter,
@@ -135,39 +137,59 @@ export function listAuditLog(deps: AppDeps, actor: SessionUser, query: AuditQuer
 }
 
 /**
- * GET /api/admin/audit.csv: every entry the filters match (at most 100,000, newest first) as CSV, cells
- * guarded against formula injection. The export itself is audited: the log leaves the system with it.
+ * GET /api/admin/audit.csv: every entry the filters match (at most 100,000, newest first) as CSV lines, cells
+ * guarded against formula injection, read from SQLite's cursor on a reader of their own as the download goes
+ * (decision 130). The export itself is audited once its lines end: the log leaves the system with it.
  */
-export function exportAuditLog(deps: AppDeps, actor: SessionUser, query: AuditQuery, meta: RequestMeta): string {
+export function exportAuditLog(
+  deps: AppDeps,
+  actor: SessionUser,
+  query: AuditQuery,
+  meta: RequestMeta,
+): Generator<string> {
   requireAuditReader(actor);
   const { cursor: _cursor, ...filters } = query;
-  const rows = searchAuditEntries(deps.db, filterOf({ ...filters }), AUDIT_CSV_MAX_ROWS);
-  let csv = csvLine(AUDIT_CSV_COLUMNS);
-  for (const row of rows) {
-    const entry = toAuditEntry(row);
-    csv += csvLine([
-      entry.at,
-      entry.actionLabel,
-      entry.action,
-      entry.actor.name,
-      entry.actor.email,
-      entry.actor.id,
-      entry.target?.type,
-      entry.target?.id,
-      entry.target?.name,
-      entry.ip,
-      entry.details ? JSON.stringify(entry.details) : null,
-    ]);
+  return auditCsvLines(deps, actor, filters, meta);
+}
+
+function* auditCsvLines(
+  deps: AppDeps,
+  actor: SessionUser,
+  filters: Omit<AuditQuery, 'cursor'>,
+  meta: RequestMeta,
+): Generator<string> {
+  const reader = openReader(deps.db);
+  let rows = 0;
+  try {
+    yield csvLine(AUDIT_CSV_COLUMNS);
+    for (const row of iterateAuditEntries(reader, filterOf({ ...filters }), AUDIT_CSV_MAX_ROWS)) {
+      const entry = toAuditEntry(row);
+      rows += 1;
+      yield csvLine([
+        entry.at,
+        entry.actionLabel,
+        entry.action,
+        entry.actor.name,
+        entry.actor.email,
+        entry.actor.id,
+        entry.target?.type,
+        entry.target?.id,
+        entry.target?.name,
+        entry.ip,
+        entry.details ? JSON.stringify(entry.details) : null,
+      ]);
+    }
+  } finally {
+    reader.$client.close();
+    recordAudit(deps.db, {
+      actor,
+      action: 'audit.exported',
+      ip: meta.ip,
+      details: {
+        rows,
+        filters: Object.fromEntries(Object.entries(filters).filter(([key, v]) => key !== 'limit' && v !== undefined)),
+      },
+      at: deps.now(),
+    });
   }
-  recordAudit(deps.db, {
-    actor,
-    action: 'audit.exported',
-    ip: meta.ip,
-    details: {
-      rows: rows.length,
-      filters: Object.fromEntries(Object.entries(filters).filter(([key, v]) => key !== 'limit' && v !== undefined)),
-    },
-    at: deps.now(),
-  });
-  return csv;
 }

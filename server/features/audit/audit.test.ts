@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AUDIT_CSV_COLUMNS, AUDIT_MESSAGES, type AuditEntry, type AuditPage } from '../../../schema/audit';
+import {
+  AUDIT_CSV_COLUMNS,
+  AUDIT_MESSAGES,
+  auditActionLabel,
+  type AuditEntry,
+  type AuditPage,
+} from '../../../schema/audit';
+import { csvLine } from '../../lib/csv';
 import { TEST_PASSWORD, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
 let t: TestServer;
@@ -197,5 +204,64 @@ describe('the audit log is append-only', () => {
     expect(
       (t.db.$client.prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'tampered'").get() as { n: number }).n,
     ).toBe(0);
+  });
+});
+
+describe('a large CSV export (decision 130)', () => {
+  it('answers another request while 50,000 entries are being exported, and exports every one exactly', async () => {
+    const count = 50_000;
+    const base = Date.UTC(2001, 0, 1);
+    const insert = t.db.$client.prepare(
+      `INSERT INTO audit_log (at, actor_id, actor_email, action, target_type, target_id, ip, details)
+       VALUES (?, NULL, ?, 'test.bulk', 'post', ?, '127.0.0.1', ?)`,
+    );
+    const entry = (i: number) => ({
+      at: base + i * 1000,
+      email: `=bulk${i}@test.example`,
+      target: `post-${i}`,
+      details: JSON.stringify({ n: i, note: '+formula' }),
+    });
+    t.db.$client.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const e = entry(i);
+        insert.run(e.at, e.email, e.target, e.details);
+      }
+    })();
+    const exportsBefore = (await page('?action=audit.exported&limit=200')).entries.length;
+
+    const res = await fetch(`${t.url}/api/admin/audit.csv?action=test.bulk`, { headers: { cookie: admin.cookie } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    const first = await reader.read();
+    chunks.push(first.value!);
+    // Asked once the export has begun, and answered from the database before it ends: the export writes its own
+    // audit entry after its last line, so none is there yet.
+    const during = await page('?action=audit.exported&limit=200');
+    expect(during.entries).toHaveLength(exportsBefore);
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    const text = Buffer.concat(chunks).toString('utf8');
+
+    let expected = csvLine(AUDIT_CSV_COLUMNS);
+    for (let i = count - 1; i >= 0; i--) {
+      const e = entry(i);
+      expected += csvLine([
+        new Date(e.at).toISOString(),
+        auditActionLabel('test.bulk'),
+        'test.bulk',
+        null,
+        e.email,
+        null,
+        'post',
+        e.target,
+        null,
+        '127.0.0.1',
+        e.details,
+      ]);
+    }
+    expect(text.length).toBe(expected.length);
+    expect(text === expected).toBe(true);
+    const after = await page('?action=audit.exported&limit=1');
+    expect(after.entries[0].details).toEqual({ rows: count, filters: { action: 'test.bulk' } });
   });
 });

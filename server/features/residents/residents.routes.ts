@@ -11,7 +11,7 @@ import {
 } from '../../../schema/residents';
 import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
-import { parseInput, validate } from '../../lib/http';
+import { parseInput, sameOriginRead, validate } from '../../lib/http';
 import { FORM_LIMITS, isMultipart, readMultipart } from '../../lib/multipart';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import {
@@ -79,7 +79,7 @@ export const residentRoutes = new Hono<AppEnv>()
       'Cache-Control': 'private, no-store',
     });
   })
-  .get('/residents/:id', requireUser, validate('param', IdParamsSchema), (c) =>
+  .get('/residents/:id', requireUser, sameOriginRead, validate('param', IdParamsSchema), (c) =>
     c.json(viewResident(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
   )
   .put('/residents/:id', requireUser, validate('param', IdParamsSchema), async (c) => {

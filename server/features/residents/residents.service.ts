@@ -29,6 +29,8 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { LIMITS } from '../../../schema/constants';
 import { checkUploadedFile, type PictureSizes } from '../../lib/files';
+import { boundWrittenAt } from '../../lib/written-at';
+import { KEPT_MAX_AGE_MS } from '../../../schema/kept-rules';
 import { recordAudit } from '../audit/audit.service';
 import { parseList } from '../posts/posts.service';
 import {
@@ -37,6 +39,7 @@ import {
   findResidentWithCreator,
   findVersionAfter,
   hasPhotoKey,
+  hasResidentViewBetween,
   insertResident,
   insertResidentView,
   isPhotoOfActiveResident,
@@ -49,6 +52,9 @@ import {
   type ResidentViewRow,
   type UserNameRow,
 } from './residents.queries';
+
+/** An opening of a profile is audited once in this time per person and resident (decision 130). */
+const RESIDENT_VIEW_AUDIT_GAP_MS = 5 * 60 * 1000;
 
 /** Recorded views are pulled back (as tombstones) for a day: long enough for the device that sent them. */
 const VIEW_PULL_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -180,12 +186,34 @@ export function listResidents(deps: AppDeps): ResidentView[] {
   return listActiveResidents(deps.db).map(({ resident, creator }) => toResidentView(resident, creator));
 }
 
-/** GET /api/residents/{id}: one full profile; the opening is written to the audit log. */
+/**
+ * GET /api/residents/{id}: one full profile; the opening is written to the audit log, at most once in five
+ * minutes per person and resident (decision 130). Browsers reading for another site are refused by the route.
+ */
 export function viewResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): ResidentView {
   const found = findResidentWithCreator(deps.db, id);
   if (!found || found.resident.archived) return notFound(RESIDENT_MESSAGES.notFound);
-  audit(deps, actor, 'resident.view', id, meta, deps.now(), { via: 'api' });
+  const at = deps.now();
+  deps.db.transaction(() => {
+    if (!isViewAudited(deps, actor, id, at))
+      audit(deps, actor, 'resident.view', id, meta, at, { viewedAt: iso(at), via: 'api' });
+  });
   return toResidentView(found.resident, found.creator);
+}
+
+/**
+ * Whether an opening at `viewedAt` is already in the audit log: one by the same person of the same resident was
+ * written less than five minutes before or after it. Views are compared by when they were seen (the device's
+ * time, bounded, for a pushed one), not by when they arrived, so a view kept offline for hours is its own entry.
+ */
+function isViewAudited(deps: AppDeps, actor: SessionUser, residentId: string, viewedAt: number): boolean {
+  return hasResidentViewBetween(
+    deps.db,
+    actor.id,
+    residentId,
+    viewedAt - RESIDENT_VIEW_AUDIT_GAP_MS,
+    viewedAt + RESIDENT_VIEW_AUDIT_GAP_MS,
+  );
 }
 
 function loadResidentView(deps: AppDeps, id: string): ResidentView {
@@ -454,7 +482,9 @@ export function findResidentViewDoc(deps: AppDeps, id: string, actor: SessionUse
 /**
  * A full profile opened on a device (pushed through sync, perhaps long after, from offline): stored once by
  * its id and written to the audit log as `resident.view` with the server's time, the device's time in the
- * details. A view of a resident archived since still counts; an unknown resident is refused.
+ * details, kept between the kept-work window and the arrival (decision 119). An opening within five minutes of one
+ * already audited is stored, so the device forgets it as usual, but not audited again (decision 130). A view of a
+ * resident archived since still counts; an unknown resident is refused.
  */
 export function recordResidentView(
   deps: AppDeps,
@@ -465,9 +495,11 @@ export function recordResidentView(
   if (!findResident(deps.db, view.residentId)) notFound(RESIDENT_MESSAGES.notFound);
   if (findResidentView(deps.db, view.id)) conflict('This view has already been recorded');
   const at = deps.now();
+  const viewedAt = boundWrittenAt(view.viewedAt, at - KEPT_MAX_AGE_MS, at);
   deps.db.transaction(() => {
     insertResidentView(deps.db, { ...view, userId: actor.id, recordedAt: at });
-    audit(deps, actor, 'resident.view', view.residentId, meta, at, { viewedAt: iso(view.viewedAt), via: 'app' });
+    if (isViewAudited(deps, actor, view.residentId, viewedAt)) return;
+    audit(deps, actor, 'resident.view', view.residentId, meta, at, { viewedAt: iso(viewedAt), via: 'app' });
   });
   deps.hub.notify('residentViews', [actor.id]);
 }

@@ -676,3 +676,130 @@ describe('resident edits from devices, merged field by field (decision 120)', ()
     expect((await staff.sendForm('PUT', `/api/residents/${created.id}`, tooEarly)).status).toBe(400);
   });
 });
+
+describe('openings of a profile in the audit log: same-origin only, once in five minutes (decision 130)', () => {
+  const FIVE_MINUTES = 5 * 60 * 1000;
+  const sameOrigin = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' };
+  const open = (client: TestClient, id: string, headers: Record<string, string> = sameOrigin) =>
+    client.request('GET', `/api/residents/${id}`, undefined, headers);
+  const viewsOf = (userId: string, residentId: string) =>
+    auditFor(residentId).filter((r) => r.action === 'resident.view' && r.actor_id === userId);
+  const pushViews = (client: TestClient, residentId: string, viewedAts: number[]) => {
+    const docs = viewedAts.map((viewedAt) => ({ id: randomUUID(), residentId, viewedAt, _deleted: false }));
+    return client
+      .post(
+        '/api/sync/residentViews/push',
+        docs.map((doc) => ({ newDocumentState: doc })),
+      )
+      .then((res) => ({ res, docs }));
+  };
+  const serverNow = () => t.server.deps.now();
+
+  it('refuses a read a browser makes for another site (a link, an image), and writes nothing', async () => {
+    const { client, user } = await t.signedIn({ firstName: 'Cross', lastName: 'Site' });
+    const resident = await createResident(staff);
+    const foreign: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' },
+      { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate' },
+      { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },
+    ];
+    for (const headers of foreign) {
+      const res = await open(client, resident.id, headers);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ code: 'forbidden', message: 'Cross-site requests are not allowed' });
+    }
+    expect(viewsOf(user.id, resident.id)).toEqual([]);
+  });
+
+  it('writes one entry for a same-origin read, a navigation the user made, and a client that is not a browser', async () => {
+    const { client, user } = await t.signedIn({ firstName: 'Same', lastName: 'Origin' });
+    for (const headers of [sameOrigin, { 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' }, {}]) {
+      const resident = await createResident(staff);
+      const res = await open(client, resident.id, headers);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: resident.id, name: 'Margaret Hale' });
+      const views = viewsOf(user.id, resident.id);
+      expect(views).toHaveLength(1);
+      expect(JSON.parse(views[0].details!)).toEqual({ viewedAt: expect.any(String), via: 'api' });
+    }
+  });
+
+  it('writes one entry for fifty reads in a row, its own for another person or resident, and a new one after five minutes', async () => {
+    const [{ client: one, user: oneUser }, { client: two, user: twoUser }] = [
+      await t.signedIn({ firstName: 'Fifty', lastName: 'Reads' }),
+      await t.signedIn({ firstName: 'Other', lastName: 'Person' }),
+    ];
+    const first = await createResident(staff);
+    const second = await createResident(staff);
+    for (let i = 0; i < 50; i++) expect((await open(one, first.id)).status).toBe(200);
+    expect(viewsOf(oneUser.id, first.id)).toHaveLength(1);
+    expect((await open(two, first.id)).status).toBe(200);
+    expect((await open(one, second.id)).status).toBe(200);
+    expect(viewsOf(twoUser.id, first.id)).toHaveLength(1);
+    expect(viewsOf(oneUser.id, second.id)).toHaveLength(1);
+
+    t.advance(FIVE_MINUTES - 10_000);
+    expect((await open(one, first.id)).status).toBe(200);
+    expect(viewsOf(oneUser.id, first.id)).toHaveLength(1);
+    t.advance(10_000);
+    expect((await open(one, first.id)).status).toBe(200);
+    expect(viewsOf(oneUser.id, first.id)).toHaveLength(2);
+  });
+
+  it('accepts fifty views pushed from a device, audits one, and hands every one back so the device forgets it', async () => {
+    const { client, user } = await t.signedIn({ firstName: 'Fifty', lastName: 'Pushes' });
+    const { client: other, user: otherUser } = await t.signedIn({ firstName: 'Another', lastName: 'Pusher' });
+    const resident = await createResident(staff);
+    const other1 = await createResident(staff);
+    const now = serverNow();
+    const { res, docs } = await pushViews(
+      client,
+      resident.id,
+      Array.from({ length: 50 }, (_, i) => now - 50 + i),
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ conflicts: [] });
+    // One at a time too, as a device pushes each opening when it happens.
+    for (let i = 0; i < 5; i++)
+      expect((await pushViews(client, resident.id, [serverNow()])).res.body).toEqual({ conflicts: [] });
+    expect(viewsOf(user.id, resident.id)).toHaveLength(1);
+    const stored = t.db.$client.prepare(
+      'SELECT count(*) AS n FROM resident_views WHERE user_id = ? AND resident_id = ?',
+    );
+    expect(stored.get(user.id, resident.id)).toEqual({ n: 55 });
+    const pulled = await client.get('/api/sync/residentViews/pull?seq=0&id=');
+    const back = new Set((pulled.body as unknown as PullResponse<ResidentViewDoc>).documents.map((d) => d.id));
+    expect(docs.every((doc) => back.has(doc.id))).toBe(true);
+    // A view pushed again (its answer lost) is still answered as recorded, and still writes nothing.
+    const again = await client.post('/api/sync/residentViews/push', [{ newDocumentState: docs[0] }]);
+    expect(again.body).toEqual({ conflicts: [{ ...docs[0], _deleted: true }] });
+
+    await pushViews(other, resident.id, [serverNow()]);
+    await pushViews(client, other1.id, [serverNow()]);
+    expect(viewsOf(otherUser.id, resident.id)).toHaveLength(1);
+    expect(viewsOf(user.id, other1.id)).toHaveLength(1);
+
+    t.advance(FIVE_MINUTES);
+    await pushViews(client, resident.id, [serverNow()]);
+    expect(viewsOf(user.id, resident.id)).toHaveLength(2);
+  });
+
+  it('compares a pushed view by when it was seen: an opening kept offline for hours is its own entry', async () => {
+    const { client, user } = await t.signedIn({ firstName: 'Night', lastName: 'Shift' });
+    const resident = await createResident(staff);
+    expect((await open(client, resident.id)).status).toBe(200);
+    const hoursAgo = serverNow() - 3 * 60 * 60 * 1000;
+    // Seen offline three hours ago, twice within a minute, and pushed now: one entry, at its own time.
+    await pushViews(client, resident.id, [hoursAgo, hoursAgo + 60_000]);
+    // Seen a minute ago on the phone, just after the read above: the same opening, not written again.
+    await pushViews(client, resident.id, [serverNow() - 60_000]);
+    // A phone clock set in the future is held to the arrival, so it cannot step past the five minutes.
+    await pushViews(client, resident.id, [serverNow() + 60 * 60 * 1000]);
+    const views = viewsOf(user.id, resident.id);
+    expect(views.map((r) => JSON.parse(r.details!))).toEqual([
+      { viewedAt: expect.any(String), via: 'api' },
+      { viewedAt: new Date(hoursAgo).toISOString(), via: 'app' },
+    ]);
+  });
+});
