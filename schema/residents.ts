@@ -4,7 +4,7 @@ import { RESIDENT_FIELDS, type ResidentField, type ResidentTextField } from './r
 
 /**
  * Residents' One Page Profiles (spec sections 3 "Resident", 5 "Resident form", 7 "Residents"). The fields of
- * spec section 3 hold health data (UK GDPR special category): see docs/decisions.md 43-49.
+ * spec section 3 hold health data (UK GDPR special category): see decision 49 (docs/decisions/).
  */
 
 export { RESIDENT_FIELDS, RESIDENT_TEXT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
