@@ -1,0 +1,780 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { vi } from 'vitest';
+import Database from 'better-sqlite3';
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { firstValueFrom } from 'rxjs';
+// The chaos run drives real devices against the real server in its own process (docs/sync.md, "Sync chaos").
+import { openDb } from '../../../server/db/client';
+import { insertUser } from '../../../server/features/users/users.queries';
+import { hashPassword } from '../../../server/lib/crypto';
+import { lockedPid, startServerProcess, type ServerProcess } from '../../../server/test/server-process';
+import { TEST_PASSWORD, TestClient } from '../../../server/test/test-server';
+import { conversationIdOf } from '../../../schema/chat';
+import { POST_CATEGORIES, REACTION_TYPES, type PostCategory } from '../../../schema/posts';
+import { reactionId, type SyncCollection } from '../../../schema/sync';
+import { acknowledgeAlert } from '../../features/alerts/use-alerts';
+import { markConversationRead, openConversation, sendMessage } from '../../features/chat/chat-actions';
+import {
+  addComment,
+  deleteComment,
+  deletePost,
+  editPost,
+  toggleReaction,
+  type ShownPost,
+} from '../../features/feed/feed-actions';
+import { buildPostDoc } from '../../features/feed/post-draft';
+import { createSyncedDatabase } from '../database';
+import { startSync } from '../replication';
+import type { ChaosUser, Device, Ledger } from './ledger';
+import { uuids, type Step } from './script';
+
+/**
+ * Sync chaos (issue 6, docs/sync.md "Sync chaos"): three devices make a few hundred random writes while going
+
+/** The six collections the operations touch: two open devices use twelve of RxDB's thirteen (STACK-NOTES). */
+export const COLLECTIONS = ['posts', 'comments', 'reactions', 'conversations', 'messages', 'acknowledgements'] as const;
+export type Collection = (typeof COLLECTIONS)[number];
+/** At most this many devices have their database open at once (6 collections each). */
+export const MAX_OPEN = 2;
+const env = { indexedDB, IDBKeyRange, multiInstance: false };
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves with the promise's value, or rejects after `ms` naming what never finished: a step or a settle
+ * phase that hangs is reported with the seed and the steps before it, instead of the whole test timing out.
+ */
+export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still not finished after ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Strips what only the local store has. */
+function wire(doc: Record<string, unknown>): Record<string, unknown> {
+  const { localPending, _deleted, ...rest } = doc;
+  void localPending;
+  void _deleted;
+  return rest;
+}
+
+/** One chaos run: the server in its own process, three devices, the ledger of what they wrote, and the checks. */
+export class ChaosRun {
+  readonly log: string[] = [];
+  readonly anomalies: string[] = [];
+  readonly warnings: string[] = [];
+  readonly counts = new Map<string, number>();
+  readonly traffic = new Map<string, string[]>();
+  readonly ids: () => string;
+  readonly ledger: Ledger = {
+    posts: new Map(),
+    comments: new Map(),
+    reactions: new Map(),
+    conversations: new Set(),
+    messages: new Map(),
+    acknowledged: new Set(),
+    order: new Map(),
+  };
+  devices: Device[] = [];
+  server: ServerProcess | null = null;
+  url = '';
+  private serial = 0;
+
+  constructor(
+    readonly dataDir: string,
+    readonly port: number,
+    seed: number,
+    /** Ids whose every request and answer go to the step log as they happen (CHAOS_TRACE). */
+    readonly traceIds?: string,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+    this.ids = uuids(seed);
+  }
+
+  note(step: number, text: string) {
+    this.log.push(`#${step} ${text}`);
+  }
+
+  remember(id: string) {
+    this.ledger.order.set(id, (this.serial += 1));
+  }
+
+  /** The three users exist before the server first starts, as accounts made earlier would. */
+  async seedUsers(): Promise<ChaosUser[]> {
+    const db = openDb(path.join(this.dataDir, 'staff-portal.db'));
+    const passwordHash = await hashPassword(TEST_PASSWORD);
+    const users: ChaosUser[] = (['admin', 'staff', 'staff'] as const).map((role, i) => ({
+      id: randomUUID(),
+      email: `chaos-${i}@test.example`,
+      role,
+    }));
+    for (const [i, user] of users.entries()) {
+      const now = Date.now();
+      insertUser(db, {
+        ...user,
+        passwordHash,
+        firstName: ['Ada', 'Ben', 'Cat'][i],
+        lastName: 'Chaos',
+        isActive: true,
+        pendingApproval: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    db.$client.close();
+    return users;
+  }
+
+  async startServer() {
+    // Started through tsx, which compiles the server first: on a loaded two-core machine that took over 30 s.
+    this.server = await startServerProcess(this.dataDir, this.port, {}, 60_000);
+  }
+
+  async signIn(users: ChaosUser[]) {
+    this.devices = [];
+    for (const [i, user] of users.entries()) {
+      const client = new TestClient(this.url);
+      const res = await client.post('/api/auth/login', { email: user.email, password: TEST_PASSWORD });
+      if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${res.text}`);
+      this.devices.push({
+        name: 'ABC'[i],
+        user,
+        cookie: client.cookie,
+        dbName: `sp_chaos_${i}_${randomUUID().replace(/-/g, '')}`,
+        db: null,
+        sync: null,
+        online: true,
+        cut: new AbortController(),
+        loseAnswers: 0,
+      });
+    }
+  }
+
+  /** The device's fetch: throws TypeError offline, drops the connection on going offline, loses answers. */
+  fetchOf(device: Device): typeof fetch {
+    return (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (!device.online) throw new TypeError('Failed to fetch (offline)');
+      const url = String(input);
+      const cut = device.cut.signal;
+      const headers = new Headers(init?.headers);
+      headers.set('cookie', device.cookie);
+      const signal = init?.signal ? AbortSignal.any([init.signal, cut]) : cut;
+      const dropped = (error: unknown) => {
+        if (cut.aborted) return new TypeError('Failed to fetch (connection dropped)');
+        return error;
+      };
+      let response: Response;
+      try {
+        response = await fetch(input, { ...init, headers, signal });
+      } catch (error) {
+        throw dropped(error);
+      }
+      if (url.includes('/api/sync/stream')) return response;
+      let body: ArrayBuffer;
+      try {
+        body = await response.arrayBuffer();
+      } catch (error) {
+        throw dropped(error);
+      }
+      this.trace(device, url, init?.body, body);
+      if (url.includes('/push') && device.loseAnswers > 0) {
+        device.loseAnswers -= 1;
+        throw new TypeError('Failed to fetch (answer lost)');
+      }
+      return new Response(body, { status: response.status, headers: response.headers });
+    }) as typeof fetch;
+  }
+
+  /**
+   * Every push row and pulled document, by document id, so a failure can show what travelled for the documents
+   * it names; with CHAOS_TRACE=<id prefix> those also go to the step log as they happen.
+   */
+  trace(device: Device, url: string, sent: unknown, answer: ArrayBuffer) {
+    const path = url.replace(this.url, '').split('?')[0];
+    const note = (id: string, text: string) => {
+      const line = `${new Date().toISOString().slice(17, 23)} ${device.name} ${path} ${text}`;
+      const lines = this.traffic.get(id) ?? [];
+      lines.push(line);
+      this.traffic.set(id, lines);
+      if (this.traceIds && id.startsWith(this.traceIds)) this.log.push(`  [trace] ${line}`);
+    };
+    const rows = typeof sent === 'string' ? (JSON.parse(sent) as Record<string, Record<string, unknown>>[]) : [];
+    for (const row of rows) note(String(row.newDocumentState.id), JSON.stringify(row));
+    const text = new TextDecoder().decode(answer);
+    if (!text.startsWith('{')) return;
+    const parsed = JSON.parse(text) as { documents?: Record<string, unknown>[]; conflicts?: Record<string, unknown>[] };
+    for (const doc of parsed.documents ?? []) note(String(doc.id), `answered ${JSON.stringify(doc)}`);
+    for (const doc of parsed.conflicts ?? []) note(String(doc.id), `conflict ${JSON.stringify(doc)}`);
+  }
+
+  /** What travelled for the first documents a list of problems names, and the steps that name them. */
+  history(problems: string[]): string[] {
+    const ids = [...new Set(problems.flatMap((p) => p.match(/[0-9a-f]{8}-[0-9a-f-]{27}(:[0-9a-f-]{36})?/g) ?? []))];
+    return ids
+      .slice(0, 3)
+      .flatMap((id) => [
+        `${id}:`,
+        ...this.log.filter((l) => l.includes(id.slice(0, 8))).map((l) => `  ${l}`),
+        ...(this.traffic.get(id) ?? []).slice(-30).map((l) => `  ${l.slice(0, 400)}`),
+      ]);
+  }
+
+  isOpen(device: Device) {
+    return device.db !== null;
+  }
+
+  async open(device: Device) {
+    device.db = await createSyncedDatabase(device.dbName, env, COLLECTIONS);
+    device.sync = startSync(device.db as unknown as Record<SyncCollection, never>, {
+      baseUrl: this.url,
+      fetch: this.fetchOf(device),
+      retryMs: 150,
+      // A request that hangs is given up well within a settle phase; each one shows in the warnings.
+      requestTimeoutMs: 8000,
+    });
+  }
+
+  async close(device: Device) {
+    await within(30_000, `${device.name} stopping its sync`, device.sync?.stop() ?? Promise.resolve());
+    await within(30_000, `${device.name} closing its database`, device.db?.close() ?? Promise.resolve(false));
+    device.sync = null;
+    device.db = null;
+  }
+
+  setOnline(device: Device, online: boolean) {
+    if (device.online === online) return;
+    device.online = online;
+    if (!online) device.cut.abort();
+    else {
+      device.cut = new AbortController();
+      // What the app does on the browser's 'online' event.
+      device.sync?.resync();
+    }
+  }
+
+  count(kind: string) {
+    this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+  }
+
+  /** Documents of a collection live on the device, in the order the ledger made them (not by id). */
+  async live(device: Device, collection: Collection): Promise<Record<string, unknown>[]> {
+    const docs = await device.db![collection].find().exec();
+    return docs
+      .map((d) => d.toJSON() as unknown as Record<string, unknown>)
+      .sort((a, b) => (this.ledger.order.get(a.id as string) ?? 0) - (this.ledger.order.get(b.id as string) ?? 0));
+  }
+
+  /** Runs one step of the script on whichever device it picks among the open ones. */
+  async run(index: number, step: Step) {
+    const [r0, r1, r2, r3] = step.r;
+    const open = this.devices.filter((d) => this.isOpen(d));
+    const pick = <T>(list: readonly T[], r: number): T | undefined => list[Math.floor(r * list.length)];
+    // The first step is the administrator's urgent post.
+    const device = index === 0 ? this.devices[0] : pick(open, r0)!;
+    const me = this.devices.indexOf(device);
+    const db = device.db!;
+    const tag = `${device.name}${device.online ? '' : '(off)'}`;
+    switch (step.kind) {
+      case 'serverStop': {
+        const pid = this.server!.pid;
+        try {
+          await within(20_000, 'a graceful server stop', this.server!.stop());
+        } catch (error) {
+          this.anomalies.push((error as Error).message);
+          await this.server!.kill();
+        }
+        this.server = null;
+        // A graceful close removes its lock.
+        if (lockedPid(this.dataDir) !== null) this.anomalies.push('the lock file stayed after a graceful stop');
+        this.note(index, `server stopped gracefully (pid ${pid})`);
+        break;
+      }
+      case 'serverKill': {
+        const pid = this.server!.pid;
+        await this.server!.kill();
+        this.server = null;
+        if (lockedPid(this.dataDir) !== pid) this.anomalies.push('a SIGKILL should leave the stale lock behind');
+        this.note(index, `server SIGKILLed (pid ${pid})`);
+        break;
+      }
+      case 'serverStart': {
+        const stale = lockedPid(this.dataDir);
+        await this.startServer();
+        // The lock of a killed server is taken over, not refused.
+        if (lockedPid(this.dataDir) !== this.server!.pid) this.anomalies.push('the new server did not take the lock');
+        this.note(index, `server started (pid ${this.server!.pid}, stale lock ${stale ?? 'none'})`);
+        break;
+      }
+      case 'createPost': {
+        const id = this.ids();
+        const isAdmin = device.user.role === 'admin';
+        const isUrgent = index === 0 || (isAdmin && r1 < 0.4);
+        const category: PostCategory = index === 0 ? 'company_announcement' : pick(POST_CATEGORIES, r2)!;
+        const content = `post ${index} by ${device.name}`;
+        const doc = buildPostDoc(id, device.user.id, { content, category, isUrgent, houseTags: [] }, []);
+        await db.posts.insert(doc);
+        this.remember(id);
+        this.ledger.posts.set(id, { author: me, content, category, isUrgent, deleted: false });
+        this.note(index, `${tag} creates ${isUrgent ? 'urgent ' : ''}post ${id.slice(0, 8)}`);
+        break;
+      }
+      case 'editPost': {
+        // Authors edit their words; the administrator also moves others' posts to another category. Each field
+        // has one writer, so the ledger knows the outcome; concurrent edits of one post merge field by field.
+        const posts = (await this.live(device, 'posts')).filter(
+          (p) => p.authorId === device.user.id || device.user.role === 'admin',
+        );
+        const post = pick(posts, r1);
+        if (!post) return this.note(index, `${tag} has no post to edit`);
+        const id = post.id as string;
+        const entry = this.ledger.posts.get(id)!;
+        const own = entry.author === me;
+        if (own) {
+          const content = `edit ${index} by ${device.name}`;
+          const category = device.user.role === 'admin' ? pick(POST_CATEGORIES, r2)! : undefined;
+          await editPost(
+            db,
+            id,
+            { content, category, isUrgent: post.isUrgent as boolean },
+            post as unknown as ShownPost,
+          );
+          entry.content = content;
+          if (category) entry.category = category;
+          this.note(index, `${tag} edits own post ${id.slice(0, 8)}${category ? ` (${category})` : ''}`);
+        } else {
+          const category = pick(POST_CATEGORIES, r2)!;
+          // As the edit form does: what was shown and left as it was is not written back.
+          await editPost(
+            db,
+            id,
+            { content: post.content as string, category, isUrgent: post.isUrgent as boolean },
+            post as unknown as ShownPost,
+          );
+          entry.category = category;
+          this.note(index, `${tag} moves post ${id.slice(0, 8)} to ${category}`);
+        }
+        break;
+      }
+      case 'deletePost': {
+        const posts = (await this.live(device, 'posts')).filter(
+          (p) => p.authorId === device.user.id || (device.user.role === 'admin' && r3 < 0.5),
+        );
+        const post = pick(posts, r1);
+        if (!post) return this.note(index, `${tag} has no post to delete`);
+        await deletePost(db, post.id as string);
+        this.ledger.posts.get(post.id as string)!.deleted = true;
+        this.note(index, `${tag} deletes post ${(post.id as string).slice(0, 8)}`);
+        break;
+      }
+      case 'addComment': {
+        const post = pick(await this.live(device, 'posts'), r1);
+        if (!post) return this.note(index, `${tag} has no post to comment on`);
+        const id = this.ids();
+        const content = `comment ${index} by ${device.name}`;
+        // The app's own action, with this run's id.
+        const spy = vi.spyOn(crypto, 'randomUUID').mockReturnValueOnce(id as ReturnType<typeof crypto.randomUUID>);
+        try {
+          await addComment(db, post.id as string, device.user.id, content);
+        } finally {
+          spy.mockRestore();
+        }
+        this.remember(id);
+        this.ledger.comments.set(id, { author: me, postId: post.id as string, content, deleted: false });
+        this.note(index, `${tag} comments ${id.slice(0, 8)} on ${(post.id as string).slice(0, 8)}`);
+        break;
+      }
+      case 'deleteComment': {
+        const mine = (await this.live(device, 'comments')).filter((c) => c.authorId === device.user.id);
+        const comment = pick(mine, r1);
+        if (!comment) return this.note(index, `${tag} has no comment to delete`);
+        await deleteComment(db, comment.id as string);
+        this.ledger.comments.get(comment.id as string)!.deleted = true;
+        this.note(index, `${tag} deletes comment ${(comment.id as string).slice(0, 8)}`);
+        break;
+      }
+      case 'toggleReaction': {
+        const post = pick(await this.live(device, 'posts'), r1);
+        if (!post) return this.note(index, `${tag} has no post to react to`);
+        const postId = post.id as string;
+        const id = reactionId(postId, device.user.id);
+        const type = pick(REACTION_TYPES, r2)!;
+        const current = (await db.reactions.findOne(id).exec())?.toJSON();
+        const before = this.ledger.reactions.get(id)?.type ?? null;
+        // Only this user writes this document: the device must still show what it last chose, unless the
+        // post went away (its reactions go with it).
+        if ((current?.type ?? null) !== before && !this.ledger.posts.get(postId)!.deleted) {
+          this.anomalies.push(
+            `#${index} ${device.name}'s own reaction ${id} reads ${current?.type ?? 'none'}, it chose ${before ?? 'none'}`,
+          );
+        }
+        await toggleReaction(db, postId, device.user.id, type, current as never);
+        const after = current && current.type === type ? null : type;
+        this.remember(id);
+        this.ledger.reactions.set(id, { user: me, postId, type: after });
+        this.note(index, `${tag} reacts ${after ?? `(removes ${type})`} on ${postId.slice(0, 8)}`);
+        break;
+      }
+      case 'sendMessage': {
+        const others = this.devices.filter((d) => d !== device);
+        const other = pick(others, r1)!;
+        const conversationId = conversationIdOf(device.user.id, other.user.id);
+        // Mostly through the chat screen (open, then send); sometimes a message before its conversation.
+        if (r2 < 0.7) await openConversation(db, device.user.id, other.user.id);
+        let id = this.ids();
+        const content = `message ${index} ${device.name}>${other.name}`;
+        const spy = vi.spyOn(crypto, 'randomUUID').mockReturnValueOnce(id as ReturnType<typeof crypto.randomUUID>);
+        let sent: { id: string } | null;
+        try {
+          sent = await sendMessage(db, device.user.id, conversationId, content);
+        } finally {
+          spy.mockRestore();
+        }
+        // Its id, even if something else took the seeded one meanwhile.
+        id = sent!.id;
+        this.remember(id);
+        this.ledger.conversations.add(conversationId);
+        this.ledger.messages.set(id, { sender: me, conversationId, content });
+        this.note(index, `${tag} messages ${other.name} (${id.slice(0, 8)})`);
+        break;
+      }
+      case 'markRead': {
+        const conversations = await this.live(device, 'conversations');
+        const conversation = pick(conversations, r1);
+        if (!conversation) return this.note(index, `${tag} has no conversation to read`);
+        const newest = await db.messages
+          .findOne({
+            selector: { conversationId: conversation.id as string, senderId: { $ne: device.user.id } },
+            sort: [{ createdAt: 'desc' }],
+          })
+          .exec();
+        if (!newest) return this.note(index, `${tag} has nothing to read`);
+        await markConversationRead(db, conversation.id as string, newest.createdAt);
+        this.note(index, `${tag} reads up to ${newest.createdAt}`);
+        break;
+      }
+      case 'acknowledge': {
+        const posts = new Map((await this.live(device, 'posts')).map((p) => [p.id, p]));
+        const waiting = (await this.live(device, 'acknowledgements')).filter(
+          (a) => a.userId === device.user.id && a.acknowledgedAt === null && Boolean(posts.get(a.postId)?.isUrgent),
+        );
+        const ack = pick(waiting, r1);
+        if (!ack) return this.note(index, `${tag} has no alert to acknowledge`);
+        await acknowledgeAlert(db, ack.id as string);
+        this.ledger.acknowledged.add(ack.id as string);
+        this.note(index, `${tag} acknowledges ${(ack.id as string).slice(0, 8)}`);
+        break;
+      }
+      case 'network': {
+        const target = pick(this.devices, r1)!;
+        this.setOnline(target, !target.online);
+        this.note(index, `${target.name} goes ${target.online ? 'online' : 'offline'}`);
+        break;
+      }
+      case 'loseAnswer': {
+        device.loseAnswers += 1;
+        this.note(index, `${device.name} will lose its next push answer`);
+        break;
+      }
+      case 'rotate': {
+        // The app closes on one phone and opens on the one that was closed.
+        const closed = this.devices.find((d) => !this.isOpen(d));
+        if (!closed) return;
+        await this.close(device);
+        await this.open(closed);
+        this.note(index, `${device.name} closes the app, ${closed.name} opens it`);
+        break;
+      }
+      case 'pause': {
+        await sleep(200 + Math.floor(r1 * 600));
+        this.note(index, 'pause');
+        break;
+      }
+    }
+    this.count(step.kind);
+  }
+
+  /** Every page of a collection as this user pulls it from the server (tombstones included). */
+  async serverView(device: Device, collection: Collection): Promise<Map<string, Record<string, unknown>>> {
+    const docs = new Map<string, Record<string, unknown>>();
+    let seq = 0;
+    let id = '';
+    for (;;) {
+      const res = await fetch(
+        `${this.url}/api/sync/${collection}/pull?seq=${seq}&id=${encodeURIComponent(id)}&limit=1000`,
+        {
+          headers: { cookie: device.cookie, 'X-Background': '1' },
+        },
+      );
+      if (!res.ok) throw new Error(`pull ${collection} as ${device.name}: ${res.status}`);
+      const page = (await res.json()) as {
+        documents: Record<string, unknown>[];
+        checkpoint: { seq: number; id: string };
+      };
+      for (const doc of page.documents) docs.set(doc.id as string, doc);
+      if (page.documents.length < 1000) return docs;
+      ({ seq, id } = page.checkpoint);
+    }
+  }
+
+  /** Differences between a device's live documents and what the server lets its user pull. */
+  async diffDevice(device: Device): Promise<string[]> {
+    const problems: string[] = [];
+    for (const collection of COLLECTIONS) {
+      const server = await this.serverView(device, collection);
+      const serverLive = new Map([...server].filter(([, doc]) => !doc._deleted));
+      const local = await device.db![collection].find().exec();
+      const localIds = new Set<string>();
+      for (const doc of local) {
+        const data = doc.toJSON() as unknown as Record<string, unknown>;
+        localIds.add(data.id as string);
+        if (data.localPending) problems.push(`${device.name} ${collection} ${data.id}: still pending`);
+        const master = serverLive.get(data.id as string);
+        if (!master) {
+          problems.push(`${device.name} ${collection} ${data.id}: on the device, not live on the server`);
+          continue;
+        }
+        const mine = wire(data);
+        const theirs = Object.fromEntries(Object.keys(mine).map((k) => [k, master[k]]));
+        if (!isDeepStrictEqual(mine, theirs)) {
+          const fields = Object.keys(mine).filter((k) => !isDeepStrictEqual(mine[k], theirs[k]));
+          const shown = fields.map((k) => `${k}: ${JSON.stringify(mine[k])} vs ${JSON.stringify(theirs[k])}`);
+          problems.push(`${device.name} ${collection} ${data.id}: ${shown.join(', ')} (device vs server)`);
+        }
+      }
+      for (const id of serverLive.keys()) {
+        if (!localIds.has(id))
+          problems.push(`${device.name} ${collection} ${id}: live on the server, missing on the device`);
+      }
+    }
+    return problems;
+  }
+
+  /** The ledger against the server: everything meant to be there is, nothing else, nothing twice. */
+  async diffLedger(): Promise<string[]> {
+    const problems: string[] = [];
+    const { ledger, devices } = this;
+    const admin = devices[0];
+    const live = async (device: Device, collection: Collection) =>
+      new Map([...(await this.serverView(device, collection))].filter(([, doc]) => !doc._deleted));
+    const expectSame = (what: string, expected: Set<string>, actual: Set<string>) => {
+      for (const id of expected) if (!actual.has(id)) problems.push(`${what} ${id}: missing on the server`);
+      for (const id of actual) if (!expected.has(id)) problems.push(`${what} ${id}: on the server, not expected`);
+    };
+    const postLive = (id: string) => ledger.posts.get(id)?.deleted === false;
+
+    const posts = await live(admin, 'posts');
+    expectSame(
+      'post',
+      new Set([...ledger.posts].filter(([, p]) => !p.deleted).map(([id]) => id)),
+      new Set(posts.keys()),
+    );
+    for (const [id, doc] of posts) {
+      const want = ledger.posts.get(id);
+      if (!want) continue;
+      const expected = {
+        content: want.content,
+        category: want.category,
+        isUrgent: want.isUrgent,
+        authorId: devices[want.author].user.id,
+      };
+      const actual = { content: doc.content, category: doc.category, isUrgent: doc.isUrgent, authorId: doc.authorId };
+      if (!isDeepStrictEqual(expected, actual)) {
+        problems.push(`post ${id}: expected ${JSON.stringify(expected)}, server ${JSON.stringify(actual)}`);
+      }
+    }
+
+    const comments = await live(admin, 'comments');
+    const wantComments = [...ledger.comments].filter(([, c]) => !c.deleted && postLive(c.postId));
+    expectSame('comment', new Set(wantComments.map(([id]) => id)), new Set(comments.keys()));
+    for (const [id, c] of wantComments) {
+      const doc = comments.get(id);
+      if (doc && (doc.content !== c.content || doc.postId !== c.postId || doc.authorId !== devices[c.author].user.id)) {
+        problems.push(`comment ${id}: ${JSON.stringify(doc)} is not what ${devices[c.author].name} wrote`);
+      }
+    }
+
+    // Each user pulls only their own reaction documents; everyone's are on the posts (decision 74).
+    const reactions = new Map<string, Record<string, unknown>>();
+    for (const device of devices) for (const [id, doc] of await live(device, 'reactions')) reactions.set(id, doc);
+    const wantReactions = [...ledger.reactions].filter(([, r]) => r.type !== null && postLive(r.postId));
+    expectSame('reaction', new Set(wantReactions.map(([id]) => id)), new Set(reactions.keys()));
+    for (const [id, r] of wantReactions) {
+      const doc = reactions.get(id);
+      if (doc && doc.type !== r.type)
+        problems.push(`reaction ${id}: ${doc.type}, ${devices[r.user].name} chose ${r.type}`);
+    }
+    for (const [postId, doc] of posts) {
+      const want: Record<string, string[]> = {};
+      for (const [, r] of wantReactions) {
+        if (r.postId === postId) (want[r.type!] ??= []).push(devices[r.user].user.id);
+      }
+      const got = Object.fromEntries(
+        Object.entries((doc.reactions ?? {}) as Record<string, string[]>).map(([type, ids]) => [type, [...ids].sort()]),
+      );
+      Object.values(want).forEach((ids) => ids.sort());
+      if (!isDeepStrictEqual(want, got)) {
+        problems.push(`post ${postId} reactions: server ${JSON.stringify(got)}, chosen ${JSON.stringify(want)}`);
+      }
+    }
+
+    for (const device of devices) {
+      const mineConv = [...ledger.conversations].filter((id) => id.split(':').includes(device.user.id));
+      expectSame(
+        `${device.name} conversation`,
+        new Set(mineConv),
+        new Set((await live(device, 'conversations')).keys()),
+      );
+
+      const messages = await live(device, 'messages');
+      const wantMessages = [...ledger.messages].filter(([, m]) => mineConv.includes(m.conversationId));
+      expectSame(`${device.name} message`, new Set(wantMessages.map(([id]) => id)), new Set(messages.keys()));
+      for (const conversationId of mineConv) {
+        const stored = [...messages.values()]
+          .filter((m) => m.conversationId === conversationId)
+          .sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
+        for (let i = 1; i < stored.length; i += 1) {
+          if (stored[i].createdAt === stored[i - 1].createdAt) {
+            problems.push(`${device.name} messages ${stored[i - 1].id} and ${stored[i].id} share one time`);
+          }
+        }
+        // Each sender's messages arrive in the order they were written.
+        for (const sender of devices) {
+          const written = wantMessages
+            .filter(([, m]) => m.conversationId === conversationId && devices[m.sender] === sender)
+            .map(([id]) => id);
+          const shown = stored.filter((m) => m.senderId === sender.user.id).map((m) => m.id as string);
+          if (!isDeepStrictEqual(written, shown)) {
+            problems.push(`${device.name} sees ${sender.name}'s messages out of order in ${conversationId}`);
+          }
+        }
+      }
+
+      // Alerts: one per live urgent post of someone else, acknowledged exactly when this user did. An alert
+      // of a deleted post stays only once acknowledged (whether the delete or the acknowledgement came first
+      // depends on timing).
+      const acks = await live(device, 'acknowledgements');
+      const me = devices.indexOf(device);
+      const wantAcks = [...ledger.posts]
+        .filter(([, p]) => !p.deleted && p.isUrgent && p.author !== me)
+        .map(([postId]) => `${postId}:${device.user.id}`);
+      for (const id of wantAcks) {
+        const doc = acks.get(id);
+        if (!doc) problems.push(`${device.name} alert ${id}: missing on the server`);
+        else if ((doc.acknowledgedAt !== null) !== ledger.acknowledged.has(id)) {
+          problems.push(
+            `${device.name} alert ${id}: acknowledgedAt ${doc.acknowledgedAt}, acknowledged: ${ledger.acknowledged.has(id)}`,
+          );
+        }
+      }
+      for (const [id, doc] of acks) {
+        if (wantAcks.includes(id)) continue;
+        if (doc.acknowledgedAt === null || !ledger.acknowledged.has(id)) {
+          problems.push(`${device.name} alert ${id}: on the server, not expected`);
+        }
+      }
+    }
+
+    // Nothing twice: every stored row is one the ledger made, and no content was stored under two ids.
+    const sqlite = new Database(path.join(this.dataDir, 'staff-portal.db'), { readonly: true, fileMustExist: true });
+    try {
+      const tables: [string, Map<string, unknown>][] = [
+        ['posts', ledger.posts],
+        ['comments', ledger.comments],
+        ['messages', ledger.messages],
+      ];
+      for (const [table, made] of tables) {
+        const rows = sqlite
+          .prepare(`select id, content, ${table === 'messages' ? '0' : 'deleted'} as deleted from ${table}`)
+          .all() as {
+          id: string;
+          content: string;
+          deleted: number;
+        }[];
+        for (const row of rows)
+          if (!made.has(row.id)) problems.push(`${table} row ${row.id}: not written by any device`);
+        const contents = rows.filter((r) => !r.deleted).map((r) => r.content);
+        const twice = contents.filter((c, i) => contents.indexOf(c) !== i);
+        for (const c of twice) problems.push(`${table}: "${c}" stored twice`);
+      }
+    } finally {
+      sqlite.close();
+    }
+    return problems;
+  }
+
+  /** The server's change counter: the check phase must not change anything. */
+  serverSeq(): number {
+    const sqlite = new Database(path.join(this.dataDir, 'staff-portal.db'), { readonly: true, fileMustExist: true });
+    try {
+      return (sqlite.prepare('select max(seq) as v from sync_counter').get() as { v: number }).v;
+    } finally {
+      sqlite.close();
+    }
+  }
+
+  /** Waits until the device has nothing pending and no replication is busy; answers what is still pending. */
+  async flush(device: Device, timeoutMs: number): Promise<string[]> {
+    this.setOnline(device, true);
+    device.sync!.resync();
+    const deadline = Date.now() + timeoutMs;
+    const stuck: string[] = [];
+    for (;;) {
+      try {
+        await within(Math.max(1000, deadline - Date.now()), `${device.name} awaitInSync`, device.sync!.awaitInSync());
+      } catch (error) {
+        stuck.push(`${(error as Error).message} (${await device.sync!.activity()})`);
+        break;
+      }
+      const pending = await firstValueFrom(device.sync!.pending$);
+      if (pending === 0) return [];
+      if (Date.now() > deadline) break;
+      await sleep(100);
+    }
+    for (const collection of COLLECTIONS) {
+      for (const doc of await device.db![collection].find({ selector: { localPending: true } }).exec()) {
+        stuck.push(`${device.name} ${collection} ${doc.id}: never sent: ${JSON.stringify(wire(doc.toJSON()))}`);
+      }
+    }
+    return stuck;
+  }
+
+  /** Opens each device in turn (at most two at once), and waits until it matches the server. */
+  async settle(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const device of this.devices) this.setOnline(device, true);
+    // First every device sends what it has; then every device pulls what the others sent.
+    for (const device of this.devices) {
+      if (!this.isOpen(device)) {
+        const other = this.devices.find((d) => d !== device && this.isOpen(d));
+        if (other && this.devices.filter((d) => this.isOpen(d)).length >= MAX_OPEN) await this.close(other);
+        await this.open(device);
+      }
+      problems.push(...(await this.flush(device, 30_000)));
+    }
+    await Promise.all(this.devices.map((d) => this.close(d)));
+    const seq = this.serverSeq();
+    for (const device of this.devices) {
+      await this.open(device);
+      problems.push(...(await this.flush(device, 10_000)));
+      let diff = await this.diffDevice(device);
+      const deadline = Date.now() + 20_000;
+      while (diff.length > 0 && Date.now() < deadline) {
+        await sleep(250);
+        diff = await this.diffDevice(device);
+      }
+      problems.push(...diff);
+      await this.close(device);
+    }
+    if (this.serverSeq() !== seq) problems.push('the server changed while the devices were only meant to pull');
+    problems.push(...(await this.diffLedger()));
+    return problems;
+  }
+}
