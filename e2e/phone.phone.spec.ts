@@ -191,9 +191,10 @@ test('on a phone: Back closes the open chat or dialog before leaving the page, a
 
   // A dialog (editing one's post, with a change typed): Back closes it, on the same page.
   const composer = page.getByRole('region', { name: 'Create a post' });
-  await composer.getByLabel('Post content').fill('A note to edit from the phone');
+  const note = `A note to edit, from ${staff.email}`;
+  await composer.getByLabel('Post content').fill(note);
   await composer.getByRole('button', { name: 'Post', exact: true }).click();
-  const card = page.getByRole('article').filter({ hasText: 'A note to edit from the phone' });
+  const card = page.getByRole('article').filter({ hasText: note });
   await card.getByRole('button', { name: 'Edit post' }).click();
   const edit = page.getByRole('dialog', { name: 'Edit Post' });
   await expect(edit).toBeVisible();
