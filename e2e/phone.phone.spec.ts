@@ -169,3 +169,71 @@ test('on a phone: the composer shows its whole placeholder, the chips show they 
   }
   expect(seen, 'the button showed somewhere on the way').toBe(true);
 });
+
+test('on a phone: Back closes the open chat or dialog before leaving the page, and leaves as usual once they are closed', async ({
+  page,
+  browser,
+}) => {
+  const staff = await createStaffMember(browser, 'Backhouse');
+  await signIn(page, staff.email, staff.password);
+  const feed = page.getByRole('main', { name: 'Home feed' });
+  await expect(feed).toBeVisible();
+  const feedUrl = page.url();
+
+  // The chat: Back closes it and the feed stays.
+  await page.getByRole('button', { name: 'Chat' }).first().click();
+  const chat = page.getByRole('dialog', { name: 'Messages' });
+  await expect(chat).toBeVisible();
+  await page.goBack();
+  await expect(chat).toBeHidden();
+  expect(page.url()).toBe(feedUrl);
+  await expect(feed).toBeVisible();
+
+  // A dialog (editing one's post, with a change typed): Back closes it, on the same page.
+  const composer = page.getByRole('region', { name: 'Create a post' });
+  const note = `A note to edit, from ${staff.email}`;
+  await composer.getByLabel('Post content').fill(note);
+  await composer.getByRole('button', { name: 'Post', exact: true }).click();
+  const card = page.getByRole('article').filter({ hasText: note });
+  await card.getByRole('button', { name: 'Edit post' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit Post' });
+  await expect(edit).toBeVisible();
+  await page.goBack();
+  await expect(edit).toBeHidden();
+  expect(page.url()).toBe(feedUrl);
+  await expect(card).toBeVisible();
+
+  // The menu's link opens Residents once: closing the menu does not pop the new page, and Back returns to the feed.
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await page.getByRole('dialog', { name: 'Menu' }).getByRole('link', { name: 'Residents OPP' }).click();
+  await expect(page.getByRole('heading', { name: 'Residents OPP' })).toBeVisible();
+  await expect(page).toHaveURL(/\/residents$/);
+  await page.goBack();
+  await expect(feed).toBeVisible();
+  expect(page.url()).toBe(feedUrl);
+  await page.goForward();
+  await expect(page).toHaveURL(/\/residents$/);
+
+  // A dialog opened from the menu keeps one entry; closed by its own button, it leaves none: Back leaves the page.
+  await page.getByRole('button', { name: 'Open menu' }).click();
+  await page.getByRole('dialog', { name: 'Menu' }).getByRole('button', { name: 'Make a Suggestion' }).click();
+  const suggestion = page.getByRole('dialog', { name: 'Make a Suggestion' });
+  await expect(suggestion).toBeVisible();
+  await suggestion.getByRole('button', { name: 'Close' }).click();
+  await expect(suggestion).toBeHidden();
+  await expect(page).toHaveURL(/\/residents$/);
+  await page.goBack();
+  await expect(feed).toBeVisible();
+  expect(page.url()).toBe(feedUrl);
+
+  // The chat closed by its own button leaves no entry either: Back then leaves the feed for the screen before it.
+  await page.goForward();
+  await expect(page).toHaveURL(/\/residents$/);
+  await page.getByRole('button', { name: 'Chat' }).first().click();
+  await expect(chat).toBeVisible();
+  await chat.getByRole('button', { name: 'Close chat' }).click();
+  await expect(chat).toBeHidden();
+  await page.goBack();
+  await expect(feed).toBeVisible();
+  expect(page.url()).toBe(feedUrl);
+});

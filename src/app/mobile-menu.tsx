@@ -13,6 +13,7 @@ import { ChatButton } from '../features/chat/chat-button';
 import { ProfilePictureUploader } from '../features/profile/profile-picture-uploader';
 import { PushSettings } from '../features/push/push-settings';
 import { SuggestionDialog } from '../features/suggestions/suggestion-dialog';
+import { useBackCloses } from '../lib/back-closes';
 import { configAtom } from '../lib/public-config';
 import { EmailAddress } from '../components/email-address';
 
@@ -20,6 +21,8 @@ import { EmailAddress } from '../components/email-address';
  * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile (with the picture
  * uploader), Home Feed, the Chat, Residents OPP (decision 54), Admin Dashboard, Push Notifications, the
  * suggestion dialog, Staff Handbook and Sign Out; and the support contact the desktop sidebar shows (decision 128).
+ * Back closes it; its links replace the menu's history entry, so Back from the screen opened returns to the one
+ * under the menu (decision 128).
  */
 export function MobileMenu({ user }: { user: CurrentUser }) {
   const [open, setOpen] = useState(false);
@@ -27,6 +30,7 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
   const { requestSignOut, signOutDialog } = useSignOut();
   const { handbookUrl, supportEmail } = useAtomValue(configAtom);
   const close = () => setOpen(false);
+  useBackCloses(open, close);
   return (
     <>
       <DialogPrimitive.Root open={open} onOpenChange={setOpen}>
@@ -54,17 +58,17 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
               </div>
             </div>
             <nav className="sheet-nav" aria-label="Menu">
-              <Link to="/" className="sheet-item" onClick={close}>
+              <Link to="/" replace className="sheet-item" onClick={close}>
                 <Newspaper aria-hidden size={18} />
                 Home Feed
               </Link>
               <ChatButton variant="menu" onClick={close} />
-              <Link to="/residents" className="sheet-item" onClick={close}>
+              <Link to="/residents" replace className="sheet-item" onClick={close}>
                 <Users aria-hidden size={18} />
                 Residents OPP
               </Link>
               {canSeeAdminLink(user) ? (
-                <Link to="/admin" className="sheet-item" onClick={close}>
+                <Link to="/admin" replace className="sheet-item" onClick={close}>
                   <LayoutDashboard aria-hidden size={18} />
                   Admin Dashboard
                 </Link>

@@ -1,10 +1,26 @@
 import { AlertDialog as AlertDialogPrimitive } from 'radix-ui';
-import type { ComponentProps } from 'react';
+import { useState, type ComponentProps } from 'react';
+import { useBackCloses } from '../../lib/back-closes';
 import { cx } from '../../lib/cx';
 import { buttonClass } from './button';
 import { useReturnFocus } from './return-focus';
 
-export const AlertDialog = AlertDialogPrimitive.Root;
+/** The radix AlertDialog root; while it is open, Back answers it as Cancel does (decision 128). */
+export function AlertDialog({
+  open: openProp,
+  defaultOpen = false,
+  onOpenChange,
+  ...props
+}: ComponentProps<typeof AlertDialogPrimitive.Root>) {
+  const [own, setOwn] = useState(defaultOpen);
+  const open = openProp ?? own;
+  const change = (next: boolean) => {
+    setOwn(next);
+    onOpenChange?.(next);
+  };
+  useBackCloses(open, () => change(false));
+  return <AlertDialogPrimitive.Root open={open} onOpenChange={change} {...props} />;
+}
 export const AlertDialogTrigger = AlertDialogPrimitive.Trigger;
 
 /** A confirmation that must be answered: no click outside closes it (radix AlertDialog). */

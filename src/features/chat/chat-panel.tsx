@@ -21,6 +21,7 @@ import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
+import { useBackCloses } from '../../lib/back-closes';
 import { cx } from '../../lib/cx';
 import { useAuthors, type AuthorView } from '../feed/use-feed-data';
 import { useObservable } from '../feed/use-observable';
@@ -49,6 +50,7 @@ function listTime(at: number): string {
  * The chat panel of spec section 2: full screen on mobile, 20rem wide beside the page on larger screens, with
  * the conversation list, the new-chat list and an open conversation. Everything is read from and written to
  * the local database; replication delivers it live. `status` (the offline/sync banner) shows under its head.
+ * Back closes it (decision 128).
  */
 export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactNode }) {
   const [open, setOpen] = useAtom(chatOpenAtom);
@@ -62,6 +64,7 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
   };
   const title = view.kind === 'list' ? 'Messages' : view.kind === 'new' ? 'New Chat' : authors(view.otherUserId).name;
   const returnFocus = useReturnFocus({});
+  useBackCloses(open, () => close(false));
   return (
     <DialogPrimitive.Root open={open} onOpenChange={close}>
       <DialogPrimitive.Portal>

@@ -5,6 +5,7 @@ import { LIMITS } from '../../../schema/constants';
 import { formatDateTime } from '../../../schema/format';
 import { categoryLabel } from '../../../schema/post-rules';
 import type { PostLocal } from '../../db/collections';
+import { useBackCloses } from '../../lib/back-closes';
 import { cx } from '../../lib/cx';
 import { filterPosts, NO_FILTERS } from './filter-posts';
 import type { AuthorLookup } from './use-feed-data';
@@ -28,10 +29,11 @@ function snippet(content: string): string {
 
 /**
  * The search palette of spec section 2 (Ctrl/Cmd+K or the header's search button): the first five posts
- * whose content or author matches, as a combobox with a listbox; choosing one closes it.
+ * whose content or author matches, as a combobox with a listbox; choosing one closes it, and so does Back (decision 128).
  */
 export function SearchPalette({ open, onOpenChange, ...rest }: SearchPaletteProps) {
   const returnFocus = useReturnFocus({});
+  useBackCloses(open, () => onOpenChange(false));
   return (
     <DialogPrimitive.Root open={open} onOpenChange={onOpenChange}>
       <DialogPrimitive.Portal>
