@@ -1,5 +1,5 @@
 import { expectAllControlsReachable, expectFocusTrapped, expectNoSeriousViolations } from './a11y';
-import { ADMIN, expect, signIn, test } from './fixtures';
+import { acknowledgePendingAlerts, ADMIN, expect, signIn, test } from './fixtures';
 
 /** Phone size: the screens and the dialogs that differ on a small screen (the slide-out menu, full-screen chat). */
 
@@ -39,6 +39,7 @@ test('phone: feed, slide-out menu, full-screen chat and residents', async ({ pag
 });
 
 test('phone: the push prompt is a sheet at the foot of the screen over the undimmed feed', async ({ page }) => {
+  await acknowledgePendingAlerts(page, ADMIN.email, ADMIN.password);
   await signIn(page, ADMIN.email, ADMIN.password, { pushPrompt: true });
   const prompt = page.getByRole('dialog', { name: 'Enable Push Notifications' });
   await expect(prompt).toBeVisible({ timeout: 10_000 });

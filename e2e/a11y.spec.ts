@@ -1,5 +1,5 @@
 import { expectAllControlsReachable, expectFocusTrapped, expectNoSeriousViolations } from './a11y';
-import { ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
+import { acknowledgePendingAlerts, ADMIN, createStaffMember, expect, signIn, test, writeUrgentPost } from './fixtures';
 
 /** Desktop: every screen and dialog passes axe (no serious or critical finding) and works from the keyboard. */
 
@@ -22,6 +22,7 @@ test('signed-out screens: landing, sign-in, registration, forgot password, reset
 test('the home feed and its dialogs: search, chat, bell, edit and delete, suggestion, push prompt', async ({
   page,
 }) => {
+  await acknowledgePendingAlerts(page, ADMIN.email, ADMIN.password);
   await signIn(page, ADMIN.email, ADMIN.password, { pushPrompt: true });
   const prompt = page.getByRole('dialog', { name: 'Enable Push Notifications' });
   await expect(prompt).toBeVisible({ timeout: 10_000 });

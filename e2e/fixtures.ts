@@ -74,7 +74,6 @@ export async function signIn(
   { pushPrompt = false }: { pushPrompt?: boolean } = {},
 ): Promise<void> {
   if (!pushPrompt) await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
-  else await acknowledgePendingAlerts(page, email, password);
   await page.goto('/login');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
@@ -84,10 +83,10 @@ export async function signIn(
 }
 
 /**
- * The push prompt waits while an emergency alert is open (decision 128): a journey about the prompt first acknowledges,
- * as the person would, the alerts other journeys left pending for the account.
+ * The push prompt waits while an emergency alert is open (decision 128): a journey about the prompt on a shared account
+ * first acknowledges, as the person would, the alerts other journeys left pending for it.
  */
-async function acknowledgePendingAlerts(page: Page, email: string, password: string): Promise<void> {
+export async function acknowledgePendingAlerts(page: Page, email: string, password: string): Promise<void> {
   const api = page.request;
   expect((await api.post('/api/auth/login', { data: { email, password } })).status()).toBe(200);
   const pending = (await (await api.get('/api/alerts/unacknowledged')).json()) as { id: string }[];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Page } from '@playwright/test';
-import { ADMIN, expect, signIn, test } from './fixtures';
+import { acknowledgePendingAlerts, ADMIN, expect, signIn, test } from './fixtures';
 
 /**
  * Serves a new version of the service worker and waits until the page's registration holds it waiting. A changed
@@ -34,6 +34,7 @@ test('a push delivered to the service worker shows its notification', async ({ b
   const context = await browser.newContext();
   await context.grantPermissions(['notifications'], { origin: baseURL });
   const page = await context.newPage();
+  await acknowledgePendingAlerts(page, ADMIN.email, ADMIN.password);
   await signIn(page, ADMIN.email, ADMIN.password, { pushPrompt: true });
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   // With permission granted and the flag unset, the prompt comes once, 2 s after load.
