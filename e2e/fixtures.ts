@@ -93,6 +93,8 @@ export async function acknowledgePendingAlerts(page: Page, email: string, passwo
   for (const { id } of pending) {
     expect((await api.post(`/api/posts/${id}/acknowledge`, { data: {} })).status()).toBe(200);
   }
+  // Signed out again, so the journey signs in through the screen as it means to.
+  expect((await api.post('/api/auth/logout')).status()).toBe(204);
 }
 
 /** Signs in and waits until the first sync is done: a journey that goes offline next has its local database open. */
