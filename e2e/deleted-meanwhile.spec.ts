@@ -9,22 +9,28 @@ const DELETED_WHILE_EDITING = 'This post was deleted while you were editing it; 
 /** A short random word, so each journey finds its own posts on the shared e2e server. */
 const tag = () => Math.random().toString(36).slice(2, 8);
 
-/** What the server's own database holds of a journey's words: its posts (live or not) and its live comments. */
-function serverHolds(word: string): { posts: Record<string, unknown>[]; comments: number } {
+/**
+ * What the server's own database holds of a journey's post and words: the post (live or not; a deleted one keeps no
+ * content, decision 126) with any other post holding the words, and the live comments holding them.
+ */
+function serverHolds(word: string, postId: string): { posts: Record<string, unknown>[]; comments: number } {
   return {
-    posts: serverRows('SELECT content, deleted FROM posts WHERE content LIKE ?', [`%${word}%`]),
+    posts: serverRows('SELECT content, deleted FROM posts WHERE id = ? OR content LIKE ?', [postId, `%${word}%`]),
     comments: serverRows('SELECT id FROM comments WHERE content LIKE ? AND deleted = 0', [`%${word}%`]).length,
   };
 }
 
 const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
 
-async function writePost(page: Page, content: string): Promise<void> {
+/** Writes a post and answers its id once the server holds it. */
+async function writePost(page: Page, content: string): Promise<string> {
   const composer = page.getByRole('region', { name: 'Create a post' });
   await composer.getByLabel('Post content').fill(content);
   await composer.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(composer.getByLabel('Post content')).toHaveValue('');
   await expect(postCard(page, content).getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+  const [stored] = serverRows('SELECT id FROM posts WHERE content = ?', [content]);
+  return String(stored.id);
 }
 
 /** A signed-in browser with its first sync done. */
@@ -59,7 +65,7 @@ test('an edit and a comment made offline on a post deleted meanwhile are shown t
   const { context: adminContext, page: admin } = await device(browser, ADMIN);
   const word = tag();
   const text = `Night shift handover ${word}`;
-  await writePost(page, text);
+  const postId = await writePost(page, text);
 
   await wifi.off(context);
   await expect(page.getByText('Working Offline')).toBeVisible();
@@ -79,7 +85,7 @@ test('an edit and a comment made offline on a post deleted meanwhile are shown t
   await expect(page.getByText('2 pending')).toBeVisible();
 
   await deleteAsAdmin(admin, text);
-  await expect.poll(() => serverHolds(word).posts.map((post) => post.deleted)).toEqual([1]);
+  await expect.poll(() => serverHolds(word, postId).posts.map((post) => post.deleted)).toEqual([1]);
 
   await wifi.on(context);
   const notice = page.getByRole('status').filter({ hasText: NOT_KEPT });
@@ -96,7 +102,7 @@ test('an edit and a comment made offline on a post deleted meanwhile are shown t
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(edited);
 
   // Delete won: the server has the post deleted, with neither the edit nor the comment.
-  await expectServerHolds(() => serverHolds(word), { posts: [{ content: text, deleted: 1 }], comments: 0 });
+  await expectServerHolds(() => serverHolds(word, postId), { posts: [{ content: '', deleted: 1 }], comments: 0 });
 
   // The notice outlives a reload until dismissed.
   await page.reload();
@@ -119,7 +125,7 @@ test('the edit dialog of a post deleted meanwhile stays open, says so and keeps 
   const { context: adminContext, page: admin } = await device(browser, ADMIN);
   const word = tag();
   const text = `Fridge in house 2 is fixed ${word}`;
-  await writePost(page, text);
+  const postId = await writePost(page, text);
 
   await postCard(page, text).getByRole('button', { name: 'Edit post' }).click();
   const dialog = page.getByRole('dialog', { name: 'Edit Post' });
@@ -137,7 +143,7 @@ test('the edit dialog of a post deleted meanwhile stays open, says so and keeps 
 
   await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
   await expect(dialog).toHaveCount(0);
-  expect(serverHolds(word).posts).toEqual([{ content: text, deleted: 1 }]);
+  expect(serverHolds(word, postId).posts).toEqual([{ content: '', deleted: 1 }]);
   await adminContext.close();
   await context.close();
 });

@@ -25,7 +25,7 @@ export async function readOutbox(to: string, after = 0): Promise<{ text: string;
     const files = fs.existsSync(dir)
       ? fs
           .readdirSync(dir)
-          .filter((f) => f.includes(to))
+          .filter((f) => f.endsWith('.eml') && f.includes(to))
           .sort()
       : [];
     const fresh = files.filter((f) => Number(f.split('-')[0]) > after);

@@ -349,9 +349,7 @@ test.describe('nothing written offline is lost', () => {
     await expect(notice.getByText(edited)).toBeVisible();
     await expect(notice.getByText(comment)).toBeVisible();
     await expectOnServerOnce(other);
-    expect(serverRows('SELECT content, deleted FROM posts WHERE id = ?', id)).toEqual([
-      { content: original, deleted: 1 },
-    ]);
+    expect(serverRows('SELECT content, deleted FROM posts WHERE id = ?', id)).toEqual([{ content: '', deleted: 1 }]);
     expect(serverRows('SELECT id FROM comments WHERE content = ?', comment)).toEqual([]);
     expect(postsWith(edited)).toEqual([]);
     await context.close();

@@ -51,7 +51,9 @@ export function createMailer(config: Config, log: Logger): Mailer {
       fs.mkdirSync(outbox, { recursive: true });
       const safeTo = message.to.replace(/[^a-z0-9@._-]/gi, '_');
       const file = path.join(outbox, `${Date.now()}-${safeTo}.eml`);
-      fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      // Written whole under another name, then renamed: whoever reads the folder never finds half a mail.
+      fs.writeFileSync(`${file}.partial`, info.message as Buffer, { mode: 0o600 });
+      fs.renameSync(`${file}.partial`, file);
       log.info(`Mail ${message.id} written to ${file}`);
     },
   };
