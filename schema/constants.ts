@@ -77,7 +77,7 @@ export const REGISTRATION_MODES = ['approval', 'closed'] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
 /**
- * The emoji picker of spec section 9: its size, its default reactions (thumbs up, heart, smile, cry, pray, thumbs
+ * The emoji picker (decision 129): its size, its default reactions (thumbs up, heart, smile, cry, pray, thumbs
  * down, angry) and how many emoji its "Frequently Used" row keeps. No skin tones; its data is the app's own
  * (decision 129), never a CDN's.
  */

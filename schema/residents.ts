@@ -3,8 +3,8 @@ import { HOUSE_NAME_MAX } from './posts';
 import { RESIDENT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
 
 /**
- * Residents' One Page Profiles (spec sections 3 "Resident", 5 "Resident form", 7 "Residents"). The fields of
- * spec section 3 hold health data (UK GDPR special category): see decision 49 (docs/decisions/).
+ * Residents' One Page Profiles (docs/api-residents.md). Their fields hold health data (UK GDPR special category): see
+ * decision 49.
  */
 
 export { RESIDENT_FIELDS, RESIDENT_TEXT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';

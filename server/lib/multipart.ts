@@ -37,7 +37,7 @@ const FIELDS = 100;
 /** Room for the boundaries, part headers and text fields around a form's files. */
 const FORM_OVERHEAD = 1024 * 1024;
 
-/** The limits of each form the API reads (spec sections 5 and 7). */
+/** The limits of each form the API reads (docs/api-feed.md, docs/api-residents.md; decision 127). */
 export const FORM_LIMITS = {
   upload: {
     maxBytes: LIMITS.uploadMaxBytes + FORM_OVERHEAD,

@@ -41,7 +41,7 @@ function AccessDenied({ reason }: { reason: string }) {
 }
 
 /**
- * /admin for an administrator who is not a System Administrator: the Admin Dashboard link is theirs (spec section 6),
+ * /admin for an administrator who is not a System Administrator: the Admin Dashboard link is theirs (decision 129),
  * so the page says what their role may do and where, rather than only refusing them (decision 129).
  */
 function AdministratorPage({ user }: { user: CurrentUser }) {

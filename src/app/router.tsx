@@ -84,7 +84,7 @@ function AppRoutes() {
           <Route path="*" element={<NotFoundScreen />} />
         </Routes>
       </Suspense>
-      {/* On every screen, signed in or out: a waiting version is offered on the landing too (spec section 2). */}
+      {/* On every screen, signed in or out: a waiting version is offered on the landing too (decision 128). */}
       <UpdateBanner />
     </>
   );

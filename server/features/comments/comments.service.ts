@@ -82,7 +82,7 @@ export function addComment(deps: AppDeps, actor: SessionUser, postId: string, bo
 }
 
 /**
- * Deletes a comment (a tombstone without its words): its author or a System Administrator only (spec section 6).
+ * Deletes a comment (a tombstone without its words): its author or a System Administrator only (docs/api-feed.md).
  * A delete by anyone but the author is audited with the comment's fingerprint (decision 126).
  */
 export function deleteComment(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {

@@ -373,7 +373,7 @@ function changedFields(before: AuditedFields, after: AuditedFields) {
 
 /**
  * Edits content, category and urgency (and house tags and an urgent post's audience); only the author or an
- * admin may (spec section 6). The alert list follows a change of urgency or audience. A change by anyone but the
+ * admin may (docs/api-feed.md). The alert list follows a change of urgency or audience. A change by anyone but the
  * author names them on the post (`editedBy`, the card's "Edited by …") and is audited with what it changed, before
  * and after (decision 126).
  */

@@ -5,7 +5,7 @@ import { EMOJI_PICKER } from '../../../schema/constants';
 import { readFrequentEmoji } from './frequent-emoji';
 import './emoji-picker.css';
 
-/** Names of the default reactions (spec section 9), read before the picker's data has loaded. */
+/** Names of the default reactions (decision 129), read before the picker's data has loaded. */
 const REACTION_NAMES: Record<string, string> = {
   '👍': 'Thumbs up',
   '❤️': 'Red heart',
@@ -73,7 +73,7 @@ export interface EmojiPickerPopoverProps {
 }
 
 /**
- * The emoji picker of spec section 9 (decision 129), loaded on its first opening: search, the default reactions,
+ * The emoji picker (decision 129), loaded on its first opening: search, the default reactions,
  * "Frequently Used" on this device, then every emoji by category (frimousse, virtualised). Its data is served by
  * the app itself and kept by the service worker, so it opens offline and asks no other host.
  */

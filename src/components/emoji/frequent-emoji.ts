@@ -1,7 +1,7 @@
 import { EMOJI_PICKER } from '../../../schema/constants';
 
 /**
- * The emoji picker's "Frequently Used" row (spec section 9), kept per device in localStorage (decision 129): only
+ * The emoji picker's "Frequently Used" row, kept per device in localStorage (decision 129): only
  * emoji and how often they were chosen, never what was written with them, so it is not the user's data and stays
  * after a sign-out, like the push prompt's flag.
  */

@@ -30,9 +30,6 @@ import { startSync } from '../replication';
 import type { ChaosUser, Device, Ledger } from './ledger';
 import { uuids, type Step } from './script';
 
-/**
- * Sync chaos (issue 6, docs/sync.md "Sync chaos"): three devices make a few hundred random writes while going
-
 /** The six collections the operations touch: two open devices use twelve of RxDB's thirteen (STACK-NOTES). */
 export const COLLECTIONS = ['posts', 'comments', 'reactions', 'conversations', 'messages', 'acknowledgements'] as const;
 export type Collection = (typeof COLLECTIONS)[number];

@@ -44,7 +44,7 @@ function coversControl(button: HTMLElement): boolean {
 }
 
 /**
- * Shown once the page has scrolled more than 300 px (spec sections 2 and 9), except while a control lies under it:
+ * Shown once the page has scrolled more than 300 px, except while a control lies under it:
  * it never takes a tap meant for a card's button (decision 128). Checked once a frame while the page scrolls.
  */
 export function BackToTop() {
