@@ -24,3 +24,9 @@ export const WrittenAtSchema = z
     return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : undefined;
   })
   .optional();
+
+/** A route's `{id}` (a post, comment, upload, user, resident or alert): the one shape every such route validates. */
+export const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** A conversation's `{id}`: two user ids joined, so longer than other ids (schema/chat-rules.ts). */
+export const ConversationIdParamsSchema = z.object({ id: z.string().min(1).max(250) });

@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import {
   ApproveUserBodySchema,
   CreateUserBodySchema,
@@ -21,8 +20,7 @@ import {
   setStaffRole,
   setStaffStatus,
 } from './admin.service';
-
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+import { IdParamsSchema } from '../../../schema/common';
 
 /** Staff administration (spec section 7 "Administration"): system administrators only. */
 export const adminRoutes = new Hono<AppEnv>()

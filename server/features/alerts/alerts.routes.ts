@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { AcknowledgeBodySchema, MarkViewedBodySchema } from '../../../schema/alerts';
 import type { AppEnv } from '../../lib/context';
 import { csvStream } from '../../lib/csv';
@@ -13,8 +12,7 @@ import {
   listUnacknowledgedAlerts,
   markAlertsViewed,
 } from './alerts.service';
-
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+import { IdParamsSchema } from '../../../schema/common';
 
 /** Emergency alerts, their acknowledgements and report, and the notification bell (docs/api-chat-alerts.md). */
 export const alertRoutes = new Hono<AppEnv>()

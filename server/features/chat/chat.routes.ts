@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { CreateConversationBodySchema, ListMessagesQuerySchema, SendMessageBodySchema } from '../../../schema/chat';
 import { NEXT_CURSOR_HEADER } from '../../../schema/posts';
 import type { AppEnv } from '../../lib/context';
@@ -14,8 +13,7 @@ import {
   openConversation,
   sendMessage,
 } from './chat.service';
-
-const IdParamsSchema = z.object({ id: z.string().min(1).max(250) });
+import { ConversationIdParamsSchema } from '../../../schema/common';
 
 /** Direct messages (spec section 7 "Chat"); only a conversation's two participants reach it. */
 export const chatRoutes = new Hono<AppEnv>()
@@ -27,7 +25,7 @@ export const chatRoutes = new Hono<AppEnv>()
   .get(
     '/conversations/:id/messages',
     requireUser,
-    validate('param', IdParamsSchema),
+    validate('param', ConversationIdParamsSchema),
     validate('query', ListMessagesQuerySchema),
     (c) => {
       const page = listMessages(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('query'));
@@ -38,11 +36,11 @@ export const chatRoutes = new Hono<AppEnv>()
   .post(
     '/conversations/:id/messages',
     requireUser,
-    validate('param', IdParamsSchema),
+    validate('param', ConversationIdParamsSchema),
     validate('json', SendMessageBodySchema),
     (c) => c.json(sendMessage(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
   )
-  .patch('/conversations/:id/read', requireUser, validate('param', IdParamsSchema), (c) =>
+  .patch('/conversations/:id/read', requireUser, validate('param', ConversationIdParamsSchema), (c) =>
     c.json(markConversationRead(c.var.deps, c.var.user, c.req.valid('param').id)),
   )
   .get('/messages/unread-count', requireUser, (c) => c.json(countUnreadMessages(c.var.deps, c.var.user)))

@@ -1,12 +1,10 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { CreateCommentBodySchema } from '../../../schema/posts';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { addComment, deleteComment, listComments } from './comments.service';
-
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+import { IdParamsSchema } from '../../../schema/common';
 
 /** Comments of a post (spec section 7). */
 export const commentRoutes = new Hono<AppEnv>()

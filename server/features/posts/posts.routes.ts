@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import {
   CreatePostBodySchema,
   ListPostsQuerySchema,
@@ -15,8 +14,7 @@ import { encodedJson, parseInput, validate } from '../../lib/http';
 import { FORM_LIMITS, isMultipart, readMultipart, type FormFields } from '../../lib/multipart';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { createPost, createPostWithFiles, deletePost, editPost, listPostsJson } from './posts.service';
-
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+import { IdParamsSchema } from '../../../schema/common';
 
 const texts = (form: FormFields, key: string) =>
   [...(form[key] ?? []), ...(form[`${key}[]`] ?? [])].filter((v): v is string => typeof v === 'string');

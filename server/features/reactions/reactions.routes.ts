@@ -1,12 +1,10 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { ReactionBodySchema } from '../../../schema/posts';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
 import { requireUser } from '../auth/auth.middleware';
 import { listReactionDetails, toggleReaction } from './reactions.service';
-
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+import { IdParamsSchema } from '../../../schema/common';
 
 /** Reactions to a post (spec sections 4 and 7). */
 export const reactionRoutes = new Hono<AppEnv>()

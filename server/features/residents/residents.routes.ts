@@ -23,8 +23,8 @@ import {
   openResidentPhoto,
   viewResident,
 } from './residents.service';
+import { IdParamsSchema } from '../../../schema/common';
 
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 const PhotoParamsSchema = z.object({ name: z.string().min(1).max(100) });
 
 /** houseTags arrive as one JSON string (spec section 7); repeated fields are accepted too. */

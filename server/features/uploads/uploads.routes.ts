@@ -10,8 +10,8 @@ import { validate } from '../../lib/http';
 import { FORM_LIMITS, readMultipart } from '../../lib/multipart';
 import { requireUser } from '../auth/auth.middleware';
 import { openUpload, uploadFile } from './uploads.service';
+import { IdParamsSchema } from '../../../schema/common';
 
-const IdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 const VariantQuerySchema = z.object({ variant: z.enum(['full', 'card']).default('full') });
 
 /** POST /api/uploads, GET /api/uploads/{id} and the placeholder picture. */
