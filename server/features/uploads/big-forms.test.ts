@@ -5,12 +5,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPLOAD_MESSAGES } from '../../../schema/upload-rules';
-import { loadConfig } from '../../config';
-import { openDb } from '../../db/client';
 import { partHeaderCleaner } from '../../lib/multipart';
-import { databaseFile } from '../../server';
-import { insertSignedInUser } from '../../test/ready-sessions';
-import { freePort, startServerProcess, type ServerProcess } from '../../test/server-process';
+import type { ServerProcess } from '../../test/server-process';
+import { processMemory, startSignedInServerProcess } from '../../test/signed-in-server-process';
 
 /**
  * Forms far over their limits (docs/security.md, decision 127), sent to the real server in a process of its own so
@@ -23,12 +20,6 @@ const BOUNDARY = 'BigFormBoundary7MA4YWxkTrZu0gW';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-big-forms-'));
 let server: ServerProcess;
 let cookie = '';
-
-/** The process's resident memory in MB (Linux /proc). */
-function rss(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
-}
 
 /** A post form of one attachment, `total` bytes in all, generated as it is sent (the test holds 1 MB of it). */
 function bigForm(total: number): Readable {
@@ -59,9 +50,9 @@ function bigForm(total: number): Readable {
 function send(urlPath: string, total: number, withLength: boolean, declared = total) {
   const url = new URL(server.url);
   return new Promise<{ status: number; body: { code?: string; message?: string }; peak: number }>((resolve, reject) => {
-    let peak = rss(server.pid);
+    let peak = processMemory(server.pid).rss;
     const sampler = setInterval(() => {
-      if (fs.existsSync(`/proc/${server.pid}`)) peak = Math.max(peak, rss(server.pid));
+      if (fs.existsSync(`/proc/${server.pid}`)) peak = Math.max(peak, processMemory(server.pid).rss);
     }, 10);
     const headers: Record<string, string> = { cookie, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` };
     if (withLength) headers['content-length'] = String(declared);
@@ -91,16 +82,12 @@ function send(urlPath: string, total: number, withLength: boolean, declared = to
 }
 
 beforeAll(async () => {
-  const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
-  const { token } = insertSignedInUser(db, {
+  ({ server, cookie } = await startSignedInServerProcess(dataDir, {
     email: 'forms@care.example',
     firstName: 'Form',
     lastName: 'Tester',
     role: 'staff',
-  });
-  db.$client.close();
-  cookie = `sp_session=${token}`;
-  server = await startServerProcess(dataDir, await freePort());
+  }));
 }, 60_000);
 
 afterAll(async () => {
@@ -118,7 +105,7 @@ describe('a 500 MB post form', () => {
       // A small form and a refused one first, so the code and heap they need are in place before the baseline.
       expect((await send('/api/posts', 64 * 1024, withLength)).status).toBe(201);
       expect((await send('/api/posts', 30 * 1024 * 1024, withLength)).status).toBe(413);
-      const before = rss(server.pid);
+      const before = processMemory(server.pid).rss;
       const answer = await send('/api/posts', FORM_BYTES, withLength);
       expect(answer.status).toBe(413);
       expect(answer.body).toEqual({ code: 'payload_too_large', message: UPLOAD_MESSAGES.tooLarge });

@@ -5,11 +5,8 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPLOAD_MESSAGES } from '../../../schema/upload-rules';
-import { loadConfig } from '../../config';
-import { openDb } from '../../db/client';
-import { databaseFile } from '../../server';
-import { insertSignedInUser } from '../../test/ready-sessions';
-import { freePort, startServerProcess, type ServerProcess } from '../../test/server-process';
+import type { ServerProcess } from '../../test/server-process';
+import { processMemory, startSignedInServerProcess } from '../../test/signed-in-server-process';
 
 /**
  * Image bombs (docs/security.md): small files that hold pictures of 16,000 x 16,000 pixels, sent to the real server
@@ -25,24 +22,13 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-image-bombs-'));
 let server: ServerProcess;
 let cookie = '';
 
-/** The process's resident memory now and its peak so far, in MB (Linux /proc). */
-function memory(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
 beforeAll(async () => {
-  const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
-  const { token } = insertSignedInUser(db, {
+  ({ server, cookie } = await startSignedInServerProcess(dataDir, {
     email: 'bombs@care.example',
     firstName: 'Bomb',
     lastName: 'Tester',
     role: 'admin',
-  });
-  db.$client.close();
-  cookie = `sp_session=${token}`;
-  server = await startServerProcess(dataDir, await freePort());
+  }));
 }, 60_000);
 
 afterAll(async () => {
@@ -66,14 +52,14 @@ describe('pictures of too many pixels', () => {
       .toBuffer();
     expect((await send('/api/uploads', 'file', 'small.png', small)).status).toBe(201);
     const stored = fs.readdirSync(path.join(dataDir, 'uploads'));
-    const before = memory(server.pid);
+    const before = processMemory(server.pid);
     const answers = await Promise.all([
       send('/api/uploads', 'file', 'one.jpg', JPEG_BOMB),
       send('/api/uploads', 'file', 'two.png', PNG_BOMB),
       send('/api/uploads', 'file', 'three.jpg', JPEG_BOMB),
       send('/api/uploads', 'file', 'four.png', PNG_BOMB),
     ]);
-    const after = memory(server.pid);
+    const after = processMemory(server.pid);
     expect(after.peak - before.rss, 'resident memory growth (MB)').toBeLessThan(GROWTH_LIMIT_MB);
     for (const answer of answers) {
       expect(answer).toEqual({
@@ -85,13 +71,13 @@ describe('pictures of too many pixels', () => {
   }, 120_000);
 
   it('as a profile picture or a resident photo are refused the same way', async () => {
-    const before = memory(server.pid);
+    const before = processMemory(server.pid);
     const picture = await send('/api/auth/profile-picture', 'profilePicture', 'me.jpg', JPEG_BOMB);
     const photo = await send('/api/residents', 'photo', 'resident.png', PNG_BOMB, {
       name: 'Bomb Resident',
       houseTags: '[]',
     });
-    const after = memory(server.pid);
+    const after = processMemory(server.pid);
     expect(after.peak - before.rss, 'resident memory growth (MB)').toBeLessThan(GROWTH_LIMIT_MB);
     expect(picture).toEqual({ status: 413, body: expect.objectContaining({ message: UPLOAD_MESSAGES.tooManyPixels }) });
     expect(photo).toEqual({ status: 413, body: expect.objectContaining({ message: UPLOAD_MESSAGES.tooManyPixels }) });
@@ -102,9 +88,9 @@ describe('pictures of too many pixels', () => {
     const big = await sharp({ create: { width: 6000, height: 6000, channels: 3, background: '#884422' } })
       .jpeg()
       .toBuffer();
-    const before = memory(server.pid);
+    const before = processMemory(server.pid);
     const answers = await Promise.all([1, 2, 3, 4].map((n) => send('/api/uploads', 'file', `big-${n}.jpg`, big)));
-    const after = memory(server.pid);
+    const after = processMemory(server.pid);
     expect(after.peak - before.rss, 'resident memory growth (MB)').toBeLessThan(GROWTH_LIMIT_MB);
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201]);
     const served = await fetch(`${server.url}${(answers[0].body as { url: string }).url}`, { headers: { cookie } });

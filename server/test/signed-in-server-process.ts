@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import { loadConfig } from '../config';
+import { openDb } from '../db/client';
+import { SESSION_COOKIE } from '../features/auth/auth.middleware';
+import { databaseFile } from '../server';
+import { insertSignedInUser } from './ready-sessions';
+import { freePort, startServerProcess, type ServerProcess } from './server-process';
+
+/** The process's resident memory now and its peak so far, in MB (Linux /proc). */
+export function processMemory(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/**
+ * A server in its own process (so that its memory can be read from /proc) on a fresh data folder, with one signed-in
+ * user made before it starts; answers the server and that user's cookie.
+ */
+export async function startSignedInServerProcess(
+  dataDir: string,
+  user: Parameters<typeof insertSignedInUser>[1],
+): Promise<{ server: ServerProcess; cookie: string }> {
+  const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
+  const { token } = insertSignedInUser(db, user);
+  db.$client.close();
+  return { server: await startServerProcess(dataDir, await freePort()), cookie: `${SESSION_COOKIE}=${token}` };
+}
