@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 import { EMOJI_PICKER } from './schema/constants.js';
 import { FIRST_PULL_PATHS } from './schema/sync-limits.js';
 import { SIGNED_IN_PAGE } from './server/build-client.js';
+import { rxSchemasAsData } from './src/db/rx-schemas-build.js';
 
 const COMPRESSIBLE = /\.(js|css|html|svg|json|webmanifest)$/;
 
@@ -229,6 +230,7 @@ export default defineConfig({
     signedInPage(),
     precompress(),
     rxdbKeyOrderWithoutCollator(),
+    rxSchemasAsData(),
   ],
   // The local database's storage runs in a worker, which the build bundles with its own plugins.
   worker: { plugins: () => [rxdbKeyOrderWithoutCollator()] },

@@ -1,47 +1,31 @@
-import { deepEqual, type RxCollection, type RxConflictHandler, type RxJsonSchema, type WithDeleted } from 'rxdb';
-import { REACTION_TYPES } from '../../schema/post-rules';
-import { ROLES } from '../../schema/role-rules';
-import type {
-  AcknowledgementDoc,
-  CommentDoc,
-  ConversationDoc,
-  DirectoryUserDoc,
-  MessageDoc,
-  PostDoc,
-  PostReactions,
-  ReactionDoc,
-  ResidentDoc,
-  ResidentViewDoc,
-  SyncCollection,
-} from '../../schema/sync';
+import { deepEqual, type RxCollection, type RxConflictHandler, type WithDeleted } from 'rxdb';
+import type { SyncCollection } from '../../schema/sync';
 import { SYNC_WRITABLE_FIELDS } from '../../schema/sync-protocol';
 import { lostChangeOf, type LostChange } from './lost-changes';
+import {
+  RX_SCHEMAS,
+  type AcknowledgementLocal,
+  type CommentLocal,
+  type ConversationLocal,
+  type DirectoryUserLocal,
+  type MessageLocal,
+  type PostLocal,
+  type ReactionLocal,
+  type ResidentLocal,
+  type ResidentViewLocal,
+} from './rx-schemas';
 
-/**
- * Local documents are the wire documents (schema/sync.ts) without `_deleted` (RxDB keeps that itself) and
- * with `localPending`: true while a local write has not yet come back from the server. It is the spec's
- * "offline item" flag: the push strips it, every pulled document arrives with it false, and it is indexed
- * so the banner's count is cheap.
- */
-type Local<T> = Omit<T, '_deleted'> & { localPending: boolean };
-
-/** `reactions` is the server's: a post written on this device has none until the stored version comes back. */
-export type PostLocal = Omit<Local<PostDoc>, 'reactions'> & { reactions?: PostReactions };
-export type CommentLocal = Local<CommentDoc>;
-export type ReactionLocal = Local<ReactionDoc>;
-export type DirectoryUserLocal = Local<Omit<DirectoryUserDoc, never>>;
-export type ConversationLocal = Local<ConversationDoc>;
-export type MessageLocal = Local<MessageDoc>;
-export type AcknowledgementLocal = Local<AcknowledgementDoc>;
-export type ResidentLocal = Local<ResidentDoc>;
-export type ResidentViewLocal = Local<ResidentViewDoc>;
-
-const id = { type: 'string', maxLength: 200 } as const;
-const millis = { type: 'number', minimum: 0, maximum: 1e15, multipleOf: 1 } as const;
-const nullableId = { type: ['string', 'null'], maxLength: 200 } as const;
-const nullableMillis = { type: ['number', 'null'], minimum: 0, maximum: 1e15, multipleOf: 1 } as const;
-const pending = { type: 'boolean' } as const;
-const strings = { type: 'array', items: { type: 'string' } } as const;
+export type {
+  AcknowledgementLocal,
+  CommentLocal,
+  ConversationLocal,
+  DirectoryUserLocal,
+  MessageLocal,
+  PostLocal,
+  ReactionLocal,
+  ResidentLocal,
+  ResidentViewLocal,
+} from './rx-schemas';
 
 /** Documents stored under schema version 0 (before issue 4) gain the new list fields empty. */
 const addHouses = (doc: Record<string, unknown>) => ({ ...doc, houses: [] });
@@ -65,273 +49,18 @@ const keepPendingWritten = (from: 'createdAt' | 'acknowledgedAt') => (doc: Recor
  */
 const keepPendingEdited = (doc: Record<string, unknown>) => (doc.localPending ? { ...doc, editedBy: null } : null);
 
-export const usersSchema: RxJsonSchema<DirectoryUserLocal> = {
-  title: 'staff directory',
-  version: 1,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id,
-    firstName: { type: 'string' },
-    lastName: { type: 'string' },
-    role: { type: 'string', enum: [...ROLES] },
-    profileImageUrl: { type: ['string', 'null'] },
-    isActive: { type: 'boolean' },
-    houses: strings,
-    updatedAt: millis,
-    localPending: pending,
-  },
-  required: [
-    'id',
-    'firstName',
-    'lastName',
-    'role',
-    'profileImageUrl',
-    'isActive',
-    'houses',
-    'updatedAt',
-    'localPending',
-  ],
-  indexes: ['localPending'],
-  additionalProperties: false,
-};
-
-/** Per reaction type, the ids of the users who chose it (the server's, in the order they chose). */
-const postReactions = {
-  type: 'object',
-  properties: Object.fromEntries(REACTION_TYPES.map((type) => [type, strings])),
-  additionalProperties: false,
-} as const;
-
-export const postsSchema: RxJsonSchema<PostLocal> = {
-  title: 'posts',
-  version: 4,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id,
-    authorId: nullableId,
-    content: { type: 'string' },
-    category: { type: 'string', maxLength: 40 },
-    isUrgent: { type: 'boolean' },
-    houseTags: strings,
-    audienceHouses: strings,
-    images: { type: 'array', items: { type: 'string' } },
-    attachments: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          url: { type: 'string' },
-          originalName: { type: 'string' },
-          fileType: { type: 'string' },
-          fileSize: { type: 'number' },
-        },
-      },
-    },
-    reactions: postReactions,
-    createdAt: millis,
-    writtenAt: millis,
-    updatedAt: millis,
-    editedBy: nullableId,
-    localPending: pending,
-  },
-  required: [
-    'id',
-    'authorId',
-    'content',
-    'category',
-    'isUrgent',
-    'houseTags',
-    'audienceHouses',
-    'images',
-    'attachments',
-    'createdAt',
-    'writtenAt',
-    'updatedAt',
-    'editedBy',
-    'localPending',
-  ],
-  indexes: ['createdAt', 'localPending'],
-  additionalProperties: false,
-};
-
-export const commentsSchema: RxJsonSchema<CommentLocal> = {
-  title: 'comments',
-  version: 1,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id,
-    postId: id,
-    authorId: nullableId,
-    content: { type: 'string' },
-    createdAt: millis,
-    writtenAt: millis,
-    updatedAt: millis,
-    localPending: pending,
-  },
-  required: ['id', 'postId', 'authorId', 'content', 'createdAt', 'writtenAt', 'updatedAt', 'localPending'],
-  indexes: [['postId', 'createdAt'], 'localPending'],
-  additionalProperties: false,
-};
-
-/** Only the user's own reaction documents (version 1; everyone's are on the posts since decision 74). */
-export const reactionsSchema: RxJsonSchema<ReactionLocal> = {
-  title: 'reactions',
-  version: 1,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id,
-    postId: id,
-    userId: id,
-    type: { type: 'string', enum: [...REACTION_TYPES] },
-    createdAt: millis,
-    updatedAt: millis,
-    localPending: pending,
-  },
-  required: ['id', 'postId', 'userId', 'type', 'createdAt', 'updatedAt', 'localPending'],
-  indexes: ['postId', 'localPending'],
-  additionalProperties: false,
-};
-
-export const conversationsSchema: RxJsonSchema<ConversationLocal> = {
-  title: 'conversations',
-  version: 0,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: { type: 'string', maxLength: 250 },
-    otherUserId: nullableId,
-    readUpTo: millis,
-    otherReadUpTo: millis,
-    lastMessageAt: nullableMillis,
-    createdAt: millis,
-    updatedAt: millis,
-    localPending: pending,
-  },
-  required: [
-    'id',
-    'otherUserId',
-    'readUpTo',
-    'otherReadUpTo',
-    'lastMessageAt',
-    'createdAt',
-    'updatedAt',
-    'localPending',
-  ],
-  indexes: ['localPending'],
-  additionalProperties: false,
-};
-
-export const messagesSchema: RxJsonSchema<MessageLocal> = {
-  title: 'messages',
-  version: 1,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id,
-    conversationId: { type: 'string', maxLength: 250 },
-    senderId: nullableId,
-    content: { type: 'string' },
-    createdAt: millis,
-    writtenAt: millis,
-    localPending: pending,
-  },
-  required: ['id', 'conversationId', 'senderId', 'content', 'createdAt', 'writtenAt', 'localPending'],
-  indexes: [['conversationId', 'createdAt'], 'localPending'],
-  additionalProperties: false,
-};
-
-export const acknowledgementsSchema: RxJsonSchema<AcknowledgementLocal> = {
-  title: 'acknowledgements',
-  version: 1,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: { type: 'string', maxLength: 250 },
-    postId: id,
-    userId: id,
-    createdAt: millis,
-    acknowledgedAt: nullableMillis,
-    writtenAt: nullableMillis,
-    viewedAt: nullableMillis,
-    localPending: pending,
-  },
-  required: ['id', 'postId', 'userId', 'createdAt', 'acknowledgedAt', 'writtenAt', 'viewedAt', 'localPending'],
-  indexes: ['localPending'],
-  additionalProperties: false,
-};
-
-const text = { type: 'string' } as const;
-
-/**
- * Residents' profiles: the wire document of schema/sync.ts; health data, wiped at sign-out (unsent edits sealed
- * first). Version 1 since edits are pushed (decision 120): a pull-only collection kept no replication meta, without
- * which RxDB would push an edit as a create and skip pulled versions of it, so the collection is pulled again.
- */
-export const residentsSchema: RxJsonSchema<ResidentLocal> = {
-  title: 'residents',
-  version: 1,
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id,
-    name: { type: 'string', maxLength: 200 },
-    likeToBeCall: text,
-    dateOfBirth: { type: ['string', 'null'] },
-    photoUrl: { type: ['string', 'null'] },
-    interestsHappyPlace: text,
-    supportNeedsCarePreferences: text,
-    whatMakesSadAnxious: text,
-    medication: text,
-    strengthsAbilities: text,
-    communicationPreferences: text,
-    familySocialConnections: text,
-    personalValuesBeliefs: text,
-    houseTags: strings,
-    createdBy: nullableId,
-    createdAt: millis,
-    updatedAt: millis,
-    localPending: pending,
-  },
-  required: [
-    'id',
-    'name',
-    'likeToBeCall',
-    'dateOfBirth',
-    'photoUrl',
-    'interestsHappyPlace',
-    'supportNeedsCarePreferences',
-    'whatMakesSadAnxious',
-    'medication',
-    'strengthsAbilities',
-    'communicationPreferences',
-    'familySocialConnections',
-    'personalValuesBeliefs',
-    'houseTags',
-    'createdBy',
-    'createdAt',
-    'updatedAt',
-    'localPending',
-  ],
-  indexes: ['localPending'],
-  additionalProperties: false,
-};
-
-/** Openings of a full profile waiting to reach the audit log (push; they come back as tombstones). */
-export const residentViewsSchema: RxJsonSchema<ResidentViewLocal> = {
-  title: 'resident views',
-  version: 0,
-  primaryKey: 'id',
-  type: 'object',
-  properties: { id, residentId: id, viewedAt: millis, localPending: pending },
-  required: ['id', 'residentId', 'viewedAt', 'localPending'],
-  indexes: ['localPending'],
-  additionalProperties: false,
-};
+/** The stored schemas, derived from the wire documents' zod schemas (src/db/rx-schemas.ts, decision 133). */
+export const {
+  users: usersSchema,
+  posts: postsSchema,
+  comments: commentsSchema,
+  reactions: reactionsSchema,
+  conversations: conversationsSchema,
+  messages: messagesSchema,
+  acknowledgements: acknowledgementsSchema,
+  residents: residentsSchema,
+  residentViews: residentViewsSchema,
+} = RX_SCHEMAS;
 
 type AnyDoc = WithDeleted<Record<string, unknown>>;
 
