@@ -9,6 +9,7 @@ import { EMOJI_PICKER } from './schema/constants.js';
 import { FIRST_PULL_PATHS } from './schema/sync-limits.js';
 import { SIGNED_IN_PAGE } from './server/build-client.js';
 import { rxSchemasAsData } from './src/db/rx-schemas-build.js';
+import { rxdbKeyOrderWithoutCollator } from './src/db/storage-patches/rxdb-key-order.js';
 
 const COMPRESSIBLE = /\.(js|css|html|svg|json|webmanifest)$/;
 
@@ -41,29 +42,6 @@ function precompress(): Plugin {
           fs.writeFileSync(`${file}.gz`, zlib.gzipSync(bytes, { level: 9 }));
         }
       },
-    },
-  };
-}
-
-/**
- * RxDB orders the keys of every schema and query with `localeCompare` (rxdb's `sortObject`). The first call builds
- * the browser's collator: 12-36 ms in one task on this machine, in the middle of a first sign-in's feed, for an
- * order that only has to be the same each time. The build orders them by UTF-16 code unit instead (decision 109).
- * A schema's hash may then differ from one stored by an earlier build; RxDB accepts a stored schema whose hash
- * differs when its content is the same (it does so for devices in different locales). The build fails if RxDB's
- * code no longer has the two comparisons, so an upgrade cannot drop this silently.
- */
-function rxdbKeyOrderWithoutCollator(): Plugin {
-  const file = /rxdb\/dist\/esm\/plugins\/utils\/utils-object\.js$/;
-  const comparison = 'a.localeCompare(b)';
-  return {
-    name: 'staff-portal-rxdb-key-order',
-    apply: 'build',
-    transform(code, id) {
-      if (!file.test(id)) return null;
-      const found = code.split(comparison).length - 1;
-      if (found !== 2) throw new Error(`rxdb's sortObject changed: expected 2 localeCompare calls, found ${found}`);
-      return { code: code.replaceAll(comparison, '(a < b ? -1 : a > b ? 1 : 0)'), map: null };
     },
   };
 }

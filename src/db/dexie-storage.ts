@@ -1,15 +1,16 @@
 import type { RxStorage } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
-import { withChangesFromIndex } from './changes-by-index';
-import { useLeanIndexes } from './lean-indexes';
-import { usePresentKeysFirst } from './present-keys-first';
-import { quietReplicationMeta } from './quiet-meta';
+import { withChangesFromIndex } from './storage-patches/changes-by-index';
+import { useLeanIndexes } from './storage-patches/lean-indexes';
+import { usePresentKeysFirst } from './storage-patches/present-keys-first';
+import { quietReplicationMeta } from './storage-patches/quiet-meta';
 
 export type DexieSettings = NonNullable<Parameters<typeof getRxStorageDexie>[0]>;
 
 /**
- * storage-dexie with this app's two read paths (decisions 80 and 82), without the indexes it never reads
- * (decision 91), and with replication meta that tells no one of its writes (decision 93). Used in the page by tests (fake-indexeddb)
+ * storage-dexie with this app's patches (src/db/storage-patches/README.md): two read paths (decisions 80 and 82),
+ * without the indexes it never reads (decision 91), and with replication meta that tells no one of its writes
+ * (decision 93). Used in the page by tests (fake-indexeddb)
  * and inside the storage worker in the browser (decision 88).
  */
 export function dexieStorage(

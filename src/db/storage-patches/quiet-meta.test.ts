@@ -9,7 +9,7 @@ import {
   type RxStorageInstance,
 } from 'rxdb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dexieStorage } from './dexie-storage';
+import { dexieStorage } from '../dexie-storage';
 import { REPLICATION_META_PREFIX } from './quiet-meta';
 
 const docsSchema = fillWithDefaultSettings({

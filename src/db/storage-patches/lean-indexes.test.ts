@@ -4,11 +4,11 @@ import { createRxDatabase } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { wrappedValidateAjvStorage } from 'rxdb/plugins/validate-ajv';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mergeBasesOf, syncedCollections } from './collections';
-import { createSyncedDatabase, type DatabaseEnvironment } from './database';
+import { mergeBasesOf, syncedCollections } from '../collections';
+import { createSyncedDatabase, type DatabaseEnvironment } from '../database';
+import { startSync } from '../replication';
+import { storedPost } from '../test-fixtures';
 import { leanDocsSchema } from './lean-indexes';
-import { startSync } from './replication';
-import { storedPost } from './test-fixtures';
 
 const env: DatabaseEnvironment = { indexedDB, IDBKeyRange, multiInstance: false };
 const cleanups: (() => Promise<unknown>)[] = [];
