@@ -34,19 +34,23 @@ type Json = Record<string, unknown>;
  * record keyed by an enum lists its keys. Throws when RxDB would refuse the schema's primary key or an index.
  */
 export function rxSchemaOf<T>(schema: z.ZodObject, options: RxSchemaOptions<T>): RxJsonSchema<T> {
+  // toJSONSchema of a z.object always gives its properties and required list.
   const { properties, required } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'throw' }) as {
-    properties: Record<string, Json>; // toJSONSchema of a z.object always has both
+    properties: Record<string, Json>;
     required: string[];
   };
+  const stored: Partial<Record<string, JsonSchema>> = options.stored ?? {};
+  const maxLengths: Partial<Record<string, number>> = options.maxLength ?? {};
   const fields: Record<string, Json> = {};
   for (const [name, json] of Object.entries(properties)) {
     if (name === '_deleted') continue;
-    const field = options.stored?.[name as Field<T>] ?? rxFieldOf(json);
-    const maxLength = options.maxLength?.[name as Field<T>];
+    const field = stored[name] ?? rxFieldOf(json);
+    const maxLength = maxLengths[name];
     fields[name] = maxLength === undefined ? field : { ...field, maxLength };
   }
-  const local = Object.entries(options.local) as [string, JsonSchema][];
-  for (const [name, json] of local) fields[name] = json;
+  const localFields: Partial<Record<string, JsonSchema>> = options.local;
+  const local = Object.keys(localFields);
+  for (const name of local) fields[name] = { ...localFields[name] };
   const optional: readonly string[] = options.optional ?? [];
   const result = {
     title: options.title,
@@ -54,27 +58,30 @@ export function rxSchemaOf<T>(schema: z.ZodObject, options: RxSchemaOptions<T>):
     primaryKey: options.primaryKey,
     type: 'object',
     properties: fields,
-    required: [...required.filter((name) => name !== '_deleted' && !optional.includes(name)), ...local.map(([n]) => n)],
+    required: [...required.filter((name) => name !== '_deleted' && !optional.includes(name)), ...local],
     indexes: options.indexes,
     additionalProperties: false,
   };
   checkIndexable(result);
-  // The properties were built from the zod schema whose inferred type T's local form is.
+  // T is the local form of the zod schema's type, which these properties describe.
   return result as unknown as RxJsonSchema<T>;
 }
 
 /** One field in RxDB's terms (recursively through arrays, objects and records). */
 function rxFieldOf(json: Json): Json {
-  const nullable = Array.isArray(json.anyOf) && json.anyOf.length === 2 && isNull(json.anyOf[1] as Json);
-  if (nullable) {
-    const inner = rxFieldOf((json.anyOf as Json[])[0]);
-    return { ...inner, type: [inner.type, 'null'] };
+  const union: unknown[] = Array.isArray(json.anyOf) ? json.anyOf : [];
+  const [inner, other] = union;
+  if (union.length === 2 && isJson(inner) && isJson(other) && isNull(other)) {
+    const field = rxFieldOf(inner);
+    return { ...field, type: [field.type, 'null'] };
   }
   const out: Json = { ...json };
   if (json.type === 'integer') Object.assign(out, { type: 'number', maximum: RX_NUMBER_MAX, multipleOf: 1 });
   if (isJson(json.items)) out.items = rxFieldOf(json.items);
   if (isJson(json.properties)) {
-    out.properties = Object.fromEntries(Object.entries(json.properties).map(([k, v]) => [k, rxFieldOf(v as Json)]));
+    out.properties = Object.fromEntries(
+      Object.entries(json.properties).map(([k, v]) => [k, isJson(v) ? rxFieldOf(v) : v]),
+    );
   }
   const keys = isJson(json.propertyNames) ? json.propertyNames.enum : undefined;
   if (Array.isArray(keys) && isJson(json.additionalProperties)) {

@@ -16,6 +16,7 @@ import { rxSchemasAsData } from './rx-schemas-build';
 import stored from './rx-schemas.stored.json';
 
 type Name = keyof typeof RX_SCHEMAS;
+// The snapshot's keys are the collections' names (the first test checks it).
 const names = Object.keys(stored) as Name[];
 /** RxDB's hash of a schema, as it compares it with the one a database was stored with. */
 const hashOf = (schema: object) =>
@@ -37,15 +38,18 @@ describe('the RxDB schemas derived from zod', () => {
   it('are replaced in the build by the same schemas as data, importing nothing', async () => {
     expect(Object.keys(rxSchemasModule)).toEqual(['RX_SCHEMAS']);
     const plugin = rxSchemasAsData();
+    // Vite types a hook as a function or an object with a handler; this plugin's is a plain function.
     const transform = plugin.transform as (code: string, id: string) => Promise<{ code: string } | null>;
     const { code } = (await transform('', `${path.resolve('src/db/rx-schemas.ts')}?v=1`))!;
     expect(code).not.toMatch(/\bimport\b/);
+    // The built module stands for rx-schemas.ts, so it has its exports (checked just below).
     const built = (await import(`data:text/javascript,${encodeURIComponent(code)}`)) as typeof rxSchemasModule;
     expect(built.RX_SCHEMAS).toEqual(RX_SCHEMAS);
   });
 
   it('the build plugin replaces only src/db/rx-schemas.ts and fails when it did not', async () => {
     const plugin = rxSchemasAsData();
+    // Vite types a hook as a function or an object with a handler; this plugin's are plain functions.
     const transform = plugin.transform as (code: string, id: string) => Promise<unknown>;
     const buildEnd = plugin.buildEnd as (this: { error(message: string): never }, error?: Error) => void;
     const context = {

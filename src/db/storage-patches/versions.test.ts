@@ -10,6 +10,7 @@ const listed = [...readme.matchAll(/^## `([\w-]+\.ts)`/gm)].map(([, file]) => fi
 function installedVersion(packageDir: string): string | undefined {
   const file = new URL(`${packageDir}/package.json`, root);
   if (!fs.existsSync(file)) return undefined;
+  // Every package.json npm installs has a version.
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
