@@ -10,7 +10,7 @@ const KEPT_EVENTS_MAX = 50;
  * The changes the live stream carried (decision 131), kept until the collection's replication next asks for a page,
  * which is then answered from them instead of the server when they follow on from what the device holds.
  *
- * A short page pulled in change order holds every change the user may see up to its `through`: that is how far the
+ * A short page (or the last page of a first fill) holds every change the user may see up to its `through`: that is how far the
  * device is sure it holds everything (its coverage). An event says it follows from `since`: when `since` is within the
  * coverage, the event's documents (each the server's current version when it was sent) bring the device up to the
  * event's checkpoint. Anything else (no coverage yet, a gap after a reconnect, a replication that pulled past the
@@ -20,7 +20,7 @@ export interface DeliveredChanges {
   /** Keeps an event that carries its documents; answers whether it did. */
   keep: (event: ChangeEvent) => boolean;
   /** A page the server answered for this collection, asked for with this limit. */
-  pulled: (collection: SyncCollection, page: PullResponse<Doc>, limit: number, inChangeOrder: boolean) => void;
+  pulled: (collection: SyncCollection, page: PullResponse<Doc>, limit: number) => void;
   /** The next page from the kept events, or null to ask the server. */
   take: (collection: SyncCollection, checkpoint: SyncCheckpoint | undefined) => PullResponse<Doc> | null;
   /** Drops the kept events: the replication will ask the server anyway. */
@@ -53,8 +53,9 @@ export function deliveredChanges(): DeliveredChanges {
       if (state.events.length > KEPT_EVENTS_MAX) state.events = [];
       return true;
     },
-    pulled(collection, page, limit, inChangeOrder) {
-      if (!inChangeOrder || page.through === undefined || page.documents.length >= limit) return;
+    pulled(collection, page, limit) {
+      // Only the last page of a pull carries `through` as a promise (docs/sync.md): a full page may have more after it.
+      if (page.through === undefined || page.documents.length >= limit) return;
       const state = of(collection);
       state.coverage = Math.max(state.coverage ?? 0, page.through);
       dropCovered(state);
@@ -64,8 +65,9 @@ export function deliveredChanges(): DeliveredChanges {
       dropCovered(state);
       const coverage = state.coverage;
       // During a fill, or when the replication holds pages the coverage does not know of (a kept event could be older
-      // than what they brought), only the server can answer.
-      if (!checkpoint || checkpoint.before || coverage === null || checkpoint.seq > coverage) {
+      // than what they brought), only the server can answer. No checkpoint at all is an empty first page's: RxDB keeps
+      // none from it, and the coverage says what that page proved.
+      if (checkpoint?.before || coverage === null || (checkpoint && checkpoint.seq > coverage)) {
         state.events = [];
         return null;
       }

@@ -142,6 +142,8 @@ export function pullDocuments(
         id: CHECKPOINT_ID_END,
         before: done || !last ? null : { seq: last.seq, id: last.doc.id },
       },
+      // The fill is done: a device that was empty now holds every live document up to `until` (decision 131).
+      ...(done ? { through: until } : {}),
     };
   }
   if (query.backfill) query = { ...query, seq: 0, id: '' };
