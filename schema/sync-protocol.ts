@@ -72,6 +72,19 @@ export const SYNC_DEVICE_HEADER = 'X-Sync-Device';
 export const SYNC_EVENTS = {
   /** Sent on connect: pull every collection, changes may have been missed while away. */
   resync: 'RESYNC',
-  /** A committed change; data is {"collection": "..."}. Pull that collection. */
+  /** A committed change; data is a ChangeEvent. */
   change: 'change',
 } as const;
+
+/**
+ * Data of a `change` event (docs/sync.md, decision 131). With `documents`, the change itself: the documents this user
+ * may see that changed after the sequence `since`, as a pull would answer them, and the checkpoint to store them at.
+ * A device holding everything up to `since` stores them without a request; any other device, and every device when
+ * only `collection` is given (a change too large to carry, or a server that only announces), pulls that collection.
+ */
+export interface ChangeEvent<D = Record<string, unknown>> {
+  collection: SyncCollection;
+  since?: number;
+  checkpoint?: { seq: number; id: string; before: null };
+  documents?: D[];
+}

@@ -257,6 +257,11 @@ export interface SyncDocs {
 export interface PullResponse<T> {
   documents: T[];
   checkpoint: SyncCheckpoint;
+  /**
+   * The global sequence when the page was read (pulls in change order): a page shorter than its limit holds every
+   * change this user may see up to it, so a change event following from there can be stored as it is (decision 131).
+   */
+  through?: number;
 }
 
 /** A pushed document: an id, `_deleted`, and the collection's fields (checked per collection). */

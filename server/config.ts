@@ -51,6 +51,11 @@ export const ConfigSchema = z
     /** Tests only: pushes may reach loopback addresses (the local test receiver); never private ones. */
     PUSH_ALLOW_LOOPBACK: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 
+    /**
+     * `announce`: live-stream events only say which collection changed, and every device pulls it (the protocol before
+     * decision 131; kept to measure against and as a fallback).
+     */
+    SYNC_DELIVERY: z.enum(['documents', 'announce'], { message: 'must be documents or announce' }).default('documents'),
     /** `production` keeps mailed links out of the log (decision 124); anything else is development. */
     NODE_ENV: z.string().optional(),
     /** Origins that may receive web push without https (a local test receiver), comma-separated. */
@@ -110,6 +115,8 @@ export interface Config {
   pushServiceHosts: string[];
   /** Whether a push may connect to a loopback address (PUSH_ALLOW_LOOPBACK): the test receiver only. */
   pushAllowLoopback: boolean;
+  /** Whether change events carry the changed documents (SYNC_DELIVERY; decision 131). */
+  syncDelivery: 'documents' | 'announce';
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
 }
@@ -146,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pushAllowOrigins: e.PUSH_ALLOW_HOSTS.map((origin) => new URL(origin).origin),
     pushServiceHosts: e.PUSH_SERVICE_HOSTS,
     pushAllowLoopback: e.PUSH_ALLOW_LOOPBACK === 'true',
+    syncDelivery: e.SYNC_DELIVERY,
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };
 }

@@ -12,6 +12,7 @@ import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
 import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/push.service';
 import { startUploadSweeps } from './features/uploads/uploads.service';
 import { createSyncHub } from './features/sync/sync.hub';
+import { hubDeliveryOf } from './features/sync/sync.delivery';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
 import { formFilesDir } from './lib/multipart';
@@ -69,7 +70,10 @@ export async function startServer(
   }
   // A copy, so the port actually bound (PORT=0 in tests) reaches links in mail and on the console.
   const runtimeConfig: Config = { ...config };
-  const hub = createSyncHub();
+  // Change events carry the change unless the server is set to only announce it (decision 131).
+  const hub = createSyncHub({
+    delivery: config.syncDelivery === 'documents' ? hubDeliveryOf(() => deps) : undefined,
+  });
   const base = {
     config: runtimeConfig,
     db,

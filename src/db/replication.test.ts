@@ -760,6 +760,44 @@ describe('replication with the real server', () => {
     }
   });
 
+  it("stores a colleague's post and comment from the live stream without a request (decision 131)", async () => {
+    const a = await makeDevice();
+    const b = await makeDevice();
+    try {
+      a.start();
+      b.start();
+      await a.sync!.initialSyncDone;
+      await b.sync!.initialSyncDone;
+      await b.sync!.awaitInSync();
+      const pulls: string[] = [];
+      b.beforeRequest = async (url) => {
+        if (url.includes('/pull')) pulls.push(url);
+      };
+      const post = await newPost(a, 'Fire drill at three');
+      await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null, 15_000);
+      await a.db.comments.insert({
+        id: randomUUID(),
+        postId: post.id,
+        authorId: a.user.id,
+        content: 'Noted',
+        createdAt: Date.now(),
+        writtenAt: Date.now(),
+        updatedAt: Date.now(),
+        localPending: true,
+      });
+      await until(
+        async () => (await b.db.comments.find({ selector: { postId: post.id } }).exec()).length === 1,
+        15_000,
+      );
+      const stored = (await b.db.posts.findOne(post.id).exec())!;
+      expect(stored.get('localPending')).toBe(false);
+      expect(pulls.map((url) => url.replace(t.url, '').split('?')[0])).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it.each([
     ['never gets an answer', true],
     ['does not end even when aborted', false],
@@ -769,12 +807,13 @@ describe('replication with the real server', () => {
     try {
       a.requestTimeoutMs = 500;
       b.requestTimeoutMs = 500;
+      // B's first pull dies: a change after it comes in a stream event, which needs no request (decision 131).
+      b.deadNext = { url: '/api/sync/posts/pull', heedsAbort };
       a.start();
       b.start();
       await a.sync!.initialSyncDone;
       await b.sync!.initialSyncDone;
       a.deadNext = { url: '/api/sync/posts/push', heedsAbort };
-      b.deadNext = { url: '/api/sync/posts/pull', heedsAbort };
       const post = await newPost(a, 'Sent over a dead connection first');
       await until(() => serverPost(post.id) !== undefined, 15_000);
       await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null, 15_000);

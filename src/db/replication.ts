@@ -10,10 +10,12 @@ import {
   SYNC_COLLECTIONS,
   SYNC_DEVICE_HEADER,
   SYNC_EVENTS,
+  type ChangeEvent,
   type SyncCollection,
 } from '../../schema/sync-protocol';
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
+import { deliveredChanges } from './delivered-changes';
 import { readEventStream } from './event-stream';
 import { recordMerges } from './merge-notices';
 import { watchLostChanges } from './lost-changes';
@@ -79,6 +81,15 @@ function tabsOf(database: AnyCollection['database'] | undefined, names: readonly
 
 /** Collections whose unsent writes the banner does not count (decision 52). */
 const NOT_OFFLINE_ITEMS: readonly SyncCollection[] = ['residentViews'];
+
+/**
+ * A page's documents by id: RxDB stores a page (or several, merged) in one write whose documents share one write time,
+ * and its push side resumes after the last of them in (write time, id) order, so with the largest id last it has
+ * nothing of that write to read again (decision 81). The order means nothing else to RxDB.
+ */
+function byId(documents: Record<string, unknown>[]): Record<string, unknown>[] {
+  return [...documents].sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
+}
 
 /** The fields of a document that the local schema knows. */
 function pickKnown(doc: Record<string, unknown>, known: Set<string>): Record<string, unknown> {
@@ -342,6 +353,24 @@ export function startSync(
   /** Pushes of each collection under way in our handler, and how many have ended, for pullFresh. */
   const pushesOut = new Map<SyncCollection, number>();
   const pushesEnded = new Map<SyncCollection, number>();
+  /** How many pushes had ended when the collection's last page was fetched. */
+  const pushesEndedAtPage = new Map<SyncCollection, number>();
+  /** Changes the live stream carried, kept as the collections' next pull answers (decision 131). */
+  const delivered = deliveredChanges();
+
+  /**
+   * The next page from the changes the live stream carried, when they follow on from what the device holds and no
+   * push of the collection overlapped them: an event may have been written before the server applied a push
+   * answered since, as a pulled page may (decision 70), so then the server is asked.
+   */
+  function deliveredPage(name: SyncCollection, checkpoint: SyncCheckpoint | undefined) {
+    const ended = pushesEnded.get(name) ?? 0;
+    if ((pushesOut.get(name) ?? 0) > 0 || pushesEndedAtPage.get(name) !== ended) {
+      delivered.drop(name);
+      return null;
+    }
+    return delivered.take(name, checkpoint);
+  }
 
   /**
    * A pulled page, asked for again if a push of the collection was out at any time while it was on its way:
@@ -362,7 +391,10 @@ export function startSync(
       const page = ahead ?? (await call<PullResponse<Record<string, unknown>>>(path));
       phase(name, 'pull', `waiting for pushes ${attempt}`);
       await pushesSettled(name);
-      if (out === 0 && (pushesEnded.get(name) ?? 0) === ended) return page;
+      if (out === 0 && (pushesEnded.get(name) ?? 0) === ended) {
+        pushesEndedAtPage.set(name, ended);
+        return page;
+      }
       if (attempt === STALE_PULL_TRIES) throw new Error(`${name}: pushes kept overlapping the pull`);
     }
   }
@@ -507,6 +539,13 @@ export function startSync(
         phase(name, 'pull', 'waiting for the feed');
         await feedStarted;
       }
+      // Changes the live stream carried answer instead of the server when they follow on from what this device is
+      // known to hold; never in the middle of a fill (decision 131).
+      const carried = checkpoint?.before ? null : deliveredPage(name, checkpoint);
+      if (carried) {
+        markFilled(false);
+        return { documents: byId(carried.documents) as never[], checkpoint: carried.checkpoint };
+      }
       // The newest-first fill sends live documents only, up to the sequence at its start: right for an empty
       // collection. One that already holds documents without a checkpoint (the app closed during its first sync,
       // after storing pages but before their checkpoint) pulls in change order from the start, tombstones
@@ -526,6 +565,7 @@ export function startSync(
         query.set('beforeId', checkpoint.before.id);
       }
       const page = await pullFresh(name, `/api/sync/${name}/pull?${query}`);
+      delivered.pulled(name, page, short ? FIRST_FEED_PAGE : batchSize);
       // The newest-first fill is over: pull what changed meanwhile, in change order. Not after an empty
       // page: RxDB keeps no checkpoint from it, so asking again would start the fill again, endlessly. Not
       // after a full page either: RxDB asks for the next one itself, in change order from this checkpoint.
@@ -538,11 +578,7 @@ export function startSync(
         // RxDB takes a page shorter than its batch for the last one: ask it to go on with the fill.
         else if (page.checkpoint.before) setTimeout(() => stream$.next('RESYNC'), 0);
       }
-      // By id: RxDB stores a page (or several, merged) in one write whose documents share one write time, and
-      // its push side resumes after the last of them in (write time, id) order, so with the largest id last it
-      // has nothing of that write to read again (decision 81). The order means nothing else to RxDB.
-      const byId = [...page.documents].sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1));
-      return { documents: byId as never[], checkpoint: page.checkpoint };
+      return { documents: byId(page.documents) as never[], checkpoint: page.checkpoint };
     }
     replications.set(name, state);
     state.error$.subscribe((error) => {
@@ -581,10 +617,15 @@ export function startSync(
           (event) => {
             if (event.event === SYNC_EVENTS.resync) {
               connected$.next(true);
+              // Events missed while away make a gap: the pulls bring everything.
+              delivered.drop();
               pullEverything();
             } else if (event.event === SYNC_EVENTS.change) {
-              const { collection } = JSON.parse(event.data) as { collection: SyncCollection };
-              if (streams.has(collection)) requestPull(collection);
+              const change = JSON.parse(event.data) as ChangeEvent;
+              if (!streams.has(change.collection)) return;
+              // The change is kept as the collection's next pull answer; the pull is asked for as before.
+              delivered.keep(change);
+              requestPull(change.collection);
             }
           },
           observedFetch,

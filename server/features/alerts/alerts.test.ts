@@ -528,7 +528,12 @@ describe('sync: acknowledgements', () => {
       const seen = streams.map((s) => s.events.length);
       await member.client.post(`/api/posts/${alert.id}/acknowledge`);
       const event = await streams[0].next('change', seen[0]);
-      expect(JSON.parse(event.data)).toEqual({ collection: 'acknowledgements' });
+      // Only the member's own document travels in it (decision 131).
+      expect(JSON.parse(event.data)).toMatchObject({
+        collection: 'acknowledgements',
+        documents: [{ postId: alert.id, acknowledgedAt: expect.any(Number) }],
+      });
+      expect(JSON.parse(event.data).documents).toHaveLength(1);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(streams[1].events.slice(seen[1])).toEqual([]);
     } finally {

@@ -11,6 +11,7 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
 /** Comments are created once and never edited; a delete (author or System Administrator) wins. */
 export const commentsSync: SyncHandler<CommentDoc> = {
   pull: (deps, _actor, seq, id, limit) => listCommentDocsSince(deps, seq, id, limit),
+  sameForEveryone: true,
   findMaster: (deps, id) => findCommentDoc(deps, id),
   apply(deps, actor, doc, master, meta) {
     const { postId, content, writtenAt } = doc as Partial<CommentDoc>;

@@ -12,6 +12,7 @@ import { deletePost, editPost, findPostDoc, listPostDocsBefore, listPostDocsSinc
  */
 export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
+  sameForEveryone: true,
   pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
   findMaster: (deps, id) => findPostDoc(deps, id),
   mergesFields: true,

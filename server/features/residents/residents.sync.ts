@@ -35,6 +35,7 @@ const EditBaseSchema = ResidentDocSchema.omit({
  */
 export const residentsSync: SyncHandler<ResidentDoc> = {
   pull: (deps, _actor, seq, id, limit) => listResidentDocsSince(deps, seq, id, limit),
+  sameForEveryone: true,
   findMaster: (deps, id) => findResidentDoc(deps, id),
   mergesFields: true,
   mergesOnServer: true,

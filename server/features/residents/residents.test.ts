@@ -478,9 +478,9 @@ describe('residents sync', () => {
     const stream = await colleague.openStream();
     await stream.next('RESYNC');
     const seen = stream.events.length;
-    await createResident(staff);
+    const created = await createResident(staff);
     const change = await stream.next('change', seen);
-    expect(JSON.parse(change.data)).toEqual({ collection: 'residents' });
+    expect(JSON.parse(change.data)).toMatchObject({ collection: 'residents', documents: [{ id: created.id }] });
     stream.close();
   });
 });
@@ -641,7 +641,10 @@ describe('resident edits from devices, merged field by field (decision 120)', ()
     await stream.next('RESYNC');
     const before = stream.events.length;
     await push(staff, [{ newDocumentState: { ...seen, medication: 'Streamed' }, assumedMasterState: seen }]);
-    expect(JSON.parse((await stream.next('change', before)).data)).toEqual({ collection: 'residents' });
+    expect(JSON.parse((await stream.next('change', before)).data)).toMatchObject({
+      collection: 'residents',
+      documents: [{ id: created.id, medication: 'Streamed' }],
+    });
     stream.close();
   });
 

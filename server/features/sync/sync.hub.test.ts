@@ -133,4 +133,34 @@ describe('the sync hub', () => {
     expect(hub.size()).toBe(0);
     expect(other.closed).toBe(false);
   });
+
+  it('computes one event per starting point for a collection everyone sees alike, one per user otherwise', async () => {
+    let seq = 10;
+    const computed: string[] = [];
+    hub = createSyncHub({
+      delivery: {
+        currentSeq: () => seq,
+        sameForEveryone: (collection) => collection === 'posts',
+        eventFor: (collection, userId, since, through) => {
+          computed.push(`${collection} ${userId} ${since}-${through}`);
+          return userId === 'nobody-sees' ? null : JSON.stringify({ collection, since, through });
+        },
+      },
+    });
+    const streams = ['a', 'b', 'nobody-sees'].map((id) => fakeConnection(id));
+    for (const stream of streams) hub.connect(stream.connection);
+    seq = 12;
+    hub.notify('posts');
+    hub.notify('messages', ['a', 'nobody-sees']);
+    await turn();
+    // The posts' event was computed once for all three streams: the first user's id only names who it was read as.
+    expect(computed).toEqual(['posts a 10-12', 'messages a 10-12', 'messages nobody-sees 10-12']);
+    expect(streams[1].sent).toEqual(['change {"collection":"posts","since":10,"through":12}']);
+    expect(streams[2].sent).toEqual(['change {"collection":"posts","since":10,"through":12}']);
+    seq = 15;
+    hub.notify('messages', ['a', 'nobody-sees']);
+    await turn();
+    // A user who saw nothing last time is told from where their last event left off, so nothing is skipped.
+    expect(computed.slice(3)).toEqual(['messages a 12-15', 'messages nobody-sees 10-15']);
+  });
 });

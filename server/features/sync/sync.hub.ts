@@ -20,6 +20,22 @@ export interface SyncConnection {
   close: () => void;
 }
 
+/**
+ * How a change event carries the change itself (decision 131). Without it the hub only announces: the event says
+ * which collection changed and the device pulls.
+ */
+export interface HubDelivery {
+  /** The global change sequence now: every committed change has a `server_seq` at or below it. */
+  currentSeq: () => number;
+  /**
+   * The event data telling `userId` what changed in `collection` after `since` (up to `through`, the sequence now),
+   * or null when that user may see none of it.
+   */
+  eventFor: (collection: SyncCollection, userId: string, since: number, through: number) => string | null;
+  /** Whether every user pulls the same documents of this collection, so one computed event serves them all. */
+  sameForEveryone: (collection: SyncCollection) => boolean;
+}
+
 /** The live-stream hub: knows the open streams and tells them about committed changes. */
 export interface SyncHub {
   /** Registers a stream; the returned function unregisters it. */
@@ -47,8 +63,15 @@ export interface SyncHub {
  * are batched per synchronous run (a microtask), so a push of 100 rows sends one event per collection, and a
  * change reaches only the streams of the users it names.
  */
-export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
+export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDelivery } = {}): SyncHub {
+  const { delivery } = options;
   const byUser = new Map<string, Set<SyncConnection>>();
+  /**
+   * Per stream and collection, the sequence its last delivered event reached (or the sequence when it connected):
+   * the next event says it follows from there, so a device that holds everything up to it may simply store it.
+   */
+  const reached = new WeakMap<SyncConnection, Map<SyncCollection, number>>();
+  const connectedAt = new WeakMap<SyncConnection, number>();
   /** Per collection, the users to tell, or null for everyone. */
   const pending = new Map<SyncCollection, Set<string> | null>();
   let flushScheduled = false;
@@ -74,14 +97,42 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
     }
   };
 
+  /** Today's announcement: the device pulls. */
+  const announce = (collection: SyncCollection, connections: SyncConnection[]) => {
+    const data = JSON.stringify({ collection });
+    for (const connection of connections) safely(() => connection.send(SYNC_EVENTS.change, data));
+  };
+
+  /**
+   * Each stream gets the change as its user would pull it, from where its last event left off. Streams that follow
+   * from the same sequence and see the same documents share one computed (and encoded) event.
+   */
+  const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
+    const shared = how.sameForEveryone(collection);
+    const events = new Map<string, string | null>();
+    for (const connection of connections) {
+      let seen = reached.get(connection);
+      if (!seen) reached.set(connection, (seen = new Map()));
+      const since = seen.get(collection) ?? connectedAt.get(connection) ?? 0;
+      const key = shared ? String(since) : `${connection.userId}|${since}`;
+      let data = events.get(key);
+      if (data === undefined) events.set(key, (data = how.eventFor(collection, connection.userId, since, through)));
+      // Nothing this user may see: the next event follows from the same place, so it still covers this span.
+      if (data === null) continue;
+      seen.set(collection, through);
+      safely(() => connection.send(SYNC_EVENTS.change, data));
+    }
+  };
+
   const flush = () => {
     flushScheduled = false;
     const changes = [...pending];
     pending.clear();
+    const through = delivery?.currentSeq();
     for (const [collection, userIds] of changes) {
-      const data = JSON.stringify({ collection });
       const connections = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
-      for (const connection of connections) safely(() => connection.send(SYNC_EVENTS.change, data));
+      if (delivery && through !== undefined) deliver(delivery, collection, connections, through);
+      else announce(collection, connections);
     }
   };
 
@@ -98,6 +149,8 @@ export function createSyncHub(options: { pingEveryMs?: number } = {}): SyncHub {
       let set = byUser.get(connection.userId);
       if (!set) byUser.set(connection.userId, (set = new Set()));
       set.add(connection);
+      // Its first pull (after the RESYNC it is sent now) brings everything up to at least this.
+      if (delivery) connectedAt.set(connection, delivery.currentSeq());
       // Past a limit the oldest stream ends, not the new one: the newest is the tab in use, and a closed one that is
       // still wanted reconnects (decision 127).
       const ofSession = [...set].filter((c) => c.sessionHash === connection.sessionHash);

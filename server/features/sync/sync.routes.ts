@@ -8,32 +8,13 @@ import {
   PushHeadersSchema,
   SYNC_EVENTS,
   SyncCollectionSchema,
-  type SyncCollection,
 } from '../../../schema/sync';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
-import { acknowledgementsSync } from '../alerts/alerts.sync';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
-import { conversationsSync, messagesSync } from '../chat/chat.sync';
-import { commentsSync } from '../comments/comments.sync';
-import { postsSync } from '../posts/posts.sync';
-import { reactionsSync } from '../reactions/reactions.sync';
-import { residentsSync, residentViewsSync } from '../residents/residents.sync';
-import { usersSync } from '../users/users.sync';
-import { pullDocuments, pushDocuments, type SyncHandler } from './sync.service';
-
-/** Each collection's handler, exported by its feature. */
-const HANDLERS: Record<SyncCollection, SyncHandler> = {
-  users: usersSync,
-  posts: postsSync,
-  comments: commentsSync,
-  reactions: reactionsSync,
-  conversations: conversationsSync,
-  messages: messagesSync,
-  acknowledgements: acknowledgementsSync,
-  residents: residentsSync,
-  residentViews: residentViewsSync,
-};
+import { sharedPullBody } from './sync.delivery';
+import { SYNC_HANDLERS as HANDLERS } from './sync.handlers';
+import { pullDocuments, pushDocuments } from './sync.service';
 
 const CollectionParamsSchema = z.object({ collection: SyncCollectionSchema });
 
@@ -96,15 +77,13 @@ export const syncRoutes = new Hono<AppEnv>()
     validate('param', CollectionParamsSchema),
     validate('query', PullQuerySchema),
     (c) => {
-      const page = pullDocuments(
-        c.var.deps,
-        c.var.user,
-        HANDLERS[c.req.valid('param').collection],
-        c.req.valid('query'),
+      const { collection } = c.req.valid('param');
+      const query = c.req.valid('query');
+      const body = sharedPullBody(c.var.deps, collection, query, () =>
+        JSON.stringify(pullDocuments(c.var.deps, c.var.user, HANDLERS[collection], query)),
       );
       // With its length, an answer under compress's threshold (1 KB) goes as it is: most pulls are a change or two
       // that the live stream announced, and gzip made each a chunked stream, 1-2 ms more per pull (decision 110).
-      const body = JSON.stringify(page);
       return c.body(body, 200, {
         'Content-Type': 'application/json',
         'Content-Length': String(Buffer.byteLength(body)),

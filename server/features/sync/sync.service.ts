@@ -1,6 +1,7 @@
 import {
   CHECKPOINT_ID_END,
   SYNC_WRITABLE_FIELDS,
+  type ChangeEvent,
   type PullQuery,
   type PullResponse,
   type PUSHABLE_COLLECTIONS,
@@ -79,6 +80,11 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * in the answer's `merges`.
    */
   mergesOnServer?: boolean;
+  /**
+   * Every user pulls the same documents (the pull ignores who asks): one computed answer, and one change event, serves
+   * every device (decision 131).
+   */
+  sameForEveryone?: boolean;
 }
 
 /** Structural equality of JSON values (key order does not matter). */
@@ -136,9 +142,13 @@ export function pullDocuments(
         id: CHECKPOINT_ID_END,
         before: done || !last ? null : { seq: last.seq, id: last.doc.id },
       },
+      // The fill is done: a device that was empty now holds every live document up to `until` (decision 131).
+      ...(done ? { through: until } : {}),
     };
   }
   if (query.backfill) query = { ...query, seq: 0, id: '' };
+  // Read with the rows (nothing is written in between): a short page holds everything up to it (decision 131).
+  const through = currentSeq(deps.db);
   const rows = handler.pull(deps, actor, query.seq, query.id, query.limit);
   const last = rows[rows.length - 1];
   return {
@@ -146,7 +156,41 @@ export function pullDocuments(
     checkpoint: last
       ? { seq: last.seq, id: last.doc.id, before: null }
       : { seq: query.seq, id: query.id, before: null },
+    through,
   };
+}
+
+/** Most documents a change event carries; a larger change is announced and pulled (decision 131). */
+export const EVENT_DOCUMENTS_MAX = 100;
+/** Most bytes of a change event's data; a larger one is announced and pulled. */
+export const EVENT_BYTES_MAX = 64 * 1024;
+
+/**
+ * The live-stream event telling `actor` what changed in a collection after `since`: the documents as their pull
+ * would answer them (the same handler, so the same visibility rules), and the checkpoint `through` (the sequence now)
+ * that a device holding everything up to `since` may store them at. Null when this user may see none of it; only
+ * the collection's name (pull it) when the change is too large to carry.
+ */
+export function changeEventOf(
+  deps: AppDeps,
+  actor: SessionUser,
+  collection: SyncCollection,
+  handler: SyncHandler,
+  since: number,
+  through: number,
+): string | null {
+  const rows = handler.pull(deps, actor, since, CHECKPOINT_ID_END, EVENT_DOCUMENTS_MAX + 1);
+  if (rows.length === 0) return null;
+  const announced = JSON.stringify({ collection } satisfies ChangeEvent<SyncDoc>);
+  if (rows.length > EVENT_DOCUMENTS_MAX) return announced;
+  const event: ChangeEvent<SyncDoc> = {
+    collection,
+    since,
+    checkpoint: { seq: through, id: CHECKPOINT_ID_END, before: null },
+    documents: rows.map((r) => r.doc),
+  };
+  const data = JSON.stringify(event);
+  return data.length > EVENT_BYTES_MAX ? announced : data;
 }
 
 /**

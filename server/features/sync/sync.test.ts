@@ -543,7 +543,7 @@ describe('reactions on the posts (decision 74)', () => {
 
   it("tells every stream that the posts changed, and only the reacting user's streams about reactions", async () => {
     const { client: watcher } = await t.signedIn();
-    const { client: reacting } = await t.signedIn();
+    const { client: reacting, user: reactor } = await t.signedIn();
     const post = await t.buildPost();
     const watching = await watcher.openStream();
     const own = await reacting.openStream();
@@ -552,7 +552,11 @@ describe('reactions on the posts (decision 74)', () => {
       await own.next('RESYNC');
       const [seenWatcher, seenOwn] = [watching.events.length, own.events.length];
       await reacting.post(`/api/posts/${post.id}/reactions`, { type: 'like' });
-      expect(JSON.parse((await watching.next('change', seenWatcher)).data)).toEqual({ collection: 'posts' });
+      // The event carries the post with its reactions: the watcher stores it without a pull (decision 131).
+      expect(JSON.parse((await watching.next('change', seenWatcher)).data)).toMatchObject({
+        collection: 'posts',
+        documents: [{ id: post.id, reactions: { like: [reactor.id] } }],
+      });
       await own.next('change', seenOwn);
       await new Promise((r) => setTimeout(r, 50));
       const collections = (events: { event: string; data: string }[], from: number) =>
@@ -704,13 +708,20 @@ describe('the live stream', () => {
       expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
       await stream.next('RESYNC');
       const seen = stream.events.length;
-      await push(writer, 'posts', [{ newDocumentState: newPostDoc(), assumedMasterState: null }]);
+      const pushed = newPostDoc();
+      await push(writer, 'posts', [{ newDocumentState: pushed, assumedMasterState: null }]);
       const change = await stream.next('change', seen);
-      expect(JSON.parse(change.data)).toEqual({ collection: 'posts' });
+      expect(JSON.parse(change.data)).toMatchObject({
+        collection: 'posts',
+        documents: [{ id: pushed.id, content: pushed.content }],
+      });
       const before = stream.events.length;
       const post = await t.buildPost();
       await writer.post(`/api/posts/${post.id}/comments`, { content: 'Hi' });
-      expect(JSON.parse((await stream.next('change', before)).data)).toEqual({ collection: 'comments' });
+      expect(JSON.parse((await stream.next('change', before)).data)).toMatchObject({
+        collection: 'comments',
+        documents: [{ postId: post.id, content: 'Hi' }],
+      });
     } finally {
       stream.close();
     }

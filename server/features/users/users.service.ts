@@ -26,6 +26,12 @@ export function accountCreatedAt(deps: AppDeps, userId: string): number {
   return findAccountCreatedAt(deps.db, userId) ?? 0;
 }
 
+/** An active account as a session sees it, or null (gone, deactivated). */
+export function findSessionUserById(deps: AppDeps, id: string): CurrentUser | null {
+  const row = findUserById(deps.db, id);
+  return row?.isActive ? toCurrentUser(row) : null;
+}
+
 /** The shape of GET /api/auth/user (issue 2). */
 export function toCurrentUser(row: CurrentUserRow): CurrentUser {
   return {

@@ -1,0 +1,54 @@
+import type { PullQuery, SyncCollection } from '../../../schema/sync';
+import type { AppDeps } from '../../lib/context';
+import { currentSeq } from '../../lib/seq.queries';
+import { findSessionUserById } from '../users/users.service';
+import type { HubDelivery } from './sync.hub';
+import { SYNC_HANDLERS } from './sync.handlers';
+import { changeEventOf } from './sync.service';
+
+/**
+ * Change events that carry the change (decision 131): each stream's event is computed by the collection's own pull, as
+ * the user it belongs to; for collections every user sees alike, once for all. `deps` is read when events are sent,
+ * after the server has built it.
+ */
+export function hubDeliveryOf(deps: () => AppDeps): HubDelivery {
+  return {
+    currentSeq: () => currentSeq(deps().db),
+    sameForEveryone: (collection) => SYNC_HANDLERS[collection].sameForEveryone === true,
+    eventFor(collection, userId, since, through) {
+      const handler = SYNC_HANDLERS[collection];
+      // The pull of a collection every user sees alike does not read who asks; others need the user.
+      const actor = findSessionUserById(deps(), userId);
+      return actor ? changeEventOf(deps(), actor, collection, handler, since, through) : null;
+    },
+  };
+}
+
+/** Answers kept for the current sequence, by collection and query. */
+const SHARED_ANSWERS_MAX = 200;
+const sharedAnswers = new WeakMap<AppDeps['db'], { seq: number; bodies: Map<string, string> }>();
+
+/**
+ * A pull answer every user would get alike (same collection, checkpoint and query), computed once while nothing new is
+ * written: after a change, thousands of devices that missed or could not use its event ask for the same page
+ * (decision 131). Per-user collections always compute their own.
+ */
+export function sharedPullBody(
+  deps: AppDeps,
+  collection: SyncCollection,
+  query: PullQuery,
+  compute: () => string,
+): string {
+  if (deps.config.syncDelivery === 'announce' || !SYNC_HANDLERS[collection].sameForEveryone) return compute();
+  const seq = currentSeq(deps.db);
+  let kept = sharedAnswers.get(deps.db);
+  if (!kept || kept.seq !== seq) sharedAnswers.set(deps.db, (kept = { seq, bodies: new Map() }));
+  const key = `${collection} ${JSON.stringify(query)}`;
+  let body = kept.bodies.get(key);
+  if (body === undefined) {
+    body = compute();
+    if (kept.bodies.size >= SHARED_ANSWERS_MAX) kept.bodies.clear();
+    kept.bodies.set(key, body);
+  }
+  return body;
+}
