@@ -1,4 +1,4 @@
-import { BehaviorSubject, combineLatest, defer, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
+import { combineLatest, defer, filter, firstValueFrom, map, Subject, type Observable } from 'rxjs';
 import type { RxCollection, RxReplicationPullStreamItem, RxReplicationWriteToMasterRow } from 'rxdb';
 import { addRxPlugin } from 'rxdb';
 import { RxDBLeaderElectionPlugin } from 'rxdb/plugins/leader-election';
@@ -9,16 +9,16 @@ import {
   PUSH_ROWS_MAX,
   SYNC_COLLECTIONS,
   SYNC_DEVICE_HEADER,
-  SYNC_EVENTS,
   type SyncCollection,
 } from '../../schema/sync-protocol';
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../schema/sync';
 import { mergeBasesOf } from './collections';
-import { readEventStream } from './event-stream';
 import { recordMerges } from './merge-notices';
 import { watchLostChanges } from './lost-changes';
 import { connectTabs, type TabSync } from './tab-sync';
 import { yieldToMain } from '../lib/yield-to-main';
+import { createLiveStream } from './sync/live-stream';
+import { createTransport } from './sync/transport';
 
 /** What the replication needs from its surroundings; tests pass a fetch with a cookie jar and a base URL. */
 export interface SyncOptions {
@@ -99,12 +99,6 @@ const PUSH_REQUEST_ROWS = PUSH_ROWS_MAX;
 /** How long other collections wait for that page before pulling anyway. */
 const FIRST_PAGE_PATIENCE_MS = 3000;
 
-class HttpError extends Error {
-  constructor(readonly status: number) {
-    super(`${status}: sync request failed`);
-  }
-}
-
 type PushRow = RxReplicationWriteToMasterRow<Record<string, unknown>>;
 
 /** The name RxDB keeps a collection's replication state under; sealing kept work reads the same state (decision 114). */
@@ -141,34 +135,20 @@ export function startSync(
   collections: Partial<Record<SyncCollection, AnyCollection>>,
   options: SyncOptions = {},
 ): SyncController {
-  const base = options.baseUrl ?? '';
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const retryMs = options.retryMs ?? 5000;
-  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const headers = { 'X-Background': '1', Accept: 'application/json' };
   const streams = new Map<
     SyncCollection,
     Subject<RxReplicationPullStreamItem<Record<string, unknown>, SyncCheckpoint>>
   >();
-  const connected$ = new BehaviorSubject(false);
+  const retryMs = options.retryMs ?? 5000;
   const abort = new AbortController();
-  const reachable$ = new BehaviorSubject(true);
-  const setReachable = (value: boolean) => {
-    if (value !== reachable$.getValue()) reachable$.next(value);
-  };
-  /** The fetch of every sync request and of the live stream: each answer or failure tells reachable$. */
-  const observedFetch: typeof fetch = async (input, init) => {
-    try {
-      const response = await doFetch(input, init);
-      setReachable(response.status < 500);
-      return response;
-    } catch (error) {
-      // No server answered. Offline, every fetch fails so, and being offline is what the app says then.
-      const online = globalThis.navigator?.onLine !== false;
-      if (error instanceof TypeError && online && !abort.signal.aborted) setReachable(false);
-      throw error;
-    }
-  };
+  const transport = createTransport({
+    baseUrl: options.baseUrl ?? '',
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    requestTimeoutMs: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    stopped: abort.signal,
+    onUnauthorized: options.onUnauthorized,
+  });
+  const { call } = transport;
   /**
    * Names this device's pushes (decision 69): the local database's storage token, kept with the database, so
    * a reload or a restart after a lost answer is still the same device, and a new sign-in is a new one.
@@ -184,44 +164,6 @@ export function startSync(
   void leading.then(() => (leader = true));
   // What a delete on the server took from the user's unsent changes is kept for the feed's notice (decision 117).
   const stopWatchingLost = anyCollection ? watchLostChanges(anyCollection.database, collections.posts) : () => {};
-
-  /**
-   * One sync request. It is given up after `requestTimeoutMs`: on a phone moving between Wi-Fi and mobile data
-   * a connection can die without either end hearing of it, and a request on it would wait for ever, holding
-   * its collection's replication (the chaos test saw three collections stuck "pulling" so). RxDB retries it.
-   * The request is aborted then, and the call ends whether or not the fetch heeds the abort: under load the
-   * chaos test saw a pull still unanswered 57 s after its abort should have ended it.
-   */
-  async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const timeout = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new DOMException(`${path.split('?')[0]} took over ${requestTimeoutMs} ms`, 'TimeoutError');
-        timeout.abort(error);
-        reject(error);
-      }, requestTimeoutMs);
-    });
-    const request = async () => {
-      const response = await observedFetch(base + path, {
-        credentials: 'include',
-        ...init,
-        headers: { ...headers, ...init.headers },
-        signal: AbortSignal.any([abort.signal, timeout.signal]),
-      });
-      if (response.status === 401) options.onUnauthorized?.();
-      if (!response.ok) throw new HttpError(response.status);
-      return (await response.json()) as T;
-    };
-    try {
-      return await Promise.race([request(), late]);
-    } catch (error) {
-      if (timeout.signal.aborted && !abort.signal.aborted) console.warn(`sync: ${path.split('?')[0]} timed out`);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
   /**
    * Comments and reactions point at a post. One made on a post that was itself written offline must not reach
@@ -570,33 +512,18 @@ export function startSync(
 
   const pullEverything = () => streams.forEach((_, name) => requestPull(name));
 
+  const stream = createLiveStream({
+    transport,
+    stopped: abort.signal,
+    retryMs,
+    onResync: pullEverything,
+    onChange: (collection) => {
+      if (streams.has(collection)) requestPull(collection);
+    },
+    onUnauthorized: options.onUnauthorized,
+  });
   // Only the leading tab listens: a stream per tab would make every server change pull once per open tab.
-  void (async function listen() {
-    await leading;
-    while (!abort.signal.aborted) {
-      try {
-        await readEventStream(
-          `${base}/api/sync/stream`,
-          { credentials: 'include', headers, signal: abort.signal },
-          (event) => {
-            if (event.event === SYNC_EVENTS.resync) {
-              connected$.next(true);
-              pullEverything();
-            } else if (event.event === SYNC_EVENTS.change) {
-              const { collection } = JSON.parse(event.data) as { collection: SyncCollection };
-              if (streams.has(collection)) requestPull(collection);
-            }
-          },
-          observedFetch,
-        );
-      } catch (error) {
-        if ((error as { status?: number }).status === 401) options.onUnauthorized?.();
-      }
-      connected$.next(false);
-      if (abort.signal.aborted) break;
-      await new Promise((resolve) => setTimeout(resolve, retryMs));
-    }
-  })();
+  void leading.then(() => stream.listen());
 
   const onOnline = () => {
     if (!leader) return;
@@ -643,9 +570,9 @@ export function startSync(
   return {
     pending$,
     collectionSynced: (name) => either(own.collectionSynced(name), tabs?.collectionSynced(name)),
-    connected$: connected$.asObservable(),
+    connected$: stream.connected$,
     // A tab that does not lead makes no requests: it reports the server reachable (decision 116).
-    reachable$: reachable$.asObservable(),
+    reachable$: transport.reachable$,
     initialSyncDone: either(own.initialSyncDone, tabs?.initialSyncDone),
     resync: () => (leader || !tabs ? pullEverything() : tabs.resync()),
     awaitInSync: () => (leader || !tabs ? own.awaitInSync() : either(own.awaitInSync(), tabs.awaitInSync())),

@@ -1,0 +1,62 @@
+import { BehaviorSubject, type Observable } from 'rxjs';
+import { SYNC_EVENTS, type SyncCollection } from '../../../schema/sync-protocol';
+import { readEventStream } from '../event-stream';
+import { SYNC_HEADERS, type Transport } from './transport';
+
+/** What a `change` event says, parsed from its JSON data: the collection that changed. */
+export type ChangeEventData = { collection: SyncCollection } & Record<string, unknown>;
+
+export interface LiveStreamOptions {
+  transport: Transport;
+  /** Aborted when the sync stops: the stream closes and is not opened again. */
+  stopped: AbortSignal;
+  /** How long to wait between reconnects. */
+  retryMs: number;
+  /** The stream said RESYNC (it has just connected): every collection pulls. */
+  onResync: () => void;
+  /** The stream said a collection changed; `data` is the event's whole parsed JSON object. */
+  onChange: (collection: SyncCollection, data: ChangeEventData) => void;
+  /** The server answered 401: the session is over. */
+  onUnauthorized?: () => void;
+}
+
+export interface LiveStream {
+  /** Whether the stream is connected (from its RESYNC until it ends). */
+  connected$: Observable<boolean>;
+  /** Reads the stream until the sync stops, connecting again `retryMs` after each end or failure. */
+  listen: () => Promise<void>;
+}
+
+/** The live stream of docs/sync.md ("Live stream"): says when to pull, never carries the pull itself. */
+export function createLiveStream(options: LiveStreamOptions): LiveStream {
+  const { transport, stopped } = options;
+  const connected$ = new BehaviorSubject(false);
+  async function listen() {
+    while (!stopped.aborted) {
+      try {
+        await readEventStream(
+          `${transport.baseUrl}/api/sync/stream`,
+          { credentials: 'include', headers: SYNC_HEADERS, signal: stopped },
+          (event) => {
+            if (event.event === SYNC_EVENTS.resync) {
+              connected$.next(true);
+              options.onResync();
+            } else if (event.event === SYNC_EVENTS.change) {
+              // The hub's change event (server/features/sync/sync.hub.ts): a JSON object naming its collection.
+              const data = JSON.parse(event.data) as ChangeEventData;
+              options.onChange(data.collection, data);
+            }
+          },
+          transport.observedFetch,
+        );
+      } catch (error) {
+        // readEventStream's refusal carries the answer's status; a network error has none.
+        if ((error as { status?: number }).status === 401) options.onUnauthorized?.();
+      }
+      connected$.next(false);
+      if (stopped.aborted) break;
+      await new Promise((resolve) => setTimeout(resolve, options.retryMs));
+    }
+  }
+  return { connected$: connected$.asObservable(), listen };
+}
