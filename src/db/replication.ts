@@ -7,7 +7,7 @@ import type { PullResponse } from '../../schema/sync';
 import { watchLostChanges } from './lost-changes';
 import { connectTabs, type LeaderSync, type TabSync } from './tab-sync';
 import { yieldToMain } from '../lib/yield-to-main';
-import { CollectionSync } from './sync/collection-sync';
+import { CollectionSync, type CollectionSyncContext } from './sync/collection-sync';
 import { describeActivity, Phases } from './sync/diagnostics';
 import { createLiveStream } from './sync/live-stream';
 import { FirstPageGate, PostsFirst } from './sync/ordering';
@@ -144,6 +144,37 @@ function ownSync(syncs: CollectionSync[], pullEverything: () => void): LeaderSyn
   };
 }
 
+/** What the replication takes from the local database: the device's name for its pushes, and this tab's leadership. */
+function databaseRoles(collections: Partial<Record<SyncCollection, AnyCollection>>) {
+  const database = SYNC_COLLECTIONS.map((name) => collections[name]).find(Boolean)?.database;
+  // Names this device's pushes (decision 69): the local database's storage token, kept with the database, so a
+  // reload or a restart after a lost answer is still the same device, and a new sign-in is a new one.
+  const deviceId: Promise<string> = database ? database.storageToken : Promise.resolve('unknown');
+  // One replication per browser (decision 115): tabs of one database elect a leader, and only it pulls, pushes and
+  // listens to the stream; a database without other tabs (tests) leads at once. Another tab takes over when it closes.
+  const leading: Promise<unknown> = database?.waitForLeadership() ?? Promise.resolve();
+  return { database, deviceId, leading };
+}
+
+/** One CollectionSync per collection this client keeps, with the rule between them that posts push first. */
+function collectionSyncs(
+  collections: Partial<Record<SyncCollection, AnyCollection>>,
+  shared: Omit<CollectionSyncContext, 'postsFirst'>,
+): Map<SyncCollection, CollectionSync> {
+  const byName = new Map<SyncCollection, CollectionSync>();
+  const postsFirst = new PostsFirst(collections.posts, () => byName.get('posts')?.state.awaitInSync());
+  // Only the collections this client keeps: the server may offer more than an older client knows.
+  for (const name of SYNC_COLLECTIONS) {
+    const collection = collections[name];
+    if (collection) byName.set(name, new CollectionSync(name, collection, { ...shared, postsFirst }));
+  }
+  return byName;
+}
+
+/** The first of this tab's answer and the leading tab's, where another tab may lead. */
+const either = (mine: Promise<void>, theirs: Promise<void> | undefined) =>
+  theirs ? Promise.race([mine, theirs]) : mine;
+
 /**
  * Replicates each synced collection with the server (docs/sync.md): pull by checkpoint, push with conflict
  * detection, and one live stream that says when to pull. The parts are in src/db/sync/ (decision 132).
@@ -161,27 +192,18 @@ export function startSync(
     stopped: stopped.signal,
     onUnauthorized: options.onUnauthorized,
   });
-  const anyCollection = SYNC_COLLECTIONS.map((name) => collections[name]).find(Boolean);
-  // Names this device's pushes (decision 69): the local database's storage token, kept with the database, so a
-  // reload or a restart after a lost answer is still the same device, and a new sign-in is a new one.
-  const deviceId: Promise<string> = anyCollection ? anyCollection.database.storageToken : Promise.resolve('unknown');
-  // One replication per browser (decision 115): tabs of one database elect a leader, and only it pulls, pushes and
-  // listens to the stream; a database without other tabs (tests) leads at once. Another tab takes over when it closes.
-  const leading: Promise<unknown> = anyCollection?.database.waitForLeadership() ?? Promise.resolve();
+  const { database, deviceId, leading } = databaseRoles(collections);
   let leader = false;
   void leading.then(() => (leader = true));
   // What a delete on the server took from the user's unsent changes is kept for the feed's notice (decision 117).
-  const stopWatchingLost = anyCollection ? watchLostChanges(anyCollection.database, collections.posts) : () => {};
+  const stopWatchingLost = database ? watchLostChanges(database, collections.posts) : () => {};
 
   const phases = new Phases();
   const firstPage = new FirstPageGate(collections.posts);
-  const byName = new Map<SyncCollection, CollectionSync>();
-  const postsFirst = new PostsFirst(collections.posts, () => byName.get('posts')?.state.awaitInSync());
   const { batchSize, takePrefetched } = options;
-  const context = {
+  const shared = {
     transport,
     deviceId,
-    postsFirst,
     firstPage,
     phases,
     stopped: stopped.signal,
@@ -189,9 +211,7 @@ export function startSync(
     batchSize,
     takePrefetched,
   };
-  // Only the collections this client keeps: the server may offer more than an older client knows.
-  const names = SYNC_COLLECTIONS.filter((name) => collections[name] !== undefined);
-  for (const name of names) byName.set(name, new CollectionSync(name, collections[name]!, context));
+  const byName = collectionSyncs(collections, shared);
   const syncs = [...byName.values()];
   void startInTurn(syncs, leading, stopped.signal, firstPage);
 
@@ -214,15 +234,12 @@ export function startSync(
 
   const own = ownSync(syncs, pullEverything);
   // A tab that does not lead learns from the leading one, or from its own replication once it leads.
-  const tabs = tabsOf(anyCollection?.database, names);
+  const tabs = tabsOf(database, [...byName.keys()]);
   void leading.then(() => {
     if (!stopped.signal.aborted) tabs?.lead(own);
   });
-  const either = (mine: Promise<void>, theirs: Promise<void> | undefined) =>
-    theirs ? Promise.race([mine, theirs]) : mine;
-
   return {
-    pending$: pendingCount$(collections, names),
+    pending$: pendingCount$(collections, [...byName.keys()]),
     collectionSynced: (name) => either(own.collectionSynced(name), tabs?.collectionSynced(name)),
     connected$: stream.connected$,
     // A tab that does not lead makes no requests: it reports the server reachable (decision 116).
