@@ -25,6 +25,7 @@ import {
   type ShownPost,
 } from '../../features/feed/feed-actions';
 import { buildPostDoc } from '../../features/feed/post-draft';
+import { withTimeout } from '../../lib/with-timeout';
 import { createSyncedDatabase, type UserDatabase } from '../database';
 import { startSync } from '../replication';
 import type { ChaosUser, Device, Ledger } from './ledger';
@@ -43,16 +44,10 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
  * Resolves with the promise's value, or rejects after `ms` naming what never finished: a step or a settle
  * phase that hangs is reported with the seed and the steps before it, instead of the whole test timing out.
  */
-export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still not finished after ${ms / 1000} s`)), ms);
+export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  return withTimeout(promise, ms, () => {
+    throw new Error(`${what}: still not finished after ${ms / 1000} s`);
   });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The entry of `list` a random number in [0, 1) picks. */

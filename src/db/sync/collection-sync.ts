@@ -11,6 +11,7 @@ import {
 import type { PullResponse, PushResponse, SyncCheckpoint } from '../../../schema/sync';
 import { mergeBasesOf } from '../collections';
 import { recordMerges } from '../merge-notices';
+import { withTimeout } from '../../lib/with-timeout';
 import type { Phases } from './diagnostics';
 import type { ChangeEventData } from './live-stream';
 import type { FirstPageGate, PostsFirst } from './ordering';
@@ -294,10 +295,7 @@ export class CollectionSync {
     const up = pushActive$(this.state);
     if (!up?.getValue()) return;
     const settled = firstValueFrom(up.pipe(filter((active) => !active)), { defaultValue: false });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), PUSH_WAIT_MS)));
-    const outcome = await Promise.race([settled, late]);
-    clearTimeout(timer);
+    const outcome = await withTimeout(settled, PUSH_WAIT_MS, () => 'late' as const);
     // A push that stays busy this long may itself be waiting for this pull (RxDB's upstream waits for the
     // downstream in places): give the page up and let RxDB ask again after its retry time, so neither waits
     // for ever. The page is not stored, so decision 64 still holds.
@@ -314,14 +312,8 @@ export class CollectionSync {
     const idle = whenIdle(this.state);
     if (!idle) return;
     const signal = this.context.stopped;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
-    await Promise.race([
-      stopped,
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, STORED_PATIENCE_MS))),
-      idle,
-    ]);
-    clearTimeout(timer);
+    await withTimeout(Promise.race([stopped, idle]), STORED_PATIENCE_MS);
   }
 
   /** RxDB's push handler: this device's own changes, after the posts they point at (PostsFirst). */

@@ -1,5 +1,6 @@
 import type { RxCollection, RxReplicationWriteToMasterRow } from 'rxdb';
 import type { SyncCollection } from '../../../schema/sync-protocol';
+import { withTimeout } from '../../lib/with-timeout';
 
 type AnyCollection = RxCollection<Record<string, unknown>>;
 type PushRow = RxReplicationWriteToMasterRow<Record<string, unknown>>;
@@ -42,12 +43,7 @@ export class PostsFirst {
         (post) => post.get('localPending') === true && !this.acceptedPosts.has(post.primary),
       );
     if (ids.length === 0 || !(await pending())) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.postsInSync(),
-      new Promise((resolve) => (timer = setTimeout(resolve, POSTS_FIRST_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
+    await withTimeout(this.postsInSync(), POSTS_FIRST_WAIT_MS);
     if (await pending()) throw new Error(`${name}: waiting for posts written offline to reach the server first`);
   }
 

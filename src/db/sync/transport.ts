@@ -1,4 +1,5 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
+import { withTimeout } from '../../lib/with-timeout';
 
 /** Every sync request and the live stream are background traffic: they never keep an idle session alive. */
 export const SYNC_HEADERS = { 'X-Background': '1', Accept: 'application/json' };
@@ -62,14 +63,11 @@ export function createTransport(options: TransportOptions): Transport {
    */
   async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
     const timeout = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new DOMException(`${path.split('?')[0]} took over ${requestTimeoutMs} ms`, 'TimeoutError');
-        timeout.abort(error);
-        reject(error);
-      }, requestTimeoutMs);
-    });
+    const giveUp = (): never => {
+      const error = new DOMException(`${path.split('?')[0]} took over ${requestTimeoutMs} ms`, 'TimeoutError');
+      timeout.abort(error);
+      throw error;
+    };
     const request = async () => {
       const response = await observedFetch(baseUrl + path, {
         credentials: 'include',
@@ -83,12 +81,10 @@ export function createTransport(options: TransportOptions): Transport {
       return (await response.json()) as T;
     };
     try {
-      return await Promise.race([request(), late]);
+      return await withTimeout(request(), requestTimeoutMs, giveUp);
     } catch (error) {
       if (timeout.signal.aborted && !stopped.aborted) console.warn(`sync: ${path.split('?')[0]} timed out`);
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
