@@ -20,7 +20,7 @@ export interface FeedPreview {
 
 export const feedPreviewAtom = atom<FeedPreview | null>(null);
 
-/** The replication's first requests of the collections the feed shows (src/db/replication.ts pullPage). */
+/** The replication's first requests of the collections the feed shows (src/db/sync/collection-sync.ts pullPage). */
 export const FIRST_PULL_PATHS = SHARED_FIRST_PULL_PATHS satisfies Partial<Record<SyncCollection, string>>;
 
 type Page = PullResponse<Record<string, unknown>>;
