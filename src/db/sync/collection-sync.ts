@@ -114,6 +114,7 @@ export class CollectionSync {
   ) {
     this.filled = new Promise<void>((resolve) => (this.resolveFilled = resolve));
     this.known = new Set([...Object.keys(collection.schema.jsonSchema.properties), '_deleted']);
+    // Widened so that any collection's name can be looked up in the tuple.
     const canPush = (PUSHABLE_COLLECTIONS as readonly string[]).includes(name);
     this.state = replicateRxCollection({
       collection,
@@ -154,7 +155,8 @@ export class CollectionSync {
         : undefined,
     });
     this.state.error$.subscribe((error) => {
-      // Offline is normal: RxDB retries by itself. Anything else is worth a line in the console.
+      // Offline is normal: RxDB retries by itself. Anything else is worth a line in the console. RxDB's error types
+      // its parameters loosely: the handlers' failures are in `errors`, each an Error with a name.
       const causes = (error.parameters as { errors?: unknown[] } | undefined)?.errors ?? [];
       const offline = causes.length > 0 && causes.every((e) => (e as { name?: string }).name === 'TypeError');
       if (!context.stopped.aborted && !offline) console.warn(`sync ${name}:`, error.message);
@@ -184,6 +186,7 @@ export class CollectionSync {
   stop(): void {
     this.firstRun = 'stopped';
   }
+
   /** One pull: the newest-first fill, then pages in change order (docs/sync.md). */
   private async pullPage(checkpoint: SyncCheckpoint | undefined, batchSize: number) {
     const { name, context } = this;
@@ -348,7 +351,7 @@ export class CollectionSync {
         headers: { 'Content-Type': 'application/json', [SYNC_DEVICE_HEADER]: await context.deviceId },
         body: JSON.stringify(rows.slice(i, i + PUSH_REQUEST_ROWS)),
       });
-      // States to merge from, for the conflict handler (decision 69).
+      // States to merge from, for the conflict handler (decision 69); typed by the collection's schema.
       for (const [id, doc] of Object.entries(answer.bases ?? {})) bases.set(id, pickKnown(doc, this.known) as never);
       // Edits the server merged with someone else's: the user is told which fields were theirs (decision 120).
       recordMerges(this.collection.database.name, name, answer.merges);
