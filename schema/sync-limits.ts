@@ -8,7 +8,7 @@ export const PULL_LIMIT_MAX = 1000;
 export const FIRST_FEED_PAGE = 50;
 
 /**
- * A new device's first requests of the collections the feed shows (src/db/replication.ts pullPage): the page for a
+ * A new device's first requests of the collections the feed shows (src/db/sync/collection-sync.ts pullPage): the page for a
  * signed-in user asks for them in its HTML (decision 111), the feed's preview asks again and is given those answers.
  */
 export const FIRST_PULL_PATHS = {

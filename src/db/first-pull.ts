@@ -3,6 +3,7 @@ import type { PullResponse, SyncCollection } from '../../schema/sync';
 import { FIRST_PULL_PATHS as SHARED_FIRST_PULL_PATHS } from '../../schema/sync-limits';
 import type { DirectoryUserLocal, PostLocal } from './collections';
 import { holdsUserDatabase } from './database-name';
+import { withTimeout } from '../lib/with-timeout';
 
 /**
  * A new device's first look at the feed (decision 97). Before anything is stored, the feed has to wait for the
@@ -19,7 +20,7 @@ export interface FeedPreview {
 
 export const feedPreviewAtom = atom<FeedPreview | null>(null);
 
-/** The replication's first requests of the collections the feed shows (src/db/replication.ts pullPage). */
+/** The replication's first requests of the collections the feed shows (src/db/sync/collection-sync.ts pullPage). */
 export const FIRST_PULL_PATHS = SHARED_FIRST_PULL_PATHS satisfies Partial<Record<SyncCollection, string>>;
 
 type Page = PullResponse<Record<string, unknown>>;
@@ -65,13 +66,10 @@ export const browserEnvironment = (databases: Promise<IDBDatabaseInfo[]> | null 
  */
 async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page | null> {
   const abort = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => {
-      abort.abort();
-      resolve(null);
-    }, env.timeoutMs ?? PREFETCH_TIMEOUT_MS);
-  });
+  const giveUp = () => {
+    abort.abort();
+    return null;
+  };
   const request = async (): Promise<Page | null> => {
     // Asked exactly as the signed-in page's preload links ask (credentials, no header but Accept), so the browser
     // hands over their answers instead of asking again (decision 111). A sync call never keeps an idle session alive
@@ -86,11 +84,9 @@ async function fetchPage(env: FirstPullEnvironment, path: string): Promise<Page 
     return Array.isArray(page?.documents) && page.checkpoint ? (page as Page) : null;
   };
   try {
-    return await Promise.race([request(), late]);
+    return await withTimeout(request(), env.timeoutMs ?? PREFETCH_TIMEOUT_MS, giveUp);
   } catch {
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -179,12 +175,7 @@ export async function previewSettled(userId: string, patienceMs = PAINT_PATIENCE
   if (started?.userId !== userId) return;
   const preview = await started.preview;
   if (!preview) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    paintedFor(userId).promise,
-    new Promise<void>((resolve) => (timer = setTimeout(resolve, patienceMs))),
-  ]);
-  clearTimeout(timer);
+  await withTimeout(paintedFor(userId).promise, patienceMs);
 }
 
 async function fetchPreview(userId: string, env: FirstPullEnvironment): Promise<FeedPreview | null> {

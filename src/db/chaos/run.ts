@@ -25,10 +25,11 @@ import {
   type ShownPost,
 } from '../../features/feed/feed-actions';
 import { buildPostDoc } from '../../features/feed/post-draft';
-import { createSyncedDatabase } from '../database';
+import { withTimeout } from '../../lib/with-timeout';
+import { createSyncedDatabase, type UserDatabase } from '../database';
 import { startSync } from '../replication';
 import type { ChaosUser, Device, Ledger } from './ledger';
-import { uuids, type Step } from './script';
+import { uuids, type OpKind, type Step } from './script';
 
 /** The six collections the operations touch: two open devices use twelve of RxDB's thirteen (STACK-NOTES). */
 export const COLLECTIONS = ['posts', 'comments', 'reactions', 'conversations', 'messages', 'acknowledgements'] as const;
@@ -43,17 +44,30 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
  * Resolves with the promise's value, or rejects after `ms` naming what never finished: a step or a settle
  * phase that hangs is reported with the seed and the steps before it, instead of the whole test timing out.
  */
-export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still not finished after ${ms / 1000} s`)), ms);
+export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  return withTimeout(promise, ms, () => {
+    throw new Error(`${what}: still not finished after ${ms / 1000} s`);
   });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
+
+/** The entry of `list` a random number in [0, 1) picks. */
+const pick = <T>(list: readonly T[], r: number): T | undefined => list[Math.floor(r * list.length)];
+
+/** What one step acts with: its number, its random numbers, the device it picked (and its index), its log tag. */
+interface StepAt {
+  index: number;
+  r: Step['r'];
+  device: Device;
+  me: number;
+  db: UserDatabase;
+  tag: string;
+}
+
+/** Notes each id of `expected` missing from `actual`, and each one there not expected, in `problems`. */
+const expectSameIn = (problems: string[]) => (what: string, expected: Set<string>, actual: Set<string>) => {
+  for (const id of expected) if (!actual.has(id)) problems.push(`${what} ${id}: missing on the server`);
+  for (const id of actual) if (!expected.has(id)) problems.push(`${what} ${id}: on the server, not expected`);
+};
 
 /** Strips what only the local store has. */
 function wire(doc: Record<string, unknown>): Record<string, unknown> {
@@ -271,231 +285,291 @@ export class ChaosRun {
 
   /** Runs one step of the script on whichever device it picks among the open ones. */
   async run(index: number, step: Step) {
-    const [r0, r1, r2, r3] = step.r;
     const open = this.devices.filter((d) => this.isOpen(d));
-    const pick = <T>(list: readonly T[], r: number): T | undefined => list[Math.floor(r * list.length)];
     // The first step is the administrator's urgent post.
-    const device = index === 0 ? this.devices[0] : pick(open, r0)!;
-    const me = this.devices.indexOf(device);
-    const db = device.db!;
+    const device = index === 0 ? this.devices[0] : pick(open, step.r[0])!;
     const tag = `${device.name}${device.online ? '' : '(off)'}`;
-    switch (step.kind) {
-      case 'serverStop': {
-        const pid = this.server!.pid;
-        try {
-          await within(20_000, 'a graceful server stop', this.server!.stop());
-        } catch (error) {
-          this.anomalies.push((error as Error).message);
-          await this.server!.kill();
-        }
-        this.server = null;
-        // A graceful close removes its lock.
-        if (lockedPid(this.dataDir) !== null) this.anomalies.push('the lock file stayed after a graceful stop');
-        this.note(index, `server stopped gracefully (pid ${pid})`);
-        break;
-      }
-      case 'serverKill': {
-        const pid = this.server!.pid;
-        await this.server!.kill();
-        this.server = null;
-        if (lockedPid(this.dataDir) !== pid) this.anomalies.push('a SIGKILL should leave the stale lock behind');
-        this.note(index, `server SIGKILLed (pid ${pid})`);
-        break;
-      }
-      case 'serverStart': {
-        const stale = lockedPid(this.dataDir);
-        await this.startServer();
-        // The lock of a killed server is taken over, not refused.
-        if (lockedPid(this.dataDir) !== this.server!.pid) this.anomalies.push('the new server did not take the lock');
-        this.note(index, `server started (pid ${this.server!.pid}, stale lock ${stale ?? 'none'})`);
-        break;
-      }
-      case 'createPost': {
-        const id = this.ids();
-        const isAdmin = device.user.role === 'admin';
-        const isUrgent = index === 0 || (isAdmin && r1 < 0.4);
-        const category: PostCategory = index === 0 ? 'company_announcement' : pick(POST_CATEGORIES, r2)!;
-        const content = `post ${index} by ${device.name}`;
-        const doc = buildPostDoc(id, device.user.id, { content, category, isUrgent, houseTags: [] }, []);
-        await db.posts.insert(doc);
-        this.remember(id);
-        this.ledger.posts.set(id, { author: me, content, category, isUrgent, deleted: false });
-        this.note(index, `${tag} creates ${isUrgent ? 'urgent ' : ''}post ${id.slice(0, 8)}`);
-        break;
-      }
-      case 'editPost': {
-        // Authors edit their words; the administrator also moves others' posts to another category. Each field
-        // has one writer, so the ledger knows the outcome; concurrent edits of one post merge field by field.
-        const posts = (await this.live(device, 'posts')).filter(
-          (p) => p.authorId === device.user.id || device.user.role === 'admin',
-        );
-        const post = pick(posts, r1);
-        if (!post) return this.note(index, `${tag} has no post to edit`);
-        const id = post.id as string;
-        const entry = this.ledger.posts.get(id)!;
-        const own = entry.author === me;
-        if (own) {
-          const content = `edit ${index} by ${device.name}`;
-          const category = device.user.role === 'admin' ? pick(POST_CATEGORIES, r2)! : undefined;
-          await editPost(
-            db,
-            id,
-            { content, category, isUrgent: post.isUrgent as boolean },
-            post as unknown as ShownPost,
-          );
-          entry.content = content;
-          if (category) entry.category = category;
-          this.note(index, `${tag} edits own post ${id.slice(0, 8)}${category ? ` (${category})` : ''}`);
-        } else {
-          const category = pick(POST_CATEGORIES, r2)!;
-          // As the edit form does: what was shown and left as it was is not written back.
-          await editPost(
-            db,
-            id,
-            { content: post.content as string, category, isUrgent: post.isUrgent as boolean },
-            post as unknown as ShownPost,
-          );
-          entry.category = category;
-          this.note(index, `${tag} moves post ${id.slice(0, 8)} to ${category}`);
-        }
-        break;
-      }
-      case 'deletePost': {
-        const posts = (await this.live(device, 'posts')).filter(
-          (p) => p.authorId === device.user.id || (device.user.role === 'admin' && r3 < 0.5),
-        );
-        const post = pick(posts, r1);
-        if (!post) return this.note(index, `${tag} has no post to delete`);
-        await deletePost(db, post.id as string);
-        this.ledger.posts.get(post.id as string)!.deleted = true;
-        this.note(index, `${tag} deletes post ${(post.id as string).slice(0, 8)}`);
-        break;
-      }
-      case 'addComment': {
-        const post = pick(await this.live(device, 'posts'), r1);
-        if (!post) return this.note(index, `${tag} has no post to comment on`);
-        const id = this.ids();
-        const content = `comment ${index} by ${device.name}`;
-        // The app's own action, with this run's id.
-        const spy = vi.spyOn(crypto, 'randomUUID').mockReturnValueOnce(id as ReturnType<typeof crypto.randomUUID>);
-        try {
-          await addComment(db, post.id as string, device.user.id, content);
-        } finally {
-          spy.mockRestore();
-        }
-        this.remember(id);
-        this.ledger.comments.set(id, { author: me, postId: post.id as string, content, deleted: false });
-        this.note(index, `${tag} comments ${id.slice(0, 8)} on ${(post.id as string).slice(0, 8)}`);
-        break;
-      }
-      case 'deleteComment': {
-        const mine = (await this.live(device, 'comments')).filter((c) => c.authorId === device.user.id);
-        const comment = pick(mine, r1);
-        if (!comment) return this.note(index, `${tag} has no comment to delete`);
-        await deleteComment(db, comment.id as string);
-        this.ledger.comments.get(comment.id as string)!.deleted = true;
-        this.note(index, `${tag} deletes comment ${(comment.id as string).slice(0, 8)}`);
-        break;
-      }
-      case 'toggleReaction': {
-        const post = pick(await this.live(device, 'posts'), r1);
-        if (!post) return this.note(index, `${tag} has no post to react to`);
-        const postId = post.id as string;
-        const id = reactionId(postId, device.user.id);
-        const type = pick(REACTION_TYPES, r2)!;
-        const current = (await db.reactions.findOne(id).exec())?.toJSON();
-        const before = this.ledger.reactions.get(id)?.type ?? null;
-        // Only this user writes this document: the device must still show what it last chose, unless the
-        // post went away (its reactions go with it).
-        if ((current?.type ?? null) !== before && !this.ledger.posts.get(postId)!.deleted) {
-          this.anomalies.push(
-            `#${index} ${device.name}'s own reaction ${id} reads ${current?.type ?? 'none'}, it chose ${before ?? 'none'}`,
-          );
-        }
-        await toggleReaction(db, postId, device.user.id, type, current as never);
-        const after = current && current.type === type ? null : type;
-        this.remember(id);
-        this.ledger.reactions.set(id, { user: me, postId, type: after });
-        this.note(index, `${tag} reacts ${after ?? `(removes ${type})`} on ${postId.slice(0, 8)}`);
-        break;
-      }
-      case 'sendMessage': {
-        const others = this.devices.filter((d) => d !== device);
-        const other = pick(others, r1)!;
-        const conversationId = conversationIdOf(device.user.id, other.user.id);
-        // Mostly through the chat screen (open, then send); sometimes a message before its conversation.
-        if (r2 < 0.7) await openConversation(db, device.user.id, other.user.id);
-        let id = this.ids();
-        const content = `message ${index} ${device.name}>${other.name}`;
-        const spy = vi.spyOn(crypto, 'randomUUID').mockReturnValueOnce(id as ReturnType<typeof crypto.randomUUID>);
-        let sent: { id: string } | null;
-        try {
-          sent = await sendMessage(db, device.user.id, conversationId, content);
-        } finally {
-          spy.mockRestore();
-        }
-        // Its id, even if something else took the seeded one meanwhile.
-        id = sent!.id;
-        this.remember(id);
-        this.ledger.conversations.add(conversationId);
-        this.ledger.messages.set(id, { sender: me, conversationId, content });
-        this.note(index, `${tag} messages ${other.name} (${id.slice(0, 8)})`);
-        break;
-      }
-      case 'markRead': {
-        const conversations = await this.live(device, 'conversations');
-        const conversation = pick(conversations, r1);
-        if (!conversation) return this.note(index, `${tag} has no conversation to read`);
-        const newest = await db.messages
-          .findOne({
-            selector: { conversationId: conversation.id as string, senderId: { $ne: device.user.id } },
-            sort: [{ createdAt: 'desc' }],
-          })
-          .exec();
-        if (!newest) return this.note(index, `${tag} has nothing to read`);
-        await markConversationRead(db, conversation.id as string, newest.createdAt);
-        this.note(index, `${tag} reads up to ${newest.createdAt}`);
-        break;
-      }
-      case 'acknowledge': {
-        const posts = new Map((await this.live(device, 'posts')).map((p) => [p.id, p]));
-        const waiting = (await this.live(device, 'acknowledgements')).filter(
-          (a) => a.userId === device.user.id && a.acknowledgedAt === null && Boolean(posts.get(a.postId)?.isUrgent),
-        );
-        const ack = pick(waiting, r1);
-        if (!ack) return this.note(index, `${tag} has no alert to acknowledge`);
-        await acknowledgeAlert(db, ack.id as string);
-        this.ledger.acknowledged.add(ack.id as string);
-        this.note(index, `${tag} acknowledges ${(ack.id as string).slice(0, 8)}`);
-        break;
-      }
-      case 'network': {
-        const target = pick(this.devices, r1)!;
-        this.setOnline(target, !target.online);
-        this.note(index, `${target.name} goes ${target.online ? 'online' : 'offline'}`);
-        break;
-      }
-      case 'loseAnswer': {
-        device.loseAnswers += 1;
-        this.note(index, `${device.name} will lose its next push answer`);
-        break;
-      }
-      case 'rotate': {
-        // The app closes on one phone and opens on the one that was closed.
-        const closed = this.devices.find((d) => !this.isOpen(d));
-        if (!closed) return;
-        await this.close(device);
-        await this.open(closed);
-        this.note(index, `${device.name} closes the app, ${closed.name} opens it`);
-        break;
-      }
-      case 'pause': {
-        await sleep(200 + Math.floor(r1 * 600));
-        this.note(index, 'pause');
-        break;
-      }
+    const at: StepAt = { index, r: step.r, device, me: this.devices.indexOf(device), db: device.db!, tag };
+    // A step that finds nothing to act on is noted, not counted.
+    if (await this.steps[step.kind](at)) this.count(step.kind);
+  }
+
+  /** Notes that a step found nothing to act on. */
+  private skip(index: number, text: string): false {
+    this.note(index, text);
+    return false;
+  }
+
+  /** Each kind of step; each answers whether it acted. */
+  private readonly steps: Record<OpKind, (at: StepAt) => Promise<boolean>> = {
+    serverStop: (at) => this.serverStop(at),
+    serverKill: (at) => this.serverKill(at),
+    serverStart: (at) => this.serverStart(at),
+    createPost: (at) => this.createPost(at),
+    editPost: (at) => this.editPost(at),
+    deletePost: (at) => this.deletePost(at),
+    addComment: (at) => this.addComment(at),
+    deleteComment: (at) => this.deleteComment(at),
+    toggleReaction: (at) => this.toggleReaction(at),
+    sendMessage: (at) => this.sendMessage(at),
+    markRead: (at) => this.markRead(at),
+    acknowledge: (at) => this.acknowledge(at),
+    network: (at) => this.network(at),
+    loseAnswer: (at) => this.loseAnswer(at),
+    rotate: (at) => this.rotate(at),
+    pause: (at) => this.pause(at),
+  };
+
+  private async serverStop(at: StepAt): Promise<boolean> {
+    const { index } = at;
+    const pid = this.server!.pid;
+    try {
+      await within(20_000, 'a graceful server stop', this.server!.stop());
+    } catch (error) {
+      this.anomalies.push((error as Error).message);
+      await this.server!.kill();
     }
-    this.count(step.kind);
+    this.server = null;
+    // A graceful close removes its lock.
+    if (lockedPid(this.dataDir) !== null) this.anomalies.push('the lock file stayed after a graceful stop');
+    this.note(index, `server stopped gracefully (pid ${pid})`);
+    return true;
+  }
+
+  private async serverKill(at: StepAt): Promise<boolean> {
+    const { index } = at;
+    const pid = this.server!.pid;
+    await this.server!.kill();
+    this.server = null;
+    if (lockedPid(this.dataDir) !== pid) this.anomalies.push('a SIGKILL should leave the stale lock behind');
+    this.note(index, `server SIGKILLed (pid ${pid})`);
+    return true;
+  }
+
+  private async serverStart(at: StepAt): Promise<boolean> {
+    const { index } = at;
+    const stale = lockedPid(this.dataDir);
+    await this.startServer();
+    // The lock of a killed server is taken over, not refused.
+    if (lockedPid(this.dataDir) !== this.server!.pid) this.anomalies.push('the new server did not take the lock');
+    this.note(index, `server started (pid ${this.server!.pid}, stale lock ${stale ?? 'none'})`);
+    return true;
+  }
+
+  private async createPost(at: StepAt): Promise<boolean> {
+    const { index, device, me, db, tag } = at;
+    const [, r1, r2] = at.r;
+    const id = this.ids();
+    const isAdmin = device.user.role === 'admin';
+    const isUrgent = index === 0 || (isAdmin && r1 < 0.4);
+    const category: PostCategory = index === 0 ? 'company_announcement' : pick(POST_CATEGORIES, r2)!;
+    const content = `post ${index} by ${device.name}`;
+    const doc = buildPostDoc(id, device.user.id, { content, category, isUrgent, houseTags: [] }, []);
+    await db.posts.insert(doc);
+    this.remember(id);
+    this.ledger.posts.set(id, { author: me, content, category, isUrgent, deleted: false });
+    this.note(index, `${tag} creates ${isUrgent ? 'urgent ' : ''}post ${id.slice(0, 8)}`);
+    return true;
+  }
+
+  private async editPost(at: StepAt): Promise<boolean> {
+    const { index, device, me, db, tag } = at;
+    const [, r1, r2] = at.r;
+    // Authors edit their words; the administrator also moves others' posts to another category. Each field
+    // has one writer, so the ledger knows the outcome; concurrent edits of one post merge field by field.
+    const posts = (await this.live(device, 'posts')).filter(
+      (p) => p.authorId === device.user.id || device.user.role === 'admin',
+    );
+    const post = pick(posts, r1);
+    if (!post) return this.skip(index, `${tag} has no post to edit`);
+    const id = post.id as string;
+    const entry = this.ledger.posts.get(id)!;
+    const own = entry.author === me;
+    if (own) {
+      const content = `edit ${index} by ${device.name}`;
+      const category = device.user.role === 'admin' ? pick(POST_CATEGORIES, r2)! : undefined;
+      await editPost(db, id, { content, category, isUrgent: post.isUrgent as boolean }, post as unknown as ShownPost);
+      entry.content = content;
+      if (category) entry.category = category;
+      this.note(index, `${tag} edits own post ${id.slice(0, 8)}${category ? ` (${category})` : ''}`);
+    } else {
+      const category = pick(POST_CATEGORIES, r2)!;
+      // As the edit form does: what was shown and left as it was is not written back.
+      await editPost(
+        db,
+        id,
+        { content: post.content as string, category, isUrgent: post.isUrgent as boolean },
+        post as unknown as ShownPost,
+      );
+      entry.category = category;
+      this.note(index, `${tag} moves post ${id.slice(0, 8)} to ${category}`);
+    }
+    return true;
+  }
+
+  private async deletePost(at: StepAt): Promise<boolean> {
+    const { index, device, db, tag } = at;
+    const [, r1, , r3] = at.r;
+    const posts = (await this.live(device, 'posts')).filter(
+      (p) => p.authorId === device.user.id || (device.user.role === 'admin' && r3 < 0.5),
+    );
+    const post = pick(posts, r1);
+    if (!post) return this.skip(index, `${tag} has no post to delete`);
+    await deletePost(db, post.id as string);
+    this.ledger.posts.get(post.id as string)!.deleted = true;
+    this.note(index, `${tag} deletes post ${(post.id as string).slice(0, 8)}`);
+    return true;
+  }
+
+  private async addComment(at: StepAt): Promise<boolean> {
+    const { index, device, me, db, tag } = at;
+    const [, r1] = at.r;
+    const post = pick(await this.live(device, 'posts'), r1);
+    if (!post) return this.skip(index, `${tag} has no post to comment on`);
+    const id = this.ids();
+    const content = `comment ${index} by ${device.name}`;
+    // The app's own action, with this run's id.
+    const spy = vi.spyOn(crypto, 'randomUUID').mockReturnValueOnce(id as ReturnType<typeof crypto.randomUUID>);
+    try {
+      await addComment(db, post.id as string, device.user.id, content);
+    } finally {
+      spy.mockRestore();
+    }
+    this.remember(id);
+    this.ledger.comments.set(id, { author: me, postId: post.id as string, content, deleted: false });
+    this.note(index, `${tag} comments ${id.slice(0, 8)} on ${(post.id as string).slice(0, 8)}`);
+    return true;
+  }
+
+  private async deleteComment(at: StepAt): Promise<boolean> {
+    const { index, device, db, tag } = at;
+    const [, r1] = at.r;
+    const mine = (await this.live(device, 'comments')).filter((c) => c.authorId === device.user.id);
+    const comment = pick(mine, r1);
+    if (!comment) return this.skip(index, `${tag} has no comment to delete`);
+    await deleteComment(db, comment.id as string);
+    this.ledger.comments.get(comment.id as string)!.deleted = true;
+    this.note(index, `${tag} deletes comment ${(comment.id as string).slice(0, 8)}`);
+    return true;
+  }
+
+  private async toggleReaction(at: StepAt): Promise<boolean> {
+    const { index, device, me, db, tag } = at;
+    const [, r1, r2] = at.r;
+    const post = pick(await this.live(device, 'posts'), r1);
+    if (!post) return this.skip(index, `${tag} has no post to react to`);
+    const postId = post.id as string;
+    const id = reactionId(postId, device.user.id);
+    const type = pick(REACTION_TYPES, r2)!;
+    const current = (await db.reactions.findOne(id).exec())?.toJSON();
+    const before = this.ledger.reactions.get(id)?.type ?? null;
+    // Only this user writes this document: the device must still show what it last chose, unless the
+    // post went away (its reactions go with it).
+    if ((current?.type ?? null) !== before && !this.ledger.posts.get(postId)!.deleted) {
+      this.anomalies.push(
+        `#${index} ${device.name}'s own reaction ${id} reads ${current?.type ?? 'none'}, it chose ${before ?? 'none'}`,
+      );
+    }
+    await toggleReaction(db, postId, device.user.id, type, current as never);
+    const after = current && current.type === type ? null : type;
+    this.remember(id);
+    this.ledger.reactions.set(id, { user: me, postId, type: after });
+    this.note(index, `${tag} reacts ${after ?? `(removes ${type})`} on ${postId.slice(0, 8)}`);
+    return true;
+  }
+
+  private async sendMessage(at: StepAt): Promise<boolean> {
+    const { index, device, me, db, tag } = at;
+    const [, r1, r2] = at.r;
+    const others = this.devices.filter((d) => d !== device);
+    const other = pick(others, r1)!;
+    const conversationId = conversationIdOf(device.user.id, other.user.id);
+    // Mostly through the chat screen (open, then send); sometimes a message before its conversation.
+    if (r2 < 0.7) await openConversation(db, device.user.id, other.user.id);
+    let id = this.ids();
+    const content = `message ${index} ${device.name}>${other.name}`;
+    const spy = vi.spyOn(crypto, 'randomUUID').mockReturnValueOnce(id as ReturnType<typeof crypto.randomUUID>);
+    let sent: { id: string } | null;
+    try {
+      sent = await sendMessage(db, device.user.id, conversationId, content);
+    } finally {
+      spy.mockRestore();
+    }
+    // Its id, even if something else took the seeded one meanwhile.
+    id = sent!.id;
+    this.remember(id);
+    this.ledger.conversations.add(conversationId);
+    this.ledger.messages.set(id, { sender: me, conversationId, content });
+    this.note(index, `${tag} messages ${other.name} (${id.slice(0, 8)})`);
+    return true;
+  }
+
+  private async markRead(at: StepAt): Promise<boolean> {
+    const { index, device, db, tag } = at;
+    const [, r1] = at.r;
+    const conversations = await this.live(device, 'conversations');
+    const conversation = pick(conversations, r1);
+    if (!conversation) return this.skip(index, `${tag} has no conversation to read`);
+    const newest = await db.messages
+      .findOne({
+        selector: { conversationId: conversation.id as string, senderId: { $ne: device.user.id } },
+        sort: [{ createdAt: 'desc' }],
+      })
+      .exec();
+    if (!newest) return this.skip(index, `${tag} has nothing to read`);
+    await markConversationRead(db, conversation.id as string, newest.createdAt);
+    this.note(index, `${tag} reads up to ${newest.createdAt}`);
+    return true;
+  }
+
+  private async acknowledge(at: StepAt): Promise<boolean> {
+    const { index, device, db, tag } = at;
+    const [, r1] = at.r;
+    const posts = new Map((await this.live(device, 'posts')).map((p) => [p.id, p]));
+    const waiting = (await this.live(device, 'acknowledgements')).filter(
+      (a) => a.userId === device.user.id && a.acknowledgedAt === null && Boolean(posts.get(a.postId)?.isUrgent),
+    );
+    const ack = pick(waiting, r1);
+    if (!ack) return this.skip(index, `${tag} has no alert to acknowledge`);
+    await acknowledgeAlert(db, ack.id as string);
+    this.ledger.acknowledged.add(ack.id as string);
+    this.note(index, `${tag} acknowledges ${(ack.id as string).slice(0, 8)}`);
+    return true;
+  }
+
+  private async network(at: StepAt): Promise<boolean> {
+    const { index } = at;
+    const [, r1] = at.r;
+    const target = pick(this.devices, r1)!;
+    this.setOnline(target, !target.online);
+    this.note(index, `${target.name} goes ${target.online ? 'online' : 'offline'}`);
+    return true;
+  }
+
+  private async loseAnswer(at: StepAt): Promise<boolean> {
+    const { index, device } = at;
+    device.loseAnswers += 1;
+    this.note(index, `${device.name} will lose its next push answer`);
+    return true;
+  }
+
+  private async rotate(at: StepAt): Promise<boolean> {
+    const { index, device } = at;
+    // The app closes on one phone and opens on the one that was closed.
+    const closed = this.devices.find((d) => !this.isOpen(d));
+    if (!closed) return false;
+    await this.close(device);
+    await this.open(closed);
+    this.note(index, `${device.name} closes the app, ${closed.name} opens it`);
+    return true;
+  }
+
+  private async pause(at: StepAt): Promise<boolean> {
+    const { index } = at;
+    const [, r1] = at.r;
+    await sleep(200 + Math.floor(r1 * 600));
+    this.note(index, 'pause');
+    return true;
   }
 
   /** Every page of a collection as this user pulls it from the server (tombstones included). */
@@ -557,17 +631,33 @@ export class ChaosRun {
   /** The ledger against the server: everything meant to be there is, nothing else, nothing twice. */
   async diffLedger(): Promise<string[]> {
     const problems: string[] = [];
-    const { ledger, devices } = this;
-    const admin = devices[0];
-    const live = async (device: Device, collection: Collection) =>
-      new Map([...(await this.serverView(device, collection))].filter(([, doc]) => !doc._deleted));
-    const expectSame = (what: string, expected: Set<string>, actual: Set<string>) => {
-      for (const id of expected) if (!actual.has(id)) problems.push(`${what} ${id}: missing on the server`);
-      for (const id of actual) if (!expected.has(id)) problems.push(`${what} ${id}: on the server, not expected`);
-    };
-    const postLive = (id: string) => ledger.posts.get(id)?.deleted === false;
+    const posts = await this.diffPosts(problems);
+    await this.diffComments(problems);
+    await this.diffReactions(problems, posts);
+    for (const device of this.devices) {
+      await this.diffConversations(problems, device);
+      await this.diffAlerts(problems, device);
+    }
+    this.diffStoredRows(problems);
+    return problems;
+  }
 
-    const posts = await live(admin, 'posts');
+  /** A user's live documents of a collection on the server. */
+  private async liveOnServer(device: Device, collection: Collection) {
+    return new Map([...(await this.serverView(device, collection))].filter(([, doc]) => !doc._deleted));
+  }
+
+  /** Whether the ledger keeps this post live. */
+  private postLive(id: string): boolean {
+    return this.ledger.posts.get(id)?.deleted === false;
+  }
+
+  /** The live posts: those the ledger keeps, with their content, category, urgency and author. */
+  private async diffPosts(problems: string[]) {
+    const { ledger, devices } = this;
+    const expectSame = expectSameIn(problems);
+    const admin = devices[0];
+    const posts = await this.liveOnServer(admin, 'posts');
     expectSame(
       'post',
       new Set([...ledger.posts].filter(([, p]) => !p.deleted).map(([id]) => id)),
@@ -588,8 +678,16 @@ export class ChaosRun {
       }
     }
 
-    const comments = await live(admin, 'comments');
-    const wantComments = [...ledger.comments].filter(([, c]) => !c.deleted && postLive(c.postId));
+    return posts;
+  }
+
+  /** The live comments: those the ledger keeps on live posts, as their authors wrote them. */
+  private async diffComments(problems: string[]) {
+    const { ledger, devices } = this;
+    const expectSame = expectSameIn(problems);
+    const admin = devices[0];
+    const comments = await this.liveOnServer(admin, 'comments');
+    const wantComments = [...ledger.comments].filter(([, c]) => !c.deleted && this.postLive(c.postId));
     expectSame('comment', new Set(wantComments.map(([id]) => id)), new Set(comments.keys()));
     for (const [id, c] of wantComments) {
       const doc = comments.get(id);
@@ -597,11 +695,17 @@ export class ChaosRun {
         problems.push(`comment ${id}: ${JSON.stringify(doc)} is not what ${devices[c.author].name} wrote`);
       }
     }
+  }
 
+  /** Each user's reaction documents, and everyone's reactions as the posts carry them. */
+  private async diffReactions(problems: string[], posts: Map<string, Record<string, unknown>>) {
+    const { ledger, devices } = this;
+    const expectSame = expectSameIn(problems);
     // Each user pulls only their own reaction documents; everyone's are on the posts (decision 74).
     const reactions = new Map<string, Record<string, unknown>>();
-    for (const device of devices) for (const [id, doc] of await live(device, 'reactions')) reactions.set(id, doc);
-    const wantReactions = [...ledger.reactions].filter(([, r]) => r.type !== null && postLive(r.postId));
+    for (const device of devices)
+      for (const [id, doc] of await this.liveOnServer(device, 'reactions')) reactions.set(id, doc);
+    const wantReactions = [...ledger.reactions].filter(([, r]) => r.type !== null && this.postLive(r.postId));
     expectSame('reaction', new Set(wantReactions.map(([id]) => id)), new Set(reactions.keys()));
     for (const [id, r] of wantReactions) {
       const doc = reactions.get(id);
@@ -621,64 +725,75 @@ export class ChaosRun {
         problems.push(`post ${postId} reactions: server ${JSON.stringify(got)}, chosen ${JSON.stringify(want)}`);
       }
     }
+  }
 
-    for (const device of devices) {
-      const mineConv = [...ledger.conversations].filter((id) => id.split(':').includes(device.user.id));
-      expectSame(
-        `${device.name} conversation`,
-        new Set(mineConv),
-        new Set((await live(device, 'conversations')).keys()),
-      );
+  /** A user's conversations, and their messages: once each, at distinct times, each sender's in order. */
+  private async diffConversations(problems: string[], device: Device) {
+    const { ledger, devices } = this;
+    const expectSame = expectSameIn(problems);
+    const mineConv = [...ledger.conversations].filter((id) => id.split(':').includes(device.user.id));
+    expectSame(
+      `${device.name} conversation`,
+      new Set(mineConv),
+      new Set((await this.liveOnServer(device, 'conversations')).keys()),
+    );
 
-      const messages = await live(device, 'messages');
-      const wantMessages = [...ledger.messages].filter(([, m]) => mineConv.includes(m.conversationId));
-      expectSame(`${device.name} message`, new Set(wantMessages.map(([id]) => id)), new Set(messages.keys()));
-      for (const conversationId of mineConv) {
-        const stored = [...messages.values()]
-          .filter((m) => m.conversationId === conversationId)
-          .sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
-        for (let i = 1; i < stored.length; i += 1) {
-          if (stored[i].createdAt === stored[i - 1].createdAt) {
-            problems.push(`${device.name} messages ${stored[i - 1].id} and ${stored[i].id} share one time`);
-          }
-        }
-        // Each sender's messages arrive in the order they were written.
-        for (const sender of devices) {
-          const written = wantMessages
-            .filter(([, m]) => m.conversationId === conversationId && devices[m.sender] === sender)
-            .map(([id]) => id);
-          const shown = stored.filter((m) => m.senderId === sender.user.id).map((m) => m.id as string);
-          if (!isDeepStrictEqual(written, shown)) {
-            problems.push(`${device.name} sees ${sender.name}'s messages out of order in ${conversationId}`);
-          }
+    const messages = await this.liveOnServer(device, 'messages');
+    const wantMessages = [...ledger.messages].filter(([, m]) => mineConv.includes(m.conversationId));
+    expectSame(`${device.name} message`, new Set(wantMessages.map(([id]) => id)), new Set(messages.keys()));
+    for (const conversationId of mineConv) {
+      const stored = [...messages.values()]
+        .filter((m) => m.conversationId === conversationId)
+        .sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
+      for (let i = 1; i < stored.length; i += 1) {
+        if (stored[i].createdAt === stored[i - 1].createdAt) {
+          problems.push(`${device.name} messages ${stored[i - 1].id} and ${stored[i].id} share one time`);
         }
       }
-
-      // Alerts: one per live urgent post of someone else, acknowledged exactly when this user did. An alert
-      // of a deleted post stays only once acknowledged (whether the delete or the acknowledgement came first
-      // depends on timing).
-      const acks = await live(device, 'acknowledgements');
-      const me = devices.indexOf(device);
-      const wantAcks = [...ledger.posts]
-        .filter(([, p]) => !p.deleted && p.isUrgent && p.author !== me)
-        .map(([postId]) => `${postId}:${device.user.id}`);
-      for (const id of wantAcks) {
-        const doc = acks.get(id);
-        if (!doc) problems.push(`${device.name} alert ${id}: missing on the server`);
-        else if ((doc.acknowledgedAt !== null) !== ledger.acknowledged.has(id)) {
-          problems.push(
-            `${device.name} alert ${id}: acknowledgedAt ${doc.acknowledgedAt}, acknowledged: ${ledger.acknowledged.has(id)}`,
-          );
-        }
-      }
-      for (const [id, doc] of acks) {
-        if (wantAcks.includes(id)) continue;
-        if (doc.acknowledgedAt === null || !ledger.acknowledged.has(id)) {
-          problems.push(`${device.name} alert ${id}: on the server, not expected`);
+      // Each sender's messages arrive in the order they were written.
+      for (const sender of devices) {
+        const written = wantMessages
+          .filter(([, m]) => m.conversationId === conversationId && devices[m.sender] === sender)
+          .map(([id]) => id);
+        const shown = stored.filter((m) => m.senderId === sender.user.id).map((m) => m.id as string);
+        if (!isDeepStrictEqual(written, shown)) {
+          problems.push(`${device.name} sees ${sender.name}'s messages out of order in ${conversationId}`);
         }
       }
     }
+  }
 
+  /** A user's alerts: one per live urgent post of someone else, acknowledged exactly when they did. */
+  private async diffAlerts(problems: string[], device: Device) {
+    const { ledger, devices } = this;
+    // Alerts: one per live urgent post of someone else, acknowledged exactly when this user did. An alert
+    // of a deleted post stays only once acknowledged (whether the delete or the acknowledgement came first
+    // depends on timing).
+    const acks = await this.liveOnServer(device, 'acknowledgements');
+    const me = devices.indexOf(device);
+    const wantAcks = [...ledger.posts]
+      .filter(([, p]) => !p.deleted && p.isUrgent && p.author !== me)
+      .map(([postId]) => `${postId}:${device.user.id}`);
+    for (const id of wantAcks) {
+      const doc = acks.get(id);
+      if (!doc) problems.push(`${device.name} alert ${id}: missing on the server`);
+      else if ((doc.acknowledgedAt !== null) !== ledger.acknowledged.has(id)) {
+        problems.push(
+          `${device.name} alert ${id}: acknowledgedAt ${doc.acknowledgedAt}, acknowledged: ${ledger.acknowledged.has(id)}`,
+        );
+      }
+    }
+    for (const [id, doc] of acks) {
+      if (wantAcks.includes(id)) continue;
+      if (doc.acknowledgedAt === null || !ledger.acknowledged.has(id)) {
+        problems.push(`${device.name} alert ${id}: on the server, not expected`);
+      }
+    }
+  }
+
+  /** Nothing twice, nothing unknown: the stored rows against the ledger. */
+  private diffStoredRows(problems: string[]) {
+    const { ledger } = this;
     // Nothing twice: every stored row is one the ledger made, and no content was stored under two ids.
     const sqlite = new Database(path.join(this.dataDir, 'staff-portal.db'), { readonly: true, fileMustExist: true });
     try {
@@ -704,7 +819,6 @@ export class ChaosRun {
     } finally {
       sqlite.close();
     }
-    return problems;
   }
 
   /** The server's change counter: the check phase must not change anything. */

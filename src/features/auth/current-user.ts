@@ -6,6 +6,7 @@ import { LIMITS } from '../../../schema/constants';
 import { KEPT_DB, LOCAL_DATABASE_PREFIX, UPLOADS_CACHE } from '../../../schema/offline';
 import { ApiError, NetworkError, api } from '../../lib/api';
 import { appStore } from '../../lib/store';
+import { withTimeout } from '../../lib/with-timeout';
 import { forgetPostDrafts } from '../../db/post-draft-store';
 import {
   forgetSession,
@@ -146,14 +147,7 @@ export function refreshCurrentUser(beforeFirstScreen?: (state: AuthState) => Pro
         return state;
       }
       const ready = beforeFirstScreen?.(state);
-      if (ready) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          ready,
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_SCREEN_HOLD_MS))),
-        ]);
-        clearTimeout(timer);
-      }
+      if (ready) await withTimeout(ready, FIRST_SCREEN_HOLD_MS);
       // The first answer replaces "Loading..." with a whole screen (the feed, its database starting): rendered as a
       // transition, in short slices. Later answers are applied at once.
       if (appStore.get(authStateAtom).status === 'loading') startTransition(() => appStore.set(authStateAtom, state));

@@ -1,6 +1,7 @@
 import { LIMITS } from '../../../schema/constants';
 import { api } from '../../lib/api';
 import { toast } from '../../lib/toast';
+import { withTimeout } from '../../lib/with-timeout';
 
 /** Whether this browser can receive web push at all. */
 export function isPushSupported(): boolean {
@@ -22,12 +23,9 @@ export function base64UrlToBytes(value: string): Uint8Array<ArrayBuffer> {
 async function readyRegistration(): Promise<ServiceWorkerRegistration> {
   const existing = await navigator.serviceWorker.getRegistration();
   if (!existing) await navigator.serviceWorker.register('/sw.js', { scope: '/' });
-  return Promise.race([
-    navigator.serviceWorker.ready,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error('Service worker not ready')), LIMITS.serviceWorkerReadyMs),
-    ),
-  ]);
+  return withTimeout(navigator.serviceWorker.ready, LIMITS.serviceWorkerReadyMs, () => {
+    throw new Error('Service worker not ready');
+  });
 }
 
 /** The browser's current push subscription, if any. */

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import type { LocalStore } from '../../db/local-store-state';
 import { recordMerges } from '../../db/merge-notices';
 import { useWhileOnline } from '../../lib/use-while-online';
+import { withTimeout } from '../../lib/with-timeout';
 import { useObservable } from '../feed/use-observable';
 import type { ResidentLocal } from '../../db/collections';
 import { pendingPhoto, pendingPhotos$, savePendingPhoto, sendPendingPhotos, type PendingPhoto } from './pending-photos';
@@ -48,7 +49,7 @@ export async function keepAndSendPhoto(store: LocalStore, shown: ResidentLocal, 
     blob: file,
   });
   // The form waits a little for the answer; on a link that hangs the photo simply goes on waiting on the device.
-  await Promise.race([sendWaitingPhotos(store), new Promise((resolve) => setTimeout(resolve, ANSWER_WAIT_MS))]);
+  await withTimeout(sendWaitingPhotos(store), ANSWER_WAIT_MS);
   const left = await pendingPhoto(kept.id);
   if (!left) return 'sent';
   return left.error ? { refused: left.error } : 'waiting';
