@@ -67,6 +67,9 @@ export interface SimDeviceOptions {
   streamAgent?: http.Agent;
 }
 
+/** A kept-alive socket closed by the server as a request was sent on it: worth sending again. */
+class ReusedSocketClosed extends Error {}
+
 /** Epoch milliseconds with sub-millisecond precision, comparable between this process's devices and writers. */
 export const clock = () => performance.timeOrigin + performance.now();
 
@@ -137,7 +140,8 @@ export class SimDevice {
   errors = 0;
   connected = false;
   private readonly states = new Map<SyncCollection, CollectionState>();
-  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  /** Idle sockets are dropped before the server's keep-alive timeout (Node's default, 5 s) would close them. */
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 2, timeout: 4000 });
   private readonly abort = new AbortController();
   private ready: () => void = () => undefined;
   /** Resolves when the stream's RESYNC arrived and every collection's first pull ended. */
@@ -315,12 +319,30 @@ export class SimDevice {
     wakeWaiters();
   }
 
-  /** One request on the device's kept-alive connection; `at` is when the whole answer had arrived. */
-  private request(
+  /**
+   * One request on the device's kept-alive connection; `at` is when the whole answer had arrived. A kept-alive
+   * socket the server closed just as it was reused is retried at once on a new one, as browsers do.
+   */
+  private async request(
     method: 'GET' | 'POST',
     path: string,
     body?: string,
     headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string; at: number }> {
+    for (;;) {
+      try {
+        return await this.requestOnce(method, path, body, headers);
+      } catch (error) {
+        if (!(error instanceof ReusedSocketClosed)) throw error;
+      }
+    }
+  }
+
+  private requestOnce(
+    method: 'GET' | 'POST',
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
   ): Promise<{ status: number; text: string; at: number }> {
     return new Promise((resolve, reject) => {
       const request = http.request(
@@ -351,7 +373,9 @@ export class SimDevice {
           });
         },
       );
-      request.once('error', reject);
+      request.once('error', (error: NodeJS.ErrnoException) =>
+        reject(request.reusedSocket && error.code === 'ECONNRESET' ? new ReusedSocketClosed() : error),
+      );
       request.end(body);
     });
   }
