@@ -30,7 +30,14 @@ import {
   SimDevice,
   waitUntil,
 } from './sim-device';
-import { cpuMs, startServerProcess, type ServerProcess, type SyncMode } from './sim-server';
+import {
+  connectDevices,
+  cpuMs,
+  seededRandom,
+  startServerProcess,
+  type ServerProcess,
+  type SyncMode,
+} from './sim-server';
 
 const SIZES = process.env.BENCH_DEVICES ? [Number(process.env.BENCH_DEVICES)] : [2000, 5000];
 /** What the app replicates of what these changes touch (src/db/replication.ts). */
@@ -46,8 +53,11 @@ const MESSAGES = 100;
 const REACTIONS = 100;
 const BURST_MS = 10_000;
 const TARGETS = { urgentP99: 1000, chatP99: 25, cpuPerChange: 300 };
-/** The longest any change may take to reach every device before the bench gives up. */
-const HOLD_TIMEOUT_MS = 120_000;
+/**
+ * The longest a change may take to reach every device before the bench gives up on it (its missing devices count as
+ * never held), so that a saturated server still lets the bench finish in a few minutes.
+ */
+const HOLD_TIMEOUT_MS = 30_000;
 
 interface ChangeResult {
   /** Per device (and per change for a series), ms from the push's start until held. */
@@ -61,18 +71,6 @@ interface ChangeResult {
 }
 
 type Results = Record<'urgent' | 'chat' | 'reactions' | 'comment', ChangeResult>;
-
-/** A small seeded generator (mulberry32), so every run picks the same pairs. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs a change from the start of its writes until every device is idle again; measures the server and the reader. */
 async function measured(
@@ -88,7 +86,9 @@ async function measured(
   const started = performance.now();
   loop.enable();
   const times = await run();
-  await waitUntil(() => devices.every((d) => d.idle()), HOLD_TIMEOUT_MS, 'every device to be idle');
+  await waitUntil(() => devices.every((d) => d.idle()), HOLD_TIMEOUT_MS, 'every device to be idle').catch(() =>
+    console.log(`  not every device was idle within ${HOLD_TIMEOUT_MS / 1000} s: the next change starts anyway`),
+  );
   loop.disable();
   const elapsed = performance.now() - started;
   const reader = process.cpuUsage(readerBefore);
@@ -101,11 +101,17 @@ async function measured(
   };
 }
 
-/** Waits until each device but the writer holds `key`; answers each one's time from `start`. */
+/**
+ * Waits until each device but the writer holds `key`, or gives up after HOLD_TIMEOUT_MS; answers each one's time from
+ * `start`, Infinity for a device that did not hold it by then. Looks only at those still without it.
+ */
 async function heldByAll(devices: SimDevice[], writer: SimDevice, key: string, start: number): Promise<number[]> {
-  const others = devices.filter((d) => d !== writer);
-  await waitUntil(() => others.every((d) => d.held.has(key)), HOLD_TIMEOUT_MS, key);
-  return others.map((d) => d.held.get(key)! - start);
+  let waiting = devices.filter((d) => d !== writer);
+  const all = waiting;
+  await waitUntil(() => (waiting = waiting.filter((d) => !d.held.has(key))).length === 0, HOLD_TIMEOUT_MS, key).catch(
+    () => console.log(`  ${waiting.length} devices did not hold ${key} within ${HOLD_TIMEOUT_MS / 1000} s`),
+  );
+  return all.map((d) => (d.held.get(key) ?? Infinity) - start);
 }
 
 async function pushed(device: SimDevice, collection: SyncCollection, doc: Parameters<typeof createRow>[0]) {
@@ -136,8 +142,7 @@ async function scenarios(server: ServerProcess, devices: SimDevice[]): Promise<R
       const message = newMessageDoc(userOf.get(from)!, userOf.get(to)!, `Can you cover the late shift? (${i})`);
       const start = clock();
       await pushed(from, 'messages', message);
-      await waitUntil(() => to.held.has(`messages/${message.id}`), HOLD_TIMEOUT_MS, 'a message');
-      times.push(to.held.get(`messages/${message.id}`)! - start);
+      times.push(...(await heldByAll([to], from, `messages/${message.id}`, start)));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return times;
@@ -164,28 +169,6 @@ async function scenarios(server: ServerProcess, devices: SimDevice[]): Promise<R
   return { urgent, chat, reactions, comment };
 }
 
-/** Connects devices in groups, each group's first pulls done before the next connects (as phones come and go). */
-async function connect(server: ServerProcess, devices: SimDevice[], count: number): Promise<void> {
-  const GROUP = 250;
-  while (devices.length < count) {
-    const group = server.users.slice(devices.length, Math.min(count, devices.length + GROUP)).map(
-      (user, i) =>
-        new SimDevice({
-          base: server.base,
-          token: user.token,
-          deviceId: `bench-device-${devices.length + i}`,
-          collections: COLLECTIONS,
-          checkpoint: { seq: server.seq, id: '~', before: null },
-          keysOf: changeKeys,
-        }),
-    );
-    group.forEach((device) => device.connect());
-    await Promise.all(group.map((device) => device.synced));
-    devices.push(...group);
-  }
-  await waitUntil(() => devices.every((d) => d.idle()), HOLD_TIMEOUT_MS, 'the first pulls');
-}
-
 async function runMode(mode: SyncMode): Promise<Map<number, Results>> {
   const server = await startServerProcess(Math.max(...SIZES), mode);
   const devices: SimDevice[] = [];
@@ -193,7 +176,11 @@ async function runMode(mode: SyncMode): Promise<Map<number, Results>> {
   try {
     for (const size of SIZES) {
       const started = performance.now();
-      await connect(server, devices, size);
+      await connectDevices(server, devices, size, (user, i) => ({
+        collections: COLLECTIONS,
+        keysOf: changeKeys,
+        deviceId: `bench-device-${i}`,
+      }));
       console.log(`${mode}: ${size} devices connected in ${round((performance.now() - started) / 1000)} s`);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const result = await scenarios(server, devices);
@@ -216,7 +203,8 @@ async function runMode(mode: SyncMode): Promise<Map<number, Results>> {
   return results;
 }
 
-const ms = (value: number) => `${round(value)} ms`;
+const ms = (value: number) =>
+  Number.isFinite(value) ? `${round(value)} ms` : `not held in ${HOLD_TIMEOUT_MS / 1000} s`;
 
 function figures(baseline: Map<number, Results>, delivery: Map<number, Results>): void {
   for (const size of SIZES) {

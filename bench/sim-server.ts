@@ -12,6 +12,7 @@ import { openDb } from '../server/db/client';
 import { databaseFile, startServer } from '../server/server';
 import { insertReadySession } from '../server/test/ready-sessions';
 import { tempDir } from './bench-report';
+import { SimDevice, waitUntil, type SimDeviceOptions } from './sim-device';
 import { buildDatabase } from './seed';
 
 /** `announce`: today's events and pulls (SYNC_DELIVERY=announce, the baseline); `delivery`: the server's default. */
@@ -22,12 +23,16 @@ export interface BenchUser {
   token: string;
 }
 
+type Ready = Omit<ServerProcess, 'base' | 'pid' | 'stop'> & { port: number };
+
 export interface ServerProcess {
   base: string;
   pid: number;
   users: BenchUser[];
   /** The sync sequence once seeded: every device starts as one that had synced up to it. */
   seq: number;
+  /** The newest posts of the seeded feed, newest first. */
+  posts: string[];
   stop: () => void;
 }
 
@@ -63,12 +68,18 @@ async function serve(dataDir: string, count: number, mode: SyncMode): Promise<vo
   const users = db.$client.transaction(() => ids.map((id) => ({ id, token: insertReadySession(db, id, now) })))();
   // The single row of the sync counter (docs/sync.md).
   const seq = (db.$client.prepare('SELECT seq FROM sync_counter WHERE id = 1').get() as { seq: number }).seq;
+  // Rows of the posts table, read for their id only.
+  const posts = (
+    db.$client.prepare('SELECT id FROM posts WHERE deleted = 0 ORDER BY created_at DESC LIMIT 50').all() as {
+      id: string;
+    }[]
+  ).map((row) => row.id);
   db.$client.close();
   const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.stdin.once('close', stop).resume();
-  console.log(`READY ${JSON.stringify({ port: server.port, users, seq })}`);
+  console.log(`READY ${JSON.stringify({ port: server.port, users, seq, posts })}`);
 }
 
 /** Starts the server process on a fresh data folder and waits until it listens. */
@@ -79,12 +90,11 @@ export async function startServerProcess(users: number, mode: SyncMode): Promise
     [...process.execArgv, import.meta.filename, dataDir, String(users), mode],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const ready = await new Promise<{ port: number; users: BenchUser[]; seq: number }>((resolve, reject) => {
+  const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the server process stopped (${code})`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       // The READY line is this file's own output (serve above).
-      if (line.startsWith('READY '))
-        resolve(JSON.parse(line.slice(6)) as { port: number; users: BenchUser[]; seq: number });
+      if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as Ready);
       else console.log(`  server: ${line}`);
     });
   });
@@ -93,6 +103,7 @@ export async function startServerProcess(users: number, mode: SyncMode): Promise
     pid: child.pid!,
     users: ready.users,
     seq: ready.seq,
+    posts: ready.posts,
     stop: () => child.kill('SIGTERM'),
   };
 }
@@ -110,6 +121,49 @@ export function cpuMs(pid: number): number {
 export function rssBytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** A small seeded generator (mulberry32), so every run picks the same pairs. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Connects devices until `count` are connected, in groups whose first pulls end before the next group connects (as
+ * phones come and go); each starts as a device that had synced up to the seeded feed.
+ */
+export async function connectDevices(
+  server: ServerProcess,
+  devices: SimDevice[],
+  count: number,
+  optionsOf: (
+    user: BenchUser,
+    index: number,
+  ) => Pick<SimDeviceOptions, 'collections' | 'keysOf' | 'onCall' | 'deviceId'>,
+): Promise<void> {
+  const GROUP = 250;
+  while (devices.length < count) {
+    const group = server.users.slice(devices.length, Math.min(count, devices.length + GROUP)).map(
+      (user, i) =>
+        new SimDevice({
+          base: server.base,
+          token: user.token,
+          checkpoint: { seq: server.seq, id: '~', before: null },
+          ...optionsOf(user, devices.length + i),
+        }),
+    );
+    group.forEach((device) => device.connect());
+    await Promise.all(group.map((device) => device.synced));
+    devices.push(...group);
+  }
+  await waitUntil(() => devices.every((d) => d.idle()), 120_000, 'the first pulls');
 }
 
 if (process.argv[1] === import.meta.filename) {
