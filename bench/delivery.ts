@@ -10,9 +10,9 @@
  *
  * The devices all run in this one process: the server has one of the machine's two cores and this process the
  * other, so more reader processes would only compete for it. Whether the reader keeps up is measured, not assumed:
- * each change's line prints this process's CPU use and its event loop's delay (p99) over the change. A loop delay
- * far below the delivery times and a CPU use below one core mean the times are the server's; the run that set
- * these figures is in bench/RESULTS.md with those lines beside it.
+ * each change's line prints this process's CPU use and its event loop's delay (p99) over the change. A reader well
+ * under one core with a loop delay far below the delivery times means the times are the server's; a loop delay
+ * near them means the machine was busy with other work and the run should be repeated on a quiet one.
  * Run: node --import tsx bench/delivery.ts
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
