@@ -221,6 +221,7 @@ export default defineConfig({
       'src/**/*.test.ts',
       'sw/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
     ],
     testTimeout: 20_000,
     hookTimeout: 30_000,

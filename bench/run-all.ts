@@ -14,8 +14,8 @@ import { format, resolveConfig } from 'prettier';
 import { BENCH_PREFIX, machine, verdict, type BenchFigure } from './bench-report';
 
 const BENCH_DIR = import.meta.dirname;
-/** Files here that are not benches. */
-const HELPERS = new Set(['run-all.ts', 'bench-report.ts', 'seed.ts']);
+/** Files here that are not benches (nor are the tests, `*.test.ts`). */
+const HELPERS = new Set(['run-all.ts', 'bench-report.ts', 'seed.ts', 'sim-device.ts', 'sim-server.ts']);
 /** A bench that has not finished by then is stopped and reported as failed. */
 const TIMEOUT_MS = 10 * 60_000;
 
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const only = process.argv.slice(2);
   const scripts = fs
     .readdirSync(BENCH_DIR)
-    .filter((file) => file.endsWith('.ts') && !HELPERS.has(file))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !HELPERS.has(file))
     .filter((file) => only.length === 0 || only.some((name) => file.includes(name)))
     .sort();
   const loadBefore = os.loadavg()[0];

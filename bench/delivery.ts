@@ -1,0 +1,306 @@
+/**
+ * Figures: how long until every device holds a change, with 2,000 and 5,000 devices connected to the live stream
+ * (BENCH_DEVICES overrides), and what the server spends on it. Changes are written as the app writes them (a sync
+ * push from one device): an urgent post to all houses (held by 5,000 devices p99 < 1,000 ms from the push's start), a
+ * chat message (held by its recipient p99 < 25 ms; 100 between random pairs, one after another), a burst of 100
+ * reactions in 10 s from different users (each held by every device on the post), a comment. Server CPU per change
+ * (utime + stime of its process from the push to every device idle again) < 300 ms for a change all 5,000 hold.
+ * Baseline in the same run: the server with SYNC_DELIVERY=announce (events name the collection, every device pulls);
+ * then the server's delivery, a fresh server each. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
+ *
+ * The devices all run in this one process: the server has one of the machine's two cores and this process the
+ * other, so more reader processes would only compete for it. Whether the reader keeps up is measured, not assumed:
+ * each change's line prints this process's CPU use and its event loop's delay (p99) over the change. A reader well
+ * under one core with a loop delay far below the delivery times means the times are the server's; a loop delay
+ * near them means the machine was busy with other work and the run should be repeated on a quiet one.
+ * Run: node --import tsx bench/delivery.ts
+ */
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import type { SyncCollection } from '../schema/sync';
+import { percentile, printFigure, printMachine, round, verdict } from './bench-report';
+import {
+  changeKeys,
+  clock,
+  createRow,
+  newCommentDoc,
+  newMessageDoc,
+  newPostDoc,
+  newReactionDoc,
+  reactionKey,
+  SimDevice,
+  waitUntil,
+} from './sim-device';
+import {
+  connectDevices,
+  cpuMs,
+  seededRandom,
+  startServerProcess,
+  type ServerProcess,
+  type SyncMode,
+} from './sim-server';
+
+const SIZES = process.env.BENCH_DEVICES ? [Number(process.env.BENCH_DEVICES)] : [2000, 5000];
+/** What the app replicates of what these changes touch (src/db/replication.ts). */
+const COLLECTIONS: SyncCollection[] = [
+  'posts',
+  'comments',
+  'reactions',
+  'conversations',
+  'messages',
+  'acknowledgements',
+];
+const MESSAGES = 100;
+const REACTIONS = 100;
+const BURST_MS = 10_000;
+const TARGETS = { urgentP99: 1000, chatP99: 25, cpuPerChange: 300 };
+/**
+ * The longest a change may take to reach every device before the bench gives up on it (its missing devices count as
+ * never held), so that a saturated server still lets the bench finish in a few minutes.
+ */
+const HOLD_TIMEOUT_MS = 20_000;
+/** How long the bench waits for every device to be idle again after a change. */
+const IDLE_TIMEOUT_MS = 15_000;
+/** The chat series stops early after this long (fewer messages then), for the same reason. */
+const CHAT_MAX_MS = 20_000;
+
+interface ChangeResult {
+  /** Per device (and per change for a series), ms from the push's start until held. */
+  times: number[];
+  /** Server CPU per change, ms. */
+  cpuPerChange: number;
+  /** Bytes received per device per change. */
+  bytesPerDevice: number;
+  /** This process: CPU use (1 = one core) and event loop delay p99 (ms) over the change. */
+  reader: { cpu: number; loopP99: number };
+}
+
+type Results = Record<'urgent' | 'chat' | 'reactions' | 'comment', ChangeResult>;
+
+/** Runs a change from the start of its writes until every device is idle again; measures the server and the reader. */
+async function measured(
+  server: ServerProcess,
+  devices: SimDevice[],
+  /** How many changes `run` wrote (a function: the chat series may end early). */
+  changes: () => number,
+  run: () => Promise<number[]>,
+): Promise<ChangeResult> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const bytesBefore = devices.reduce((sum, d) => sum + d.bytes, 0);
+  const cpuBefore = cpuMs(server.pid);
+  const readerBefore = process.cpuUsage();
+  const started = performance.now();
+  loop.enable();
+  const times = await run();
+  await waitUntil(() => devices.every((d) => d.idle()), IDLE_TIMEOUT_MS, 'every device to be idle').catch(() =>
+    console.log(`  not every device was idle within ${IDLE_TIMEOUT_MS / 1000} s: the next change starts anyway`),
+  );
+  loop.disable();
+  const elapsed = performance.now() - started;
+  const reader = process.cpuUsage(readerBefore);
+  const bytes = devices.reduce((sum, d) => sum + d.bytes, 0) - bytesBefore;
+  return {
+    times: times.sort((a, b) => a - b),
+    cpuPerChange: (cpuMs(server.pid) - cpuBefore) / changes(),
+    bytesPerDevice: bytes / devices.length / changes(),
+    reader: { cpu: (reader.user + reader.system) / 1000 / elapsed, loopP99: loop.percentile(99) / 1e6 },
+  };
+}
+
+/**
+ * Waits until each device but the writer holds `key`, or gives up after HOLD_TIMEOUT_MS; answers each one's time from
+ * `start`, Infinity for a device that did not hold it by then. Looks only at those still without it.
+ */
+async function heldByAll(devices: SimDevice[], writer: SimDevice, key: string, start: number): Promise<number[]> {
+  let waiting = devices.filter((d) => d !== writer);
+  const all = waiting;
+  await waitUntil(() => (waiting = waiting.filter((d) => !d.held.has(key))).length === 0, HOLD_TIMEOUT_MS, key).catch(
+    () => undefined,
+  );
+  return all.map((d) => (d.held.get(key) ?? Infinity) - start);
+}
+
+/**
+ * Pushes one document and waits until every device but the writer holds `key`, from the push's start: a push that
+ * waits behind a saturated server counts in the time, and the wait is bounded by HOLD_TIMEOUT_MS all the same.
+ */
+async function pushAndHold(
+  devices: SimDevice[],
+  writer: SimDevice,
+  collection: SyncCollection,
+  doc: Parameters<typeof createRow>[0],
+  key: string,
+): Promise<number[]> {
+  const start = clock();
+  void writer.push(collection, [createRow(doc)]).then(
+    ({ status }) => status === 200 || console.log(`  pushing to ${collection} answered ${status}`),
+    (error: unknown) => console.log(`  pushing to ${collection} failed: ${String(error)}`),
+  );
+  return heldByAll(devices, writer, key, start);
+}
+
+async function scenarios(server: ServerProcess, devices: SimDevice[]): Promise<Results> {
+  const random = seededRandom(7);
+  const userOf = new Map(devices.map((d, i) => [d, server.users[i].id]));
+  const [admin] = devices;
+
+  let urgentId = '';
+  const urgent = await measured(
+    server,
+    devices,
+    () => 1,
+    async () => {
+      const post = newPostDoc(userOf.get(admin)!, 'Fire alarm test at 14:00 in every house', true);
+      urgentId = post.id;
+      return pushAndHold(devices, admin, 'posts', post, `posts/${post.id}`);
+    },
+  );
+
+  const times: number[] = [];
+  const chat = await measured(
+    server,
+    devices,
+    () => times.length,
+    async () => {
+      const series = performance.now();
+      for (let i = 0; i < MESSAGES && performance.now() - series < CHAT_MAX_MS; i += 1) {
+        const from = devices[Math.floor(random() * devices.length)];
+        let to = from;
+        while (to === from) to = devices[Math.floor(random() * devices.length)];
+        const message = newMessageDoc(userOf.get(from)!, userOf.get(to)!, `Can you cover the late shift? (${i})`);
+        times.push(...(await pushAndHold([to], from, 'messages', message, `messages/${message.id}`)));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return times;
+    },
+  );
+
+  const reactions = await measured(
+    server,
+    devices,
+    () => REACTIONS,
+    async () => {
+      const reactors = devices.slice(1, 1 + REACTIONS);
+      const writes = reactors.map(async (reactor, i) => {
+        await new Promise((resolve) => setTimeout(resolve, (i * BURST_MS) / REACTIONS));
+        const reaction = newReactionDoc(urgentId, userOf.get(reactor)!, 'like');
+        return pushAndHold(devices, reactor, 'reactions', reaction, reactionKey(urgentId, userOf.get(reactor)!));
+      });
+      return (await Promise.all(writes)).flat();
+    },
+  );
+
+  const comment = await measured(
+    server,
+    devices,
+    () => 1,
+    async () => {
+      const writer = devices[2];
+      const doc = newCommentDoc(urgentId, userOf.get(writer)!, 'All clear in Oak House');
+      return pushAndHold(devices, writer, 'comments', doc, `comments/${doc.id}`);
+    },
+  );
+  return { urgent, chat, reactions, comment };
+}
+
+async function runMode(mode: SyncMode): Promise<Map<number, Results>> {
+  const server = await startServerProcess(Math.max(...SIZES), mode);
+  const devices: SimDevice[] = [];
+  const results = new Map<number, Results>();
+  try {
+    for (const size of SIZES) {
+      const started = performance.now();
+      await connectDevices(server, devices, size, (user, i) => ({
+        collections: COLLECTIONS,
+        keysOf: changeKeys,
+        deviceId: `bench-device-${i}`,
+      }));
+      console.log(`${mode}: ${size} devices connected in ${round((performance.now() - started) / 1000)} s`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const result = await scenarios(server, devices);
+      results.set(size, result);
+      for (const [name, r] of Object.entries(result)) {
+        console.log(
+          `  ${mode} ${size} ${name}: p50 ${round(percentile(r.times, 50))} ms, p99 ${round(percentile(r.times, 99))} ms, ` +
+            `max ${round(r.times[r.times.length - 1])} ms; server CPU ${round(r.cpuPerChange)} ms per change; ` +
+            `${round(r.bytesPerDevice)} B per device per change; reader CPU ${round(r.reader.cpu, 2)} cores, ` +
+            `loop delay p99 ${round(r.reader.loopP99)} ms; ` +
+            `${r.times.filter((t) => !Number.isFinite(t)).length} not held within ${HOLD_TIMEOUT_MS / 1000} s`,
+        );
+      }
+      const errors = devices.reduce((sum, d) => sum + d.errors, 0);
+      if (errors > 0) console.log(`  ${mode} ${size}: ${errors} failed calls (retried)`);
+    }
+  } finally {
+    devices.forEach((d) => d.close());
+    server.stop();
+  }
+  return results;
+}
+
+const ms = (value: number) =>
+  Number.isFinite(value) ? `${round(value)} ms` : `not held in ${HOLD_TIMEOUT_MS / 1000} s`;
+
+function figures(baseline: Map<number, Results>, delivery: Map<number, Results>): void {
+  for (const size of SIZES) {
+    const b = baseline.get(size)!;
+    const d = delivery.get(size)!;
+    const timed = (name: string, pick: (r: Results) => ChangeResult, target?: number) => {
+      const [p99, base99] = [percentile(pick(d).times, 99), percentile(pick(b).times, 99)];
+      const times = pick(d).times;
+      return {
+        figure: `${name} (${size} devices connected), p99 from the push`,
+        target: target === undefined ? '-' : `< ${target} ms`,
+        measured: `${ms(p99)} (p50 ${ms(percentile(times, 50))}, max ${ms(times[times.length - 1])})`,
+        baseline: `announce and pull: ${ms(base99)}`,
+        ratio: String(round(p99 / base99, 3)),
+        pass: target === undefined ? null : p99 < target,
+      };
+    };
+    const cpu = (name: string, pick: (r: Results) => ChangeResult) => ({
+      figure: `Server CPU per ${name} delivered to ${size} devices`,
+      target: `< ${TARGETS.cpuPerChange} ms`,
+      measured: `${ms(pick(d).cpuPerChange)} (${round(pick(d).bytesPerDevice)} B per device)`,
+      baseline: `announce and pull: ${ms(pick(b).cpuPerChange)} (${round(pick(b).bytesPerDevice)} B per device)`,
+      ratio: String(round(pick(d).cpuPerChange / Math.max(1, pick(b).cpuPerChange), 3)),
+      pass: pick(d).cpuPerChange < TARGETS.cpuPerChange,
+    });
+    const rows = [
+      timed('Urgent post held by every device', (r) => r.urgent, TARGETS.urgentP99),
+      timed('Chat message held by its recipient, 100 in turn', (r) => r.chat, TARGETS.chatP99),
+      timed('Reaction (100 in 10 s) held by every device on the post', (r) => r.reactions),
+      timed('Comment held by every device', (r) => r.comment),
+      cpu('urgent post', (r) => r.urgent),
+      cpu('reaction of a burst', (r) => r.reactions),
+      cpu('comment', (r) => r.comment),
+      {
+        figure: `Server CPU per chat message (${size} devices connected)`,
+        target: '-',
+        measured: `${ms(d.chat.cpuPerChange)} (${round(d.chat.bytesPerDevice, 2)} B per device)`,
+        baseline: `announce and pull: ${ms(b.chat.cpuPerChange)}`,
+        ratio: String(round(d.chat.cpuPerChange / Math.max(0.1, b.chat.cpuPerChange), 3)),
+        pass: null,
+      },
+    ];
+    for (const f of rows) {
+      console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
+      printFigure(f);
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  printMachine();
+  const started = performance.now();
+  const baseline = await runMode('announce');
+  const delivery = await runMode('delivery');
+  figures(baseline, delivery);
+  console.log(`delivery bench: ${round((performance.now() - started) / 1000)} s`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,175 @@
+/**
+ * The server of the delivery and active-load benches, in a process of its own so the simulated devices do not share
+ * its event loop: a seeded feed (bench/seed.ts), a ready session per user (no sign-in cost), then the real server.
+ * Run as a child: node --import tsx bench/sim-server.ts <data dir> <users> <announce|delivery>
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { loadConfig } from '../server/config';
+import { openDb } from '../server/db/client';
+import { databaseFile, startServer } from '../server/server';
+import { insertReadySession } from '../server/test/ready-sessions';
+import { tempDir } from './bench-report';
+import { SimDevice, waitUntil, type SimDeviceOptions } from './sim-device';
+import { buildDatabase } from './seed';
+
+/** `announce`: today's events and pulls (SYNC_DELIVERY=announce, the baseline); `delivery`: the server's default. */
+export type SyncMode = 'announce' | 'delivery';
+
+export interface BenchUser {
+  id: string;
+  token: string;
+}
+
+type Ready = Omit<ServerProcess, 'base' | 'pid' | 'stop'> & { port: number };
+
+export interface ServerProcess {
+  base: string;
+  pid: number;
+  users: BenchUser[];
+  /** The sync sequence once seeded: every device starts as one that had synced up to it. */
+  seq: number;
+  /** The newest posts of the seeded feed, newest first. */
+  posts: string[];
+  stop: () => void;
+}
+
+/** Posts, reactions and comments per user in the seeded feed, so pulls run against a feed of a realistic size. */
+const FEED_PER_USER = { posts: 0.4, reactions: 1.2, comments: 0.8 };
+
+async function serve(dataDir: string, count: number, mode: SyncMode): Promise<void> {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ...(mode === 'announce' ? { SYNC_DELIVERY: 'announce' } : {}),
+  });
+  const file = databaseFile(config);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  await buildDatabase(
+    file,
+    {
+      users: count,
+      posts: Math.round(count * FEED_PER_USER.posts),
+      reactions: Math.round(count * FEED_PER_USER.reactions),
+      comments: Math.round(count * FEED_PER_USER.comments),
+    },
+    'Bench!Passw0rd',
+  );
+  const db = openDb(file);
+  // Seeded in this order (bench/seed.ts): the first is the system administrator, the next nineteen admins.
+  const ids = (db.$client.prepare('SELECT id FROM users ORDER BY server_seq').all() as { id: string }[]).map(
+    (row) => row.id,
+  );
+  const now = Date.now();
+  const users = db.$client.transaction(() => ids.map((id) => ({ id, token: insertReadySession(db, id, now) })))();
+  // The single row of the sync counter (docs/sync.md).
+  const seq = (db.$client.prepare('SELECT seq FROM sync_counter WHERE id = 1').get() as { seq: number }).seq;
+  // Rows of the posts table, read for their id only.
+  const posts = (
+    db.$client.prepare('SELECT id FROM posts WHERE deleted = 0 ORDER BY created_at DESC LIMIT 50').all() as {
+      id: string;
+    }[]
+  ).map((row) => row.id);
+  db.$client.close();
+  const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.stdin.once('close', stop).resume();
+  console.log(`READY ${JSON.stringify({ port: server.port, users, seq, posts })}`);
+}
+
+/** Starts the server process on a fresh data folder and waits until it listens. */
+export async function startServerProcess(users: number, mode: SyncMode): Promise<ServerProcess> {
+  const dataDir = tempDir('sp-bench-sim-');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...process.execArgv, import.meta.filename, dataDir, String(users), mode],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the server process stopped (${code})`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      // The READY line is this file's own output (serve above).
+      if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as Ready);
+      else console.log(`  server: ${line}`);
+    });
+  });
+  return {
+    base: `http://127.0.0.1:${ready.port}`,
+    pid: child.pid!,
+    users: ready.users,
+    seq: ready.seq,
+    posts: ready.posts,
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat (fields 14 and 15). */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name, in parentheses, may hold spaces: count the fields after its closing one.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+}
+
+export function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+/** A small seeded generator (mulberry32), so every run picks the same pairs. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Connects devices until `count` are connected, in groups whose first pulls end before the next group connects (as
+ * phones come and go); each starts as a device that had synced up to the seeded feed.
+ */
+export async function connectDevices(
+  server: ServerProcess,
+  devices: SimDevice[],
+  count: number,
+  optionsOf: (
+    user: BenchUser,
+    index: number,
+  ) => Pick<SimDeviceOptions, 'collections' | 'keysOf' | 'onCall' | 'deviceId'>,
+): Promise<void> {
+  const GROUP = 250;
+  while (devices.length < count) {
+    const group = server.users.slice(devices.length, Math.min(count, devices.length + GROUP)).map(
+      (user, i) =>
+        new SimDevice({
+          base: server.base,
+          token: user.token,
+          checkpoint: { seq: server.seq, id: '~', before: null },
+          ...optionsOf(user, devices.length + i),
+        }),
+    );
+    group.forEach((device) => device.connect());
+    await Promise.all(group.map((device) => device.synced));
+    devices.push(...group);
+  }
+  await waitUntil(() => devices.every((d) => d.idle()), 120_000, 'the first pulls');
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const [dataDir, count, mode] = process.argv.slice(2);
+  serve(dataDir, Number(count), mode === 'announce' ? 'announce' : 'delivery').catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
