@@ -256,18 +256,25 @@ export function updateReminded(db: Db, ids: string[], at: number): void {
   db.update(acknowledgements).set({ remindedAt: at }).where(inArray(acknowledgements.id, ids)).run();
 }
 
-/** A user's alert list changed after a checkpoint, in feed order. */
-export function listAcknowledgementsSince(db: Db, userId: string, seq: number, id: string, limit: number) {
-  return db
+const listAcknowledgementsSinceQuery = preparedFor((db) =>
+  db
     .select()
     .from(acknowledgements)
     .where(
       and(
-        eq(acknowledgements.userId, userId),
-        sql`(${acknowledgements.serverSeq}, ${acknowledgements.id}) > (${seq}, ${id})`,
+        eq(acknowledgements.userId, sql.placeholder('userId')),
+        sql`(${acknowledgements.serverSeq}, ${acknowledgements.id}) > (${sql.placeholder('seq')}, ${sql.placeholder('id')})`,
       ),
     )
     .orderBy(asc(acknowledgements.serverSeq), asc(acknowledgements.id))
-    .limit(limit)
-    .all();
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/**
+ * A user's alert list changed after a checkpoint, in feed order. Prepared: an urgent post's change event reads it for
+ * every member of its audience (decision 131).
+ */
+export function listAcknowledgementsSince(db: Db, userId: string, seq: number, id: string, limit: number) {
+  return listAcknowledgementsSinceQuery(db).all({ userId, seq, id, limit });
 }

@@ -219,27 +219,53 @@ export function releaseParticipant(db: Db, userId: string): void {
   });
 }
 
-/** A user's conversations changed after a checkpoint, in feed order. */
-export function listConversationsSince(db: Db, userId: string, seq: number, id: string, limit: number) {
-  return db
+/** The user's conversations, with the user as the placeholder `userId` (prepared queries). */
+const involvesPlaceholder = or(
+  eq(conversations.userAId, sql.placeholder('userId')),
+  eq(conversations.userBId, sql.placeholder('userId')),
+) as SQL;
+
+const listConversationsSinceQuery = preparedFor((db) =>
+  db
     .select()
     .from(conversations)
-    .where(and(involves(userId), sql`(${conversations.serverSeq}, ${conversations.id}) > (${seq}, ${id})`))
+    .where(
+      and(
+        involvesPlaceholder,
+        sql`(${conversations.serverSeq}, ${conversations.id}) > (${sql.placeholder('seq')}, ${sql.placeholder('id')})`,
+      ),
+    )
     .orderBy(asc(conversations.serverSeq), asc(conversations.id))
-    .limit(limit)
-    .all();
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/** A user's conversations changed after a checkpoint, in feed order; prepared, as every chat change event reads it. */
+export function listConversationsSince(db: Db, userId: string, seq: number, id: string, limit: number) {
+  return listConversationsSinceQuery(db).all({ userId, seq, id, limit });
 }
 
-/** Messages of a user's conversations changed after a checkpoint, in feed order. */
-export function listMessagesSince(db: Db, userId: string, seq: number, id: string, limit: number): MessageRow[] {
-  const mine = db.select({ id: conversations.id }).from(conversations).where(involves(userId));
-  return db
+const listMessagesSinceQuery = preparedFor((db) =>
+  db
     .select()
     .from(messages)
-    .where(and(inArray(messages.conversationId, mine), sql`(${messages.serverSeq}, ${messages.id}) > (${seq}, ${id})`))
+    .where(
+      and(
+        inArray(
+          messages.conversationId,
+          db.select({ id: conversations.id }).from(conversations).where(involvesPlaceholder),
+        ),
+        sql`(${messages.serverSeq}, ${messages.id}) > (${sql.placeholder('seq')}, ${sql.placeholder('id')})`,
+      ),
+    )
     .orderBy(asc(messages.serverSeq), asc(messages.id))
-    .limit(limit)
-    .all();
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/** Messages of a user's conversations changed after a checkpoint, in feed order; prepared, as listConversationsSince. */
+export function listMessagesSince(db: Db, userId: string, seq: number, id: string, limit: number): MessageRow[] {
+  return listMessagesSinceQuery(db).all({ userId, seq, id, limit });
 }
 
 export interface ChatUserRow {

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { posts, reactions, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -50,13 +50,25 @@ export function listReactionUsers(db: Db, postId: string) {
     .all();
 }
 
-/** One user's reactions (live and tombstones) changed after a checkpoint, in change-feed order. */
-export function listUserReactionsSince(db: Db, userId: string, seq: number, id: string, limit: number): ReactionRow[] {
-  return db
+const listUserReactionsSinceQuery = preparedFor((db) =>
+  db
     .select()
     .from(reactions)
-    .where(and(eq(reactions.userId, userId), sql`(${reactions.serverSeq}, ${reactions.id}) > (${seq}, ${id})`))
+    .where(
+      and(
+        eq(reactions.userId, sql.placeholder('userId')),
+        sql`(${reactions.serverSeq}, ${reactions.id}) > (${sql.placeholder('seq')}, ${sql.placeholder('id')})`,
+      ),
+    )
     .orderBy(asc(reactions.serverSeq), asc(reactions.id))
-    .limit(limit)
-    .all();
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+);
+
+/**
+ * One user's reactions (live and tombstones) changed after a checkpoint, in change-feed order. Prepared: deleting a
+ * post reads it for every connected user's change event (decision 131).
+ */
+export function listUserReactionsSince(db: Db, userId: string, seq: number, id: string, limit: number): ReactionRow[] {
+  return listUserReactionsSinceQuery(db).all({ userId, seq, id, limit });
 }

@@ -11,8 +11,17 @@ export type CurrentUserRow = Pick<
 >;
 export type NewUserRow = typeof users.$inferInsert;
 
+const findUserByIdQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+/** Prepared: every request's session and every change event sent to a user reads it (decision 131). */
 export function findUserById(db: Db, id: string): UserRow | undefined {
-  return db.select().from(users).where(eq(users.id, id)).get();
+  return findUserByIdQuery(db).get({ id });
 }
 
 const findAccountCreatedAtQuery = preparedFor((db) =>
