@@ -271,6 +271,20 @@ const listAcknowledgementsSinceQuery = preparedFor((db) =>
     .prepare(),
 );
 
+const listAllAcknowledgementsSinceQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(acknowledgements)
+    .where(sql`${acknowledgements.serverSeq} > ${sql.placeholder('seq')}`)
+    .orderBy(asc(acknowledgements.serverSeq), asc(acknowledgements.id))
+    .prepare(),
+);
+
+/** Every user's alert-list rows changed after a sequence, in feed order: one read for an urgent post's audience. */
+export function listAllAcknowledgementsSince(db: Db, seq: number) {
+  return listAllAcknowledgementsSinceQuery(db).all({ seq });
+}
+
 /**
  * A user's alert list changed after a checkpoint, in feed order. Prepared: an urgent post's change event reads it for
  * every member of its audience (decision 131).

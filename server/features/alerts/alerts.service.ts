@@ -35,6 +35,7 @@ import {
   findAlertPost,
   listAcknowledgementsOfPost,
   listAcknowledgementsSince,
+  listAllAcknowledgementsSince,
   listAudienceIds,
   listDueReminders,
   listReportRows,
@@ -319,6 +320,18 @@ export function toAcknowledgementDoc(row: AcknowledgementRow): AcknowledgementDo
 export function findAcknowledgementDoc(deps: AppDeps, id: string, actor: SessionUser): AcknowledgementDoc | null {
   const row = findAcknowledgement(deps.db, id);
   return row && row.userId === actor.id ? toAcknowledgementDoc(row) : null;
+}
+
+/** The alert lists of several users changed after a sequence, by user (decision 131): one read for all of them. */
+export function listAcknowledgementDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number) {
+  const byUser = new Map<string, { seq: number; doc: AcknowledgementDoc }[]>();
+  for (const row of listAllAcknowledgementsSince(deps.db, seq)) {
+    if (!userIds.has(row.userId)) continue;
+    let rows = byUser.get(row.userId);
+    if (!rows) byUser.set(row.userId, (rows = []));
+    rows.push({ seq: row.serverSeq, doc: toAcknowledgementDoc(row) });
+  }
+  return byUser;
 }
 
 export function listAcknowledgementDocsSince(

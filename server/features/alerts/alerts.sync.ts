@@ -7,6 +7,7 @@ import type { SyncHandler } from '../sync/sync.service';
 import {
   acknowledgeAlert,
   findAcknowledgementDoc,
+  listAcknowledgementDocsOfUsersSince,
   listAcknowledgementDocsSince,
   markAlertsViewed,
 } from './alerts.service';
@@ -21,6 +22,7 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
  */
 export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
   pull: (deps, actor, seq, id, limit) => listAcknowledgementDocsSince(deps, actor, seq, id, limit),
+  pullOfUsers: (deps, userIds, seq) => listAcknowledgementDocsOfUsersSince(deps, userIds, seq),
   findMaster: (deps, id, actor) => findAcknowledgementDoc(deps, id, actor),
   lastPushWins: true,
   apply(deps, actor, doc, master, meta) {

@@ -168,6 +168,30 @@ describe('change events that carry the change (decision 131)', () => {
     streams.forEach((s) => s.close());
   });
 
+  it('gives each member of an urgent post’s audience their own alert, read for all of them at once', async () => {
+    const members = [await t.signedIn(), await t.signedIn(), await t.signedIn()];
+    const admin = await t.signedIn({ role: 'admin' });
+    const streams = [];
+    for (const member of members) {
+      const stream = await member.client.openStream();
+      await stream.next('RESYNC');
+      streams.push(stream);
+      // Each connects at a different sequence, so they follow from different places.
+      await admin.client.post('/api/sync/posts/push', [{ newDocumentState: newPostDoc(), assumedMasterState: null }]);
+    }
+    await Promise.all(streams.map(quiet));
+    const seen = streams.map((s) => s.events.length);
+    const alert = newPostDoc({ isUrgent: true, category: 'company_announcement' });
+    await admin.client.post('/api/sync/posts/push', [{ newDocumentState: alert, assumedMasterState: null }]);
+    await Promise.all(streams.map(quiet));
+    members.forEach((member, i) => {
+      const events = streams[i].events.slice(seen[i]).map((e) => JSON.parse(e.data) as ChangeEvent<Doc>);
+      const alerts = events.find((e) => e.collection === 'acknowledgements');
+      expect(alerts?.documents).toMatchObject([{ id: `${alert.id}:${member.user.id}`, acknowledgedAt: null }]);
+    });
+    streams.forEach((s) => s.close());
+  });
+
   it('follows each event from where the last one left off, and from the connection for a new stream', async () => {
     const writer = await t.signedIn();
     const early = await (await t.signedIn()).client.openStream();

@@ -4,7 +4,7 @@ import { currentSeq } from '../../lib/seq.queries';
 import { findSessionUserById } from '../users/users.service';
 import type { HubDelivery } from './sync.hub';
 import { SYNC_HANDLERS } from './sync.handlers';
-import { changeEventOf } from './sync.service';
+import { changeEventData, changeEventOf, type SyncDoc, type SyncHandler } from './sync.service';
 
 /**
  * Change events that carry the change (decision 131): each stream's event is computed by the collection's own pull, as
@@ -15,13 +15,33 @@ export function hubDeliveryOf(deps: () => AppDeps): HubDelivery {
   return {
     currentSeq: () => currentSeq(deps().db),
     sameForEveryone: (collection) => SYNC_HANDLERS[collection].sameForEveryone === true,
-    eventFor(collection, userId, since, through) {
+    eventsFor(collection, wanted, through) {
       const handler = SYNC_HANDLERS[collection];
-      // The pull of a collection every user sees alike does not read who asks; others need the user.
-      const actor = findSessionUserById(deps(), userId);
-      return actor ? changeEventOf(deps(), actor, collection, handler, since, through) : null;
+      if (handler.pullOfUsers && wanted.length > 1) return eventsOfUsers(deps(), collection, handler, wanted, through);
+      return wanted.map(({ userId, since }) => {
+        const actor = findSessionUserById(deps(), userId);
+        return actor ? changeEventOf(deps(), actor, collection, handler, since, through) : null;
+      });
     },
   };
+}
+
+/** Events for many users read together, one read per starting point (`pullOfUsers`). */
+function eventsOfUsers(
+  deps: AppDeps,
+  collection: SyncCollection,
+  handler: SyncHandler,
+  wanted: readonly { userId: string; since: number }[],
+  through: number,
+): (string | null)[] {
+  const rowsBySince = new Map<number, Map<string, { doc: SyncDoc }[]>>();
+  for (const since of new Set(wanted.map((w) => w.since))) {
+    const userIds = new Set(wanted.filter((w) => w.since === since).map((w) => w.userId));
+    rowsBySince.set(since, handler.pullOfUsers!(deps, userIds, since));
+  }
+  return wanted.map(({ userId, since }) =>
+    changeEventData(collection, rowsBySince.get(since)!.get(userId) ?? [], since, through),
+  );
 }
 
 /** Answers kept for the current sequence, by collection and query. */

@@ -141,10 +141,11 @@ describe('the sync hub', () => {
       delivery: {
         currentSeq: () => seq,
         sameForEveryone: (collection) => collection === 'posts',
-        eventFor: (collection, userId, since, through) => {
-          computed.push(`${collection} ${userId} ${since}-${through}`);
-          return userId === 'nobody-sees' ? null : JSON.stringify({ collection, since, through });
-        },
+        eventsFor: (collection, wanted, through) =>
+          wanted.map(({ userId, since }) => {
+            computed.push(`${collection} ${userId} ${since}-${through}`);
+            return userId === 'nobody-sees' ? null : JSON.stringify({ collection, since, through });
+          }),
       },
     });
     const streams = ['a', 'b', 'nobody-sees'].map((id) => fakeConnection(id));

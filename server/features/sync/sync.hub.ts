@@ -28,10 +28,14 @@ export interface HubDelivery {
   /** The global change sequence now: every committed change has a `server_seq` at or below it. */
   currentSeq: () => number;
   /**
-   * The event data telling `userId` what changed in `collection` after `since` (up to `through`, the sequence now),
-   * or null when that user may see none of it.
+   * For each of `wanted`, the event data telling that user what changed in `collection` after `since` (up to
+   * `through`, the sequence now), or null when that user may see none of it; in the same order, computed together.
    */
-  eventFor: (collection: SyncCollection, userId: string, since: number, through: number) => string | null;
+  eventsFor: (
+    collection: SyncCollection,
+    wanted: readonly { userId: string; since: number }[],
+    through: number,
+  ) => (string | null)[];
   /** Whether every user pulls the same documents of this collection, so one computed event serves them all. */
   sameForEveryone: (collection: SyncCollection) => boolean;
 }
@@ -109,14 +113,23 @@ export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDel
    */
   const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
     const shared = how.sameForEveryone(collection);
-    const events = new Map<string, string | null>();
-    for (const connection of connections) {
+    const keys = new Map<string, number>();
+    const wanted: { userId: string; since: number }[] = [];
+    const plan = connections.map((connection) => {
       let seen = reached.get(connection);
       if (!seen) reached.set(connection, (seen = new Map()));
       const since = seen.get(collection) ?? connectedAt.get(connection) ?? 0;
       const key = shared ? String(since) : `${connection.userId}|${since}`;
-      let data = events.get(key);
-      if (data === undefined) events.set(key, (data = how.eventFor(collection, connection.userId, since, through)));
+      let index = keys.get(key);
+      if (index === undefined) {
+        keys.set(key, (index = wanted.length));
+        wanted.push({ userId: connection.userId, since });
+      }
+      return { connection, seen, index };
+    });
+    const events = how.eventsFor(collection, wanted, through);
+    for (const { connection, seen, index } of plan) {
+      const data = events[index];
       // Nothing this user may see: the next event follows from the same place, so it still covers this span.
       if (data === null) continue;
       seen.set(collection, through);

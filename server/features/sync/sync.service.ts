@@ -85,6 +85,11 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * every device (decision 131).
    */
   sameForEveryone?: boolean;
+  /**
+   * The documents of several users changed after a sequence, by user, in one read: for a change event sent to a whole
+   * audience at once (an urgent post's alert lists). The same visibility as `pull`, user by user.
+   */
+  pullOfUsers?(deps: AppDeps, userIds: ReadonlySet<string>, seq: number): Map<string, { seq: number; doc: D }[]>;
 }
 
 /** Structural equality of JSON values (key order does not matter). */
@@ -180,6 +185,16 @@ export function changeEventOf(
   through: number,
 ): string | null {
   const rows = handler.pull(deps, actor, since, CHECKPOINT_ID_END, EVENT_DOCUMENTS_MAX + 1);
+  return changeEventData(collection, rows, since, through);
+}
+
+/** A change event's data from the rows a user's pull answered after `since` (see changeEventOf). */
+export function changeEventData(
+  collection: SyncCollection,
+  rows: readonly { doc: SyncDoc }[],
+  since: number,
+  through: number,
+): string | null {
   if (rows.length === 0) return null;
   const announced = JSON.stringify({ collection } satisfies ChangeEvent<SyncDoc>);
   if (rows.length > EVENT_DOCUMENTS_MAX) return announced;
