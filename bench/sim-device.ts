@@ -361,7 +361,7 @@ export class SimDevice {
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.once('error', reject);
+          response.on('error', reject);
           response.once('end', () => {
             const at = clock();
             const raw = Buffer.concat(chunks);
@@ -373,7 +373,7 @@ export class SimDevice {
           });
         },
       );
-      request.once('error', (error: NodeJS.ErrnoException) =>
+      request.on('error', (error: NodeJS.ErrnoException) =>
         reject(request.reusedSocket && error.code === 'ECONNRESET' ? new ReusedSocketClosed() : error),
       );
       request.end(body);
