@@ -18,6 +18,8 @@ import { SuggestionList } from '../features/suggestions/suggestion-list';
 import { useAdminUsers } from '../features/admin/use-admin-users';
 import { UserList } from '../features/admin/user-list';
 import { AppHeader } from './app-header';
+// The houses dialog's chips are styled by the feed's stylesheet.
+import '../features/feed/feed.css';
 
 function AccessDenied({ reason }: { reason: string }) {
   return (

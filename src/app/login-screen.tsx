@@ -8,7 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../co
 import { PasswordField, TextField } from '../components/ui/field';
 import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError } from '../features/auth/auth-toasts';
+import { toastConnectionError } from '../lib/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { IdleLogoutNotice } from '../features/auth/idle-logout-notice';
 import { KeptWorkNotice } from '../features/auth/kept-work-notice';

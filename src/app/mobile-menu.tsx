@@ -10,7 +10,7 @@ import { roleLabel } from '../../schema/role-rules';
 import { UserAvatar } from '../components/ui/avatar';
 import { useSignOut } from '../features/auth/use-sign-out';
 import { ChatButton } from '../features/chat/chat-button';
-import { ProfilePictureUploader } from '../features/profile/profile-picture-uploader';
+import { ProfilePictureUploader } from '../features/auth/profile-picture-uploader';
 import { PushSettings } from '../features/push/push-settings';
 import { SuggestionDialog } from '../features/suggestions/suggestion-dialog';
 import { useBackCloses } from '../lib/back-closes';

@@ -9,7 +9,7 @@ import { FieldFrame, PasswordField, TextField } from '../components/ui/field';
 import { Select } from '../components/ui/select';
 import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError } from '../features/auth/auth-toasts';
+import { toastConnectionError } from '../lib/auth-toasts';
 import { PasswordChecklist } from '../features/auth/password-checklist';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
 import { registerSchema } from '../lib/account-schemas';

@@ -8,7 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../co
 import { PasswordField } from '../components/ui/field';
 import { InlineSpinner, PageSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError, toastInvalidLink } from '../features/auth/auth-toasts';
+import { toastConnectionError, toastInvalidLink } from '../lib/auth-toasts';
 import { useLinkToken } from '../features/auth/use-link-token';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
 import { resetLinkAnswerSchema, resetPasswordFormSchema } from '../lib/account-schemas';

@@ -5,7 +5,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../co
 import { PasswordField, TextField } from '../components/ui/field';
 import { InlineSpinner, PageSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError } from '../features/auth/auth-toasts';
+import { toastConnectionError } from '../lib/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { noteSignIn } from '../features/auth/session-marks';
 import { PasswordChecklist } from '../features/auth/password-checklist';

@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import type { z } from 'zod';
-import { toastConnectionError } from '../features/auth/auth-toasts';
+import { toastConnectionError } from './auth-toasts';
 
 export type FieldErrors = Record<string, string | undefined>;
 

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { LocalStore } from '../../db/local-store-state';
 import { recordMerges } from '../../db/merge-notices';
 import { useWhileOnline } from '../../lib/use-while-online';
-import { useObservable } from '../feed/use-observable';
+import { useObservable } from '../../lib/use-observable';
 import type { ResidentLocal } from '../../db/collections';
 import { pendingPhoto, pendingPhotos$, savePendingPhoto, sendPendingPhotos, type PendingPhoto } from './pending-photos';
 

@@ -1,19 +1,19 @@
 import { useAtomValue } from 'jotai';
 import { BookOpen, LayoutDashboard, LifeBuoy, Mail, Users } from 'lucide-react';
 import { Link } from 'react-router-dom';
-import type { CurrentUser } from '../../../schema/auth';
-import { displayName } from '../../../schema/format';
-import { canSeeAdminLink } from '../../../schema/permissions';
-import { roleLabel } from '../../../schema/role-rules';
-import { UserAvatar } from '../../components/ui/avatar';
-import { Button } from '../../components/ui/button';
-import { Card } from '../../components/ui/card';
-import { configAtom } from '../../lib/public-config';
-import { ChatButton } from '../chat/chat-button';
-import { ProfilePictureUploader } from '../profile/profile-picture-uploader';
-import { PushSettings } from '../push/push-settings';
-import { SuggestionButton } from '../suggestions/suggestion-button';
-import { EmailAddress } from '../../components/email-address';
+import type { CurrentUser } from '../../schema/auth';
+import { displayName } from '../../schema/format';
+import { canSeeAdminLink } from '../../schema/permissions';
+import { roleLabel } from '../../schema/role-rules';
+import { UserAvatar } from '../components/ui/avatar';
+import { Button } from '../components/ui/button';
+import { Card } from '../components/ui/card';
+import { configAtom } from '../lib/public-config';
+import { ChatButton } from '../features/chat/chat-button';
+import { ProfilePictureUploader } from '../features/auth/profile-picture-uploader';
+import { PushSettings } from '../features/push/push-settings';
+import { SuggestionButton } from '../features/suggestions/suggestion-button';
+import { EmailAddress } from '../components/email-address';
 
 /** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help?. */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
