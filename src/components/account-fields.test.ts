@@ -46,16 +46,16 @@ describe('the account screens’ fields', () => {
 
   it('shows the busy label and a disabled button while the request runs, the label otherwise', () => {
     const idle = renderToStaticMarkup(
-      createElement(SubmitButton, { busy: false, busyLabel: 'Signing in...' }, 'Sign In'),
+      createElement(SubmitButton, { busy: false, busyLabel: 'Signing in...', children: 'Sign In' }),
     );
     expect(idle).toMatch(/<button[^>]*type="submit"[^>]*>Sign In<\/button>/);
     expect(idle).not.toContain('disabled');
     const busy = renderToStaticMarkup(
-      createElement(SubmitButton, { busy: true, busyLabel: 'Signing in...' }, 'Sign In'),
+      createElement(SubmitButton, { busy: true, busyLabel: 'Signing in...', children: 'Sign In' }),
     );
     expect(busy).toContain('disabled');
     expect(busy).toContain('Signing in...');
-    const kept = renderToStaticMarkup(createElement(SubmitButton, { busy: true }, 'Reset Password'));
+    const kept = renderToStaticMarkup(createElement(SubmitButton, { busy: true, children: 'Reset Password' }));
     expect(kept).toContain('Reset Password');
   });
 });
