@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { MESSAGES } from '../../schema/auth-rules';
 import { REGISTRATION_ROLES, ROLE_LABELS, toRole, type RegistrationRole } from '../../schema/role-rules';
-import { EmailField, NameFields, NewPasswordFields, SubmitButton } from '../components/account-fields';
+import { NewAccountFields, SubmitButton } from '../components/account-fields';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { FieldFrame } from '../components/ui/field';
 import { Select } from '../components/ui/select';
@@ -11,13 +11,7 @@ import { AuthLayout } from '../features/auth/auth-layout';
 import { PasswordChecklist } from '../features/auth/password-checklist';
 import { api } from '../lib/api';
 import { registerSchema } from '../lib/account-schemas';
-import {
-  toastRequestFailure,
-  useFormFields,
-  useFormSubmit,
-  useLoadedFormValidation,
-  withPasswordMatch,
-} from '../lib/form';
+import { toastRequestFailure, useFormSubmit, useNewAccountForm } from '../lib/form';
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
 import { EmailAddress } from '../components/email-address';
@@ -52,21 +46,8 @@ function RegistrationClosed({ supportEmail }: { supportEmail: string }) {
 export function RegisterScreen() {
   const navigate = useNavigate();
   const { registration, supportEmail } = useAtomValue(configAtom);
-  const { values: text, bind } = useFormFields({
-    firstName: '',
-    lastName: '',
-    email: '',
-    password: '',
-    confirmPassword: '',
-  });
   const [role, setRole] = useState<RegistrationRole>('staff');
-  const values = { ...text, role };
-  const { errors, check, prepare } = useLoadedFormValidation(
-    registerSchema,
-    values,
-    withPasswordMatch(text.password, text.confirmPassword),
-  );
-  const field = bind(errors);
+  const { text, field, errors, check, prepare } = useNewAccountForm(registerSchema, (typed) => ({ ...typed, role }));
   const { busy, onSubmit } = useFormSubmit(
     check,
     async (body) => {
@@ -97,17 +78,15 @@ export function RegisterScreen() {
         </CardHeader>
         <CardContent>
           <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
-            <NameFields idPrefix="register" firstName={field('firstName')} lastName={field('lastName')} />
-            <EmailField id="register-email" {...field('email')} />
-            <FieldFrame id="register-role" label="Role" error={errors.role}>
-              <Select id="register-role" value={role} onValueChange={setRole} options={ROLE_OPTIONS} />
-            </FieldFrame>
-            <NewPasswordFields
+            <NewAccountFields
               idPrefix="register"
-              hint={<PasswordChecklist password={text.password} />}
-              password={field('password')}
-              confirmPassword={field('confirmPassword')}
-            />
+              field={field}
+              passwordHint={<PasswordChecklist password={text.password} />}
+            >
+              <FieldFrame id="register-role" label="Role" error={errors.role}>
+                <Select id="register-role" value={role} onValueChange={setRole} options={ROLE_OPTIONS} />
+              </FieldFrame>
+            </NewAccountFields>
             <SubmitButton busy={busy} busyLabel="Creating account...">
               Create Account
             </SubmitButton>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { EmailField, NameFields, NewPasswordFields, SubmitButton } from '../components/account-fields';
+import { NewAccountFields, SubmitButton } from '../components/account-fields';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PageSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
@@ -11,13 +11,7 @@ import { PasswordChecklist } from '../features/auth/password-checklist';
 import { useLinkToken } from '../features/auth/use-link-token';
 import { NetworkError, api } from '../lib/api';
 import { setupSchema } from '../lib/account-schemas';
-import {
-  toastRequestFailure,
-  useFormFields,
-  useFormSubmit,
-  useLoadedFormValidation,
-  withPasswordMatch,
-} from '../lib/form';
+import { toastRequestFailure, useFormSubmit, useNewAccountForm } from '../lib/form';
 import { toast } from '../lib/toast';
 
 type Phase = 'validating' | 'invalid' | 'form';
@@ -79,20 +73,7 @@ export function SetupScreen() {
 
 function SetupForm({ token }: { token: string }) {
   const navigate = useNavigate();
-  const { values: text, bind } = useFormFields({
-    firstName: '',
-    lastName: '',
-    email: '',
-    password: '',
-    confirmPassword: '',
-  });
-  const values = { token, ...text };
-  const { errors, check, prepare } = useLoadedFormValidation(
-    setupSchema,
-    values,
-    withPasswordMatch(text.password, text.confirmPassword),
-  );
-  const field = bind(errors);
+  const { text, field, check, prepare } = useNewAccountForm(setupSchema, (typed) => ({ token, ...typed }));
   const { busy, onSubmit } = useFormSubmit(
     check,
     async (body) => {
@@ -115,13 +96,10 @@ function SetupForm({ token }: { token: string }) {
       </CardHeader>
       <CardContent>
         <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
-          <NameFields idPrefix="setup" firstName={field('firstName')} lastName={field('lastName')} />
-          <EmailField id="setup-email" {...field('email')} />
-          <NewPasswordFields
+          <NewAccountFields
             idPrefix="setup"
-            hint={<PasswordChecklist password={text.password} />}
-            password={field('password')}
-            confirmPassword={field('confirmPassword')}
+            field={field}
+            passwordHint={<PasswordChecklist password={text.password} />}
           />
           <SubmitButton busy={busy} busyLabel="Creating account...">
             Create System Administrator

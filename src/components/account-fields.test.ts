@@ -2,7 +2,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { FieldBinding } from '../lib/form';
-import { EmailField, NameFields, NewPasswordFields, SubmitButton } from './account-fields';
+import { EmailField, NameFields, NewAccountFields, NewPasswordFields, SubmitButton } from './account-fields';
 
 const bound = (value: string, error?: string): FieldBinding => ({ value, onChange: () => undefined, error });
 
@@ -57,5 +57,26 @@ describe('the account screens’ fields', () => {
     expect(busy).toContain('Signing in...');
     const kept = renderToStaticMarkup(createElement(SubmitButton, { busy: true, children: 'Reset Password' }));
     expect(kept).toContain('Reset Password');
+  });
+
+  it('lays a new account out as names, email, what the screen adds, then the password twice', () => {
+    const html = renderToStaticMarkup(
+      createElement(NewAccountFields, {
+        idPrefix: 'setup',
+        field: (name: string) => bound(name),
+        passwordHint: 'rules',
+        children: createElement('p', { id: 'between' }),
+      }),
+    );
+    const ids = [...html.matchAll(/<(?:input|p) [^>]*id="([^"]+)"/g)].map((match) => match[1]);
+    expect(ids).toEqual([
+      'setup-first-name',
+      'setup-last-name',
+      'setup-email',
+      'between',
+      'setup-password',
+      'setup-confirm-password',
+    ]);
+    expect(html).toContain('value="email"');
   });
 });

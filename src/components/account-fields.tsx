@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { FieldBinding } from '../lib/form';
+import type { FieldBinding, NewAccountText } from '../lib/form';
 import { Button } from './ui/button';
 import { PasswordField, TextField } from './ui/field';
 import { InlineSpinner } from './ui/spinner';
@@ -65,5 +65,32 @@ export function SubmitButton({ busy, busyLabel, children }: { busy: boolean; bus
       {busy ? <InlineSpinner /> : null}
       {busy && busyLabel ? busyLabel : children}
     </Button>
+  );
+}
+
+/** A new account's names, email and password twice; `children` go between the email and the password. */
+export function NewAccountFields({
+  idPrefix,
+  field,
+  passwordHint,
+  children,
+}: {
+  idPrefix: string;
+  field: (name: keyof NewAccountText & string) => FieldBinding;
+  passwordHint: ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <>
+      <NameFields idPrefix={idPrefix} firstName={field('firstName')} lastName={field('lastName')} />
+      <EmailField id={`${idPrefix}-email`} {...field('email')} />
+      {children}
+      <NewPasswordFields
+        idPrefix={idPrefix}
+        hint={passwordHint}
+        password={field('password')}
+        confirmPassword={field('confirmPassword')}
+      />
+    </>
   );
 }

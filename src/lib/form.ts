@@ -162,3 +162,31 @@ export function toastRequestFailure(title: string, fallback: string): (error: un
     else toast({ title, description: serverMessageOf(error, fallback), variant: 'destructive' });
   };
 }
+
+/** The text fields of a new account (registration, setup). */
+export interface NewAccountText extends Record<string, string> {
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+  confirmPassword: string;
+}
+
+const NEW_ACCOUNT: NewAccountText = { firstName: '', lastName: '', email: '', password: '', confirmPassword: '' };
+
+/**
+ * A new account's fields and their validation, "Passwords don't match" included; `values` adds what the screen
+ * sends besides them (the role, the setup token).
+ */
+export function useNewAccountForm<S extends z.ZodType>(
+  load: () => Promise<S>,
+  values: (text: NewAccountText) => z.input<S>,
+) {
+  const { values: text, bind } = useFormFields(NEW_ACCOUNT);
+  const validation = useLoadedFormValidation(
+    load,
+    values(text),
+    withPasswordMatch(text.password, text.confirmPassword),
+  );
+  return { text, field: bind(validation.errors), ...validation };
+}
