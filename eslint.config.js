@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -19,6 +20,43 @@ const boundary = (from, forbidden) => ({
     ],
   },
 });
+
+/** The folders of src/features/, read here so that a new feature is bounded from its first file. */
+const featureFolders = readdirSync(new URL('./src/features', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/**
+ * Feature boundaries (decision 134): a layer of src/ forbids `patterns`. These options replace the root boundary's
+ * for the layer's files, so the second object brings the root's patterns back where they apply (not in tests).
+ */
+const srcLayer = (folder, patterns) => {
+  const files = [`${folder}/**/*.{ts,tsx}`];
+  const rootPatterns = boundary('src', ['server', 'sw']).rules['no-restricted-imports'][1].patterns;
+  const rule = (all) => ({ 'no-restricted-imports': ['error', { patterns: all }] });
+  return [
+    { files, rules: rule(patterns) },
+    { files, ignores: ['src/**/*.test.ts'], rules: rule([...rootPatterns, ...patterns]) },
+  ];
+};
+
+/** A feature imports src/lib, src/components, src/db and schema/; never another feature, nor src/app. */
+const featureBoundary = (feature) =>
+  srcLayer(`src/features/${feature}`, [
+    {
+      regex: `^\\.\\./((?!${feature}(/|$))[^./][^/]*(/|$)|\\.\\./(features/(?!${feature}(/|$))|app(/|$)))`,
+      message: `src/features/${feature}/ must not import another feature or src/app: move what is shared to src/lib or src/components, or compose the features in src/app (decision 134).`,
+    },
+  ]);
+
+/** What is shared imports no feature, and not the screens of src/app that compose them. */
+const sharedBoundary = (folder) =>
+  srcLayer(folder, [
+    {
+      regex: '^(\\.\\./)+(features|app)(/|$)',
+      message: `${folder}/ is shared by the features: it must not import src/features or src/app (decision 134).`,
+    },
+  ]);
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'data', 'server/db/migrations', 'test-results', 'playwright-report'] },
@@ -47,6 +85,9 @@ export default tseslint.config(
   { ...boundary('src', ['server', 'sw']), ignores: ['src/**/*.test.ts', 'src/db/chaos/**'] },
   boundary('server', ['src', 'sw']),
   boundary('sw', ['server', 'src']),
+  ...featureFolders.flatMap(featureBoundary),
+  ...sharedBoundary('src/lib'),
+  ...sharedBoundary('src/components'),
   {
     // A journey goes offline one documented way: the kit's fixtures or helpers (docs/testing-offline.md, decision 118).
     files: ['e2e/**/*.spec.ts'],

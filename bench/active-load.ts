@@ -80,6 +80,8 @@ interface Outcome {
   cpuPercent: number;
   rssMaxMb: number;
   conflicts: number;
+  /** Pushes that failed (no answer, or a 5xx) and were sent again, as the app's replication does. */
+  retried: number;
   writes: Map<WriteKind, number>;
   reader: { cpu: number; loopP99: number };
 }
@@ -147,6 +149,20 @@ async function activeMinute(
   const sample = devices.filter((_, i) => sampled(i));
   const writes = new Map<WriteKind, number>();
   let conflicts = 0;
+  let retried = 0;
+  /** One push, sent again after a second while it fails (RxDB retries a failed push by itself), at most 5 times. */
+  const pushWithRetry = async (device: SimDevice, collection: SyncCollection, doc: WireDoc) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const answer = await device.push(collection, [createRow(doc)]);
+        if (answer.status < 500 || attempt === 5) return answer;
+      } catch (error) {
+        if (attempt === 5) throw error;
+      }
+      retried += 1;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
   const pending: Promise<void>[] = [];
 
   /** Pushes one row; `keys` must then be held by `targets` (by default the sampled devices but the writer). */
@@ -162,7 +178,7 @@ async function activeMinute(
     const start = clock();
     for (const key of keys) expected.push({ key, devices: targets, start });
     pending.push(
-      device.push(collection, [createRow(doc)]).then(({ status, body }) => {
+      pushWithRetry(device, collection, doc).then(({ status, body }) => {
         if (status !== 200) throw new Error(`pushing to ${collection} answered ${status}`);
         // The push answer (schema/sync.ts PushResponse): refused rows come back as conflicts.
         conflicts += (body as { conflicts: unknown[] }).conflicts.length;
@@ -264,6 +280,7 @@ async function activeMinute(
     cpuPercent,
     rssMaxMb: rssMax / 2 ** 20,
     conflicts,
+    retried,
     writes,
     reader: { cpu: (reader.user + reader.system) / 1000 / elapsed, loopP99: loop.percentile(99) / 1e6 },
   };
@@ -271,7 +288,7 @@ async function activeMinute(
 
 function describe(mode: SyncMode, o: Outcome): void {
   console.log(
-    `${mode}: writes ${JSON.stringify(Object.fromEntries(o.writes))}, ${o.conflicts} refused rows, ` +
+    `${mode}: writes ${JSON.stringify(Object.fromEntries(o.writes))}, ${o.conflicts} refused rows, ${o.retried} pushes sent again, ` +
       `server CPU ${round(o.cpuPercent)} %, RSS max ${round(o.rssMaxMb)} MB; reader CPU ${round(o.reader.cpu, 2)} ` +
       `cores, loop delay p99 ${round(o.reader.loopP99)} ms`,
   );

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type Database from 'better-sqlite3';
 import { NAMED_HOUSES } from '../schema/constants';
+import { seededRandom } from '../schema/seeded-random';
 import { POST_CATEGORIES, REACTION_TYPES } from '../schema/posts';
 import { openDb } from '../server/db/client';
 import { hashPassword } from '../server/lib/crypto';
@@ -12,18 +13,6 @@ export interface SeedSizes {
   posts: number;
   reactions: number;
   comments: number;
-}
-
-/** A small seeded generator (mulberry32), so every run builds the same shape of data. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HOUSE_NAME_MAX } from './posts';
 import { RESIDENT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
+import { sameJson } from './same-json';
 
 /**
  * Residents' One Page Profiles (docs/api-residents.md). Their fields hold health data (UK GDPR special category): see
@@ -172,15 +173,13 @@ export interface FieldChange {
   to: string | string[] | null;
 }
 
-const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 /** The fields that differ between two states of a profile, in form order (what a version records). */
 export function residentChanges(before: ResidentFields | null, after: ResidentFields): FieldChange[] {
   const empty = (value: unknown) => value === null || value === '' || (Array.isArray(value) && value.length === 0);
   return RESIDENT_FIELDS.flatMap((field): FieldChange[] => {
     const from = before ? before[field] : null;
     const to = after[field];
-    if (before ? sameValue(from, to) : empty(to)) return [];
+    if (before ? sameJson(from, to) : empty(to)) return [];
     return [{ field, from, to }];
   });
 }
@@ -207,10 +206,10 @@ export function mergeResidentEdit(
   current: ResidentFields,
 ): ResidentMerge {
   const merged: ResidentFields = { ...current };
-  const mine = RESIDENT_FIELDS.filter((field) => next[field] !== undefined && !sameValue(next[field], base[field]));
+  const mine = RESIDENT_FIELDS.filter((field) => next[field] !== undefined && !sameJson(next[field], base[field]));
   for (const field of mine) Object.assign(merged, { [field]: next[field] });
-  const theirs = RESIDENT_FIELDS.filter((field) => !sameValue(current[field], base[field]));
-  const both = theirs.filter((field) => mine.includes(field) && !sameValue(current[field], merged[field]));
+  const theirs = RESIDENT_FIELDS.filter((field) => !sameJson(current[field], base[field]));
+  const both = theirs.filter((field) => mine.includes(field) && !sameJson(current[field], merged[field]));
   return { merged, mine, theirs, both };
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NAMED_HOUSES } from '../schema/constants';
+import { seededRandom } from '../schema/seeded-random';
 import type { PostCategory, ReactionType } from '../schema/posts';
 import type { Role } from '../schema/roles';
 import { ensureClientBuilt } from './build-client';
@@ -346,18 +347,6 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** The feed covers the last four weeks. */
 const FEED_DAYS = 28;
-
-/** A small seeded generator (mulberry32), so every demo shows the same feed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface DemoOptions {
   /** The demo's "now": posts, comments and reactions are all before it. */

@@ -15,16 +15,14 @@ const takeSeq = preparedFor((db) =>
   ),
 );
 
-const readSeq = new WeakMap<Db, { get(): { seq: number } | undefined }>();
+/** Prepared once per database: the feed page cache asks on every GET /api/posts. */
+const readSeq = preparedFor((db) =>
+  db.$client.prepare<[], { seq: number }>('SELECT seq FROM sync_counter WHERE id = 1'),
+);
 
-/**
- * The last value handed out; everything written so far has a server_seq at or below it. Prepared once per
- * database: the feed page cache asks on every GET /api/posts.
- */
+/** The last value handed out; everything written so far has a server_seq at or below it. */
 export function currentSeq(db: Db): number {
-  let statement = readSeq.get(db);
-  if (!statement) readSeq.set(db, (statement = db.$client.prepare('SELECT seq FROM sync_counter WHERE id = 1')));
-  return statement.get()?.seq ?? 0;
+  return readSeq(db).get()?.seq ?? 0;
 }
 
 /** The tables of the collections a client pushes to, by collection. */

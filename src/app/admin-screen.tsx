@@ -1,4 +1,4 @@
-import { ArrowLeft, RefreshCw, ShieldAlert } from 'lucide-react';
+import { RefreshCw, ShieldAlert } from 'lucide-react';
 import { Link } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import {
@@ -9,6 +9,7 @@ import {
   canSeeAlertReport,
 } from '../../schema/permissions';
 import { CopyrightFooter } from '../components/copyright-footer';
+import { PageTitle } from '../components/page-title';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PageSpinner } from '../components/ui/spinner';
@@ -18,6 +19,8 @@ import { SuggestionList } from '../features/suggestions/suggestion-list';
 import { useAdminUsers } from '../features/admin/use-admin-users';
 import { UserList } from '../features/admin/user-list';
 import { AppHeader } from './app-header';
+// The houses dialog's chips are styled by the feed's stylesheet.
+import '../features/feed/feed.css';
 
 function AccessDenied({ reason }: { reason: string }) {
   return (
@@ -58,18 +61,7 @@ function AdministratorPage({ user }: { user: CurrentUser }) {
     <div className="app-page">
       <AppHeader user={user} />
       <main className="app-main admin-main">
-        <div className="page-title-row">
-          <div>
-            <h1 className="page-title">Admin Dashboard</h1>
-            <p className="page-subtitle">What your administrator role can do</p>
-          </div>
-          <Button asChild variant="outline" size="sm">
-            <Link to="/">
-              <ArrowLeft aria-hidden size={16} />
-              Back to Home
-            </Link>
-          </Button>
-        </div>
+        <PageTitle title="Admin Dashboard" subtitle="What your administrator role can do" />
         <Card>
           <CardContent className="stack">
             <ul className="admin-rights">
@@ -111,18 +103,7 @@ function AdminPanel({ user }: { user: CurrentUser }) {
     <div className="app-page">
       <AppHeader user={user} />
       <main className="app-main admin-main">
-        <div className="page-title-row">
-          <div>
-            <h1 className="page-title">System Administration</h1>
-            <p className="page-subtitle">User Management Panel</p>
-          </div>
-          <Button asChild variant="outline" size="sm">
-            <Link to="/">
-              <ArrowLeft aria-hidden size={16} />
-              Back to Home
-            </Link>
-          </Button>
-        </div>
+        <PageTitle title="System Administration" subtitle="User Management Panel" />
         <AddStaffForm onCreated={added} />
         {state.status === 'loading' ? <PageSpinner /> : null}
         {state.status === 'error' ? (

@@ -1,46 +1,40 @@
 import { Mail } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
+import { EmailField, SubmitButton } from '../components/account-fields';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
-import { TextField } from '../components/ui/field';
-import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
 import { api } from '../lib/api';
 import { forgotPasswordSchema } from '../lib/account-schemas';
-import { useLoadedFormValidation } from '../lib/form';
+import { useFormFields, useFormSubmit, useLoadedFormValidation } from '../lib/form';
 import { toast } from '../lib/toast';
 
 /** /forgot-password (spec section 2): the form, then the "Check Your Email" confirmation. */
 export function ForgotPasswordScreen() {
-  const [email, setEmail] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { values, bind } = useFormFields({ email: '' });
   const [sent, setSent] = useState(false);
-  const { errors, check, prepare } = useLoadedFormValidation(forgotPasswordSchema, { email });
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const body = await check();
-    if (!body) return;
-    setBusy(true);
-    try {
+  const { errors, check, prepare } = useLoadedFormValidation(forgotPasswordSchema, values);
+  const field = bind(errors);
+  const { busy, onSubmit } = useFormSubmit(
+    check,
+    async (body) => {
       await api.post('/api/auth/forgot-password', body);
       setSent(true);
       toast({
         title: 'Password reset email sent',
         description: 'Please check your email for instructions to reset your password.',
       });
-    } catch (error) {
+    },
+    (error) => {
       console.error('Failed to send reset email', error);
       toast({
         title: 'Error',
         description: 'Failed to send password reset email. Please try again.',
         variant: 'destructive',
       });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  );
 
   return (
     <AuthLayout>
@@ -72,21 +66,9 @@ export function ForgotPasswordScreen() {
               <CardDescription>Enter your email and we will send you a link to choose a new password.</CardDescription>
             </CardHeader>
             <CardContent>
-              <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
-                <TextField
-                  id="forgot-email"
-                  label="Email"
-                  type="email"
-                  autoComplete="email"
-                  inputMode="email"
-                  value={email}
-                  onChange={(e) => setEmail(e.target.value)}
-                  error={errors.email}
-                />
-                <Button type="submit" size="lg" disabled={busy}>
-                  {busy ? <InlineSpinner /> : null}
-                  Send Reset Instructions
-                </Button>
+              <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
+                <EmailField id="forgot-email" {...field('email')} />
+                <SubmitButton busy={busy}>Send Reset Instructions</SubmitButton>
               </form>
               <p className="auth-alt">
                 <Link to="/login" className="text-link">

@@ -13,9 +13,9 @@ import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
 import { DeletedPostsNotice } from '../features/feed/deleted-posts-notice';
 import { EditPostHost } from '../features/feed/edit-post-dialog';
-import { highlightRequestAtom } from '../features/feed/highlight-state';
+import { highlightRequestAtom } from '../lib/highlight-state';
 import { FeedFiltersBar } from '../features/feed/feed-filters';
-import { FeedSidebar } from '../features/feed/feed-sidebar';
+import { FeedSidebar } from './feed-sidebar';
 import { FeedEmpty, FeedSkeleton } from '../features/feed/feed-states';
 import { filterPosts, isSearchActive, NO_FILTERS, type FeedFilters } from '../features/feed/filter-posts';
 import { PostCard } from '../features/feed/post-card';
@@ -23,13 +23,14 @@ import { PostComposer } from '../features/feed/post-composer';
 import { PostList, type ScrollTarget } from '../features/feed/post-list';
 import { SearchPalette } from '../features/feed/search-palette';
 import {
-  useAuthors,
   useCommentCountsKnown,
   useOwnReactionsKnown,
   useFeedPreview,
   useFeedReady,
   usePosts,
 } from '../features/feed/use-feed-data';
+import { useAuthors } from '../lib/use-authors';
+import { AlertReportButton } from '../features/alerts/alert-report-dialog';
 import { useWaitingPosts } from '../features/feed/use-pending-uploads';
 import { WaitingPostCard } from '../features/feed/waiting-post-card';
 import '../features/feed/feed.css';
@@ -200,6 +201,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
         total={visible.length}
         commentCountsKnown={commentCountsKnown}
         ownReactionsKnown={ownReactionsKnown}
+        AlertReport={AlertReportButton}
       />
     ),
     [db, previewing, user, authors, highlighted, visible.length, commentCountsKnown, ownReactionsKnown],

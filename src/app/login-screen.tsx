@@ -1,21 +1,18 @@
 import { useAtomValue } from 'jotai';
 import { HeartHandshake, MessagesSquare, Users } from 'lucide-react';
-import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { MESSAGES } from '../../schema/auth-rules';
-import { Button } from '../components/ui/button';
+import { EmailField, SubmitButton } from '../components/account-fields';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
-import { PasswordField, TextField } from '../components/ui/field';
-import { InlineSpinner } from '../components/ui/spinner';
+import { PasswordField } from '../components/ui/field';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError } from '../features/auth/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { IdleLogoutNotice } from '../features/auth/idle-logout-notice';
 import { KeptWorkNotice } from '../features/auth/kept-work-notice';
 import { completePendingSignOut, noteSignIn } from '../features/auth/session-marks';
-import { NetworkError, api, serverMessageOf } from '../lib/api';
+import { api } from '../lib/api';
 import { loginSchema } from '../lib/account-schemas';
-import { useLoadedFormValidation } from '../lib/form';
+import { toastRequestFailure, useFormFields, useFormSubmit, useLoadedFormValidation } from '../lib/form';
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
 
@@ -23,17 +20,12 @@ import { toast } from '../lib/toast';
 export function LoginScreen() {
   const navigate = useNavigate();
   const { orgName } = useAtomValue(configAtom);
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const { errors, check, prepare } = useLoadedFormValidation(loginSchema, { email, password });
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const body = await check();
-    if (!body) return;
-    setBusy(true);
-    try {
+  const { values, bind } = useFormFields({ email: '', password: '' });
+  const { errors, check, prepare } = useLoadedFormValidation(loginSchema, values);
+  const field = bind(errors);
+  const { busy, onSubmit } = useFormSubmit(
+    check,
+    async (body) => {
       // A sign-out made offline on this device is completed first, so the server records it (decision 114).
       await completePendingSignOut();
       await api.post('/api/auth/login', body);
@@ -41,18 +33,9 @@ export function LoginScreen() {
       toast({ title: 'Welcome back!', description: 'You have been successfully logged in.' });
       await refreshCurrentUser();
       navigate('/');
-    } catch (error) {
-      if (error instanceof NetworkError) toastConnectionError();
-      else
-        toast({
-          title: 'Login failed',
-          description: serverMessageOf(error, MESSAGES.invalidCredentials),
-          variant: 'destructive',
-        });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+    toastRequestFailure('Login failed', MESSAGES.invalidCredentials),
+  );
 
   return (
     <AuthLayout wide>
@@ -65,34 +48,22 @@ export function LoginScreen() {
           <CardContent>
             <IdleLogoutNotice />
             <KeptWorkNotice />
-            <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
-              <TextField
-                id="login-email"
-                label="Email"
-                type="email"
-                autoComplete="username"
-                inputMode="email"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-                error={errors.email}
-              />
+            <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
+              <EmailField id="login-email" autoComplete="username" {...field('email')} />
               <PasswordField
                 id="login-password"
                 label="Password"
                 autoComplete="current-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-                error={errors.password}
+                {...field('password')}
               />
               <div className="row-end">
                 <Link to="/forgot-password" className="text-link">
                   Forgot password?
                 </Link>
               </div>
-              <Button type="submit" size="lg" disabled={busy}>
-                {busy ? <InlineSpinner /> : null}
-                {busy ? 'Signing in...' : 'Sign In'}
-              </Button>
+              <SubmitButton busy={busy} busyLabel="Signing in...">
+                Sign In
+              </SubmitButton>
             </form>
             <p className="auth-alt">
               <Link to="/register" className="text-link">

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, LayoutDashboard, LifeBuoy, Lightbulb, LogOut, Mail, Menu, Newspaper, Users, X } from 'lucide-react';
+import { BookOpen, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
@@ -10,12 +10,13 @@ import { roleLabel } from '../../schema/role-rules';
 import { UserAvatar } from '../components/ui/avatar';
 import { useSignOut } from '../features/auth/use-sign-out';
 import { ChatButton } from '../features/chat/chat-button';
-import { ProfilePictureUploader } from '../features/profile/profile-picture-uploader';
+import { ProfilePictureUploader } from '../features/auth/profile-picture-uploader';
 import { PushSettings } from '../features/push/push-settings';
 import { SuggestionDialog } from '../features/suggestions/suggestion-dialog';
 import { useBackCloses } from '../lib/back-closes';
 import { configAtom } from '../lib/public-config';
 import { EmailAddress } from '../components/email-address';
+import { NeedHelp } from '../components/need-help';
 
 /**
  * The mobile slide-out menu of spec section 2 (a radix Dialog shown as a sheet): profile (with the picture
@@ -103,19 +104,8 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
                 Sign Out
               </button>
             </nav>
-            {supportEmail ? (
-              <section className="sheet-help" aria-labelledby="sheet-help-title">
-                <h2 id="sheet-help-title" className="sheet-help-title">
-                  <LifeBuoy aria-hidden size={16} />
-                  Need Help?
-                </h2>
-                <p className="muted">Questions about the portal? Contact support.</p>
-                <a className="text-link sidebar-mail" href={`mailto:${supportEmail}`} aria-label={supportEmail}>
-                  <Mail aria-hidden size={16} />
-                  <EmailAddress email={supportEmail} />
-                </a>
-              </section>
-            ) : null}
+            {/* Without a support address the menu leaves the card out; the sidebar keeps its heading. */}
+            {supportEmail ? <NeedHelp variant="sheet" /> : null}
           </DialogPrimitive.Content>
         </DialogPrimitive.Portal>
       </DialogPrimitive.Root>

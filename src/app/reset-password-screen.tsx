@@ -1,18 +1,18 @@
 import { CircleCheck } from 'lucide-react';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import type { ResetLinkAnswer } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
+import { NewPasswordFields, SubmitButton } from '../components/account-fields';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
-import { PasswordField } from '../components/ui/field';
-import { InlineSpinner, PageSpinner } from '../components/ui/spinner';
+import { PageSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError, toastInvalidLink } from '../features/auth/auth-toasts';
+import { toastConnectionError, toastInvalidLink } from '../lib/auth-toasts';
 import { useLinkToken } from '../features/auth/use-link-token';
 import { NetworkError, api, serverMessageOf } from '../lib/api';
 import { resetLinkAnswerSchema, resetPasswordFormSchema } from '../lib/account-schemas';
-import { useLoadedFormValidation, withPasswordMatch } from '../lib/form';
+import { useFormFields, useFormSubmit, useLoadedFormValidation, withPasswordMatch } from '../lib/form';
 import { toast } from '../lib/toast';
 
 type LinkInfo = ResetLinkAnswer;
@@ -99,38 +99,31 @@ export function ResetPasswordScreen() {
 }
 
 function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInfo; onDone: () => void }) {
-  const [password, setPassword] = useState('');
-  const [confirmPassword, setConfirmPassword] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { values, bind } = useFormFields({ password: '', confirmPassword: '' });
   const { errors, check, prepare } = useLoadedFormValidation(
     resetPasswordFormSchema,
-    { password, confirmPassword },
-    withPasswordMatch(password, confirmPassword),
+    values,
+    withPasswordMatch(values.password, values.confirmPassword),
   );
+  const field = bind(errors);
   const invite = link.purpose === 'invite';
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const body = await check();
-    if (!body) return;
-    setBusy(true);
-    try {
+  const { busy, onSubmit } = useFormSubmit(
+    check,
+    async (body) => {
       await api.post('/api/auth/reset-password', { token, password: body.password });
       toast({
         title: 'Password Reset Successful',
         description: 'Your password has been changed. You can now log in with your new password.',
       });
       onDone();
-    } catch (error) {
+    },
+    (error) =>
       toast({
         title: 'Error',
         description: serverMessageOf(error, 'Failed to reset password. Please try again.'),
         variant: 'destructive',
-      });
-    } finally {
-      setBusy(false);
-    }
-  }
+      }),
+  );
 
   return (
     <Card className="auth-card">
@@ -144,28 +137,15 @@ function NewPasswordForm({ token, link, onDone }: { token: string; link: LinkInf
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
-          <PasswordField
-            id="reset-password"
+        <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
+          <NewPasswordFields
+            idPrefix="reset"
             label="New Password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={errors.password}
             hint="At least 8 characters, with an uppercase letter, a lowercase letter and a number."
+            password={field('password')}
+            confirmPassword={field('confirmPassword')}
           />
-          <PasswordField
-            id="reset-confirm-password"
-            label="Confirm Password"
-            autoComplete="new-password"
-            value={confirmPassword}
-            onChange={(e) => setConfirmPassword(e.target.value)}
-            error={errors.confirmPassword}
-          />
-          <Button type="submit" size="lg" disabled={busy}>
-            {busy ? <InlineSpinner /> : null}
-            {invite ? 'Set Password' : 'Reset Password'}
-          </Button>
+          <SubmitButton busy={busy}>{invite ? 'Set Password' : 'Reset Password'}</SubmitButton>
         </form>
         <p className="auth-alt">
           <Link to="/login" className="text-link">

@@ -1,16 +1,17 @@
-import { ArrowLeft, Plus } from 'lucide-react';
+import { Plus } from 'lucide-react';
 import { useMemo, useState } from 'react';
-import { Link } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { CopyrightFooter } from '../components/copyright-footer';
+import { PageTitle } from '../components/page-title';
 import { Badge } from '../components/ui/badge';
 import { Button } from '../components/ui/button';
 import { Label } from '../components/ui/label';
 import { Select } from '../components/ui/select';
 import type { ResidentLocal } from '../db/collections';
 import { useLocalStore } from '../db/local-store-state';
-import { useAuthors, useFeedReady } from '../features/feed/use-feed-data';
-import { useHouses } from '../features/feed/use-houses';
+import { useFeedReady } from '../features/feed/use-feed-data';
+import { useAuthors } from '../lib/use-authors';
+import { useHouses } from '../lib/use-houses';
 import { ArchiveResidentDialog } from '../features/residents/archive-resident-dialog';
 import { ResidentCard } from '../features/residents/resident-card';
 import { ResidentFormDialog } from '../features/residents/resident-form-dialog';
@@ -64,24 +65,16 @@ export function ResidentsScreen({ user }: { user: CurrentUser }) {
     <div className="app-page">
       <AppHeader user={user} />
       <main className="app-main residents-main">
-        <div className="page-title-row">
-          <div>
-            <h1 className="page-title">Residents OPP</h1>
-            <p className="page-subtitle">One Page Profiles for our residents</p>
-          </div>
-          <div className="residents-actions">
-            <Button asChild variant="outline" size="sm">
-              <Link to="/">
-                <ArrowLeft aria-hidden size={16} />
-                Back to Home
-              </Link>
-            </Button>
+        <PageTitle
+          title="Residents OPP"
+          subtitle="One Page Profiles for our residents"
+          actions={
             <Button size="sm" onClick={() => edit(null)}>
               <Plus aria-hidden size={16} />
               Add Resident
             </Button>
-          </div>
-        </div>
+          }
+        />
         {store ? <ResidentMergeNotices databaseName={store.db.name} residents={residents} /> : null}
         <RefusedPhotoNotices photos={waitingPhotos} residents={residents} />
         <div className="residents-filter">

@@ -1,18 +1,17 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { Button } from '../components/ui/button';
+import { NewAccountFields, SubmitButton } from '../components/account-fields';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
-import { PasswordField, TextField } from '../components/ui/field';
-import { InlineSpinner, PageSpinner } from '../components/ui/spinner';
+import { PageSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
-import { toastConnectionError } from '../features/auth/auth-toasts';
+import { toastConnectionError } from '../lib/auth-toasts';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { noteSignIn } from '../features/auth/session-marks';
 import { PasswordChecklist } from '../features/auth/password-checklist';
 import { useLinkToken } from '../features/auth/use-link-token';
-import { NetworkError, api, serverMessageOf } from '../lib/api';
+import { NetworkError, api } from '../lib/api';
 import { setupSchema } from '../lib/account-schemas';
-import { useLoadedFormValidation, withPasswordMatch } from '../lib/form';
+import { toastRequestFailure, useFormSubmit, useNewAccountForm } from '../lib/form';
 import { toast } from '../lib/toast';
 
 type Phase = 'validating' | 'invalid' | 'form';
@@ -74,42 +73,18 @@ export function SetupScreen() {
 
 function SetupForm({ token }: { token: string }) {
   const navigate = useNavigate();
-  const [firstName, setFirstName] = useState('');
-  const [lastName, setLastName] = useState('');
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirmPassword, setConfirmPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const values = { token, firstName, lastName, email, password, confirmPassword };
-  const { errors, check, prepare } = useLoadedFormValidation(
-    setupSchema,
-    values,
-    withPasswordMatch(password, confirmPassword),
-  );
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const body = await check();
-    if (!body) return;
-    setBusy(true);
-    try {
+  const { text, field, check, prepare } = useNewAccountForm(setupSchema, (typed) => ({ token, ...typed }));
+  const { busy, onSubmit } = useFormSubmit(
+    check,
+    async (body) => {
       await api.post('/api/setup', body);
       toast({ title: 'System Administrator created', description: 'You are now signed in.' });
       noteSignIn();
       await refreshCurrentUser();
       navigate('/', { replace: true });
-    } catch (error) {
-      if (error instanceof NetworkError) toastConnectionError();
-      else
-        toast({
-          title: 'Setup failed',
-          description: serverMessageOf(error, 'Unable to create the System Administrator'),
-          variant: 'destructive',
-        });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+    toastRequestFailure('Setup failed', 'Unable to create the System Administrator'),
+  );
 
   return (
     <Card className="auth-card">
@@ -120,56 +95,15 @@ function SetupForm({ token }: { token: string }) {
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form className="stack" onFocus={prepare} onSubmit={(e) => void submit(e)} noValidate>
-          <div className="field-row">
-            <TextField
-              id="setup-first-name"
-              label="First Name"
-              autoComplete="given-name"
-              value={firstName}
-              onChange={(e) => setFirstName(e.target.value)}
-              error={errors.firstName}
-            />
-            <TextField
-              id="setup-last-name"
-              label="Last Name"
-              autoComplete="family-name"
-              value={lastName}
-              onChange={(e) => setLastName(e.target.value)}
-              error={errors.lastName}
-            />
-          </div>
-          <TextField
-            id="setup-email"
-            label="Email"
-            type="email"
-            autoComplete="email"
-            inputMode="email"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            error={errors.email}
+        <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
+          <NewAccountFields
+            idPrefix="setup"
+            field={field}
+            passwordHint={<PasswordChecklist password={text.password} />}
           />
-          <PasswordField
-            id="setup-password"
-            label="Password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            error={errors.password}
-            hint={<PasswordChecklist password={password} />}
-          />
-          <PasswordField
-            id="setup-confirm-password"
-            label="Confirm Password"
-            autoComplete="new-password"
-            value={confirmPassword}
-            onChange={(e) => setConfirmPassword(e.target.value)}
-            error={errors.confirmPassword}
-          />
-          <Button type="submit" size="lg" disabled={busy}>
-            {busy ? <InlineSpinner /> : null}
-            {busy ? 'Creating account...' : 'Create System Administrator'}
-          </Button>
+          <SubmitButton busy={busy} busyLabel="Creating account...">
+            Create System Administrator
+          </SubmitButton>
         </form>
       </CardContent>
     </Card>

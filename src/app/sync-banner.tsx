@@ -6,7 +6,7 @@ import { cx } from '../lib/cx';
 import { useConnection } from '../lib/use-connection';
 import { chatOpenAtom } from '../features/chat/chat-state';
 import { useWaitingPosts } from '../features/feed/use-pending-uploads';
-import { useObservable } from '../features/feed/use-observable';
+import { useObservable } from '../lib/use-observable';
 import { useWaitingPhotos } from '../features/residents/use-pending-photos';
 
 interface SyncBannerProps {

@@ -14,6 +14,7 @@ import {
   type ResidentLocal,
   type ResidentViewLocal,
 } from './rx-schemas';
+import { sameJson } from '../../schema/same-json';
 
 export type {
   AcknowledgementLocal,
@@ -63,8 +64,6 @@ export const {
 } = RX_SCHEMAS;
 
 type AnyDoc = WithDeleted<Record<string, unknown>>;
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Whole-document equality. It must include server-owned fields and `localPending`: RxDB skips writing a
@@ -140,7 +139,7 @@ export function conflictHandlerFor(
       if (collection !== 'posts') return realMasterState;
       // The server kept the state we started from: it refused our change (not allowed or invalid), so its
       // version stands; re-applying our fields would only be refused again.
-      if (assumedMasterState && fields.every((f) => same(realMasterState[f], assumedMasterState[f]))) {
+      if (assumedMasterState && fields.every((f) => sameJson(realMasterState[f], assumedMasterState[f]))) {
         return realMasterState;
       }
       const from = base ?? assumedMasterState;
@@ -148,7 +147,7 @@ export function conflictHandlerFor(
       if (newDocumentState._deleted) return { ...realMasterState, _deleted: true, localPending: true };
       const merged: AnyDoc = { ...realMasterState, localPending: true };
       for (const f of fields) {
-        if (!same(newDocumentState[f], from[f])) merged[f] = newDocumentState[f];
+        if (!sameJson(newDocumentState[f], from[f])) merged[f] = newDocumentState[f];
       }
       return merged;
     },
@@ -166,7 +165,7 @@ const DELETE_WINS: readonly SyncCollection[] = ['posts', 'comments'];
  * version won and the edit was silently lost (decision 65).
  */
 function resolveCreate(real: AnyDoc, mine: AnyDoc, fields: readonly string[]): AnyDoc {
-  const changed = fields.filter((f) => !same(mine[f], real[f]));
+  const changed = fields.filter((f) => !sameJson(mine[f], real[f]));
   if (changed.length === 0 || mine.updatedAt === mine.createdAt) return real;
   const merged: AnyDoc = { ...real, localPending: true };
   for (const f of changed) merged[f] = mine[f];

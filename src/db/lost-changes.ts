@@ -2,12 +2,11 @@ import { filter, firstValueFrom, map, Subject, takeUntil } from 'rxjs';
 import type { RxCollection } from 'rxdb';
 import { SYNC_WRITABLE_FIELDS, type SyncCollection } from '../../schema/sync-protocol';
 import { recordLostChange, type LostChange } from './lost-changes-store';
+import { sameJson } from '../../schema/same-json';
 
 export type { LostChange };
 
 type Doc = Record<string, unknown> & { _deleted?: boolean };
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * What a conflict whose master is deleted took from the user, or null when it took nothing of theirs: only a live
@@ -24,7 +23,7 @@ export function lostChangeOf(
   const base = { id: String(mine.id), at: Date.now() };
   if (collection === 'posts') {
     if (!from || from._deleted) return null;
-    const changed = SYNC_WRITABLE_FIELDS.posts.some((field) => !same(mine[field], from[field]));
+    const changed = SYNC_WRITABLE_FIELDS.posts.some((field) => !sameJson(mine[field], from[field]));
     return changed ? { ...base, kind: 'post', postId: base.id, text: String(mine.content ?? '') } : null;
   }
   if (collection === 'comments')

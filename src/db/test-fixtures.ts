@@ -36,14 +36,5 @@ export function storedPost(fields: Partial<PostLocal> & Pick<PostLocal, 'id'>): 
   };
 }
 
-/** mulberry32: a small seeded PRNG, so a seed gives the same script on every machine (the chaos and life tests). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The repository's one seeded generator, so a seed gives the same script on every machine (decision 134). */
+export { seededRandom as prng } from '../../schema/seeded-random';

@@ -1,6 +1,8 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import type { z } from 'zod';
-import { toastConnectionError } from '../features/auth/auth-toasts';
+import { NetworkError, serverMessageOf } from './api';
+import { toastConnectionError } from './auth-toasts';
+import { toast } from './toast';
 
 export type FieldErrors = Record<string, string | undefined>;
 
@@ -96,4 +98,95 @@ export function withPasswordMatch(password: string, confirmPassword: string) {
     password !== confirmPassword
       ? { ...errors, confirmPassword: errors.confirmPassword ?? "Passwords don't match" }
       : errors;
+}
+
+/** What a text field of a form takes: its value, its change handler and its validation message. */
+export interface FieldBinding {
+  value: string;
+  onChange: (event: ChangeEvent<HTMLInputElement>) => void;
+  error?: string;
+}
+
+/**
+ * The text values of a form in one state; `bind(errors)` gives each field's binding to spread on its TextField or
+ * PasswordField (decision 134).
+ */
+export function useFormFields<V extends Record<string, string>>(initial: V) {
+  const [values, setValues] = useState<V>(initial);
+  const bind =
+    (errors: FieldErrors) =>
+    (name: keyof V & string): FieldBinding => ({
+      value: values[name],
+      onChange: (event) => {
+        const { value } = event.target;
+        setValues((current) => ({ ...current, [name]: value }));
+      },
+      error: errors[name],
+    });
+  return { values, bind };
+}
+
+/**
+ * An account form's submit (decision 134): checks the values (no request when they are invalid), sends them while
+ * `busy`, and hands a failure to `fail`.
+ */
+export function useFormSubmit<T>(
+  check: () => Promise<T | null>,
+  send: (body: T) => Promise<void>,
+  fail: (error: unknown) => void,
+) {
+  const [busy, setBusy] = useState(false);
+  const submit = async () => {
+    const body = await check();
+    if (body === null) return;
+    setBusy(true);
+    try {
+      await send(body);
+    } catch (error) {
+      fail(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    void submit();
+  };
+  return { busy, onSubmit };
+}
+
+/** A failed account request: "Connection error" when the server cannot be reached, else `title` and its message. */
+export function toastRequestFailure(title: string, fallback: string): (error: unknown) => void {
+  return (error) => {
+    if (error instanceof NetworkError) toastConnectionError();
+    else toast({ title, description: serverMessageOf(error, fallback), variant: 'destructive' });
+  };
+}
+
+/** The text fields of a new account (registration, setup). */
+export interface NewAccountText extends Record<string, string> {
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+  confirmPassword: string;
+}
+
+const NEW_ACCOUNT: NewAccountText = { firstName: '', lastName: '', email: '', password: '', confirmPassword: '' };
+
+/**
+ * A new account's fields and their validation, "Passwords don't match" included; `values` adds what the screen
+ * sends besides them (the role, the setup token).
+ */
+export function useNewAccountForm<S extends z.ZodType>(
+  load: () => Promise<S>,
+  values: (text: NewAccountText) => z.input<S>,
+) {
+  const { values: text, bind } = useFormFields(NEW_ACCOUNT);
+  const validation = useLoadedFormValidation(
+    load,
+    values(text),
+    withPasswordMatch(text.password, text.confirmPassword),
+  );
+  return { text, field: bind(validation.errors), ...validation };
 }

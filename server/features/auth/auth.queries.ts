@@ -1,5 +1,5 @@
 import { and, count, eq, gt, isNull, lt, min } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { preparedFor, type Db } from '../../db/client';
 import { accountRequests, loginFailures, sessions, settings, userTokens } from '../../db/tables';
 import type { CurrentUserRow } from '../users/users.queries';
 
@@ -32,23 +32,19 @@ type SessionLookupRow = [
  * Prepared once per database and read in raw mode: every signed-in request looks its session up, and the
  * query builder's mapping of a joined row cost more than the query (bench/posts-api.ts).
  */
-function prepareSessionLookup(db: Db) {
-  return db.$client
+const sessionLookup = preparedFor((db) =>
+  db.$client
     .prepare<[string], SessionLookupRow>(
       `SELECT s.created_at, s.last_active_at, u.id, u.email, u.first_name, u.last_name, u.role, u.is_active,
               u.profile_image_url
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
     )
-    .raw();
-}
-
-const sessionLookups = new WeakMap<Db, ReturnType<typeof prepareSessionLookup>>();
+    .raw(),
+);
 
 /** The session and its user, in one query. */
 export function findSessionWithUser(db: Db, tokenHash: string): SessionLookup | undefined {
-  let lookup = sessionLookups.get(db);
-  if (!lookup) sessionLookups.set(db, (lookup = prepareSessionLookup(db)));
-  const r = lookup.get(tokenHash);
+  const r = sessionLookup(db).get(tokenHash);
   if (!r) return undefined;
   return {
     session: { createdAt: r[0], lastActiveAt: r[1] },

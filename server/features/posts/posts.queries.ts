@@ -272,13 +272,7 @@ function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
   };
 }
 
-const feedQueries = new WeakMap<Db, ReturnType<typeof prepareFeedQueries>>();
-
-function feedQueriesOf(db: Db) {
-  let prepared = feedQueries.get(db);
-  if (!prepared) feedQueries.set(db, (prepared = prepareFeedQueries(db)));
-  return prepared;
-}
+const feedQueriesOf = preparedFor(prepareFeedQueries);
 
 /**
  * One page of live posts, newest first, with their authors; `before` is the last post of the previous page.

@@ -2,7 +2,8 @@ import { CreatePostBodySchema, UpdatePostBodySchema } from '../../../schema/post
 import type { PostDoc } from '../../../schema/sync';
 import { badRequest } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
-import { sameJson, type SyncHandler } from '../sync/sync.service';
+import { sameJson } from '../../../schema/same-json';
+import type { SyncHandler } from '../sync/sync.service';
 import { deletePost, editPost, findPostDoc, listPostDocsBefore, listPostDocsSince, writePost } from './posts.service';
 
 /**

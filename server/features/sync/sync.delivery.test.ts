@@ -171,7 +171,7 @@ describe('change events that carry the change (decision 131)', () => {
   it('gives each member of an urgent post’s audience their own alert, read for all of them at once', async () => {
     const members = [await t.signedIn(), await t.signedIn(), await t.signedIn()];
     const admin = await t.signedIn({ role: 'admin' });
-    const streams = [];
+    const streams: Stream[] = [];
     for (const member of members) {
       const stream = await member.client.openStream();
       await stream.next('RESYNC');

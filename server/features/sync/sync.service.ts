@@ -11,6 +11,9 @@ import {
   type SyncCollection,
 } from '../../../schema/sync';
 import { findDeviceState, rememberDeviceState } from './device-states.queries';
+import { sameJson } from '../../../schema/same-json';
+
+export { sameJson };
 
 type PushedCollection = (typeof PUSHABLE_COLLECTIONS)[number];
 import { currentSeq, touchRow } from '../../lib/seq.queries';
@@ -90,23 +93,6 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * audience at once (an urgent post's alert lists). The same visibility as `pull`, user by user.
    */
   pullOfUsers?(deps: AppDeps, userIds: ReadonlySet<string>, seq: number): Map<string, { seq: number; doc: D }[]>;
-}
-
-/** Structural equality of JSON values (key order does not matter). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  }
-  if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-    return (
-      ka.length === kb.length &&
-      ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-    );
-  }
-  return false;
 }
 
 /** Whether the client's assumed master is the stored master: its writable fields and `_deleted` (docs/sync.md). */

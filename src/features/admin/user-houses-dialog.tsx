@@ -13,11 +13,9 @@ import {
   DialogTrigger,
 } from '../../components/ui/dialog';
 import { InlineSpinner } from '../../components/ui/spinner';
-import { HousePicker } from '../feed/house-picker';
+import { HousePicker } from '../../components/house-picker';
 import { setUserHouses } from './admin-api';
 import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
-// The house chips are styled with the feed's chips.
-import '../feed/feed.css';
 
 /** The houses a staff member works in (issue 4): an urgent post addressed to a house alerts its members. */
 export function UserHousesDialog({

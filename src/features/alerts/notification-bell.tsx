@@ -15,10 +15,10 @@ import {
 import type { PostLocal } from '../../db/collections';
 import { useLocalStore } from '../../db/local-store-state';
 import { api } from '../../lib/api';
-import { CountBadge } from '../chat/chat-button';
-import { highlightRequestAtom } from '../feed/highlight-state';
-import { useAuthors } from '../feed/use-feed-data';
-import { useObservable } from '../feed/use-observable';
+import { CountBadge } from '../../components/ui/count-badge';
+import { highlightRequestAtom } from '../../lib/highlight-state';
+import { useAuthors } from '../../lib/use-authors';
+import { useObservable } from '../../lib/use-observable';
 import { formatRelativeTime } from './alert-list';
 import './alerts.css';
 import { useUnviewedCount } from './use-unviewed-count';

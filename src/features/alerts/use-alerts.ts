@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { combineLatest, map } from 'rxjs';
 import type { UserDatabase } from '../../db/database';
-import { useObservable } from '../feed/use-observable';
+import { useObservable } from '../../lib/use-observable';
 import { alertsToShow, type PendingAlert } from './alert-list';
 
 const NONE: PendingAlert[] = [];

@@ -1,20 +1,11 @@
 import { useSetAtom } from 'jotai';
 import { MessageCircle } from 'lucide-react';
 import type { ComponentProps } from 'react';
+import { CountBadge } from '../../components/ui/count-badge';
 import { useLocalStore } from '../../db/local-store-state';
 import { cx } from '../../lib/cx';
 import { chatOpenAtom } from './chat-state';
 import { useUnreadChatCount } from './use-chat';
-
-/** A count badge; hidden at zero, "99+" beyond. */
-export function CountBadge({ count, className }: { count: number; className?: string }) {
-  if (count <= 0) return null;
-  return (
-    <span className={cx('count-badge', className)} aria-hidden>
-      {count > 99 ? '99+' : count}
-    </span>
-  );
-}
 
 type Variant = 'header' | 'sidebar' | 'menu';
 

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { combineLatest, map, of, switchMap, type Observable } from 'rxjs';
 import type { ConversationLocal, DirectoryUserLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
-import { useObservable } from '../feed/use-observable';
+import { useObservable } from '../../lib/use-observable';
 import { summariseConversations, type ConversationSummary } from './chat-summary';
 
 const NONE: ConversationSummary[] = [];

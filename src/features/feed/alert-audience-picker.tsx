@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { HousePicker } from './house-picker';
+import { HousePicker } from '../../components/house-picker';
 
 /** Who an urgent post alerts: all staff, or only the staff of the chosen houses (issue 4, decision 33). */
 export interface AlertAudience {

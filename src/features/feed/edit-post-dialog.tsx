@@ -19,7 +19,7 @@ import { CATEGORY_OPTIONS } from './category-options';
 import { CopyTextButton } from './copy-text-button';
 import { editingPostAtom } from './edit-post-state';
 import { editPost } from './feed-actions';
-import { useObservable } from './use-observable';
+import { useObservable } from '../../lib/use-observable';
 
 interface EditPostDialogProps {
   db: UserDatabase;

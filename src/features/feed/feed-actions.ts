@@ -1,5 +1,6 @@
 import { keptAudienceHouses, keptHouseTags, type PostCategory, type ReactionType } from '../../../schema/post-rules';
 import { reactionId } from '../../../schema/sync-protocol';
+import { sameJson } from '../../../schema/same-json';
 import type { PostLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 
@@ -33,7 +34,7 @@ export async function editPost(
     const category = changes.category ?? now.category;
     const isUrgent = shown && changes.isUrgent === shown.isUrgent ? now.isUrgent : changes.isUrgent;
     const audience =
-      changes.audienceHouses === undefined || (shown && sameList(changes.audienceHouses, shown.audienceHouses))
+      changes.audienceHouses === undefined || (shown && sameJson(changes.audienceHouses, shown.audienceHouses))
         ? now.audienceHouses
         : changes.audienceHouses;
     return {
@@ -49,9 +50,6 @@ export async function editPost(
     };
   });
 }
-
-const sameList = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((value, i) => value === b[i]);
 
 /** Deletes a post: a tombstone that replication pushes (the server removes its comments and reactions). */
 export async function deletePost(db: UserDatabase, postId: string): Promise<void> {

@@ -11,7 +11,7 @@ import {
   type DateFilter,
   type FeedFilters,
 } from './filter-posts';
-import { useHouses } from './use-houses';
+import { useHouses } from '../../lib/use-houses';
 
 const CATEGORY_CHIPS: { value: CategoryFilter; label: string }[] = [
   { value: 'all', label: 'All' },

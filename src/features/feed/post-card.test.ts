@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { CurrentUser } from '../../../schema/auth';
 import { storedPost } from '../../db/test-fixtures';
 import { PostCard } from './post-card';
-import { DELETED_AUTHOR_VIEW, type AuthorLookup } from './use-feed-data';
+import { DELETED_AUTHOR_VIEW, type AuthorLookup } from '../../lib/use-authors';
 
 const viewer: CurrentUser = {
   id: 'viewer',

@@ -1,6 +1,6 @@
 import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'lucide-react';
 import { useSetAtom } from 'jotai';
-import { memo, useId, useState } from 'react';
+import { memo, useId, useState, type ComponentType } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { canEditPost, canSeeAlertReport } from '../../../schema/permissions';
 import { categoryLabel } from '../../../schema/post-rules';
@@ -8,7 +8,6 @@ import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
 import { Badge } from '../../components/ui/badge';
-import { AlertReportButton } from '../alerts/alert-report-dialog';
 import { Button } from '../../components/ui/button';
 import type { PostLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
@@ -19,9 +18,9 @@ import { editingPostAtom } from './edit-post-state';
 import { PostAttachments } from './post-attachments';
 import { CommentsPanel, CommentsToggle } from './post-comments';
 import { PostImages } from './post-images';
-import { PostText } from './post-text';
+import { PostText } from '../../components/post-text';
 import { ReactionBar } from './reaction-bar';
-import type { AuthorLookup } from './use-feed-data';
+import type { AuthorLookup } from '../../lib/use-authors';
 
 export interface PostCardProps {
   db: UserDatabase | null;
@@ -36,6 +35,8 @@ export interface PostCardProps {
   /** Position in the list, for screen readers' "article 3 of 120". */
   index?: number;
   total?: number;
+  /** The urgent post's acknowledgement report button, given by the screen that composes the feed and the alerts. */
+  AlertReport?: ComponentType<{ postId: string }>;
 }
 
 /** DOM id of a post's card, for the search palette's scroll and focus. */
@@ -52,6 +53,7 @@ export const PostCard = memo(function PostCard({
   total,
   commentCountsKnown = true,
   ownReactionsKnown = true,
+  AlertReport,
 }: PostCardProps) {
   const id = useId();
   return (
@@ -72,6 +74,7 @@ export const PostCard = memo(function PostCard({
         authors={authors}
         commentCountsKnown={commentCountsKnown}
         ownReactionsKnown={ownReactionsKnown}
+        AlertReport={AlertReport}
       />
     </article>
   );
@@ -79,7 +82,7 @@ export const PostCard = memo(function PostCard({
 
 type PostCardBodyProps = Pick<
   PostCardProps,
-  'db' | 'post' | 'user' | 'authors' | 'commentCountsKnown' | 'ownReactionsKnown'
+  'db' | 'post' | 'user' | 'authors' | 'commentCountsKnown' | 'ownReactionsKnown' | 'AlertReport'
 > & {
   id: string;
 };
@@ -96,6 +99,7 @@ const PostCardBody = memo(function PostCardBody({
   authors,
   commentCountsKnown = true,
   ownReactionsKnown = true,
+  AlertReport,
 }: PostCardBodyProps) {
   const [expanded, setExpanded] = useState(false);
   const editPost = useSetAtom(editingPostAtom);
@@ -164,7 +168,9 @@ const PostCardBody = memo(function PostCardBody({
         </ul>
       ) : null}
 
-      {post.isUrgent && !post.localPending && canSeeAlertReport(user) ? <AlertReportButton postId={post.id} /> : null}
+      {AlertReport && post.isUrgent && !post.localPending && canSeeAlertReport(user) ? (
+        <AlertReport postId={post.id} />
+      ) : null}
 
       <PostImages images={post.images} authorName={author.name} />
       <PostAttachments attachments={post.attachments} />

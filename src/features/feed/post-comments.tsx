@@ -12,8 +12,8 @@ import type { CommentLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { toast } from '../../lib/toast';
 import { addComment, deleteComment } from './feed-actions';
-import { PostText } from './post-text';
-import type { AuthorLookup } from './use-feed-data';
+import { PostText } from '../../components/post-text';
+import type { AuthorLookup } from '../../lib/use-authors';
 import { useCommentCount, usePostComments } from './use-post-queries';
 
 interface PostCommentsProps {

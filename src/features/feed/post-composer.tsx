@@ -35,7 +35,7 @@ import {
 import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
 import { createPost, CreatePostError } from './create-post';
-import { HousePicker } from './house-picker';
+import { HousePicker } from '../../components/house-picker';
 
 let fileKey = 0;
 

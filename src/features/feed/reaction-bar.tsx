@@ -5,7 +5,7 @@ import type { UserDatabase } from '../../db/database';
 import { cx } from '../../lib/cx';
 import { toggleReaction } from './feed-actions';
 import { namesLine, ownFromPost, reactionNames } from './reaction-names';
-import type { AuthorLookup } from './use-feed-data';
+import type { AuthorLookup } from '../../lib/use-authors';
 import { useOwnReaction } from './use-post-queries';
 
 /** The six reactions of spec section 3, as text emoji (no image CDN). */

@@ -8,7 +8,7 @@ import type { PostLocal } from '../../db/collections';
 import { useBackCloses } from '../../lib/back-closes';
 import { cx } from '../../lib/cx';
 import { filterPosts, NO_FILTERS } from './filter-posts';
-import type { AuthorLookup } from './use-feed-data';
+import type { AuthorLookup } from '../../lib/use-authors';
 import { useReturnFocus } from '../../components/ui/return-focus';
 
 interface SearchPaletteProps {

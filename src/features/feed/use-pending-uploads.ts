@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import type { LocalStore } from '../../db/local-store-state';
 import { pendingPosts$, uploadPendingPosts, type PendingPost } from './pending-files';
 import { uploadFile } from './upload-file';
-import { useObservable } from './use-observable';
+import { useObservable } from '../../lib/use-observable';
 import { useWhileOnline } from '../../lib/use-while-online';
 
 const NONE: PendingPost[] = [];

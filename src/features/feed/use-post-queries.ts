@@ -3,7 +3,7 @@ import { map } from 'rxjs';
 import { reactionId } from '../../../schema/sync-protocol';
 import type { CommentLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
-import { useObservable } from './use-observable';
+import { useObservable } from '../../lib/use-observable';
 
 const NO_COMMENTS: CommentLocal[] = [];
 

@@ -10,7 +10,7 @@ import { Button } from '../../components/ui/button';
 import { cx } from '../../lib/cx';
 import { isImageName } from './composer-files';
 import { discardPendingPost, dropRefusedFile, type PendingPost } from './pending-files';
-import { PostText } from './post-text';
+import { PostText } from '../../components/post-text';
 
 /**
  * A post whose files have not reached the server yet (written offline). It lives in the pending-files

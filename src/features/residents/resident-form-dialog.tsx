@@ -15,7 +15,7 @@ import { Input } from '../../components/ui/input';
 import { Textarea } from '../../components/ui/textarea';
 import type { ResidentLocal } from '../../db/collections';
 import { toast } from '../../lib/toast';
-import { HousePicker } from '../feed/house-picker';
+import { HousePicker } from '../../components/house-picker';
 import { useLocalStore } from '../../db/local-store-state';
 import { useConnection } from '../../lib/use-connection';
 import { Notice } from '../../components/ui/notice';

@@ -13,7 +13,7 @@ import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
 import type { ResidentLocal } from '../../db/collections';
-import type { AuthorLookup } from '../feed/use-feed-data';
+import type { AuthorLookup } from '../../lib/use-authors';
 import { useOnline } from '../../lib/use-online';
 import { fetchResidentHistory } from './residents-api';
 import { ResidentPhoto } from './resident-photo';

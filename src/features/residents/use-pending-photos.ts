@@ -3,7 +3,7 @@ import type { LocalStore } from '../../db/local-store-state';
 import { recordMerges } from '../../db/merge-notices';
 import { useWhileOnline } from '../../lib/use-while-online';
 import { withTimeout } from '../../lib/with-timeout';
-import { useObservable } from '../feed/use-observable';
+import { useObservable } from '../../lib/use-observable';
 import type { ResidentLocal } from '../../db/collections';
 import { pendingPhoto, pendingPhotos$, savePendingPhoto, sendPendingPhotos, type PendingPhoto } from './pending-photos';
 

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { map } from 'rxjs';
 import type { ResidentLocal } from '../../db/collections';
 import type { LocalStore } from '../../db/local-store-state';
-import { useObservable } from '../feed/use-observable';
+import { useObservable } from '../../lib/use-observable';
 
 const NO_RESIDENTS: ResidentLocal[] = [];
 

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
-import { cx } from '../../lib/cx';
-import { elementTiming } from '../../lib/when-presented';
-import { linkify } from './linkify';
+import { cx } from '../lib/cx';
+import { elementTiming } from '../lib/when-presented';
+import { linkify } from '../lib/linkify';
 
 /** Lines a folded post shows (post-text-folded in feed.css); shorter texts are never measured. */
 const FOLD_LINES = 10;

@@ -11,8 +11,8 @@ import { buttonClass } from '../../components/ui/button';
 import { cx } from '../../lib/cx';
 import { api, isUnauthorizedError, NetworkError, serverMessageOf } from '../../lib/api';
 import { toast } from '../../lib/toast';
-import { setCurrentUser } from '../auth/current-user';
-import { endLostSession } from '../auth/session';
+import { setCurrentUser } from './current-user';
+import { endLostSession } from './session';
 import './profile.css';
 
 /** POST /api/auth/profile-picture with the multipart field profilePicture; answers the updated current user. */

@@ -1,4 +1,4 @@
-import { toast } from '../../lib/toast';
+import { toast } from './toast';
 
 /** The server cannot be reached (spec section 8: sign-in and registration). */
 export function toastConnectionError(): void {

@@ -1,23 +1,24 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, LayoutDashboard, LifeBuoy, Mail, Users } from 'lucide-react';
+import { BookOpen, LayoutDashboard, Users } from 'lucide-react';
 import { Link } from 'react-router-dom';
-import type { CurrentUser } from '../../../schema/auth';
-import { displayName } from '../../../schema/format';
-import { canSeeAdminLink } from '../../../schema/permissions';
-import { roleLabel } from '../../../schema/role-rules';
-import { UserAvatar } from '../../components/ui/avatar';
-import { Button } from '../../components/ui/button';
-import { Card } from '../../components/ui/card';
-import { configAtom } from '../../lib/public-config';
-import { ChatButton } from '../chat/chat-button';
-import { ProfilePictureUploader } from '../profile/profile-picture-uploader';
-import { PushSettings } from '../push/push-settings';
-import { SuggestionButton } from '../suggestions/suggestion-button';
-import { EmailAddress } from '../../components/email-address';
+import type { CurrentUser } from '../../schema/auth';
+import { displayName } from '../../schema/format';
+import { canSeeAdminLink } from '../../schema/permissions';
+import { roleLabel } from '../../schema/role-rules';
+import { UserAvatar } from '../components/ui/avatar';
+import { Button } from '../components/ui/button';
+import { Card } from '../components/ui/card';
+import { configAtom } from '../lib/public-config';
+import { ChatButton } from '../features/chat/chat-button';
+import { ProfilePictureUploader } from '../features/auth/profile-picture-uploader';
+import { PushSettings } from '../features/push/push-settings';
+import { SuggestionButton } from '../features/suggestions/suggestion-button';
+import { EmailAddress } from '../components/email-address';
+import { NeedHelp } from '../components/need-help';
 
 /** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help?. */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
-  const { handbookUrl, supportEmail } = useAtomValue(configAtom);
+  const { handbookUrl } = useAtomValue(configAtom);
   return (
     <aside className="feed-sidebar" aria-label="Sidebar">
       <Card className="sidebar-card" aria-labelledby="sidebar-profile">
@@ -71,19 +72,7 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
         </div>
       </Card>
 
-      <Card className="sidebar-card sidebar-help" aria-labelledby="sidebar-help">
-        <h2 id="sidebar-help" className="sidebar-title">
-          <LifeBuoy aria-hidden size={18} />
-          Need Help?
-        </h2>
-        <p className="muted">Questions about the portal? Contact support.</p>
-        {supportEmail ? (
-          <a className="text-link sidebar-mail" href={`mailto:${supportEmail}`} aria-label={supportEmail}>
-            <Mail aria-hidden size={16} />
-            <EmailAddress email={supportEmail} />
-          </a>
-        ) : null}
-      </Card>
+      <NeedHelp variant="sidebar" />
     </aside>
   );
 }

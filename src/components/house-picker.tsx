@@ -1,5 +1,5 @@
 import { Check } from 'lucide-react';
-import { useHouses } from './use-houses';
+import { useHouses } from '../lib/use-houses';
 
 /** Multi-select of the ten houses, as checkable chips (spec section 5: only for Residents Activities). */
 export function HousePicker({

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a small seeded generator, so a seed gives the same numbers on every machine (the demo's feed, the
+ * bench's data, the sync chaos and life tests). The one seeded generator of the repository (decision 134).
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
