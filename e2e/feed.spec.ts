@@ -553,6 +553,8 @@ test('a post draft survives a reload, goes once posted, and is gone at sign-out,
   await page.reload();
   await expect(postCard(page, text)).toBeVisible();
   await expect(field).toHaveValue('');
+  // The post itself must have reached the server: with an unsent item, sign-out asks first (decision 114).
+  await expectServerHolds(() => serverRows('SELECT count(*) AS n FROM posts WHERE content = ?', [text])[0]?.n, 1);
 
   // Signed out with a draft: nothing of it stays on the device.
   const unsent = `Half-written note ${tag()}`;
