@@ -82,6 +82,8 @@ interface Outcome {
   conflicts: number;
   /** Pushes that failed (no answer, or a 5xx) and were sent again, as the app's replication does. */
   retried: number;
+  /** Writes that never got through in 5 tries. */
+  failed: number;
   writes: Map<WriteKind, number>;
   reader: { cpu: number; loopP99: number };
 }
@@ -150,19 +152,25 @@ async function activeMinute(
   const writes = new Map<WriteKind, number>();
   let conflicts = 0;
   let retried = 0;
-  /** One push, sent again after a second while it fails (RxDB retries a failed push by itself), at most 5 times. */
+  let failed = 0;
+  /**
+   * One push, sent again a second after it fails (no answer, or any answer but 200: the app's replication throws on
+   * those and RxDB retries), at most 5 times; null when it never got through.
+   */
   const pushWithRetry = async (device: SimDevice, collection: SyncCollection, doc: WireDoc) => {
-    for (let attempt = 1; ; attempt += 1) {
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
       try {
         const answer = await device.push(collection, [createRow(doc)]);
-        if (answer.status < 500 || attempt === 5) return answer;
-      } catch (error) {
-        if (attempt === 5) throw error;
+        if (answer.status === 200) return answer;
+      } catch {
+        // no answer: sent again below
       }
       retried += 1;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
+    return null;
   };
+
   const pending: Promise<void>[] = [];
 
   /** Pushes one row; `keys` must then be held by `targets` (by default the sampled devices but the writer). */
@@ -178,10 +186,10 @@ async function activeMinute(
     const start = clock();
     for (const key of keys) expected.push({ key, devices: targets, start });
     pending.push(
-      pushWithRetry(device, collection, doc).then(({ status, body }) => {
-        if (status !== 200) throw new Error(`pushing to ${collection} answered ${status}`);
+      pushWithRetry(device, collection, doc).then((answer) => {
+        if (!answer) failed += 1;
         // The push answer (schema/sync.ts PushResponse): refused rows come back as conflicts.
-        conflicts += (body as { conflicts: unknown[] }).conflicts.length;
+        else conflicts += (answer.body as { conflicts: unknown[] }).conflicts.length;
       }),
     );
   };
@@ -281,6 +289,7 @@ async function activeMinute(
     rssMaxMb: rssMax / 2 ** 20,
     conflicts,
     retried,
+    failed,
     writes,
     reader: { cpu: (reader.user + reader.system) / 1000 / elapsed, loopP99: loop.percentile(99) / 1e6 },
   };
@@ -288,7 +297,7 @@ async function activeMinute(
 
 function describe(mode: SyncMode, o: Outcome): void {
   console.log(
-    `${mode}: writes ${JSON.stringify(Object.fromEntries(o.writes))}, ${o.conflicts} refused rows, ${o.retried} pushes sent again, ` +
+    `${mode}: writes ${JSON.stringify(Object.fromEntries(o.writes))}, ${o.conflicts} refused rows, ${o.retried} pushes sent again, ${o.failed} never sent, ` +
       `server CPU ${round(o.cpuPercent)} %, RSS max ${round(o.rssMaxMb)} MB; reader CPU ${round(o.reader.cpu, 2)} ` +
       `cores, loop delay p99 ${round(o.reader.loopP99)} ms`,
   );
