@@ -14,7 +14,6 @@ export const CONFIRM_MESSAGES = {
   postNotFound: 'This post does not require confirmation',
   reportForbidden: 'Only administrators can see confirmation reports',
   confirmByDate: 'confirmBy must be a date such as 2026-12-31, or null',
-  confirmByNeedsConfirmation: 'confirmBy needs requiresConfirmation',
   requiresConfirmationBoolean: 'requiresConfirmation must be true or false',
   overdueFlag: 'overdue must be 1',
 } as const;
