@@ -25,6 +25,7 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'admin.user_deleted': 'User deleted',
   'admin.user_houses_changed': 'User houses changed',
   'alert.acknowledged': 'Alert acknowledged',
+  'post.confirmed': 'Post confirmed as read',
   'suggestion.created': 'Suggestion submitted',
   'resident.create': 'Resident added',
   'resident.update': 'Resident edited',

@@ -35,6 +35,11 @@ export function canSeeAlertReport(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
 
+/** Marking a post "Requires confirmation" and its confirmation report and overview: admins and system admins. */
+export function canRequireConfirmation(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}
+
 /** The Staff Suggestions list and GET /api/suggestions: system administrators only (spec section 6). */
 export function canReadSuggestions(actor: Pick<Actor, 'role'>): boolean {
   return isSystemAdmin(actor);

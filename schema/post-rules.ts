@@ -86,9 +86,12 @@ export function keptHouseTags(category: string, houseTags: string[]): string[] {
   return toPostCategory(category) === HOUSE_TAGGED_CATEGORY ? houseTags : [];
 }
 
-/** The audience of an urgent post stays only while it is urgent; an ordinary post has none (decision 33). */
-export function keptAudienceHouses(isUrgent: boolean, audienceHouses: string[]): string[] {
-  return isUrgent ? audienceHouses : [];
+/**
+ * The audience stays only while the post addresses one: it is urgent (decision 33) or, on the server, requires
+ * confirmation (decision 136); an ordinary post has none.
+ */
+export function keptAudienceHouses(addressed: boolean, audienceHouses: string[]): string[] {
+  return addressed ? audienceHouses : [];
 }
 
 /** How a post or comment of a deleted account shows its author. */

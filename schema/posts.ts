@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from './constants';
 import { ClientIdSchema, WrittenAtSchema } from './common';
+import { ConfirmBySchema, RequiresConfirmationSchema } from './confirmations';
 import {
   COMMENT_CONTENT_MAX,
   DEFAULT_POST_CATEGORY,
@@ -87,6 +88,10 @@ export const CreatePostBodySchema = z
     attachments: z.array(AttachmentRefSchema).default([]),
     /** When the author wrote it, by the device's clock; the server bounds it (decision 119). */
     writtenAt: WrittenAtSchema,
+    /** Its audience must confirm they have read it: admins only (decision 136). */
+    requiresConfirmation: RequiresConfirmationSchema.optional().transform((value) => value ?? false),
+    /** YYYY-MM-DD: when confirmations are due; only with requiresConfirmation. */
+    confirmBy: ConfirmBySchema.optional().transform((value) => value ?? null),
   })
   .refine((body) => body.images.length + body.attachments.length <= LIMITS.postUploaderFiles, {
     message: POST_MESSAGES.tooManyFiles,
@@ -95,7 +100,8 @@ export const CreatePostBodySchema = z
   .transform((body) => ({
     ...body,
     houseTags: keptHouseTags(body.category, body.houseTags),
-    audienceHouses: keptAudienceHouses(body.isUrgent, body.audienceHouses),
+    audienceHouses: keptAudienceHouses(body.isUrgent || body.requiresConfirmation, body.audienceHouses),
+    confirmBy: body.requiresConfirmation ? body.confirmBy : null,
   }));
 export type CreatePostBody = z.infer<typeof CreatePostBodySchema>;
 export type CreatePostInput = z.input<typeof CreatePostBodySchema>;
@@ -103,7 +109,8 @@ export type CreatePostInput = z.input<typeof CreatePostBodySchema>;
 /**
  * PATCH /api/posts/{id}: content, category and urgency (spec section 7). A missing category or urgency keeps
  * the stored one; house tags may come along and are cleared when the category is not Residents Activities.
- * A missing audience keeps the stored one; it is cleared when the post is not urgent.
+ * A missing audience keeps the stored one; it is cleared when the post is neither urgent nor requires confirmation.
+ * A missing requiresConfirmation or confirmBy keeps the stored one (decision 136).
  */
 export const UpdatePostBodySchema = z.object({
   content: postContent,
@@ -111,6 +118,8 @@ export const UpdatePostBodySchema = z.object({
   isUrgent: booleanInput.optional(),
   houseTags: HouseTagsSchema.optional(),
   audienceHouses: HouseTagsSchema.optional(),
+  requiresConfirmation: RequiresConfirmationSchema.optional(),
+  confirmBy: ConfirmBySchema.optional(),
 });
 export type UpdatePostBody = z.infer<typeof UpdatePostBodySchema>;
 
@@ -177,10 +186,16 @@ export const PostViewSchema = z.object({
   category: z.string(),
   isUrgent: z.boolean(),
   houseTags: z.array(z.string()),
-  /** Urgent posts: the houses the alert is addressed to; empty means all staff. */
+  /** Urgent posts and posts requiring confirmation: the houses addressed; empty means all staff. */
   audienceHouses: z.array(z.string()),
   images: z.array(z.string()),
   attachments: z.array(AttachmentSchema),
+  /** Its audience must confirm they have read it (decision 136). */
+  requiresConfirmation: z.boolean(),
+  /** YYYY-MM-DD: when confirmations are due; null when none is set. */
+  confirmBy: z.string().nullable(),
+  /** ISO 8601: when the viewer confirmed it (their device's clock, bounded); null when they have not or need not. */
+  confirmedAt: z.string().nullable(),
   /** ISO 8601, set by the server: when the post arrived. */
   createdAt: z.string(),
   /** ISO 8601: when the author wrote it (the device's clock, bounded by the server; decision 119). */

@@ -123,7 +123,8 @@ export type PushStatus = z.infer<typeof PushStatusSchema>;
 /** Answer of POST /api/test-notification/{userId}: how many of the user's subscriptions it was sent to. */
 export const TestNotificationResultSchema = z.object({ sent: z.number().int().nonnegative() });
 
-export const PUSH_TYPES = ['chat', 'urgent', 'announcement', 'test', 'reminder'] as const;
+/** `confirm_reminder`: a post still to confirm is due (decision 136). */
+export const PUSH_TYPES = ['chat', 'urgent', 'announcement', 'test', 'reminder', 'confirm_reminder'] as const;
 export type PushType = (typeof PUSH_TYPES)[number];
 
 /**

@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { PROFILE_PICTURE_MESSAGES } from '../schema/profile-picture';
 import { adminRoutes } from './features/admin/admin.routes';
 import { alertRoutes } from './features/alerts/alerts.routes';
+import { confirmationRoutes } from './features/confirmations/confirmations.routes';
 import { auditRoutes } from './features/audit/audit.routes';
 import { currentUserOrNull } from './features/auth/auth.middleware';
 import { authRoutes } from './features/auth/auth.routes';
@@ -114,6 +115,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', reactionRoutes);
   api.route('/', uploadRoutes);
   api.route('/', alertRoutes);
+  api.route('/', confirmationRoutes);
   api.route('/', chatRoutes);
   api.route('/', pushRoutes);
   api.route('/', residentRoutes);

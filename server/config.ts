@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { StrongPasswordSchema } from '../schema/auth';
 import { REGISTRATION_MODES } from '../schema/constants';
 import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN } from '../schema/push';
+import { isTimeZone } from './lib/time-zone';
 
 /** Every setting of the server, read from the environment in this one place and checked at start. */
 export const ConfigSchema = z
@@ -56,6 +57,11 @@ export const ConfigSchema = z
      * decision 131; kept to measure against and as a fallback).
      */
     SYNC_DELIVERY: z.enum(['documents', 'announce'], { message: 'must be documents or announce' }).default('documents'),
+    /** The provider's time zone (IANA name): when confirmation reminders may go out and a due date passes. */
+    TIME_ZONE: z
+      .string()
+      .refine((zone) => isTimeZone(zone), 'must be a time zone name such as Europe/London')
+      .default('Europe/London'),
     /** `production` keeps mailed links out of the log (decision 124); anything else is development. */
     NODE_ENV: z.string().optional(),
     /** Origins that may receive web push without https (a local test receiver), comma-separated. */
@@ -117,6 +123,8 @@ export interface Config {
   pushAllowLoopback: boolean;
   /** Whether change events carry the changed documents (SYNC_DELIVERY; decision 131). */
   syncDelivery: 'documents' | 'announce';
+  /** The provider's time zone (TIME_ZONE): quiet hours and due dates of confirmations (decision 136). */
+  timeZone: string;
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
 }
@@ -154,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pushServiceHosts: e.PUSH_SERVICE_HOSTS,
     pushAllowLoopback: e.PUSH_ALLOW_LOOPBACK === 'true',
     syncDelivery: e.SYNC_DELIVERY,
+    timeZone: e.TIME_ZONE,
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };
 }

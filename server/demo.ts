@@ -469,6 +469,8 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
         isUrgent: post.urgent ?? false,
         houseTags: (post.houses ?? []).map((house) => (house === ORG_HOUSE ? orgName : house)),
         audienceHouses: [],
+        requiresConfirmation: false,
+        confirmBy: null,
         images: [],
         attachments: [],
       });

@@ -6,6 +6,7 @@ import { baseUrl, type Config } from './config';
 import { lockDataDir, openDb, type Db } from './db/client';
 import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
+import { startConfirmReminders } from './features/confirmations/confirmations.service';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
 import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
@@ -27,6 +28,8 @@ export interface RunningServer {
   deps: AppDeps;
   /** The emergency-alert reminder scheduler; `check()` runs one check at once (tests). */
   reminders: { check: () => number };
+  /** The confirmation reminder scheduler (decision 136); `check()` runs one check at once (tests). */
+  confirmReminders: { check: () => number };
   /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
   heldPushes: { flush: () => number };
   /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
@@ -93,6 +96,7 @@ export async function startServer(
   const sweep = setInterval(() => sweepExpired(deps), 60_000);
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
+  const confirmReminders = startConfirmReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
   const heldPushes = startHeldPushes(deps, HELD_PUSH_CHECK_MS);
   const uploadSweeps = startUploadSweeps(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -115,6 +119,7 @@ export async function startServer(
     port,
     deps,
     reminders,
+    confirmReminders,
     heldPushes,
     uploadSweeps,
     outbox,
@@ -123,6 +128,7 @@ export async function startServer(
       closed = true;
       clearInterval(sweep);
       reminders.stop();
+      confirmReminders.stop();
       const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {

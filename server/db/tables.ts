@@ -200,6 +200,10 @@ export const posts = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     /** Who last edited the post when that was not its author (decision 126); null otherwise. */
     editedBy: text('edited_by').references(() => users.id, { onDelete: 'set null' }),
+    /** Its audience must confirm they have read it (decision 136). */
+    requiresConfirmation: integer('requires_confirmation', { mode: 'boolean' }).notNull().default(false),
+    /** YYYY-MM-DD in the provider's time zone: when confirmations are due; null when none is set. */
+    confirmBy: text('confirm_by'),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
   },
@@ -359,6 +363,13 @@ export const acknowledgements = sqliteTable(
     writtenAt: integer('written_at'),
     viewedAt: integer('viewed_at'),
     remindedAt: integer('reminded_at'),
+    /** The row asks for the alert's acknowledgement: its post is urgent (decision 136). */
+    alert: integer('alert', { mode: 'boolean' }).notNull().default(true),
+    /** The row asks for a confirmation of reading: its post requires one; acknowledged_at is then when it came. */
+    confirm: integer('confirm', { mode: 'boolean' }).notNull().default(false),
+    /** Confirmation reminders sent (at most 5) and when the last one went. */
+    confirmReminders: integer('confirm_reminders').notNull().default(0),
+    confirmRemindedAt: integer('confirm_reminded_at'),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
   },

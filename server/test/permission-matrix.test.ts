@@ -11,6 +11,7 @@ import { keptLabel } from '../../schema/kept';
 import { acknowledgementId, PUSHABLE_COLLECTIONS, reactionId, SYNC_COLLECTIONS } from '../../schema/sync';
 import { createApp } from '../app';
 import { findAcknowledgement } from '../features/alerts/alerts.queries';
+import { syncAlertAudience } from '../features/alerts/alerts.service';
 import { startSession } from '../features/auth/auth.service';
 import { keptPublicKey } from '../features/kept/kept.service';
 import { countSubscriptionsOf } from '../features/push/push.queries';
@@ -123,6 +124,17 @@ const staffConversation = async () => t.buildConversation(users.staff.id, await 
 /** An alert addressed to Giles House, where only `staff` works: everyone else's alert list does not hold it. */
 const gilesAlert = async () =>
   (await t.buildAlert({ authorId: users.author.id, audienceHouses: '["Giles House"]' })).id;
+/** A post by an admin asking Giles House (`staff`) to confirm it has been read (decision 136). */
+async function gilesConfirmation(): Promise<string> {
+  const post = await t.buildPost({
+    authorId: users.author.id,
+    audienceHouses: '["Giles House"]',
+    requiresConfirmation: true,
+    confirmBy: '2030-01-31',
+  });
+  syncAlertAudience(t.server.deps, post.id);
+  return post.id;
+}
 const freshUser = async (overrides = {}) => (await t.buildUser(overrides)).id;
 async function staffResident(): Promise<string> {
   const res = await clientAs('staff').post('/api/residents', { name: `Resident ${randomUUID().slice(0, 6)}` });
@@ -418,6 +430,64 @@ const ROWS: Row[] = [
       systemAdmin: 200,
     },
     call: async () => ({ path: `/api/alerts/${await gilesAlert()}/report` }),
+  },
+  // Read-and-confirm posts (decision 136): the request belongs to its audience (`staff`); the report to admins.
+  {
+    route: 'POST /api/posts/:id/confirm',
+    expected: {
+      signedOut: 401,
+      pending: 401,
+      deactivated: 401,
+      staff: 200,
+      otherStaff: 404,
+      admin: 404,
+      systemAdmin: 404,
+    },
+    call: async () => ({ path: `/api/posts/${await gilesConfirmation()}/confirm`, json: {} }),
+  },
+  {
+    route: 'GET /api/confirmations/outstanding',
+    expected: activeUsers(200),
+    call: () => ({ path: '/api/confirmations/outstanding' }),
+  },
+  {
+    route: 'GET /api/confirmations',
+    expected: {
+      signedOut: 401,
+      pending: 401,
+      deactivated: 401,
+      staff: 403,
+      otherStaff: 403,
+      admin: 200,
+      systemAdmin: 200,
+    },
+    call: () => ({ path: '/api/confirmations' }),
+  },
+  {
+    route: 'GET /api/posts/:id/confirmations.csv',
+    expected: {
+      signedOut: 401,
+      pending: 401,
+      deactivated: 401,
+      staff: 403,
+      otherStaff: 403,
+      admin: 200,
+      systemAdmin: 200,
+    },
+    call: async () => ({ path: `/api/posts/${await gilesConfirmation()}/confirmations.csv` }),
+  },
+  {
+    route: 'GET /api/posts/:id/confirmations',
+    expected: {
+      signedOut: 401,
+      pending: 401,
+      deactivated: 401,
+      staff: 403,
+      otherStaff: 403,
+      admin: 200,
+      systemAdmin: 200,
+    },
+    call: async () => ({ path: `/api/posts/${await gilesConfirmation()}/confirmations` }),
   },
   {
     route: 'GET /api/notifications/unviewed-count',

@@ -12,6 +12,8 @@ export interface AlertPostRow {
   category: string;
   content: string;
   isUrgent: boolean;
+  requiresConfirmation: boolean;
+  confirmBy: string | null;
   deleted: boolean;
   audienceHouses: string;
   createdAt: number;
@@ -25,6 +27,8 @@ const alertPostColumns = {
   category: posts.category,
   content: posts.content,
   isUrgent: posts.isUrgent,
+  requiresConfirmation: posts.requiresConfirmation,
+  confirmBy: posts.confirmBy,
   deleted: posts.deleted,
   audienceHouses: posts.audienceHouses,
   createdAt: posts.createdAt,
@@ -73,28 +77,55 @@ export function listAcknowledgementsOfPost(db: Db, postId: string): Acknowledgem
   return db.select().from(acknowledgements).where(eq(acknowledgements.postId, postId)).all();
 }
 
+/** What a post asks of each member of its audience (decision 136). */
+export interface AudienceAsk {
+  /** It is urgent: the row is an alert to acknowledge. */
+  alert: boolean;
+  /** It requires confirmation: acknowledging the row confirms reading it. */
+  confirm: boolean;
+}
+
 /**
- * One change of an alert's audience at one sequence: new members get their row, members who come back get
- * theirs again as a fresh alert, members no longer addressed lose the rows they have not acknowledged.
+ * One change of a post's audience at one sequence: new members get their row, members who come back get theirs
+ * again as a fresh request, rows that become an alert are raised as fresh alerts, rows that keep their member
+ * take what the post now asks, and members no longer addressed lose the rows they have not acknowledged.
  */
 export function applyAudienceChange(
   db: Db,
   postId: string,
-  change: { add: string[]; revive: string[]; withdraw: string[] },
+  change: { add: string[]; revive: string[]; raise: string[]; reflag: string[]; withdraw: string[] },
+  ask: AudienceAsk,
   at: number,
 ): void {
   db.transaction(() => {
     const serverSeq = nextSeq(db);
     if (change.add.length > 0) {
       const insert = db.$client.prepare(
-        `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq) VALUES (?, ?, ?, ?, 0, ?)`,
+        `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq, alert, confirm)
+         VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
       );
-      for (const userId of change.add) insert.run(`${postId}:${userId}`, postId, userId, at, serverSeq);
+      for (const userId of change.add) {
+        insert.run(`${postId}:${userId}`, postId, userId, at, serverSeq, Number(ask.alert), Number(ask.confirm));
+      }
     }
+    const fresh = { createdAt: at, remindedAt: null, viewedAt: null, ...ask, serverSeq };
     if (change.revive.length > 0) {
       db.update(acknowledgements)
-        .set({ deleted: false, createdAt: at, remindedAt: null, viewedAt: null, serverSeq })
+        .set({ ...fresh, deleted: false, confirmReminders: 0, confirmRemindedAt: null })
         .where(inArray(acknowledgements.id, change.revive))
+        .run();
+    }
+    if (change.raise.length > 0) {
+      db.update(acknowledgements).set(fresh).where(inArray(acknowledgements.id, change.raise)).run();
+    }
+    if (change.reflag.length > 0) {
+      // Not part of the synced document: no new sequence. A confirmation asked again starts its reminders afresh.
+      db.update(acknowledgements)
+        .set({
+          ...ask,
+          confirmReminders: sql`CASE WHEN ${acknowledgements.confirm} = 0 THEN 0 ELSE ${acknowledgements.confirmReminders} END`,
+        })
+        .where(inArray(acknowledgements.id, change.reflag))
         .run();
     }
     if (change.withdraw.length > 0) {

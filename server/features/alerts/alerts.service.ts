@@ -45,6 +45,7 @@ import {
   updateViewed,
   type AcknowledgementRow,
   type AlertPostRow,
+  type AudienceAsk,
 } from './alerts.queries';
 
 /** Reminders sent per check at most; the next check (30 s later) takes the rest. */
@@ -65,42 +66,52 @@ const isLiveAlert = (post: AlertPostRow | undefined): post is AlertPostRow =>
   Boolean(post && post.isUrgent && !post.deleted);
 
 /**
- * Brings an urgent post's alert list in line with its audience (decision 32): when it becomes urgent, or its
- * audience changes, new members get the alert (and a push); members no longer addressed, and everyone when it
- * stops being urgent or is deleted, lose it unless they have already acknowledged it. Called by the posts
- * service after every create, edit and delete.
+ * Brings a post's rows in line with its audience (decisions 32 and 136): when it becomes urgent or requires
+ * confirmation, or its audience changes, new members get their row (and an urgent post a push); members no longer
+ * addressed, and everyone when it neither is urgent nor requires confirmation or is deleted, lose it unless they
+ * have already acknowledged it. A kept row takes what the post now asks: a row that becomes an alert is raised as a
+ * fresh one. Called by the posts service after every create, edit and delete.
  */
 export function syncAlertAudience(deps: AppDeps, postId: string): void {
   const post = findAlertPost(deps.db, postId);
   if (!post) return;
-  const target = new Set(
-    isLiveAlert(post) ? listAudienceIds(deps.db, houseList(post.audienceHouses), post.authorId) : [],
-  );
+  const ask: AudienceAsk = { alert: post.isUrgent, confirm: post.requiresConfirmation };
+  const addressed = !post.deleted && (ask.alert || ask.confirm);
+  const target = new Set(addressed ? listAudienceIds(deps.db, houseList(post.audienceHouses), post.authorId) : []);
   const rows = listAcknowledgementsOfPost(deps.db, postId);
   const known = new Set(rows.map((row) => row.userId));
-  const added = [...target].filter((userId) => !known.has(userId));
-  const revived = rows.filter((row) => row.deleted && target.has(row.userId));
-  const withdrawn = rows.filter((row) => !row.deleted && row.acknowledgedAt === null && !target.has(row.userId));
-  if (added.length + revived.length + withdrawn.length === 0) return;
-  applyAudienceChange(
-    deps.db,
-    postId,
-    { add: added, revive: revived.map((row) => row.id), withdraw: withdrawn.map((row) => row.id) },
-    deps.now(),
-  );
-  const alerted = [...added, ...revived.map((row) => row.userId)];
-  deps.hub.notify('acknowledgements', [...alerted, ...withdrawn.map((row) => row.userId)]);
+  const kept = rows.filter((row) => !row.deleted && target.has(row.userId));
+  const raised = kept.filter((row) => ask.alert && !row.alert && row.acknowledgedAt === null);
+  const change = {
+    add: [...target].filter((userId) => !known.has(userId)),
+    revive: rows.filter((row) => row.deleted && target.has(row.userId)).map((row) => row.id),
+    raise: raised.map((row) => row.id),
+    reflag: kept
+      .filter((row) => !raised.includes(row) && (row.alert !== ask.alert || row.confirm !== ask.confirm))
+      .map((row) => row.id),
+    withdraw: rows
+      .filter((row) => !row.deleted && row.acknowledgedAt === null && !target.has(row.userId))
+      .map((row) => row.id),
+  };
+  const count = Object.values(change).reduce((sum, ids) => sum + ids.length, 0);
+  if (count === 0) return;
+  applyAudienceChange(deps.db, postId, change, ask, deps.now());
+  const userOf = (id: string) => id.slice(postId.length + 1);
+  const renewed = [...change.add, ...[...change.revive, ...change.raise].map(userOf)];
+  deps.hub.notify('acknowledgements', [...renewed, ...change.withdraw.map(userOf)]);
+  const alerted = ask.alert ? [...change.add, ...[...change.revive, ...change.raise].map(userOf)] : [];
   if (alerted.length > 0) pushToUsers(deps, alerted, urgentPush(authorFirstName(post), postId), PUSH_OPTIONS.urgent);
 }
 
 /**
- * A post was just created: an urgent post alerts its audience; an ordinary Company Announcement is pushed to
- * every active colleague but its author.
+ * A post was just created: an urgent post alerts its audience, one that requires confirmation asks its audience
+ * (decision 136); an ordinary Company Announcement is pushed to every active colleague but its author.
  */
 export function announcePost(deps: AppDeps, postId: string): void {
   const post = findAlertPost(deps.db, postId);
   if (!post || post.deleted) return;
   if (post.isUrgent) return syncAlertAudience(deps, postId);
+  if (post.requiresConfirmation) syncAlertAudience(deps, postId);
   if (toPostCategory(post.category) === 'company_announcement' && post.authorId) {
     const name = authorFirstName(post);
     pushToEveryoneBut(deps, post.authorId, announcementPush(name, postId), PUSH_OPTIONS.announcement, {
@@ -114,12 +125,57 @@ export function announcePost(deps: AppDeps, postId: string): void {
 const secondsToAcknowledge = (alertedAt: number, writtenAt: number) =>
   Math.max(0, Math.round((writtenAt - alertedAt) / 1000));
 
+/** A row asks for the alert's acknowledgement: it is an alert and its post is a live urgent post. */
+const asksAlert = (row: AcknowledgementRow, post: AlertPostRow | undefined) => row.alert && isLiveAlert(post);
+/** A row asks for a confirmation of reading: it is one and its post is live and requires confirmation. */
+export const asksConfirmation = (row: AcknowledgementRow, post: AlertPostRow | undefined): post is AlertPostRow =>
+  Boolean(row.confirm && post && post.requiresConfirmation && !post.deleted);
+
+/** The user's live row of a post and the post, or undefined. */
+export function findOwnRow(deps: AppDeps, actor: SessionUser, postId: string) {
+  const row = findAcknowledgement(deps.db, acknowledgementId(postId, actor.id));
+  return row && !row.deleted ? { row, post: findAlertPost(deps.db, postId) } : undefined;
+}
+
 /**
- * POST /api/posts/{id}/acknowledge, and an acknowledgement pushed through sync: stores who and when once, the
- * server's time of arrival and the device's time of acknowledging, bounded by it and by the alert reaching the
- * user (their row's createdAt: no device can show the alert before the server made it; decision 119).
- * Acknowledging again answers the first times. 404 unless the post is a live urgent post whose audience the
- * user is in.
+ * Records the user's one acknowledgement of a row, received now and made `written` (bounded by the row reaching
+ * them and by now; decision 119): the alert's acknowledgement and, on a row that asks for one, the confirmation of
+ * reading (decision 136), each audited. Answers the row's times; a row already acknowledged keeps its first ones.
+ */
+export function recordAcknowledgement(
+  deps: AppDeps,
+  actor: SessionUser,
+  own: { row: AcknowledgementRow; post: AlertPostRow | undefined },
+  meta: RequestMeta,
+  written?: number,
+): { acknowledgedAt: number; writtenAt: number } {
+  const { row, post } = own;
+  if (row.acknowledgedAt !== null) {
+    return { acknowledgedAt: row.acknowledgedAt, writtenAt: row.writtenAt ?? row.acknowledgedAt };
+  }
+  const at = deps.now();
+  const writtenAt = boundWrittenAt(written, row.createdAt, at);
+  const seconds = secondsToAcknowledge(row.createdAt, writtenAt);
+  const target = { type: 'post', id: row.postId };
+  deps.db.transaction(() => {
+    updateAcknowledged(deps.db, row.id, at, writtenAt);
+    if (asksAlert(row, post)) {
+      const details = { secondsToAcknowledge: seconds };
+      recordAudit(deps.db, { actor, action: 'alert.acknowledged', ip: meta.ip, target, details, at });
+    }
+    if (asksConfirmation(row, post)) {
+      const details = { confirmedAt: iso(writtenAt), secondsToConfirm: seconds };
+      recordAudit(deps.db, { actor, action: 'post.confirmed', ip: meta.ip, target, details, at });
+    }
+  });
+  deps.hub.notify('acknowledgements', [actor.id]);
+  return { acknowledgedAt: at, writtenAt };
+}
+
+/**
+ * POST /api/posts/{id}/acknowledge: stores who and when once, the server's time of arrival and the device's time of
+ * acknowledging (decision 119). Acknowledging again answers the first times. 404 unless the post is a live urgent
+ * post whose audience the user is in.
  */
 export function acknowledgeAlert(
   deps: AppDeps,
@@ -128,26 +184,22 @@ export function acknowledgeAlert(
   meta: RequestMeta,
   written?: number,
 ): AcknowledgementView {
-  const row = findAcknowledgement(deps.db, acknowledgementId(postId, actor.id));
-  if (!row || row.deleted || !isLiveAlert(findAlertPost(deps.db, postId))) {
+  const own = findOwnRow(deps, actor, postId);
+  if (!own || !asksAlert(own.row, own.post)) return notFound(ALERT_MESSAGES.alertNotFound);
+  const times = recordAcknowledgement(deps, actor, own, meta, written);
+  return { postId, acknowledgedAt: iso(times.acknowledgedAt), writtenAt: iso(times.writtenAt) };
+}
+
+/**
+ * An acknowledgement pushed through sync: the device's one act on its row, an alert's acknowledgement or a
+ * confirmation of reading, whichever the row asks (the same as either REST call). 404 when it asks neither.
+ */
+export function acknowledgeRow(deps: AppDeps, actor: SessionUser, postId: string, meta: RequestMeta, written?: number) {
+  const own = findOwnRow(deps, actor, postId);
+  if (!own || (!asksAlert(own.row, own.post) && !asksConfirmation(own.row, own.post))) {
     return notFound(ALERT_MESSAGES.alertNotFound);
   }
-  if (row.acknowledgedAt !== null) {
-    return { postId, acknowledgedAt: iso(row.acknowledgedAt), writtenAt: iso(row.writtenAt ?? row.acknowledgedAt) };
-  }
-  const at = deps.now();
-  const writtenAt = boundWrittenAt(written, row.createdAt, at);
-  updateAcknowledged(deps.db, row.id, at, writtenAt);
-  recordAudit(deps.db, {
-    actor,
-    action: 'alert.acknowledged',
-    ip: meta.ip,
-    target: { type: 'post', id: postId },
-    details: { secondsToAcknowledge: secondsToAcknowledge(row.createdAt, writtenAt) },
-    at,
-  });
-  deps.hub.notify('acknowledgements', [actor.id]);
-  return { postId, acknowledgedAt: iso(at), writtenAt: iso(writtenAt) };
+  recordAcknowledgement(deps, actor, own, meta, written);
 }
 
 /** GET /api/alerts/unacknowledged: the EMERGENCY ALERT modal's list, newest first (spec section 3). */

@@ -5,7 +5,7 @@ import { badRequest, forbidden, notFound } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import type { SyncHandler } from '../sync/sync.service';
 import {
-  acknowledgeAlert,
+  acknowledgeRow,
   findAcknowledgementDoc,
   listAcknowledgementDocsOfUsersSince,
   listAcknowledgementDocsSince,
@@ -16,7 +16,8 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
 
 /**
  * A user's alert list (id `${postId}:${userId}`) replicates to that user only. The server makes the
- * documents; the user sets `acknowledgedAt` (acknowledgeAlert, as REST, with the device's `writtenAt`) and
+ * documents, for urgent posts and posts requiring confirmation (decision 136); the user sets `acknowledgedAt`
+ * (acknowledgeRow: the alert's acknowledgement or the confirmation, as REST, with the device's `writtenAt`) and
  * `viewedAt` (the bell), each once, with the server's time. Only that user writes them, so the last push wins; withdrawing either answers the
  * master, and a document the server never made answers a tombstone.
  */
@@ -34,7 +35,7 @@ export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
       (master.acknowledgedAt !== null && acknowledgedAt == null) || (master.viewedAt !== null && viewedAt == null);
     if (doc._deleted || withdrawn) badRequest(ALERT_MESSAGES.cannotWithdraw);
     if (acknowledgedAt != null && master.acknowledgedAt === null) {
-      acknowledgeAlert(deps, actor, post, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
+      acknowledgeRow(deps, actor, post, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
     } else if (viewedAt != null && master.viewedAt === null) markAlertsViewed(deps, actor, [post]);
   },
 };

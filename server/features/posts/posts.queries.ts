@@ -73,6 +73,8 @@ const insertPostQuery = preparedFor((db) =>
       writtenAt: sql.placeholder('writtenAt'),
       updatedAt: sql.placeholder('updatedAt'),
       editedBy: sql.placeholder('editedBy'),
+      requiresConfirmation: sql.placeholder('requiresConfirmation'),
+      confirmBy: sql.placeholder('confirmBy'),
       deleted: sql.placeholder('deleted'),
       serverSeq: sql.placeholder('serverSeq'),
     })
@@ -89,6 +91,8 @@ export function insertPost(db: Db, row: NewPostRow): void {
       images: '[]',
       attachments: '[]',
       editedBy: null,
+      requiresConfirmation: false,
+      confirmBy: null,
       deleted: false,
       ...row,
       serverSeq: nextSeq(db),
@@ -101,7 +105,15 @@ export function updatePost(
   id: string,
   changes: Pick<
     PostRow,
-    'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses' | 'updatedAt' | 'editedBy'
+    | 'content'
+    | 'category'
+    | 'isUrgent'
+    | 'houseTags'
+    | 'audienceHouses'
+    | 'updatedAt'
+    | 'editedBy'
+    | 'requiresConfirmation'
+    | 'confirmBy'
   >,
 ): void {
   db.transaction(() => {
@@ -194,7 +206,7 @@ function prepareFeedQueries(db: Db) {
         `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
                 p.created_at, p.updated_at, p.deleted, p.server_seq,
                 u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses,
-                p.written_at, p.edited_by, e.first_name, e.last_name
+                p.written_at, p.edited_by, e.first_name, e.last_name, p.requires_confirmation, p.confirm_by
          FROM posts p LEFT JOIN users u ON u.id = p.author_id LEFT JOIN users e ON e.id = p.edited_by
          WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
@@ -245,6 +257,8 @@ type FeedPageRow = [
   editedBy: string | null,
   editorFirstName: string | null,
   editorLastName: string | null,
+  requiresConfirmation: number,
+  confirmBy: string | null,
 ];
 
 function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
@@ -263,6 +277,8 @@ function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
       writtenAt: r[18],
       updatedAt: r[9],
       editedBy: r[19],
+      requiresConfirmation: r[22] === 1,
+      confirmBy: r[23],
       deleted: r[10] === 1,
       serverSeq: r[11],
     },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { listHouses } from '../../../schema/constants';
-import { canEditPost } from '../../../schema/permissions';
+import { CONFIRM_MESSAGES } from '../../../schema/confirmations';
+import { canEditPost, canRequireConfirmation } from '../../../schema/permissions';
 import {
   categoryValues,
   DELETED_AUTHOR,
@@ -26,6 +27,7 @@ import { currentSeq } from '../../lib/seq.queries';
 import { boundWrittenAt } from '../../lib/written-at';
 import { announcePost, syncAlertAudience } from '../alerts/alerts.service';
 import { recordAudit, textFingerprint } from '../audit/audit.service';
+import { viewerConfirmations } from '../confirmations/confirmations.service';
 import { accountCreatedAt } from '../users/users.service';
 import { checkFiles, discardUploads, forgetUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
 import {
@@ -94,6 +96,11 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     counts.set(row.postId, entry);
   }
   const comments = new Map(countComments(deps.db, ids).map((row) => [row.postId, row.n]));
+  const confirmed = viewerConfirmations(
+    deps,
+    viewerId,
+    rows.filter((r) => r.post.requiresConfirmation).map((r) => r.post.id),
+  );
   return rows.map(({ post, author, editor }) => ({
     id: post.id,
     content: post.content,
@@ -103,6 +110,9 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     audienceHouses: parseList<string>(post.audienceHouses),
     images: parseList<string>(post.images),
     attachments: parseList<Attachment>(post.attachments),
+    requiresConfirmation: post.requiresConfirmation,
+    confirmBy: post.confirmBy,
+    confirmedAt: confirmed.get(post.id) ?? null,
     createdAt: new Date(post.createdAt).toISOString(),
     writtenAt: new Date(post.writtenAt).toISOString(),
     author: toAuthor(author),
@@ -118,6 +128,11 @@ export function loadPostView(deps: AppDeps, id: string, viewerId: string): PostV
   const row = findPostWithAuthor(deps.db, id);
   if (!row || row.post.deleted) return notFound(POST_MESSAGES.postNotFound);
   return toViews(deps, viewerId, [row])[0];
+}
+
+/** Whether the stored post requires confirmation (decision 136). */
+export function requiresConfirmation(deps: AppDeps, id: string): boolean {
+  return findPost(deps.db, id)?.requiresConfirmation ?? false;
 }
 
 /** The cursor is opaque to clients: the (createdAt, id) of the last post of the page, base64url JSON. */
@@ -160,9 +175,14 @@ function postPage(deps: AppDeps, viewerId: string, query: ListPostsQuery) {
   return { posts: toViews(deps, viewerId, page), nextCursor };
 }
 
-/** A feed page as every viewer shares it: each post's JSON without its closing brace, to add `userReaction`. */
+/**
+ * A feed page as every viewer shares it: each post's JSON without its closing brace, to add the viewer's own
+ * `confirmedAt` and `userReaction`.
+ */
 interface SharedPage {
   ids: string[];
+  /** The page's posts that require confirmation: only those can carry the viewer's `confirmedAt`. */
+  confirmIds: Set<string>;
   parts: string[];
   nextCursor: string | null;
   /** Finished answers by viewer id, encoded: a reader asking again before the next write costs no query. */
@@ -219,7 +239,8 @@ function sharedPage(deps: AppDeps, query: ListPostsQuery): { cache: PageCache; p
     const { posts, nextCursor } = postPage(deps, '', query);
     page = {
       ids: posts.map((post) => post.id),
-      parts: posts.map(({ userReaction: _, ...shared }) => JSON.stringify(shared).slice(0, -1)),
+      confirmIds: new Set(posts.filter((post) => post.requiresConfirmation).map((post) => post.id)),
+      parts: posts.map(({ userReaction: _, confirmedAt: __, ...shared }) => JSON.stringify(shared).slice(0, -1)),
       nextCursor,
       answers: new Map(),
     };
@@ -234,11 +255,11 @@ function sharedPage(deps: AppDeps, query: ListPostsQuery): { cache: PageCache; p
 }
 
 /**
- * GET /api/posts as its JSON body. Every viewer sees the same page but for `userReaction`, so the page is
+ * GET /api/posts as its JSON body. Every viewer sees the same page but for `confirmedAt` and `userReaction`, so the page is
  * built and encoded once per change of the data (every write that a reader could see takes a new sync
  * sequence number, docs/sync.md) and each request adds only the viewer's own reactions, read by primary key
  * (decision 43). The finished answer is kept per viewer until that next write too. Same answer as
- * `JSON.stringify(listPosts(...).posts)`, `userReaction` moved last.
+ * `JSON.stringify(listPosts(...).posts)`, `confirmedAt` and `userReaction` moved last.
  */
 export function listPostsJson(
   deps: AppDeps,
@@ -249,9 +270,11 @@ export function listPostsJson(
   let body = page.answers.get(viewer.id);
   if (!body) {
     const mine = new Map(findViewerReactions(deps.db, page.ids, viewer.id).map((r) => [r.postId, r.type]));
+    const confirmed = viewerConfirmations(deps, viewer.id, [...page.confirmIds]);
     const posts = page.parts.map((part, i) => {
       const type = mine.get(page.ids[i]);
-      return `${part},"userReaction":${type === undefined ? 'null' : JSON.stringify(type)}}`;
+      const confirmedAt = confirmed.get(page.ids[i]);
+      return `${part},"confirmedAt":${confirmedAt === undefined ? 'null' : JSON.stringify(confirmedAt)},"userReaction":${type === undefined ? 'null' : JSON.stringify(type)}}`;
     });
     body = utf8.encode(`[${posts.join(',')}]`);
     if (page.answers.size >= ANSWERS_PER_PAGE_MAX) page.answers.clear();
@@ -284,6 +307,7 @@ function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined)
  */
 export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): string {
   if (body.id && existingPost(deps, actor, body.id)) return body.id;
+  if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
   checkHouses(deps, body.houseTags);
   checkHouses(deps, body.audienceHouses);
   const files = resolvePostFiles(deps, actor, body);
@@ -299,6 +323,8 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
     audienceHouses: JSON.stringify(body.audienceHouses),
     images: JSON.stringify(files.images),
     attachments: JSON.stringify(files.attachments),
+    requiresConfirmation: body.requiresConfirmation,
+    confirmBy: body.confirmBy,
     createdAt: at,
     writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
     updatedAt: at,
@@ -326,6 +352,7 @@ export async function createPostWithFiles(
   files: { images: File[]; attachments: File[] },
 ): Promise<PostView> {
   if (body.id && existingPost(deps, actor, body.id)) return loadPostView(deps, body.id, actor.id);
+  if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
   const total = body.images.length + body.attachments.length + files.images.length + files.attachments.length;
   if (total > LIMITS.postUploaderFiles) badRequest(UPLOAD_MESSAGES.tooManyFiles);
   checkHouses(deps, body.houseTags);
@@ -350,13 +377,20 @@ export async function createPostWithFiles(
 }
 
 /** The fields of a post an edit may change, as an audit entry shows them: the text only by its fingerprint. */
-function auditedFields(post: Pick<PostRow, 'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses'>) {
+function auditedFields(
+  post: Pick<
+    PostRow,
+    'content' | 'category' | 'isUrgent' | 'houseTags' | 'audienceHouses' | 'requiresConfirmation' | 'confirmBy'
+  >,
+) {
   return {
     content: textFingerprint(post.content),
     category: post.category,
     isUrgent: post.isUrgent,
     houseTags: parseList<string>(post.houseTags),
     audienceHouses: parseList<string>(post.audienceHouses),
+    requiresConfirmation: post.requiresConfirmation,
+    confirmBy: post.confirmBy,
   };
 }
 
@@ -372,8 +406,8 @@ function changedFields(before: AuditedFields, after: AuditedFields) {
 }
 
 /**
- * Edits content, category and urgency (and house tags and an urgent post's audience); only the author or an
- * admin may (docs/api-feed.md). The alert list follows a change of urgency or audience. A change by anyone but the
+ * Edits content, category and urgency (and house tags, the audience, and whether confirmation is required: admins
+ * only); only the author or an admin may (docs/api-feed.md). The alert and confirmation rows follow (decision 136). A change by anyone but the
  * author names them on the post (`editedBy`, the card's "Edited by …") and is audited with what it changed, before
  * and after (decision 126).
  */
@@ -388,8 +422,16 @@ export function editPost(
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
   const category = body.category ?? post.category;
   const isUrgent = body.isUrgent ?? post.isUrgent;
+  const requiresConfirmation = body.requiresConfirmation ?? post.requiresConfirmation;
+  const confirmBy = requiresConfirmation ? (body.confirmBy === undefined ? post.confirmBy : body.confirmBy) : null;
+  if (requiresConfirmation !== post.requiresConfirmation || confirmBy !== post.confirmBy) {
+    if (!canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
+  }
   const houseTags = keptHouseTags(category, body.houseTags ?? parseList<string>(post.houseTags));
-  const audienceHouses = keptAudienceHouses(isUrgent, body.audienceHouses ?? parseList<string>(post.audienceHouses));
+  const audienceHouses = keptAudienceHouses(
+    isUrgent || requiresConfirmation,
+    body.audienceHouses ?? parseList<string>(post.audienceHouses),
+  );
   checkHouses(deps, houseTags);
   checkHouses(deps, audienceHouses);
   const next = {
@@ -398,6 +440,8 @@ export function editPost(
     isUrgent,
     houseTags: JSON.stringify(houseTags),
     audienceHouses: JSON.stringify(audienceHouses),
+    requiresConfirmation,
+    confirmBy,
   };
   const change = changedFields(auditedFields(post), auditedFields(next));
   const byOther = post.authorId !== actor.id && change.changed.length > 0;
@@ -445,8 +489,11 @@ export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: 
     markPostDeleted(deps.db, id, at);
     forgetUploads(deps, files);
     if (post.authorId !== actor.id) {
+      const { requiresConfirmation, confirmBy, ...fields } = auditedFields(post);
       const before = {
-        ...auditedFields(post),
+        ...fields,
+        // Named only on a post that required confirmation: the entries of every other post stay as they were.
+        ...(requiresConfirmation ? { requiresConfirmation, confirmBy } : {}),
         images: parseList<string>(post.images).length,
         attachments: parseList<Attachment>(post.attachments).length,
       };

@@ -4,7 +4,15 @@ import { badRequest } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import { sameJson } from '../../../schema/same-json';
 import type { SyncHandler } from '../sync/sync.service';
-import { deletePost, editPost, findPostDoc, listPostDocsBefore, listPostDocsSince, writePost } from './posts.service';
+import {
+  deletePost,
+  editPost,
+  findPostDoc,
+  listPostDocsBefore,
+  listPostDocsSince,
+  requiresConfirmation,
+  writePost,
+} from './posts.service';
 
 /**
  * Posts replicate both ways. A new document is writePost (REST's createPost without the view it answers),
@@ -44,11 +52,20 @@ export const postsSync: SyncHandler<PostDoc> = {
     if (!sameJson(images, master.images) || !sameJson(attachments, master.attachments)) {
       badRequest('Pictures and attachments cannot be changed after posting');
     }
+    // The device knows nothing yet of confirmations and drops the audience of a post that is not urgent: a post that
+    // requires confirmation keeps the audience it has unless the device makes it urgent (decision 136).
+    const keepsAudience = isUrgent !== true && requiresConfirmation(deps, doc.id);
     editPost(
       deps,
       actor,
       doc.id,
-      parseInput(UpdatePostBodySchema, { content, category, isUrgent, houseTags, audienceHouses }),
+      parseInput(UpdatePostBodySchema, {
+        content,
+        category,
+        isUrgent,
+        houseTags,
+        audienceHouses: keepsAudience ? undefined : audienceHouses,
+      }),
       meta,
     );
   },

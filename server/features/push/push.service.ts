@@ -324,6 +324,16 @@ export function reminderPush(authorFirstName: string, postId: string): PushPaylo
   };
 }
 
+/** A post the user has still to confirm as read is due (decision 136); no content, as every push (decision 36). */
+export function confirmReminderPush(authorFirstName: string, postId: string): PushPayload {
+  return {
+    title: 'Please confirm you have read a post',
+    body: `A post from ${authorFirstName} asks you to confirm you have read it. Open Staff Portal to read and confirm.`,
+    tag: `confirm-${postId}`,
+    data: { type: 'confirm_reminder', postId },
+  };
+}
+
 export function announcementPush(authorFirstName: string, postId: string): PushPayload {
   return {
     title: 'Company announcement',

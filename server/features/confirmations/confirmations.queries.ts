@@ -1,0 +1,153 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { acknowledgements, posts, users } from '../../db/tables';
+
+/** The viewer's confirmations among these posts (rows that ask for one and were acknowledged), by primary key. */
+export function listViewerConfirmations(db: Db, viewerId: string, postIds: string[]) {
+  if (postIds.length === 0) return [];
+  return db.$client
+    .prepare<[string], { postId: string; acknowledgedAt: number; writtenAt: number | null }>(
+      `SELECT post_id AS postId, acknowledged_at AS acknowledgedAt, written_at AS writtenAt FROM acknowledgements
+       WHERE id IN (SELECT value FROM json_each(?)) AND confirm = 1 AND deleted = 0 AND acknowledged_at IS NOT NULL`,
+    )
+    .all(JSON.stringify(postIds.map((postId) => `${postId}:${viewerId}`)));
+}
+
+export interface OutstandingRow {
+  postId: string;
+  category: string;
+  content: string;
+  authorId: string | null;
+  authorFirstName: string | null;
+  authorLastName: string | null;
+  requestedAt: number;
+  confirmBy: string | null;
+}
+
+/** The user's live requests not yet confirmed: due dates first, the earliest first, then the oldest requests. */
+export function listOutstanding(db: Db, userId: string): OutstandingRow[] {
+  return db
+    .select({
+      postId: posts.id,
+      category: posts.category,
+      content: posts.content,
+      authorId: posts.authorId,
+      authorFirstName: users.firstName,
+      authorLastName: users.lastName,
+      requestedAt: acknowledgements.createdAt,
+      confirmBy: posts.confirmBy,
+    })
+    .from(acknowledgements)
+    .innerJoin(posts, eq(posts.id, acknowledgements.postId))
+    .leftJoin(users, eq(users.id, posts.authorId))
+    .where(
+      and(
+        eq(acknowledgements.userId, userId),
+        eq(acknowledgements.deleted, false),
+        eq(acknowledgements.confirm, true),
+        sql`${acknowledgements.acknowledgedAt} IS NULL`,
+        eq(posts.requiresConfirmation, true),
+        eq(posts.deleted, false),
+      ),
+    )
+    .orderBy(sql`${posts.confirmBy} IS NULL`, asc(posts.confirmBy), asc(acknowledgements.createdAt), asc(posts.id))
+    .all();
+}
+
+export interface ConfirmationReportRow {
+  userId: string;
+  firstName: string;
+  lastName: string;
+  isActive: boolean;
+  createdAt: number;
+  acknowledgedAt: number | null;
+  writtenAt: number | null;
+  confirmReminders: number;
+}
+
+/** A post's audience with each member's confirmation, by name. */
+export function listConfirmationRows(db: Db, postId: string): ConfirmationReportRow[] {
+  return db
+    .select({
+      userId: users.id,
+      firstName: users.firstName,
+      lastName: users.lastName,
+      isActive: users.isActive,
+      createdAt: acknowledgements.createdAt,
+      acknowledgedAt: acknowledgements.acknowledgedAt,
+      writtenAt: acknowledgements.writtenAt,
+      confirmReminders: acknowledgements.confirmReminders,
+    })
+    .from(acknowledgements)
+    .innerJoin(users, eq(users.id, acknowledgements.userId))
+    .where(and(eq(acknowledgements.postId, postId), eq(acknowledgements.deleted, false)))
+    .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id))
+    .all();
+}
+
+export interface OverviewRow {
+  postId: string;
+  category: string;
+  content: string;
+  createdAt: number;
+  audienceHouses: string;
+  confirmBy: string | null;
+  audience: number;
+  confirmed: number;
+}
+
+/**
+ * Every live post requiring confirmation with its audience and confirmations, newest first; with a house, only that
+ * house's members count and posts whose audience has none of them are left out.
+ */
+export function listOverview(db: Db, house: string | undefined): OverviewRow[] {
+  const inHouse = house === undefined ? '' : 'AND a.user_id IN (SELECT user_id FROM user_houses WHERE house = @house)';
+  return db.$client
+    .prepare<Record<string, string>, OverviewRow>(
+      `SELECT p.id AS postId, p.category, p.content, p.created_at AS createdAt, p.audience_houses AS audienceHouses,
+              p.confirm_by AS confirmBy, count(a.id) AS audience,
+              coalesce(sum(a.acknowledged_at IS NOT NULL), 0) AS confirmed
+       FROM posts p LEFT JOIN acknowledgements a ON a.post_id = p.id AND a.deleted = 0 ${inHouse}
+       WHERE p.requires_confirmation = 1 AND p.deleted = 0
+       GROUP BY p.id ${house === undefined ? '' : 'HAVING count(a.id) > 0'}
+       ORDER BY p.created_at DESC, p.id DESC`,
+    )
+    .all(house === undefined ? {} : { house });
+}
+
+export interface DueConfirmationRow {
+  id: string;
+  postId: string;
+  userId: string;
+  confirmBy: string;
+  confirmReminders: number;
+  confirmRemindedAt: number | null;
+  authorFirstName: string | null;
+}
+
+/** Open confirmations of active members whose due date is on or before `today` with reminders left, oldest due first. */
+export function listDueConfirmations(db: Db, today: string, maxReminders: number): DueConfirmationRow[] {
+  return db.$client
+    .prepare<{ today: string; max: number }, DueConfirmationRow>(
+      `SELECT a.id, a.post_id AS postId, a.user_id AS userId, p.confirm_by AS confirmBy,
+              a.confirm_reminders AS confirmReminders, a.confirm_reminded_at AS confirmRemindedAt,
+              (SELECT first_name FROM users au WHERE au.id = p.author_id) AS authorFirstName
+       FROM acknowledgements a JOIN posts p ON p.id = a.post_id JOIN users u ON u.id = a.user_id
+       WHERE a.confirm = 1 AND a.deleted = 0 AND a.acknowledged_at IS NULL AND a.confirm_reminders < @max
+         AND p.requires_confirmation = 1 AND p.deleted = 0 AND p.confirm_by IS NOT NULL AND p.confirm_by <= @today
+         AND u.is_active = 1
+       ORDER BY p.confirm_by, a.created_at, a.id`,
+    )
+    .all({ today, max: maxReminders });
+}
+
+/** Counts a confirmation reminder as sent (not part of the synced document: no new sequence). */
+export function updateConfirmReminded(db: Db, ids: string[], at: number): void {
+  if (ids.length === 0) return;
+  db.$client
+    .prepare(
+      `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
+       WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+    .run(at, JSON.stringify(ids));
+}
