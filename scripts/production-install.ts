@@ -51,7 +51,7 @@ async function startAndFetch(dir: string, dataDir: string, timeoutMs = 60_000): 
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    fail(`the app did not answer within ${timeoutMs / 1000} s:\n${output}`);
+    return fail(`the app did not answer within ${timeoutMs / 1000} s:\n${output}`);
   } finally {
     // npm and the server it started are one process group.
     if (child.pid) process.kill(-child.pid, 'SIGTERM');
