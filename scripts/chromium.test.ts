@@ -45,6 +45,18 @@ describe('finding a Chromium for the browser tests', () => {
     ).toBeNull();
   });
 
+  it('looks at CHROMIUM_PATH first, then Playwright’s own, then the system’s: Fedora’s, then Chrome', () => {
+    const managed = '/home/me/.cache/ms-playwright/chromium-1234/chrome-linux/chrome';
+    const everything = ['/opt/chrome', managed, '/usr/bin/chromium', '/usr/bin/google-chrome'];
+    expect(findChromium(machine(everything, { env: { CHROMIUM_PATH: '/opt/chrome' } }))?.source).toBe('CHROMIUM_PATH');
+    expect(findChromium(machine(everything.slice(1)))?.source).toBe('Playwright');
+    expect(findChromium(machine(everything.slice(2)))?.path).toBe('/usr/bin/chromium');
+    expect(findChromium(machine(['/usr/bin/chromium-browser', '/usr/bin/google-chrome']))?.path).toBe(
+      '/usr/bin/chromium-browser',
+    );
+    expect(findChromium(machine(['/usr/bin/google-chrome-stable']))?.path).toBe('/usr/bin/google-chrome-stable');
+  });
+
   it('names the one install command for the system', () => {
     expect(chromiumInstallCommand('linux', 'ID=debian\nVERSION_ID="12"')).toBe(
       'sudo apt-get update && sudo apt-get install -y chromium',

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -27,9 +26,8 @@ import type { AppDeps, AppEnv } from './lib/context';
 import { AppError, notFound } from './lib/errors';
 import { clientIp, handleError, jsonOrFormBodies, sameOriginOnly } from './lib/http';
 import { FORM_LIMITS, isMultipart, removeFormFiles, type FormLimits } from './lib/multipart';
+import { CLIENT_DIR } from './lib/paths';
 import { presetHeaders, securityHeaderList } from './lib/security-headers';
-
-export const CLIENT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
 /** JSON bodies are small; sync pushes get a larger limit, and multipart forms their own (decisions 16 and 127). */
 const JSON_BODY_LIMIT = 1024 * 1024;

@@ -8,7 +8,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from './config';
+import { isCommand } from './lib/command';
 import { formFilesDir } from './lib/multipart';
+import { MIGRATIONS_DIR, ROOT } from './lib/paths';
 
 /** The database file's name inside the data folder (server.ts's databaseFile). */
 export const DATABASE_NAME = 'staff-portal.db';
@@ -17,8 +19,7 @@ const LOCK_NAME = 'server.pid';
 /** SQLite's companions of the database file: the snapshot replaces them, they are never copied. */
 const DATABASE_COMPANIONS = ['-wal', '-shm', '-journal'].map((suffix) => DATABASE_NAME + suffix);
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const MIGRATIONS_JOURNAL = path.join(import.meta.dirname, 'db', 'migrations', 'meta', '_journal.json');
+const MIGRATIONS_JOURNAL = path.join(MIGRATIONS_DIR, 'meta', '_journal.json');
 
 const ManifestFileSchema = z.object({
   path: z.string().min(1),
@@ -287,7 +288,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+if (isCommand('backup')) {
   main().catch((error: unknown) => {
     if (error instanceof ConfigError || error instanceof BackupError) console.error(error.message);
     else console.error('The backup failed:', error);

@@ -1,4 +1,4 @@
-import { ensureClientBuilt } from './build-client';
+import { ClientBuildError, ensureClientBuilt } from './build-client';
 import { ConfigError, loadConfig } from './config';
 import { assertDataDirFree, DataDirLockedError } from './db/client';
 import { startServer } from './server';
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ClientBuildError) {
     console.error(error.message);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     console.error(`The port is already in use. Stop the other program or set PORT to a free port.`);

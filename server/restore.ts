@@ -7,6 +7,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BackupError, DATABASE_NAME, knownMigrations, migrationLevel, verifyBackup, type Manifest } from './backup';
 import { ConfigError, loadConfig } from './config';
+import { isCommand } from './lib/command';
 import { DataDirLockedError, lockDataDir } from './db/client';
 
 const LOCK_NAME = 'server.pid';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
   console.log('Start the server on it with npm start (migrations newer than the backup run on start).');
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+if (isCommand('restore')) {
   main().catch((error: unknown) => {
     if (error instanceof ConfigError || error instanceof BackupError) console.error(error.message);
     else console.error('The restore failed:', error);

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { MIGRATIONS_DIR } from '../lib/paths';
 import * as tables from './tables';
 
 export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Database };
-
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /**
  * Opens (creating if needed) the SQLite file in WAL mode with foreign keys and secure delete on, and applies
@@ -24,7 +22,7 @@ export function openDb(file: string): Db {
   // Deleted and erased content is overwritten in the file, not left in free space (decision 126).
   sqlite.pragma('secure_delete = ON');
   const db = drizzle(sqlite, { schema: tables }) as Db;
-  migrate(db, { migrationsFolder });
+  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
   return db;
 }
 

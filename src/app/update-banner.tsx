@@ -21,7 +21,7 @@ export function UpdateBanner() {
         </p>
         <p className="update-banner-body">A new version of Staff Portal is ready.</p>
       </div>
-      <Button size="sm" onClick={() => activateWaitingWorker(worker)}>
+      <Button size="sm" onClick={activateWaitingWorker}>
         Update Now
       </Button>
       <Button
