@@ -10,7 +10,7 @@ const email = z
   .pipe(z.email({ message: 'Invalid email address' }))
   .transform((value) => value.toLowerCase());
 
-/** POST /api/admin/users: the Add New Staff Member form (spec sections 5 and 7). */
+/** POST /api/admin/users: the Add New Staff Member form (docs/behaviour.md, "Administration"). */
 export const CreateUserBodySchema = NameFieldsSchema.extend({
   email,
   userType: UserTypeSchema,

@@ -21,7 +21,7 @@ export const ALERT_MESSAGES = {
   reportForbidden: 'Only administrators can see acknowledgement reports',
 } as const;
 
-/** An emergency alert as the blocking modal lists it (spec section 3, Emergency alert). */
+/** An emergency alert as the blocking modal lists it (docs/behaviour.md, "Urgent alerts"). */
 export const EmergencyAlertSchema = z.object({
   /** The urgent post's id. */
   id: z.string(),

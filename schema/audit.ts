@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Human-readable labels of the audit actions the server writes (issue 5: sign-ins, failures, admin actions,
+ * Human-readable labels of the audit actions the server writes (sign-ins, failures, admin actions,
  * alert acknowledgements, resident views and changes). An action not listed shows as written.
  */
 export const AUDIT_ACTION_LABELS: Record<string, string> = {

@@ -12,7 +12,7 @@ export const NAME_MAX = 100;
 export const EMAIL_MAX = 254;
 export const PASSWORD_MAX = 200;
 
-/** The five password rules of spec section 5, in checklist order. */
+/** The five password rules (docs/behaviour.md, "Accounts"), in checklist order. */
 export const PASSWORD_RULES = [
   {
     label: 'At least 8 characters',

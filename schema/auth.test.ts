@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PASSWORD_RULES, RegisterBodySchema, ResetPasswordFormSchema } from './auth';
 
-describe('password rules of spec section 5', () => {
+describe('the password rules of registration and reset', () => {
   it('checks the five items of the live checklist', () => {
     const results = (p: string) => PASSWORD_RULES.map((r) => r.test(p));
     expect(results('abc')).toEqual([false, false, true, false, false]);

@@ -21,7 +21,7 @@ export const StrongPasswordSchema = PASSWORD_RULES.reduce(
   passwordMax,
 );
 
-/** A new password under the reset-screen rules of spec section 5 (no special character required). */
+/** A new password under the reset-screen rules, no special character required (docs/behaviour.md, "Accounts"). */
 export const ResetPasswordSchema = passwordMax
   .min(LIMITS.passwordMinLength, 'Password must be at least 8 characters')
   .refine((p) => /[A-Z]/.test(p) && /[a-z]/.test(p) && /[0-9]/.test(p), {
@@ -47,7 +47,7 @@ const lastName = z
 
 export const NameFieldsSchema = z.object({ firstName, lastName });
 
-/** Registration form and POST /api/auth/register (spec sections 5 and 7). */
+/** Registration form and POST /api/auth/register (docs/behaviour.md, "Accounts"). */
 export const RegisterBodySchema = z
   .object({
     email: email('Invalid email address'),
@@ -107,7 +107,7 @@ export const ResetLinkAnswerSchema = z.object({
 });
 export type ResetLinkAnswer = z.infer<typeof ResetLinkAnswerSchema>;
 
-/** GET /api/auth/user (issue 2). */
+/** GET /api/auth/user. */
 export const CurrentUserSchema = z.object({
   id: z.string(),
   email: z.string(),

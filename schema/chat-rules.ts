@@ -1,5 +1,5 @@
 /**
- * The rules of chat that the app shows and checks (spec section 7 "Chat"), apart from their zod schemas in
+ * The rules of chat that the app shows and checks (docs/behaviour.md, "Chat"), apart from their zod schemas in
  * chat.ts so that the app's header does not build those (decision 106). chat.ts exports them too.
  */
 

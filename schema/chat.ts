@@ -1,4 +1,4 @@
-/** Direct messages between two staff members (spec sections 3 and 7 "Chat"; docs/api-chat-alerts.md). */
+/** Direct messages between two staff members (docs/behaviour.md, "Chat"; docs/api-chat-alerts.md). */
 import { z } from 'zod';
 import { CHAT_MESSAGES, MESSAGE_CONTENT_MAX, MESSAGES_PAGE_DEFAULT, MESSAGES_PAGE_MAX } from './chat-rules';
 import { ClientIdSchema, WrittenAtSchema } from './common';
@@ -65,7 +65,7 @@ export type ChatUser = z.infer<typeof ChatUserSchema>;
 export const ChatContactSchema = ChatUserSchema.extend({ id: z.string(), role: RoleSchema });
 export type ChatContact = z.infer<typeof ChatContactSchema>;
 
-/** A conversation as GET /api/conversations answers it (spec section 3, Conversation). */
+/** A conversation as GET /api/conversations answers it (docs/behaviour.md, "Chat"). */
 export const ConversationViewSchema = z.object({
   id: z.string(),
   otherUser: ChatUserSchema,
@@ -77,7 +77,7 @@ export const ConversationViewSchema = z.object({
 });
 export type ConversationView = z.infer<typeof ConversationViewSchema>;
 
-/** A message (spec section 3, Message). */
+/** A message (docs/behaviour.md, "Chat"). */
 export const MessageViewSchema = z.object({
   id: z.string(),
   conversationId: z.string(),

@@ -8,7 +8,7 @@ import { z } from 'zod';
 /** A client-generated id (offline-created posts, comments and messages keep theirs). */
 export const ClientIdSchema = z.uuid({ message: 'id must be a UUID' });
 
-/** A count, as the notification calls answer it (spec section 9). */
+/** A count, as the notification calls answer it (docs/behaviour.md, "Notifications"). */
 export const CountSchema = z.object({ count: z.number().int().nonnegative() });
 export type Count = z.infer<typeof CountSchema>;
 

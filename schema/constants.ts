@@ -1,9 +1,9 @@
-/** Business constants of spec section 9 and the fixed lists of section 3. */
+/** Business constants and fixed lists; the area each bounds says what they mean (docs/behaviour.md). */
 
 export const PRODUCT_NAME = 'Staff Portal';
 export const BRAND_COLOR = '#4C307D';
 
-/** The nine named houses of spec section 3; the tenth carries the organisation's name (ORG_NAME). */
+/** The nine named houses (docs/behaviour.md, "Product"); the tenth carries the organisation's name (ORG_NAME). */
 export const NAMED_HOUSES = [
   'Apps House',
   'Chartwell & Community',
@@ -57,7 +57,7 @@ export const LIMITS = {
   resetTokenMs: 60 * MINUTE_MS,
   /** How long an invitation link for a new staff member stays valid. */
   inviteTokenMs: 7 * 24 * 60 * MINUTE_MS,
-  /** Failed sign-ins for one account before it is locked for the window (issue 2). */
+  /** Failed sign-ins for one account before it is locked for the window. */
   loginFailuresPerAccount: 5,
   /** Failed sign-ins from one address before it is locked for the window. */
   loginFailuresPerAddress: 30,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { avatarName, displayName, formatDateTime, formatFileSize, formatTime, initials } from './format';
 
-describe('format helpers of spec sections 3 and 9', () => {
+describe('format helpers: dates, names, initials and file sizes', () => {
   it('writes dates as dd/MM/yyyy HH:mm and message times as HH:mm', () => {
     const d = new Date(2026, 0, 5, 7, 3);
     expect(formatDateTime(d)).toBe('05/01/2026 07:03');

@@ -10,7 +10,7 @@ export function isSystemAdmin(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'system_admin';
 }
 
-/** Admin Dashboard link: role admin, or isAdmin, or isMasterAdmin (spec section 6). */
+/** Admin Dashboard link: role admin, or isAdmin, or isMasterAdmin (docs/behaviour.md, "Administration"). */
 export function canSeeAdminLink(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
@@ -20,17 +20,17 @@ export function canManageUsers(actor: Pick<Actor, 'role'>): boolean {
   return isSystemAdmin(actor);
 }
 
-/** Edit and delete of a post: its author, or an admin or system admin (spec section 6). */
+/** Edit and delete of a post: its author, or an admin or system admin (docs/behaviour.md, "Posts and categories"). */
 export function canEditPost(actor: Actor, post: { authorId: string | null }): boolean {
   return post.authorId === actor.id || actor.role === 'admin' || actor.role === 'system_admin';
 }
 
-/** Delete of a comment: its author, or a System Administrator (spec section 6). */
+/** Delete of a comment: its author, or a System Administrator (docs/behaviour.md, "Comments and reactions"). */
 export function canDeleteComment(actor: Actor, comment: { authorId: string | null }): boolean {
   return comment.authorId === actor.id || isSystemAdmin(actor);
 }
 
-/** The acknowledgement report of an urgent post: admins and system admins (issue 4). */
+/** The acknowledgement report of an urgent post: admins and system admins. */
 export function canSeeAlertReport(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
@@ -40,12 +40,15 @@ export function canRequireConfirmation(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
 
-/** The Staff Suggestions list and GET /api/suggestions: system administrators only (spec section 6). */
+/**
+ * The Staff Suggestions list and GET /api/suggestions: system administrators only
+ * (docs/behaviour.md, "Support and suggestions").
+ */
 export function canReadSuggestions(actor: Pick<Actor, 'role'>): boolean {
   return isSystemAdmin(actor);
 }
 
-/** The audit log screen and its CSV export: system administrators only (issue 5). */
+/** The audit log screen and its CSV export: system administrators only. */
 export function canReadAuditLog(actor: Pick<Actor, 'role'>): boolean {
   return isSystemAdmin(actor);
 }

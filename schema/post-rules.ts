@@ -1,11 +1,11 @@
 /**
- * The rules of posts, comments and reactions that the app shows and checks (spec section 3), apart from their zod
- * schemas in posts.ts: the feed uses these, and building the schemas cost a slow phone's first screen time it
- * did not need (decision 106). posts.ts exports them too.
+ * The rules of posts, comments and reactions that the app shows and checks (docs/behaviour.md, "Posts and categories"),
+ * apart from their zod schemas in posts.ts: the feed uses these, and building the schemas cost a slow phone's first
+ * screen time it did not need (decision 106). posts.ts exports them too.
  */
 import { LIMITS } from './constants';
 
-/** Post categories of spec section 3, in the order the chips show them. */
+/** Post categories (docs/behaviour.md, "Posts and categories"), in the order the chips show them. */
 export const POST_CATEGORIES = [
   'buildings_maintenance',
   'company_announcement',
@@ -31,7 +31,7 @@ export const LEGACY_CATEGORY_ALIASES = {
   wages: 'wages_hr',
 } as const satisfies Record<string, PostCategory>;
 
-/** The category that carries house tags (spec section 5, Post). */
+/** The category that carries house tags (docs/behaviour.md, "Posts and categories"). */
 export const HOUSE_TAGGED_CATEGORY: PostCategory = 'residents_activities';
 
 /** The modern category of a modern or legacy value; null for anything else. */
@@ -40,7 +40,10 @@ export function toPostCategory(value: string): PostCategory | null {
   return (LEGACY_CATEGORY_ALIASES as Record<string, PostCategory>)[value] ?? null;
 }
 
-/** Label of a stored category: legacy values show their modern label, anything else "General" (spec section 3). */
+/**
+ * Label of a stored category: legacy values show their modern label, anything else "General"
+ * (docs/behaviour.md, "Posts and categories").
+ */
 export function categoryLabel(value: string | null | undefined): string {
   const category = value ? toPostCategory(value) : null;
   return category ? POST_CATEGORY_LABELS[category] : 'General';
@@ -54,7 +57,7 @@ export function categoryValues(category: PostCategory): string[] {
   return [category, ...legacy];
 }
 
-/** Reaction types of spec section 3, in the order the reaction bar shows them. */
+/** Reaction types (docs/behaviour.md, "Comments and reactions"), in the order the reaction bar shows them. */
 export const REACTION_TYPES = ['like', 'love', 'laugh', 'wow', 'sad', 'angry'] as const;
 export type ReactionType = (typeof REACTION_TYPES)[number];
 
@@ -81,7 +84,10 @@ export const POST_MESSAGES = {
   invalidCursor: 'Invalid cursor',
 } as const;
 
-/** House tags stay only on Residents Activities posts (spec section 5: another category clears them). */
+/**
+ * House tags stay only on Residents Activities posts (another category clears them;
+ * docs/behaviour.md, "Posts and categories").
+ */
 export function keptHouseTags(category: string, houseTags: string[]): string[] {
   return toPostCategory(category) === HOUSE_TAGGED_CATEGORY ? houseTags : [];
 }

@@ -9,7 +9,7 @@ import {
 } from './posts';
 import { fileExtension, isAllowedUploadName, uploadIdFromUrl } from './uploads';
 
-describe('post categories of spec section 3', () => {
+describe('post categories, their labels and legacy values', () => {
   it('labels the five, shows legacy values as their modern label, anything else as "General"', () => {
     expect(categoryLabel('shifts_lifts')).toBe('Shifts & Lifts');
     expect(categoryLabel('business')).toBe('Buildings and Maintenance');
@@ -27,7 +27,7 @@ describe('post categories of spec section 3', () => {
   });
 });
 
-describe('the post form of spec section 5', () => {
+describe('the post form: content, category, urgency, houses and files', () => {
   it('trims content, defaults the category and urgency, and reads "true" from a form', () => {
     expect(CreatePostBodySchema.parse({ content: '  Hi  ' })).toMatchObject({
       content: 'Hi',

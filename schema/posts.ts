@@ -22,7 +22,7 @@ export { ClientIdSchema } from './common';
 export { ALLOWED_UPLOAD_EXTENSIONS } from './uploads';
 export * from './post-rules';
 
-/** A reaction type of spec section 3. */
+/** A reaction type (docs/behaviour.md, "Comments and reactions"). */
 export const ReactionTypeSchema = z.enum(REACTION_TYPES, {
   message: `Reaction must be one of: ${REACTION_TYPES.join(', ')}`,
 });
@@ -54,7 +54,7 @@ export const HouseTagsSchema = z
   .max(10, 'At most 10 houses can be tagged')
   .transform((tags) => [...new Set(tags)]);
 
-/** One attachment of a post (brief of issue 3: the uploaded file and its name). */
+/** One attachment of a post (the uploaded file and its name). */
 export const AttachmentSchema = UploadViewSchema.pick({
   id: true,
   url: true,
@@ -107,7 +107,7 @@ export type CreatePostBody = z.infer<typeof CreatePostBodySchema>;
 export type CreatePostInput = z.input<typeof CreatePostBodySchema>;
 
 /**
- * PATCH /api/posts/{id}: content, category and urgency (spec section 7). A missing category or urgency keeps
+ * PATCH /api/posts/{id}: content, category and urgency (docs/api-feed.md). A missing category or urgency keeps
  * the stored one; house tags may come along and are cleared when the category is not Residents Activities.
  * A missing audience keeps the stored one; it is cleared when the post is neither urgent nor requires confirmation.
  * A missing requiresConfirmation or confirmBy keeps the stored one (decision 136).
@@ -178,7 +178,7 @@ export const PostAuthorSchema = z.object({
 });
 export type PostAuthor = z.infer<typeof PostAuthorSchema>;
 
-/** A post as GET /api/posts answers it (spec section 3, Post). */
+/** A post as GET /api/posts answers it (docs/behaviour.md, "Posts and categories"). */
 export const PostViewSchema = z.object({
   id: z.string(),
   content: z.string(),
@@ -210,7 +210,7 @@ export const PostViewSchema = z.object({
 });
 export type PostView = z.infer<typeof PostViewSchema>;
 
-/** A comment (spec section 3, Comment). */
+/** A comment (docs/behaviour.md, "Comments and reactions"). */
 export const CommentViewSchema = z.object({
   id: z.string(),
   postId: z.string(),
@@ -222,7 +222,7 @@ export const CommentViewSchema = z.object({
 });
 export type CommentView = z.infer<typeof CommentViewSchema>;
 
-/** GET /api/posts/{id}/reactions: who chose what (spec section 3, Reaction details). */
+/** GET /api/posts/{id}/reactions: who chose what (docs/behaviour.md, "Comments and reactions"). */
 export const ReactionDetailsSchema = z.array(
   z.object({
     type: ReactionTypeSchema,

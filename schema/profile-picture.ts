@@ -1,12 +1,15 @@
 import { LIMITS } from './constants';
 
-/** The multipart field of POST /api/auth/profile-picture (spec section 7). */
+/** The multipart field of POST /api/auth/profile-picture (docs/api-suggestions-audit.md). */
 export const PROFILE_PICTURE_FIELD = 'profilePicture';
 
 /** Edge length of the stored square picture; smaller pictures are cropped square but never enlarged. */
 export const PROFILE_PICTURE_SIZE = 512;
 
-/** Spec sections 5 and 8: the titles and texts of the picture checks, shown by the client and sent by the server. */
+/**
+ * The titles and texts of the picture checks, shown by the client and sent by the server
+ * (docs/behaviour.md, "Profile and files").
+ */
 export const PROFILE_PICTURE_MESSAGES = {
   tooLargeTitle: 'File too large',
   tooLarge: 'Please select an image smaller than 5MB.',
@@ -19,7 +22,10 @@ export const PROFILE_PICTURE_MESSAGES = {
 
 export type ProfilePictureProblem = 'tooLarge' | 'notImage';
 
-/** The client's check before uploading (spec section 5, in its order); the server checks size and content again. */
+/**
+ * The client's check before uploading (docs/behaviour.md, "Profile and files"); the server checks size and content
+ * again.
+ */
 export function checkProfilePicture(file: { size: number; type: string }): ProfilePictureProblem | null {
   if (file.size > LIMITS.profilePictureMaxBytes) return 'tooLarge';
   if (!file.type.startsWith('image/')) return 'notImage';

@@ -1,4 +1,4 @@
-/** Web push (spec sections 3, 4 and 7 "Notifications and push"; docs/api-chat-alerts.md). */
+/** Web push (docs/behaviour.md, "Notifications"; docs/api-chat-alerts.md). */
 import { z } from 'zod';
 import { MINUTE_MS } from './constants';
 
@@ -113,7 +113,7 @@ export type PushUnsubscribeBody = z.infer<typeof PushUnsubscribeBodySchema>;
 /** GET /api/push/vapid-public-key */
 export const VapidPublicKeySchema = z.object({ publicKey: z.string() });
 
-/** GET /api/push/subscription-status: `debug` never carries an endpoint or keys (issue 4). */
+/** GET /api/push/subscription-status: `debug` never carries an endpoint or keys. */
 export const PushStatusSchema = z.object({
   hasSubscription: z.boolean(),
   debug: z.object({ subscriptionCount: z.number().int().nonnegative() }),

@@ -95,7 +95,7 @@ const residentName = z
   .max(RESIDENT_NAME_MAX, RESIDENT_MESSAGES.nameTooLong);
 const likeToBeCall = z.string().trim().max(RESIDENT_NAME_MAX, RESIDENT_MESSAGES.likeToBeCallTooLong);
 
-/** The text part of the resident form (spec section 5: Full Name required, all others optional). */
+/** The text part of the resident form (Full Name required, all others optional; docs/behaviour.md, "Residents"). */
 export const CreateResidentBodySchema = z.object({
   name: residentName,
   likeToBeCall: likeToBeCall.default(''),
@@ -228,7 +228,7 @@ export const ResidentUserSchema = z.object({
 });
 export type ResidentUser = z.infer<typeof ResidentUserSchema>;
 
-/** A resident as the REST calls answer it (spec section 3, Resident). Times are ISO strings. */
+/** A resident as the REST calls answer it (docs/behaviour.md, "Residents"). Times are ISO strings. */
 export const ResidentViewSchema = z.object({
   id: z.string(),
   name: z.string(),

@@ -2,7 +2,7 @@
  * The roles' names, labels and spellings, apart from their zod schemas (roles.ts) so that the app's first script
  * builds no schema (decision 113).
  */
-/** Roles stored on a user (spec sections 1 and 6). */
+/** Roles stored on a user (docs/behaviour.md, "Product"). */
 export const ROLES = ['staff', 'admin', 'system_admin'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -12,11 +12,11 @@ export const ROLE_LABELS: Record<Role, string> = {
   system_admin: 'System Administrator',
 };
 
-/** Roles the registration form offers; they are only a request, never granted (issue 2). */
+/** Roles the registration form offers; they are only a request, never granted. */
 export const REGISTRATION_ROLES = ['staff', 'administrator', 'system_administrator'] as const;
 export type RegistrationRole = (typeof REGISTRATION_ROLES)[number];
 
-/** User types the Add New Staff Member form offers (spec section 6). */
+/** User types the Add New Staff Member form offers (docs/behaviour.md, "Administration"). */
 export const USER_TYPES = ['staff', 'admin', 'master_admin'] as const;
 export type UserType = (typeof USER_TYPES)[number];
 

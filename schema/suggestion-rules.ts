@@ -4,7 +4,7 @@
  */
 import { LIMITS } from './constants';
 
-/** Suggestion categories of spec section 3, in the order the dialog offers them. */
+/** Suggestion categories (docs/behaviour.md, "Support and suggestions"), in the order the dialog offers them. */
 export const SUGGESTION_CATEGORIES = [
   'app_feature',
   'user_interface',
@@ -23,7 +23,7 @@ export const SUGGESTION_CATEGORY_LABELS: Record<SuggestionCategory, string> = {
 };
 
 export const SUGGESTION_MESSAGES = {
-  /** Spec section 5: the toast "Missing Information" says this when a field is empty. */
+  /** docs/behaviour.md, "Support and suggestions": the toast "Missing Information" says this when a field is empty. */
   missing: 'Please fill in all fields before submitting.',
   titleTooLong: `Title must be at most ${LIMITS.suggestionTitleMax} characters`,
   contentTooLong: `Description must be at most ${LIMITS.suggestionContentMax} characters`,
@@ -31,7 +31,10 @@ export const SUGGESTION_MESSAGES = {
   listForbidden: 'System Administrator access required.',
 } as const;
 
-/** Whether every field of the dialog is filled in (spec section 5); the dialog shows "Missing Information" if not. */
+/**
+ * Whether every field of the dialog is filled in (docs/behaviour.md, "Support and suggestions"); the dialog shows
+ * "Missing Information" if not.
+ */
 export function isSuggestionComplete(input: { title: string; content: string; category: string }): boolean {
   return input.title.trim() !== '' && input.content.trim() !== '' && input.category !== '';
 }

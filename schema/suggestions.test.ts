@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isSuggestionComplete, SuggestionBodySchema, SUGGESTION_MESSAGES } from './suggestions';
 
 describe('isSuggestionComplete', () => {
-  it('needs a title, a description and a category (spec section 5)', () => {
+  it('needs a title, a description and a category', () => {
     expect(isSuggestionComplete({ title: 'A', content: 'B', category: 'other' })).toBe(true);
     expect(isSuggestionComplete({ title: '  ', content: 'B', category: 'other' })).toBe(false);
     expect(isSuggestionComplete({ title: 'A', content: '\n', category: 'other' })).toBe(false);

@@ -4,7 +4,10 @@ import { SUGGESTION_CATEGORIES, SUGGESTION_MESSAGES } from './suggestion-rules';
 
 export * from './suggestion-rules';
 
-/** POST /api/suggestions (spec sections 5 and 7): title, description (content) and category, all required. */
+/**
+ * POST /api/suggestions (docs/behaviour.md, "Support and suggestions"): title, description (content) and category, all
+ * required.
+ */
 export const SuggestionBodySchema = z.object({
   title: z
     .string({ message: SUGGESTION_MESSAGES.missing })
@@ -20,7 +23,7 @@ export const SuggestionBodySchema = z.object({
 });
 export type SuggestionBody = z.infer<typeof SuggestionBodySchema>;
 
-/** A suggestion as GET /api/suggestions lists it (spec section 3). */
+/** A suggestion as GET /api/suggestions lists it (docs/behaviour.md, "Support and suggestions"). */
 export const SuggestionSchema = z.object({
   id: z.string(),
   title: z.string(),

@@ -4,7 +4,7 @@
  */
 import { LIMITS } from './constants';
 
-/** Extensions the file pickers accept (spec section 5, File upload); the server checks the content too. */
+/** Extensions the file pickers accept (docs/behaviour.md, "Profile and files"); the server checks the content too. */
 export const ALLOWED_UPLOAD_EXTENSIONS = [
   'jpg',
   'jpeg',
