@@ -67,7 +67,7 @@ const tooLarge = (): never => {
   throw new AppError(413, 'payload_too_large', 'The request is too large', undefined, { Connection: 'close' });
 };
 
-/** A picture over the limit gets the spec's own text (section 5), before its body is read. */
+/** A picture over the limit gets the text of docs/behaviour.md, "Profile and files", before its body is read. */
 const pictureTooLarge = (): never => {
   throw new AppError(413, 'payload_too_large', PROFILE_PICTURE_MESSAGES.tooLarge, undefined, { Connection: 'close' });
 };

@@ -288,7 +288,10 @@ const POSTS: DemoPost[] = [
   { category: 'shifts_lifts', content: "Next month's rota is up in each house office." },
 ];
 
-/** Posts carried over from the old noticeboard, still in the old category values (spec section 3). */
+/**
+ * Posts carried over from the old noticeboard, still in the old category values
+ * (docs/behaviour.md, "Posts and categories").
+ */
 const LEGACY_POSTS: { category: string; content: string }[] = [
   { category: 'business', content: 'From the old noticeboard: the car park resurfacing at head office is finished.' },
   { category: 'activity', content: 'From the old noticeboard: bingo every Thursday at 15:00 in the lounge.' },

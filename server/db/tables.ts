@@ -176,7 +176,7 @@ export const deletedUsers = sqliteTable(
   (t) => [index('deleted_users_server_seq_idx').on(t.serverSeq, t.id)],
 );
 
-/** Feed posts (spec section 3, Post). JSON lists are stored as text; deletes are tombstones. */
+/** Feed posts (docs/behaviour.md, "Posts and categories"). JSON lists are stored as text; deletes are tombstones. */
 export const posts = sqliteTable(
   'posts',
   {
@@ -402,7 +402,10 @@ export const pushSubscriptions = sqliteTable(
   ],
 );
 
-/** Staff suggestions (spec section 3, Suggestion): written by any active user, read by system administrators. */
+/**
+ * Staff suggestions (docs/behaviour.md, "Support and suggestions"): written by any active user, read by system
+ * administrators.
+ */
 export const suggestions = sqliteTable(
   'suggestions',
   {
@@ -417,7 +420,7 @@ export const suggestions = sqliteTable(
 );
 
 /**
- * Residents' One Page Profiles (spec section 3, Resident): health data. Text fields are '' when empty; house
+ * Residents' One Page Profiles (docs/behaviour.md, "Residents"): health data. Text fields are '' when empty; house
  * tags a JSON array. Archiving keeps the row (archived, who and when) and the pull sends a tombstone.
  */
 export const residents = sqliteTable(

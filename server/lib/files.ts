@@ -212,7 +212,10 @@ export function contentDisposition(kind: 'image' | 'file', originalName: string)
 
 let placeholder: Promise<Buffer> | undefined;
 
-/** A neutral grey picture shown where an image cannot load (spec section 2: /api/placeholder-image). */
+/**
+ * A neutral grey picture shown where an image cannot load (/api/placeholder-image;
+ * docs/behaviour.md, "Posts and categories").
+ */
 export function placeholderImage(): Promise<Buffer> {
   placeholder ??= sharp({ create: { width: 400, height: 300, channels: 3, background: '#d1d5db' } })
     .png()

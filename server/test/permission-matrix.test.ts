@@ -64,7 +64,7 @@ const activeUsers = (status: number): Expected => ({
   admin: status,
   systemAdmin: status,
 });
-/** System administrators only (spec section 6). */
+/** System administrators only (docs/behaviour.md, "Administration"). */
 const systemAdmins = (status: number): Expected => ({
   signedOut: 401,
   pending: 401,
@@ -348,7 +348,7 @@ const ROWS: Row[] = [
     call: async () => ({ path: `/api/posts/${await staffPost()}/comments`, json: { content: 'A comment' } }),
   },
   {
-    // Spec section 6: the comment's author or a System Administrator; an admin may not.
+    // docs/behaviour.md, "Administration": the comment's author or a System Administrator; an admin may not.
     route: 'DELETE /api/comments/:id',
     expected: {
       signedOut: 401,

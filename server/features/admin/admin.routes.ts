@@ -22,7 +22,7 @@ import {
 } from './admin.service';
 import { IdParamsSchema } from '../../../schema/common';
 
-/** Staff administration (spec section 7 "Administration"): system administrators only. */
+/** Staff administration (docs/api-auth-admin.md): system administrators only. */
 export const adminRoutes = new Hono<AppEnv>()
   .use('/admin/*', requireSystemAdmin)
   .get('/admin/users', (c) => c.json(listStaff(c.var.deps)))

@@ -49,7 +49,9 @@ function adminView(deps: AppDeps, id: string): AdminUser {
   return toAdminUser(loadTarget(deps, id), housesByUser(deps, [id]).get(id) ?? []);
 }
 
-/** Admins cannot change their own role, status or record, nor delete themselves (spec section 5). */
+/**
+ * Admins cannot change their own role, status or record, nor delete themselves (docs/behaviour.md, "Administration").
+ */
 function refuseSelf(actor: SessionUser, target: UserRow, what: string): void {
   if (actor.id === target.id) forbidden(`You cannot ${what} your own account`);
 }

@@ -202,7 +202,9 @@ export function acknowledgeRow(deps: AppDeps, actor: SessionUser, postId: string
   recordAcknowledgement(deps, actor, own, meta, written);
 }
 
-/** GET /api/alerts/unacknowledged: the EMERGENCY ALERT modal's list, newest first (spec section 3). */
+/**
+ * GET /api/alerts/unacknowledged: the EMERGENCY ALERT modal's list, newest first (docs/behaviour.md, "Urgent alerts").
+ */
 export function listUnacknowledgedAlerts(deps: AppDeps, actor: SessionUser): EmergencyAlert[] {
   return listUnacknowledged(deps.db, actor.id).map((post) => ({
     id: post.id,

@@ -40,7 +40,7 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** System administrators only: 401 signed out, 403 for everyone else (spec section 6). */
+/** System administrators only: 401 signed out, 403 for everyone else (docs/behaviour.md, "Administration"). */
 export const requireSystemAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = loadUser(c);
   if (!user) unauthenticated();

@@ -28,7 +28,7 @@ import {
 
 const TokenQuerySchema = z.object({ token: z.string().min(1).max(200) });
 
-/** Sign-in, registration, password reset, the profile picture and the first-start setup (spec section 7 "Authentication"). */
+/** Sign-in, registration, password reset, the profile picture and the first-start setup (docs/api-auth-admin.md). */
 export const authRoutes = new Hono<AppEnv>()
   .get('/auth/user', requireUser, (c) => c.json(c.var.user))
   .post('/auth/login', validate('json', LoginBodySchema), async (c) => {

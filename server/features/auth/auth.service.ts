@@ -68,7 +68,7 @@ export function startSession(deps: AppDeps, userId: string, meta: RequestMeta): 
 /**
  * Finds the live session of a cookie token. A session is dead when idle for 30 minutes, older than the
  * maximum age, or its user is inactive; a dead one is deleted. Foreground requests count as activity,
- * background ones (sync, polling) do not (issue 2).
+ * background ones (sync, polling) do not.
  */
 export function resolveSession(deps: AppDeps, token: string, foreground: boolean) {
   const tokenHash = hashToken(token);

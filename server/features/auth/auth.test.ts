@@ -20,7 +20,7 @@ describe('GET /api/auth/user', () => {
     expect(res.body).toEqual({ code: 'unauthenticated', message: 'Unauthorized' });
   });
 
-  it('answers the current user with the fields of issue 2 when signed in', async () => {
+  it('answers the current user with its public fields when signed in', async () => {
     const { user, client } = await t.signedIn({ firstName: 'Ada', lastName: 'Lovelace', role: 'admin' });
     const res = await client.get('/api/auth/user');
     expect(res.status).toBe(200);
@@ -62,7 +62,7 @@ describe('POST /api/auth/login', () => {
     expect(unknown.body).toEqual(wrong.body);
   });
 
-  it('reports each validation message of spec section 5', async () => {
+  it('reports each validation message of the sign-in form', async () => {
     const bad = await t.client().post('/api/auth/login', { email: 'not-an-email', password: '' });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('validation_failed');

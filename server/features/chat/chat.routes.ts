@@ -15,7 +15,7 @@ import {
 } from './chat.service';
 import { ConversationIdParamsSchema } from '../../../schema/common';
 
-/** Direct messages (spec section 7 "Chat"); only a conversation's two participants reach it. */
+/** Direct messages (docs/api-chat-alerts.md); only a conversation's two participants reach it. */
 export const chatRoutes = new Hono<AppEnv>()
   .get('/conversations', requireUser, (c) => c.json(listConversations(c.var.deps, c.var.user)))
   .post('/conversations', requireUser, validate('json', CreateConversationBodySchema), (c) => {

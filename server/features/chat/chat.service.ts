@@ -59,7 +59,7 @@ function readMarks(row: ConversationRow, userId: string) {
     : { mine: row.bReadUpTo, other: row.aReadUpTo, otherId: row.userAId };
 }
 
-/** The conversation if this user is one of its two participants; everyone else gets 404 (issue 4). */
+/** The conversation if this user is one of its two participants; everyone else gets 404. */
 function requireConversation(deps: AppDeps, actor: SessionUser, id: string): ConversationRow {
   const row = findConversation(deps.db, id);
   return row && sideOf(row, actor.id) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
@@ -97,7 +97,7 @@ export function listConversations(deps: AppDeps, actor: SessionUser): Conversati
   return listConversationsOf(deps.db, actor.id).map(toConversationView);
 }
 
-/** GET /api/users: the new-chat list, every other active colleague (never oneself; spec section 2). */
+/** GET /api/users: the new-chat list, every other active colleague (never oneself; docs/behaviour.md, "Chat"). */
 export function listChatContacts(deps: AppDeps, actor: SessionUser): ChatContact[] {
   return listActiveUsersExcept(deps.db, actor.id).map(({ id, firstName, lastName, role, profileImageUrl }) => ({
     id,

@@ -6,7 +6,7 @@ import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { addComment, deleteComment, listComments } from './comments.service';
 import { IdParamsSchema } from '../../../schema/common';
 
-/** Comments of a post (spec section 7). */
+/** Comments of a post (docs/api-feed.md). */
 export const commentRoutes = new Hono<AppEnv>()
   .get('/posts/:id/comments', requireUser, validate('param', IdParamsSchema), (c) =>
     c.json(listComments(c.var.deps, c.req.valid('param').id)),

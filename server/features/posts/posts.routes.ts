@@ -34,7 +34,7 @@ function houseListOf(form: FormFields, key: 'houseTags' | 'audienceHouses'): unk
   return values;
 }
 
-/** The multipart form of spec section 7: text fields, then files (or upload URLs/ids sent as text). */
+/** The multipart form of docs/api-feed.md: text fields, then files (or upload URLs/ids sent as text). */
 async function readPostForm(c: Context<AppEnv>) {
   const form = await readMultipart(c, FORM_LIMITS.post);
   const input: CreatePostInput = {
@@ -52,7 +52,7 @@ async function readPostForm(c: Context<AppEnv>) {
   return { body, files: { images: files(form, 'images'), attachments: files(form, 'attachments') } };
 }
 
-/** Posts (spec section 7 "Posts, comments, reactions"). */
+/** Posts (docs/api-feed.md). */
 export const postRoutes = new Hono<AppEnv>()
   .get('/posts', requireUser, validate('query', ListPostsQuerySchema), (c) => {
     // c.get, not c.var, on the busiest read: c.var copies every variable into a new object on each read.

@@ -49,7 +49,7 @@ describe('access to the feed calls', () => {
 });
 
 describe('POST /api/posts', () => {
-  it('creates a post from the multipart form of spec section 7, by the signed-in author at the server time', async () => {
+  it('creates a post from the multipart form of docs/api-feed.md, by the signed-in author at the server time', async () => {
     const { user, client } = await t.signedIn({ firstName: 'Maya', lastName: 'Jones' });
     const form = new FormData();
     form.append('content', '  Garden party on Friday  ');

@@ -10,7 +10,7 @@ import { pushStatus, sendTestNotification, subscribe, unsubscribe, vapidPublicKe
 
 const UserIdParamsSchema = z.object({ userId: z.string().min(1).max(100) });
 
-/** Web push (spec section 7 "Notifications and push"); every user manages their own subscriptions. */
+/** Web push (docs/api-chat-alerts.md); every user manages their own subscriptions. */
 export const pushRoutes = new Hono<AppEnv>()
   .get('/push/vapid-public-key', requireUser, (c) => c.json(vapidPublicKey(c.var.deps)))
   .get('/push/subscription-status', requireUser, (c) => c.json(pushStatus(c.var.deps, c.var.user)))

@@ -6,7 +6,7 @@ import { requireUser } from '../auth/auth.middleware';
 import { listReactionDetails, toggleReaction } from './reactions.service';
 import { IdParamsSchema } from '../../../schema/common';
 
-/** Reactions to a post (spec sections 4 and 7). */
+/** Reactions to a post (docs/behaviour.md, "Comments and reactions"). */
 export const reactionRoutes = new Hono<AppEnv>()
   .post(
     '/posts/:id/reactions',

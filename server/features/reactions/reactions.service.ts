@@ -33,7 +33,10 @@ export function setReaction(deps: AppDeps, actor: SessionUser, postId: string, t
   deps.hub.notify('reactions', [actor.id]);
 }
 
-/** POST /api/posts/{id}/reactions: the same type again removes it, another type replaces it (spec section 4). */
+/**
+ * POST /api/posts/{id}/reactions: the same type again removes it, another type replaces it
+ * (docs/behaviour.md, "Comments and reactions").
+ */
 export function toggleReaction(deps: AppDeps, actor: SessionUser, postId: string, type: ReactionType): ReactionState {
   requirePost(deps, postId);
   const current = findReaction(deps.db, reactionId(postId, actor.id));

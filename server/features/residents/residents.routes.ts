@@ -27,7 +27,7 @@ import { IdParamsSchema } from '../../../schema/common';
 
 const PhotoParamsSchema = z.object({ name: z.string().min(1).max(100) });
 
-/** houseTags arrive as one JSON string (spec section 7); repeated fields are accepted too. */
+/** houseTags arrive as one JSON string (docs/api-residents.md); repeated fields are accepted too. */
 function houseTagsOf(values: string[]): unknown {
   if (values.length !== 1) return values.length ? values : undefined;
   try {
@@ -38,7 +38,7 @@ function houseTagsOf(values: string[]): unknown {
 }
 
 /**
- * The resident form of spec section 7: text fields, houseTags as a JSON string and an optional photo, as
+ * The resident form of docs/api-residents.md: text fields, houseTags as a JSON string and an optional photo, as
  * multipart; a JSON body (without a photo) is accepted too. Fields left out are undefined.
  */
 async function readResidentForm(c: Context<AppEnv>): Promise<{ input: Record<string, unknown>; photo: File | null }> {
@@ -59,7 +59,7 @@ async function readResidentForm(c: Context<AppEnv>): Promise<{ input: Record<str
   return { input, photo: file ?? null };
 }
 
-/** Residents (spec section 7 "Residents"): any active staff member reads, adds and edits; admins archive. */
+/** Residents (docs/api-residents.md): any active staff member reads, adds and edits; admins archive. */
 export const residentRoutes = new Hono<AppEnv>()
   .get('/residents', requireUser, (c) => c.json(listResidents(c.var.deps)))
   .post('/residents', requireUser, async (c) => {

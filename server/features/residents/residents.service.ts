@@ -181,7 +181,7 @@ export function openResidentPhoto(deps: AppDeps, name: string): { file: string; 
 
 // Profiles ---------------------------------------------------------------------------------------------------
 
-/** GET /api/residents: active residents by name (spec section 7). */
+/** GET /api/residents: active residents by name (docs/api-residents.md). */
 export function listResidents(deps: AppDeps): ResidentView[] {
   return listActiveResidents(deps.db).map(({ resident, creator }) => toResidentView(resident, creator));
 }
@@ -380,7 +380,7 @@ export function editResidentFromDevice(
 }
 
 /**
- * POST /api/residents/{id}/archive: administrators only (issue 5). The profile leaves the active list and
+ * POST /api/residents/{id}/archive: administrators only. The profile leaves the active list and
  * every device (a tombstone); the row, its history and photos stay on the server for the record.
  */
 export function archiveResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {

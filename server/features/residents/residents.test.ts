@@ -25,7 +25,7 @@ afterAll(async () => {
   await t.close();
 });
 
-/** The resident form of spec section 7: text fields, houseTags as a JSON string, an optional photo. */
+/** The resident form of docs/api-residents.md: text fields, houseTags as a JSON string, an optional photo. */
 function residentForm(fields: Record<string, string>, photo?: { name: string; bytes: BlobPart }) {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);

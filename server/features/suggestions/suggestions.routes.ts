@@ -5,7 +5,7 @@ import { validate } from '../../lib/http';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { listSuggestions, submitSuggestion } from './suggestions.service';
 
-/** Staff suggestions (spec section 7 "Posts, comments, reactions, suggestions"). */
+/** Staff suggestions (docs/api-suggestions-audit.md). */
 export const suggestionRoutes = new Hono<AppEnv>()
   .post('/suggestions', requireUser, validate('json', SuggestionBodySchema), (c) =>
     c.json(submitSuggestion(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),

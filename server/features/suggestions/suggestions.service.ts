@@ -50,7 +50,10 @@ export function submitSuggestion(
   return toSuggestion(row, actor);
 }
 
-/** GET /api/suggestions: the Staff Suggestions list, newest first; System Administrators only (spec section 6). */
+/**
+ * GET /api/suggestions: the Staff Suggestions list, newest first; System Administrators only
+ * (docs/behaviour.md, "Support and suggestions").
+ */
 export function listSuggestions(deps: AppDeps, actor: SessionUser): Suggestion[] {
   if (!canReadSuggestions(actor)) forbidden(SUGGESTION_MESSAGES.listForbidden);
   return listSuggestionsWithAuthors(deps.db, SUGGESTION_LIST_MAX).map(({ suggestion, firstName, lastName }) =>

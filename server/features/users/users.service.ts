@@ -32,7 +32,7 @@ export function findSessionUserById(deps: AppDeps, id: string): CurrentUser | nu
   return row?.isActive ? toCurrentUser(row) : null;
 }
 
-/** The shape of GET /api/auth/user (issue 2). */
+/** The shape of GET /api/auth/user. */
 export function toCurrentUser(row: CurrentUserRow): CurrentUser {
   return {
     id: row.id,
