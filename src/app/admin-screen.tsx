@@ -89,7 +89,10 @@ function AdministratorPage({ user }: { user: CurrentUser }) {
   );
 }
 
-/** /admin: System Administration, User Management Panel (spec section 2), for system administrators only. */
+/**
+ * /admin: System Administration, User Management Panel (docs/behaviour.md, "Administration"), for system administrators
+ * only.
+ */
 export function AdminScreen({ user }: { user: CurrentUser | null }) {
   if (!user) return <AccessDenied reason="You must be logged in to access this page." />;
   if (!canManageUsers(user) && canSeeAdminLink(user)) return <AdministratorPage user={user} />;

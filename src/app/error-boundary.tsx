@@ -5,8 +5,8 @@ interface State {
 }
 
 /**
- * The fallback page of spec section 2 when the app cannot render. It links to /login (the spec's legacy route
- * carries a personal name and is not reproduced) with a plain link, since the router may be what broke.
+ * The fallback page when the app cannot render (docs/behaviour.md, "Screens and routes"). It links to /login (the old
+ * legacy route carries a personal name and is not reproduced) with a plain link, since the router may be what broke.
  */
 export class AppErrorBoundary extends Component<{ children: ReactNode }, State> {
   override state: State = { failed: false };

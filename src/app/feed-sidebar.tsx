@@ -16,7 +16,7 @@ import { SuggestionButton } from '../features/suggestions/suggestion-button';
 import { EmailAddress } from '../components/email-address';
 import { NeedHelp } from '../components/need-help';
 
-/** The desktop sidebar of spec section 2: Your Profile, Team Resources and Need Help?. */
+/** The desktop sidebar (docs/behaviour.md, "Feed"): Your Profile, Team Resources and Need Help?. */
 export function FeedSidebar({ user }: { user: CurrentUser }) {
   const { handbookUrl } = useAtomValue(configAtom);
   return (

@@ -10,7 +10,7 @@ import { forgotPasswordSchema } from '../lib/account-schemas';
 import { useFormFields, useFormSubmit, useLoadedFormValidation } from '../lib/form';
 import { toast } from '../lib/toast';
 
-/** /forgot-password (spec section 2): the form, then the "Check Your Email" confirmation. */
+/** /forgot-password (docs/behaviour.md, "Accounts"): the form, then the "Check Your Email" confirmation. */
 export function ForgotPasswordScreen() {
   const { values, bind } = useFormFields({ email: '' });
   const [sent, setSent] = useState(false);

@@ -36,7 +36,7 @@ import { WaitingPostCard } from '../features/feed/waiting-post-card';
 import '../features/feed/feed.css';
 import { AppHeader } from './app-header';
 
-/** Ctrl+K or Cmd+K opens the search palette (spec section 2). */
+/** Ctrl+K or Cmd+K opens the search palette (docs/behaviour.md, "Feed"). */
 function useSearchShortcut(open: () => void): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
@@ -50,7 +50,7 @@ function useSearchShortcut(open: () => void): void {
   }, [open]);
 }
 
-/** Which post is highlighted after the palette chose it; it fades after 3 s (spec section 9). */
+/** Which post is highlighted after the palette chose it; it fades after 3 s (docs/behaviour.md, "Feed"). */
 function useHighlight(): [string | null, (postId: string) => void] {
   const [highlight, setHighlight] = useState<{ postId: string; seq: number } | null>(null);
   useEffect(() => {
@@ -62,12 +62,12 @@ function useHighlight(): [string | null, (postId: string) => void] {
   return [highlight?.postId ?? null, start];
 }
 
-/** How long `?highlightPost=` waits before scrolling, so the feed has rendered (spec section 9: 1 s). */
+/** How long `?highlightPost=` waits before scrolling, so the feed has rendered (1 s; docs/behaviour.md, "Feed"). */
 const LINK_SCROLL_DELAY_MS = LIMITS.highlightLinkDelayMs;
 
 /**
  * `?openChat=true` opens the chat and `?highlightPost={id}` scrolls to a post after 1 s and highlights it
- * (spec section 4, the targets of a notification click); both are taken off the address once read.
+ * (docs/behaviour.md, "Notifications"); both are taken off the address once read.
  */
 function useLinkTargets(choosePost: (postId: string) => void): void {
   const [params, setParams] = useSearchParams();
@@ -99,7 +99,8 @@ function useLinkTargets(choosePost: (postId: string) => void): void {
 
 /**
  * A click on a push notification while the app is open: the service worker focuses this window and posts
- * NOTIFICATION_CLICK (spec section 4); a chat opens the chat, an urgent post is scrolled to and highlighted.
+ * NOTIFICATION_CLICK (docs/behaviour.md, "Notifications"); a chat opens the chat, an urgent post is scrolled to and
+ * highlighted.
  */
 function useNotificationClicks(choose: { current: (postId: string) => void }): void {
   const openChat = useSetAtom(chatOpenAtom);
@@ -135,7 +136,7 @@ function usePreviewPainted(previewing: boolean, userId: string): void {
  */
 const SIDEBAR_MEDIA = '(min-width: 1024px)';
 
-/** Signed-in "/": the home feed of spec section 2, read from and written to the local database. */
+/** Signed-in "/": the home feed (docs/behaviour.md, "Feed"), read from and written to the local database. */
 export function HomeScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
   const db = store?.db ?? null;

@@ -22,7 +22,7 @@ function isStandalone(): boolean {
   return media || Reflect.get(navigator, 'standalone') === true;
 }
 
-/** The retired shared sign-in (spec section 2): a prompt, then an alert with the server's answer. */
+/** The retired shared sign-in (docs/behaviour.md, "Accounts"): a prompt, then an alert with the server's answer. */
 async function legacyAccess(): Promise<void> {
   const password = window.prompt('Enter the legacy access password:');
   if (!password) return;
@@ -34,7 +34,7 @@ async function legacyAccess(): Promise<void> {
   }
 }
 
-/** Signed-out "/" (spec section 2: Landing screen). */
+/** Signed-out "/" (Landing screen; docs/behaviour.md, "Accounts"). */
 export function LandingScreen() {
   const { orgName, supportEmail, needsSetup } = useAtomValue(configAtom);
   const location = useLocation();

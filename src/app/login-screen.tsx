@@ -16,7 +16,7 @@ import { toastRequestFailure, useFormFields, useFormSubmit, useLoadedFormValidat
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
 
-/** /login (spec section 2: Sign-in screen). */
+/** /login (Sign-in screen; docs/behaviour.md, "Accounts"). */
 export function LoginScreen() {
   const navigate = useNavigate();
   const { orgName } = useAtomValue(configAtom);

@@ -2,7 +2,7 @@ import { useNavigate } from 'react-router-dom';
 import { Button } from '../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 
-/** Any unknown path (spec section 2). */
+/** Any unknown path (docs/behaviour.md, "Screens and routes"). */
 export function NotFoundScreen() {
   const navigate = useNavigate();
   return (

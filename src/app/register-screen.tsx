@@ -42,7 +42,7 @@ function RegistrationClosed({ supportEmail }: { supportEmail: string }) {
   );
 }
 
-/** /register (spec section 2: Registration screen); accounts wait for an administrator's approval. */
+/** /register (Registration screen; docs/behaviour.md, "Accounts"); accounts wait for an administrator's approval. */
 export function RegisterScreen() {
   const navigate = useNavigate();
   const { registration, supportEmail } = useAtomValue(configAtom);

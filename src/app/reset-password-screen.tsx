@@ -19,7 +19,7 @@ type LinkInfo = ResetLinkAnswer;
 
 type Phase = { name: 'validating' } | { name: 'offline' } | { name: 'form'; link: LinkInfo } | { name: 'done' };
 
-/** /reset-password?token= (spec section 2), also used by invitations to choose a first password. */
+/** /reset-password?token= (docs/behaviour.md, "Accounts"), also used by invitations to choose a first password. */
 export function ResetPasswordScreen() {
   const navigate = useNavigate();
   const token = useLinkToken();

@@ -30,9 +30,9 @@ const ALL_HOUSES = 'all';
 type FormState = { open: false } | { open: true; resident: ResidentLocal | null };
 
 /**
- * /residents: Residents OPP, One Page Profiles (spec section 2). Read from the local database, so profiles
- * can be read offline; edits and new photos are saved on the device and sent (decisions 120 and 123); adding and
- * archiving go to the server (decision 50).
+ * /residents: Residents OPP, One Page Profiles (docs/behaviour.md, "Residents"). Read from the local database, so
+ * profiles can be read offline; edits and new photos are saved on the device and sent (decisions 120 and 123); adding
+ * and archiving go to the server (decision 50).
  */
 export function ResidentsScreen({ user }: { user: CurrentUser }) {
   const store = useLocalStore();

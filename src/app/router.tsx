@@ -15,7 +15,7 @@ import { SetupScreen } from './setup-screen';
 import { UpdateBanner } from './update-banner';
 
 // The signed-in screens carry the local database and the feed: they load after sign-in, so the sign-in
-// screens stay small (issue 6: little JavaScript before the sign-in screen is usable).
+// screens stay small (little JavaScript before the sign-in screen is usable).
 let loadedHome: typeof import('./home-screen') | null = null;
 const loadHomeScreen = () =>
   import('./home-screen').then((module) => {
@@ -61,7 +61,7 @@ function useTopOfNewScreen(): void {
   }, [pathname, type]);
 }
 
-/** The route table of spec section 2. */
+/** The route table (docs/behaviour.md, "Screens and routes"). */
 function AppRoutes() {
   useSessionEffects();
   useTopOfNewScreen();

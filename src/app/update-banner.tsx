@@ -4,10 +4,12 @@ import { useState } from 'react';
 import { Button } from '../components/ui/button';
 import { activateWaitingWorker, waitingWorkerAtom } from '../lib/service-worker';
 
-/** sessionStorage key: "Later" hides the banner for the rest of the browser session (spec section 4). */
+/**
+ * sessionStorage key: "Later" hides the banner for the rest of the browser session (docs/behaviour.md, "App updates").
+ */
 export const UPDATE_DISMISSED_KEY = 'updateBannerDismissed';
 
-/** "App Update Available" when a new version waits (spec sections 2 and 4). */
+/** "App Update Available" when a new version waits (docs/behaviour.md, "App updates"). */
 export function UpdateBanner() {
   const worker = useAtomValue(waitingWorkerAtom);
   const [dismissed, setDismissed] = useState(() => sessionStorage.getItem(UPDATE_DISMISSED_KEY) === 'true');

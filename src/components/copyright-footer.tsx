@@ -3,7 +3,7 @@ import { configAtom } from '../lib/public-config';
 
 const YEAR = new Date().getFullYear();
 
-/** The proprietary-software notice of spec section 1, with the organisation's name. */
+/** The proprietary-software notice (docs/behaviour.md, "Product"), with the organisation's name. */
 export function CopyrightFooter() {
   const { orgName } = useAtomValue(configAtom);
   return (

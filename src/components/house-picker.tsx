@@ -1,7 +1,10 @@
 import { Check } from 'lucide-react';
 import { useHouses } from '../lib/use-houses';
 
-/** Multi-select of the ten houses, as checkable chips (spec section 5: only for Residents Activities). */
+/**
+ * Multi-select of the ten houses, as checkable chips (only for Residents Activities;
+ * docs/behaviour.md, "Posts and categories").
+ */
 export function HousePicker({
   value,
   onChange,

@@ -9,7 +9,10 @@ const looks = {
   sheet: { box: 'sheet-help', title: 'sheet-help-title', titleId: 'sheet-help-title', icon: 16 },
 } as const;
 
-/** The "Need Help?" support contact of spec section 2: a card of the desktop sidebar, the foot of the phone menu. */
+/**
+ * The "Need Help?" support contact (docs/behaviour.md, "Support and suggestions"): a card of the desktop sidebar, the
+ * foot of the phone menu.
+ */
 export function NeedHelp({ variant }: { variant: keyof typeof looks }) {
   const { supportEmail } = useAtomValue(configAtom);
   const look = looks[variant];

@@ -28,7 +28,7 @@ export type {
   ResidentViewLocal,
 } from './rx-schemas';
 
-/** Documents stored under schema version 0 (before issue 4) gain the new list fields empty. */
+/** Documents stored under schema version 0 (before alert audiences and houses) gain the new list fields empty. */
 const addHouses = (doc: Record<string, unknown>) => ({ ...doc, houses: [] });
 const addAudience = (doc: Record<string, unknown>) => ({ ...doc, audienceHouses: [] });
 /**

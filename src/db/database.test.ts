@@ -161,7 +161,7 @@ describe('user database in its storage worker', () => {
 });
 
 describe('schema migration', () => {
-  it('gives posts and colleagues stored before issue 4 empty audience and house lists', async () => {
+  it('gives posts and colleagues stored under schema version 0 empty audience and house lists', async () => {
     const old = await olderDatabase('user-migrate');
     await old.addCollections({
       posts: { schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt', 'editedBy') as never },

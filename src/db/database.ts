@@ -42,7 +42,7 @@ let current: OpenDatabase | null = null;
 let queue: Promise<unknown> = Promise.resolve();
 let devModeLoaded: Promise<void> | undefined;
 
-// Collections whose schema version went up (issue 4) migrate stored documents on open.
+// Collections whose schema version went up migrate stored documents on open.
 addRxPlugin(RxDBMigrationSchemaPlugin);
 
 /** Runs database operations one after another so sign-in, sign-out and React's double effects cannot interleave. */

@@ -1,6 +1,7 @@
 /**
  * The client for calls that are not synced entities: sign-in, accounts, administration (house style: The client).
- * Errors follow spec section 7: any non-2xx answer becomes an ApiError whose message is "{status}: {text}".
+ * Errors follow docs/behaviour.md, "Messages and formats": any non-2xx answer becomes an ApiError whose message is
+ * "{status}: {text}".
  */
 
 /** A non-2xx answer. `serverMessage` is the JSON `message` alone, safe to show to the user. */
@@ -25,7 +26,10 @@ export class NetworkError extends Error {
   }
 }
 
-/** Recognises an unauthorized error the way the spec does (section 4): "401: " followed by "Unauthorized". */
+/**
+ * Recognises an unauthorized error as docs/behaviour.md, "Sessions and signing out" words it: "401: " followed by
+ * "Unauthorized".
+ */
 export function isUnauthorizedError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('401: ') && error.message.includes('Unauthorized');
 }
@@ -51,7 +55,7 @@ function parseJson(text: string): unknown {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Sends one request; JSON bodies get a JSON content type, FormData goes as multipart unchanged (spec section 7). */
+/** Sends one request; JSON bodies get a JSON content type, FormData goes as multipart unchanged (decision 58). */
 export async function apiRequest(method: Method, path: string, body?: unknown): Promise<unknown> {
   const init: RequestInit = {
     method,

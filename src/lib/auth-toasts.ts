@@ -1,6 +1,6 @@
 import { toast } from './toast';
 
-/** The server cannot be reached (spec section 8: sign-in and registration). */
+/** The server cannot be reached (sign-in and registration; docs/behaviour.md, "Accounts"). */
 export function toastConnectionError(): void {
   toast({
     title: 'Connection error',
@@ -9,7 +9,7 @@ export function toastConnectionError(): void {
   });
 }
 
-/** A reset or invitation link that does not work (spec section 8). */
+/** A reset or invitation link that does not work (docs/behaviour.md, "Accounts"). */
 export function toastInvalidLink(): void {
   toast({
     title: 'Invalid Link',

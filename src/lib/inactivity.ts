@@ -1,6 +1,6 @@
 /**
- * Inactivity rules of spec section 4 as plain timers: a warning after 25 minutes without activity, a logout
- * after 30, and a heartbeat to the server at most once a minute while the user is active (issue 2), so the
+ * Inactivity rules (docs/behaviour.md, "Sessions and signing out") as plain timers: a warning after 25 minutes without
+ * activity, a logout after 30, and a heartbeat to the server at most once a minute while the user is active, so the
  * server's idle clock follows real use. Uses setTimeout and Date.now only, so fake clocks can drive it.
  */
 
@@ -20,7 +20,7 @@ export interface InactivityMonitor {
   stop: () => void;
 }
 
-/** The DOM events that count as activity (spec section 4). */
+/** The DOM events that count as activity (docs/behaviour.md, "Sessions and signing out"). */
 export const ACTIVITY_EVENTS = ['mousedown', 'mousemove', 'keydown', 'keypress', 'scroll', 'touchstart', 'click'];
 
 /** Starts the timers as if the user had just been active. */

@@ -2,7 +2,10 @@ import { atom } from 'jotai';
 import { Workbox } from 'workbox-window/Workbox.js';
 import { appStore } from './store';
 
-/** A new version of the app installed and waiting while an older one controls the page (spec section 4). */
+/**
+ * A new version of the app installed and waiting while an older one controls the page
+ * (docs/behaviour.md, "App updates").
+ */
 export const waitingWorkerAtom = atom<ServiceWorker | null>(null);
 
 /** The page's registration, through workbox-window (decision 135); null in development and without support. */

@@ -17,14 +17,17 @@ export interface ToastItem extends ToastInput {
   open: boolean;
 }
 
-/** Spec section 9: a dismissed toast is removed from the list 1,000,000 ms later. */
+/** docs/behaviour.md, "Messages and formats": a dismissed toast is removed from the list 1,000,000 ms later. */
 const TOAST_REMOVE_DELAY_MS = 1_000_000;
 
 export const toastsAtom = atom<ToastItem[]>([]);
 
 let nextId = 1;
 
-/** Shows a toast from anywhere; only one is visible at a time (spec section 9), the newest wins. */
+/**
+ * Shows a toast from anywhere; only one is visible at a time (docs/behaviour.md, "Messages and formats"), the newest
+ * wins.
+ */
 export function toast(input: ToastInput): number {
   const id = nextId;
   nextId += 1;

@@ -18,8 +18,9 @@ export interface AvatarUser {
 }
 
 /**
- * The user's picture, or their initials on a coloured circle drawn here (spec section 3 named an external
- * initials service; nothing leaves the app's own origin). Decorative: the name is always written beside it.
+ * The user's picture, or their initials on a coloured circle drawn here, never by an external initials service
+ * (docs/behaviour.md, "Profile and files"; nothing leaves the app's own origin). Decorative: the name is always written
+ * beside it.
  */
 export function UserAvatar({ user, size = 40, className }: { user: AvatarUser; size?: number; className?: string }) {
   const name = avatarName(user);

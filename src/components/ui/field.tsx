@@ -58,7 +58,7 @@ export function TextField({ id, label, error, hint, className, ...inputProps }: 
   );
 }
 
-/** A password input with a show/hide toggle (spec section 2). */
+/** A password input with a show/hide toggle (docs/behaviour.md, "Screens and routes"). */
 export function PasswordField({ id, label, error, hint, className, ...inputProps }: TextFieldProps) {
   const [visible, setVisible] = useState(false);
   return (

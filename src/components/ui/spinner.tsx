@@ -1,6 +1,6 @@
 import { LoaderCircle } from 'lucide-react';
 
-/** The full-page wait of spec section 2: a spinner with the text "Loading...". */
+/** The full-page wait (docs/behaviour.md, "Screens and routes"): a spinner with the text "Loading...". */
 export function PageSpinner({ text = 'Loading...' }: { text?: string }) {
   return (
     <div className="page-spinner" role="status">

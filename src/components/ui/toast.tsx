@@ -31,8 +31,8 @@ function giveEscapeToDialogs(): () => void {
 }
 
 /**
- * Shows the toasts of lib/toast.ts (spec section 9: one at a time, 5000 ms). Each toast is its own
- * role="status" live region; its text is kept out of radix's hidden announcer so it is not duplicated.
+ * Shows the toasts of lib/toast.ts (one at a time, 5000 ms; docs/behaviour.md, "Messages and formats"). Each toast is
+ * its own role="status" live region; its text is kept out of radix's hidden announcer so it is not duplicated.
  */
 export function Toaster() {
   const toasts = useAtomValue(toastsAtom);

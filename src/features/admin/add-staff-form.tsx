@@ -13,7 +13,10 @@ import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
 
 const USER_TYPE_OPTIONS = USER_TYPES.map((value) => ({ value, label: USER_TYPE_LABELS[value] }));
 
-/** "Add New Staff Member" (spec section 5): no password, the new member chooses one from the invitation. */
+/**
+ * "Add New Staff Member" (docs/behaviour.md, "Administration"): no password, the new member chooses one from the
+ * invitation.
+ */
 export function AddStaffForm({ onCreated }: { onCreated: (user: AdminUser) => void }) {
   const [email, setEmail] = useState('');
   const [firstName, setFirstName] = useState('');

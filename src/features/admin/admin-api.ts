@@ -9,7 +9,7 @@ import {
 import type { Role } from '../../../schema/role-rules';
 import { ApiError, api } from '../../lib/api';
 
-/** The user list must be an array (spec section 7), of rows the schema accepts. */
+/** The user list must be an array (docs/api-auth-admin.md), of rows the schema accepts. */
 export async function listUsers(): Promise<AdminUser[]> {
   const answer = await api.get('/api/admin/users');
   const parsed = z.array(AdminUserSchema).safeParse(answer);
@@ -17,7 +17,7 @@ export async function listUsers(): Promise<AdminUser[]> {
   return parsed.data;
 }
 
-/** "HTTP {status}: {statusText}" for a failed list load (spec section 8). */
+/** "HTTP {status}: {statusText}" for a failed list load (docs/behaviour.md, "Administration"). */
 export function listErrorMessage(error: unknown): string {
   if (error instanceof ApiError) return `HTTP ${error.status}: ${error.statusText || error.serverMessage || ''}`.trim();
   return error instanceof Error ? error.message : String(error);

@@ -1,7 +1,7 @@
 import { NetworkError, serverMessageOf } from '../../lib/api';
 import { toast } from '../../lib/toast';
 
-/** Spec section 8, Admin: title "Error", the fixed failure text, and the server's message under it. */
+/** docs/behaviour.md, "Administration": title "Error", the fixed failure text, and the server's message under it. */
 export function toastAdminFailure(failure: string, error: unknown): void {
   const detail =
     error instanceof NetworkError ? 'Unable to connect to the server. Please try again.' : serverMessageOf(error, '');

@@ -21,7 +21,7 @@ interface DeleteUserDialogProps {
   onDeleted: (id: string) => void;
 }
 
-/** Deleting asks first (spec section 5: "Are you sure you want to delete {first} {last}? ..."). */
+/** Deleting asks first ("Are you sure you want to delete {first} {last}?..."; docs/behaviour.md, "Administration"). */
 export function DeleteUserDialog({ user, disabled, onDeleted }: DeleteUserDialogProps) {
   const [busy, setBusy] = useState(false);
 

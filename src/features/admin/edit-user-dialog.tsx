@@ -26,7 +26,7 @@ interface EditUserDialogProps {
   onSaved: (user: AdminUser) => void;
 }
 
-/** "Edit User": email, names and role (spec section 2, Admin page). */
+/** "Edit User": email, names and role (docs/behaviour.md, "Administration"). */
 export function EditUserDialog({ user, disabled, onSaved }: EditUserDialogProps) {
   const [open, setOpen] = useState(false);
   return (

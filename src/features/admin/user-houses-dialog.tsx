@@ -17,7 +17,7 @@ import { HousePicker } from '../../components/house-picker';
 import { setUserHouses } from './admin-api';
 import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
 
-/** The houses a staff member works in (issue 4): an urgent post addressed to a house alerts its members. */
+/** The houses a staff member works in: an urgent post addressed to a house alerts its members. */
 export function UserHousesDialog({
   user,
   disabled,

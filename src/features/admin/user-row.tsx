@@ -24,7 +24,7 @@ function StatusBadge({ user }: { user: AdminUser }) {
 
 interface UserRowProps {
   user: AdminUser;
-  /** The signed-in administrator's own row: every control is disabled (spec section 5). */
+  /** The signed-in administrator's own row: every control is disabled (docs/behaviour.md, "Administration"). */
   isSelf: boolean;
   onChanged: (user: AdminUser) => void;
   onDeleted: (id: string) => void;

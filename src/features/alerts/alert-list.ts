@@ -27,7 +27,10 @@ export function alertsToShow(
   return rows.sort((a, b) => b.post.createdAt - a.post.createdAt);
 }
 
-/** "just now", "5 minutes ago", "2 hours ago", "3 days ago" (the modal's relative time, spec section 2). */
+/**
+ * "just now", "5 minutes ago", "2 hours ago", "3 days ago" (the modal's relative time,
+ * docs/behaviour.md, "Urgent alerts").
+ */
 export function formatRelativeTime(at: number, now = Date.now()): string {
   const seconds = Math.max(0, Math.round((now - at) / 1000));
   if (seconds < 60) return 'just now';

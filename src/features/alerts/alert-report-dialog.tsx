@@ -13,7 +13,7 @@ import './alerts.css';
 type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; report: AlertReport };
 
 /**
- * The acknowledgement report of an urgent post (issue 4, admins and system admins): who has acknowledged it
+ * The acknowledgement report of an urgent post (admins and system admins): who has acknowledged it
  * and when, who has not, by house, with the time each took, and the CSV export.
  */
 export function AlertReportButton({ postId }: { postId: string }) {

@@ -23,8 +23,8 @@ async function acknowledge(db: UserDatabase, acknowledgementId: string): Promise
 }
 
 /**
- * The blocking EMERGENCY ALERT modal of spec section 2: every unacknowledged urgent post addressed to the
- * user, each with "I have read this message". It cannot be closed otherwise. Offline, an acknowledgement is
+ * The blocking EMERGENCY ALERT modal (docs/behaviour.md, "Urgent alerts"): every unacknowledged urgent post addressed
+ * to the user, each with "I have read this message". It cannot be closed otherwise. Offline, an acknowledgement is
  * saved and shown as not yet sent; the modal closes once nothing is left unacknowledged.
  */
 export function EmergencyAlertModal({ user }: { user: CurrentUser }) {

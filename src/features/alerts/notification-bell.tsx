@@ -26,7 +26,7 @@ import { useUnviewedCount } from './use-unviewed-count';
 const NO_POSTS: PostLocal[] = [];
 
 /**
- * The notification bell (spec sections 2 and 4): the badge is the server's unviewed count; it lists the
+ * The notification bell (docs/behaviour.md, "Notifications"): the badge is the server's unviewed count; it lists the
  * user's newest urgent alerts (at most 5); opening it marks those viewed and resets the badge from the answer;
  * choosing one scrolls to the post and highlights it.
  */

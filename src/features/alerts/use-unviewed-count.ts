@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { UserDatabase } from '../../db/database';
 
-/** Spec section 9: the unviewed notification count is refreshed every 30 s. */
+/** docs/behaviour.md, "Notifications": the unviewed notification count is refreshed every 30 s. */
 const REFRESH_MS = 30_000;
 
 /** GET /api/notifications/unviewed-count as background traffic (it must not keep an idle session alive); 0 on failure. */

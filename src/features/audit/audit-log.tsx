@@ -84,7 +84,7 @@ function useAuditEntries(filters: AuditFilterInput) {
 }
 
 /**
- * The audit log of the admin page (issue 5), for System Administrators: sign-ins, failures, admin actions,
+ * The audit log of the admin page, for System Administrators: sign-ins, failures, admin actions,
  * alert acknowledgements and resident views and changes, newest first, filtered by person, action and dates,
  * and downloadable as CSV. Read-only: nothing here edits or deletes an entry. Closed until asked for, so the
  * admin page does not read the log on every visit.

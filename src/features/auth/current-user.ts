@@ -18,7 +18,10 @@ import {
   tellServerSignedOut,
 } from './session-marks';
 
-/** Who is signed in (spec section 4): loading until GET /api/auth/user answers, then signed in or out. */
+/**
+ * Who is signed in (docs/behaviour.md, "Sessions and signing out"): loading until GET /api/auth/user answers, then
+ * signed in or out.
+ */
 export type AuthState =
   | { status: 'loading' }
   | { status: 'signedIn'; user: CurrentUser; fetchedAt: number }
@@ -35,7 +38,7 @@ let inFlight: Promise<AuthState> | null = null;
 
 /**
  * The last signed-in user, so a reload without a connection still opens the app and its pending items
- * (issue 3). Only who it is, never a secret: the session cookie stays HttpOnly. Removed at sign-out.
+ * can go up. Only who it is, never a secret: the session cookie stays HttpOnly. Removed at sign-out.
  */
 const LAST_USER_KEY = 'sp_last_user';
 
@@ -119,7 +122,7 @@ export async function wipeLocalData(): Promise<void> {
 
 /**
  * Whether this browser may hold anything of a user: one of the app's databases or its picture cache. A
- * first visit has none, so the sign-in screen does not load the database code (issue 6: JavaScript before
+ * first visit has none, so the sign-in screen does not load the database code (JavaScript before
  * the sign-in screen). Without the listing API, assume it may.
  */
 async function mayHoldLocalData(): Promise<boolean> {
@@ -160,7 +163,7 @@ export function refreshCurrentUser(beforeFirstScreen?: (state: AuthState) => Pro
   return inFlight;
 }
 
-/** Refreshes only when the last answer is older than five minutes (spec section 9). */
+/** Refreshes only when the last answer is older than five minutes (docs/behaviour.md, "Sessions and signing out"). */
 export function refreshCurrentUserIfStale(): Promise<AuthState> | null {
   const state = appStore.get(authStateAtom);
   if (state.status !== 'loading' && Date.now() - state.fetchedAt < LIMITS.currentUserFreshMs) return null;

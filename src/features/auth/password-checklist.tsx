@@ -2,7 +2,7 @@ import { Check, Circle } from 'lucide-react';
 import { PASSWORD_RULES } from '../../../schema/auth-rules';
 import { cx } from '../../lib/cx';
 
-/** The live five-item checklist of spec section 5, in the order of schema/auth.ts. */
+/** The live five-item checklist (docs/behaviour.md, "Accounts"), in the order of schema/auth.ts. */
 export function PasswordChecklist({ password, id }: { password: string; id?: string }) {
   return (
     <ul className="checklist" id={id} aria-label="Password requirements">

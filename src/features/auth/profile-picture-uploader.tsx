@@ -25,8 +25,8 @@ async function uploadProfilePicture(file: File) {
 }
 
 /**
- * The profile-picture uploader of spec section 2 (Your Profile): checks size and type first (section 5), then
- * uploads; the header and every avatar of the user show the new picture at once (section 8 toasts).
+ * The profile-picture uploader of Your Profile (docs/behaviour.md, "Profile and files"): checks size and type first,
+ * then uploads; the header and every avatar of the user show the new picture at once, with a toast.
  */
 export function ProfilePictureUploader({ className }: { className?: string }) {
   const id = useId();

@@ -21,7 +21,10 @@ async function whileSigningOut(work: () => Promise<void>): Promise<void> {
   }
 }
 
-/** Sign Out: tell the server (a failure is ignored), wipe local data, forget the user (spec sections 4 and 7). */
+/**
+ * Sign Out: tell the server (a failure is ignored), wipe local data, forget the user
+ * (docs/behaviour.md, "Sessions and signing out").
+ */
 export function signOut(navigate: NavigateFunction): Promise<void> {
   return whileSigningOut(async () => {
     // The browser leaves the session either way; offline, the server is told once it is reachable.
@@ -33,7 +36,10 @@ export function signOut(navigate: NavigateFunction): Promise<void> {
   });
 }
 
-/** Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/' (spec 8). */
+/**
+ * Automatic logout after 30 minutes without activity: the error is only logged, the app goes to '/'
+ * (docs/behaviour.md, "Sessions and signing out").
+ */
 export function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
   return whileSigningOut(async () => {
     // The sign-in screens say why the user is there (decision 129).
@@ -47,7 +53,10 @@ export function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
 
 let ending = false;
 
-/** The server says the session is over: "Unauthorized" toast, then /login after 500 ms (spec section 4). */
+/**
+ * The server says the session is over: "Unauthorized" toast, then /login after 500 ms
+ * (docs/behaviour.md, "Sessions and signing out").
+ */
 export function endLostSession(navigate: NavigateFunction): void {
   if (ending || signingOut) return;
   ending = true;

@@ -80,7 +80,10 @@ async function warnOfLogout(): Promise<void> {
   });
 }
 
-/** Spec section 4: warning at 25 minutes, logout at 30; activity also feeds the server's idle clock. */
+/**
+ * docs/behaviour.md, "Sessions and signing out": warning at 25 minutes, logout at 30; activity also feeds the server's
+ * idle clock.
+ */
 function useInactivityLogout(signedIn: boolean): void {
   const navigate = useNavigate();
   // Effect events: navigating (which gives a new navigate function) must not restart the timers.
@@ -123,7 +126,10 @@ function useInactivityLogout(signedIn: boolean): void {
   }, [signedIn]);
 }
 
-/** Re-reads the current user on navigation once the last answer is five minutes old (spec section 9). */
+/**
+ * Re-reads the current user on navigation once the last answer is five minutes old
+ * (docs/behaviour.md, "Sessions and signing out").
+ */
 function useStaleUserRefresh(): void {
   const { pathname } = useLocation();
   const navigate = useNavigate();

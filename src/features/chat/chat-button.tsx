@@ -15,7 +15,9 @@ const classes: Record<Variant, string> = {
   menu: 'sheet-item',
 };
 
-/** The Chat button with its unread badge (spec section 2): in the header on mobile, the sidebar and the menu. */
+/**
+ * The Chat button with its unread badge (docs/behaviour.md, "Chat"): in the header on mobile, the sidebar and the menu.
+ */
 export function ChatButton({
   variant,
   onClick,

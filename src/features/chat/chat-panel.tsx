@@ -38,7 +38,7 @@ const EMPTY_PAGE: MessagePage = { messages: [], hasOlder: false, since: 0 };
 
 type View = { kind: 'list' } | { kind: 'new' } | { kind: 'conversation'; id: string; otherUserId: string | null };
 
-/** The last message's time: HH:mm today, else the date (spec section 9: message time HH:mm). */
+/** The last message's time: HH:mm today, else the date (message time HH:mm; docs/behaviour.md, "Chat"). */
 function listTime(at: number): string {
   const date = new Date(at);
   const today = new Date();
@@ -47,7 +47,7 @@ function listTime(at: number): string {
 }
 
 /**
- * The chat panel of spec section 2: full screen on mobile, 20rem wide beside the page on larger screens, with
+ * The chat panel (docs/behaviour.md, "Chat"): full screen on mobile, 20rem wide beside the page on larger screens, with
  * the conversation list, the new-chat list and an open conversation. Everything is read from and written to
  * the local database; replication delivers it live. `status` (the offline/sync banner) shows under its head.
  * Back closes it (decision 128).
@@ -256,7 +256,8 @@ function ConversationView({
   const nearBottom = useRef(true);
   const shown = useRef<{ oldestId: string; newestId: string } | null>(null);
 
-  // Opening a conversation with unread messages marks it read (spec section 4), and so do new ones while open.
+  // Opening a conversation with unread messages marks it read (docs/behaviour.md, "Chat"), and so do new ones while
+  // open.
   const newest = newestFromOther(messages, otherUserId);
   useEffect(() => {
     if (newest !== null) void markConversationRead(db, conversationId, newest);

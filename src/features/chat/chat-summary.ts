@@ -2,7 +2,7 @@ import { displayName } from '../../../schema/format';
 import { roleLabel } from '../../../schema/role-rules';
 import type { ConversationLocal, DirectoryUserLocal, MessageLocal } from '../../db/collections';
 
-/** One row of the conversation list (spec section 3, Conversation), derived from the local documents. */
+/** One row of the conversation list (docs/behaviour.md, "Chat"), derived from the local documents. */
 export interface ConversationSummary {
   id: string;
   otherUserId: string | null;

@@ -28,7 +28,7 @@ function rowMessages$(db: UserDatabase, conversation: ConversationLocal): Observ
 }
 
 /**
- * The conversation list (spec section 3, Conversation), live from the local database: delivery is the sync
+ * The conversation list (docs/behaviour.md, "Chat"), live from the local database: delivery is the sync
  * stream, not polling. Each row reads only its newest and unread messages, never the whole history.
  */
 export function conversationSummaries$(db: UserDatabase): Observable<ConversationSummary[]> {
@@ -56,7 +56,7 @@ export function useUnreadChatCount(db: UserDatabase | null): number {
   return conversations.reduce((sum, row) => sum + row.unreadCount, 0);
 }
 
-/** Colleagues one can start a chat with: active, never oneself (spec section 2), by name. */
+/** Colleagues one can start a chat with: active, never oneself (docs/behaviour.md, "Chat"), by name. */
 export function useChatContacts(db: UserDatabase | null, meId: string): DirectoryUserLocal[] {
   const users$ = useMemo(
     () =>

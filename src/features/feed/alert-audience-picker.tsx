@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { HousePicker } from '../../components/house-picker';
 
-/** Who an urgent post alerts: all staff, or only the staff of the chosen houses (issue 4, decision 33). */
+/** Who an urgent post alerts: all staff, or only the staff of the chosen houses (decision 33). */
 export interface AlertAudience {
   audience: 'all' | 'houses';
   houses: string[];

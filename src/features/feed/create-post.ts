@@ -35,8 +35,8 @@ export interface CreatePostInput {
 }
 
 /**
- * Creates a post (spec section 5, Post). Online, each file is uploaded first (POST /api/uploads) and the post
- * goes into the local database with the returned URLs; replication pushes it. Offline, or when the
+ * Creates a post (docs/behaviour.md, "Posts and categories"). Online, each file is uploaded first (POST /api/uploads)
+ * and the post goes into the local database with the returned URLs; replication pushes it. Offline, or when the
  * connection drops on the way, the post and its files wait in IndexedDB and go up on reconnect.
  */
 export async function createPost({ db, userId, draft, files, onUpload }: CreatePostInput): Promise<CreatePostOutcome> {

@@ -18,7 +18,7 @@ interface DeletePostDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-/** Confirms and deletes a post, with the toasts of spec section 8. */
+/** Confirms and deletes a post, with the toasts (docs/behaviour.md, "Posts and categories"). */
 export function DeletePostDialog({ db, postId, open, onOpenChange }: DeletePostDialogProps) {
   const confirm = async () => {
     try {

@@ -13,7 +13,7 @@ function fileNameFor(url: string, type: string): string {
   return `image-${id}.${EXTENSIONS[type] ?? 'jpg'}`;
 }
 
-/** Saves a post's picture to the device, with the toasts of spec section 8. */
+/** Saves a post's picture to the device, with the toasts (docs/behaviour.md, "Posts and categories"). */
 export async function downloadImage(url: string): Promise<void> {
   try {
     const response = await fetch(url, { credentials: 'include' });

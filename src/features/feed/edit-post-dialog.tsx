@@ -46,7 +46,10 @@ export function EditPostHost({ db }: { db: UserDatabase | null }) {
   );
 }
 
-/** Edit of content, category and urgency (spec section 4) and an urgent post's audience, with the toasts of section 8. */
+/**
+ * Edit of content, category, urgency and an urgent post's audience, with its toasts
+ * (docs/behaviour.md, "Posts and categories").
+ */
 export function EditPostDialog({ db, post, open, onOpenChange }: EditPostDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>

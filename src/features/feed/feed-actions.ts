@@ -14,12 +14,12 @@ import type { UserDatabase } from '../../db/database';
 export type ShownPost = Pick<PostLocal, 'content' | 'isUrgent' | 'audienceHouses'>;
 
 /**
- * Edits content, category and urgency (spec section 4) and an urgent post's audience (a missing audience
- * keeps the stored one); houses stay only on Residents Activities, the audience only on an urgent post.
- * Only what the user changed is written, onto the post as it is now: a field still as the form showed it
- * (`shown`) keeps what it holds now, and a missing category keeps the current one. So saving new words does
- * not undo a colleague's move to another category, or an author's edit, that arrived while the form was open
- * (posts merge field by field, docs/sync.md); the chaos test caught the category being written back so.
+ * Edits content, category and urgency (docs/behaviour.md, "Posts and categories") and an urgent post's audience (a
+ * missing audience keeps the stored one); houses stay only on Residents Activities, the audience only on an urgent
+ * post. Only what the user changed is written, onto the post as it is now: a field still as the form showed it
+ * (`shown`) keeps what it holds now, and a missing category keeps the current one. So saving new words does not undo a
+ * colleague's move to another category, or an author's edit, that arrived while the form was open (posts merge field by
+ * field, docs/sync.md); the chaos test caught the category being written back so.
  */
 export async function editPost(
   db: UserDatabase,
@@ -80,11 +80,11 @@ export async function deleteComment(db: UserDatabase, commentId: string): Promis
 }
 
 /**
- * The reaction toggle of spec section 4 on the user's own document (id `${postId}:${userId}`): the same type as
- * shown (`current`, what the user sees) removes it, another type replaces it, none yet inserts it (over an
- * earlier tombstone too). The choice is the user's, made on what they saw; it is applied to the document as it
- * is stored now, which a sync may have changed since: the chaos test saw an insert refused because a pulled copy
- * of the same document had been stored between the read and the write.
+ * The reaction toggle (docs/behaviour.md, "Comments and reactions") on the user's own document (id
+ * `${postId}:${userId}`): the same type as shown (`current`, what the user sees) removes it, another type replaces it,
+ * none yet inserts it (over an earlier tombstone too). The choice is the user's, made on what they saw; it is applied
+ * to the document as it is stored now, which a sync may have changed since: the chaos test saw an insert refused
+ * because a pulled copy of the same document had been stored between the read and the write.
  */
 export async function toggleReaction(
   db: UserDatabase,

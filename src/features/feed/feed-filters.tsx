@@ -28,7 +28,7 @@ interface FeedFiltersBarProps {
   onChange: (filters: FeedFilters) => void;
 }
 
-/** Search, category chips, house and date filters of spec section 2 (rules in filter-posts.ts). */
+/** Search, category chips, house and date filters (docs/behaviour.md, "Feed"; rules in filter-posts.ts). */
 export const FeedFiltersBar = memo(function FeedFiltersBar({ filters, onChange }: FeedFiltersBarProps) {
   const id = useId();
   const houses = useHouses();
@@ -73,7 +73,7 @@ export const FeedFiltersBar = memo(function FeedFiltersBar({ filters, onChange }
               type="button"
               className={cx('chip', active && 'chip-active')}
               aria-pressed={active}
-              // Spec section 4: choosing a category resets house and date.
+              // docs/behaviour.md, "Feed": choosing a category resets house and date.
               onClick={() => onChange({ ...filters, category: chip.value, house: 'all', date: 'all' })}
             >
               {chip.label}

@@ -1,7 +1,7 @@
 import { SearchX, Sparkles } from 'lucide-react';
 import { Card } from '../../components/ui/card';
 
-/** Three placeholder cards while the local store opens and the first sync is pending (spec section 2). */
+/** Three placeholder cards while the local store opens and the first sync is pending (docs/behaviour.md, "Feed"). */
 export function FeedSkeleton() {
   return (
     <div className="feed-skeleton" role="status" aria-label="Loading posts">
@@ -23,7 +23,7 @@ export function FeedSkeleton() {
   );
 }
 
-/** No post passes the filters, or there are none yet (spec section 2's two empty texts). */
+/** No post passes the filters, or there are none yet (docs/behaviour.md, "Feed"). */
 export function FeedEmpty({ searching }: { searching: boolean }) {
   return (
     <Card className="feed-empty">

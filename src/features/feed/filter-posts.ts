@@ -1,6 +1,6 @@
 import { HOUSE_TAGGED_CATEGORY, toPostCategory, type PostCategory } from '../../../schema/post-rules';
 
-/** The seven date filters of spec section 4, in the order the date filter lists them. */
+/** The seven date filters (docs/behaviour.md, "Feed"), in the order the date filter lists them. */
 export const DATE_FILTERS = [
   'all',
   'today',
@@ -58,7 +58,7 @@ function startOfDay(time: number, daysBack = 0): number {
   return new Date(d.getFullYear(), d.getMonth(), d.getDate() - daysBack).getTime();
 }
 
-/** The [from, to) window of a date filter, judged on createdAt in local time (spec section 4). */
+/** The [from, to) window of a date filter, judged on createdAt in local time (docs/behaviour.md, "Feed"). */
 export function dateWindow(filter: DateFilter, now: number): [number, number] {
   const today = startOfDay(now);
   switch (filter) {
@@ -88,7 +88,7 @@ export function isSearchActive(filters: FeedFilters): boolean {
 }
 
 /**
- * The posts that pass every filter of spec section 4, in their original order: category (legacy values
+ * The posts that pass every filter (docs/behaviour.md, "Feed"), in their original order: category (legacy values
  * count as their modern category), house (only residents_activities posts are checked; others pass), date,
  * and a case-insensitive search over the content and the author's full name. Pure and linear: 10,000 posts
  * take a few milliseconds.

@@ -23,7 +23,7 @@ export interface PendingFile {
  */
 export interface PendingPost extends PostDraft {
   id: string;
-  /** Whose post it is: only that user's session ever uploads it (issue 3). */
+  /** Whose post it is: only that user's session ever uploads it. */
   userId: string;
   createdAt: number;
   files: PendingFile[];
@@ -123,7 +123,7 @@ async function uploadOne(post: PendingPost, deps: UploadDeps): Promise<Outcome> 
 
 async function processAll(deps: UploadDeps): Promise<void> {
   if (!(await exists())) return;
-  // Pending posts of anyone else never go up under this session; they are removed (issue 3).
+  // Pending posts of anyone else never go up under this session; they are removed.
   if (await (await db()).posts.where('userId').notEqual(deps.userId).delete()) changed$.next();
   const posts = await (await db()).posts.where('userId').equals(deps.userId).sortBy('createdAt');
   for (const post of posts) {

@@ -2,7 +2,9 @@ import { FileText } from 'lucide-react';
 import type { Attachment } from '../../../schema/posts';
 import { formatFileSize } from '../../../schema/format';
 
-/** A post's files, each a download under its original name with its size (spec sections 3 and 9). */
+/**
+ * A post's files, each a download under its original name with its size (docs/behaviour.md, "Posts and categories").
+ */
 export function PostAttachments({ attachments }: { attachments: readonly Attachment[] }) {
   if (attachments.length === 0) return null;
   return (

@@ -42,7 +42,7 @@ export interface PostCardProps {
 /** DOM id of a post's card, for the search palette's scroll and focus. */
 export const postDomId = (postId: string) => `post-${postId}`;
 
-/** One post as spec section 2 describes the card. */
+/** One post card (docs/behaviour.md, "Posts and categories"). */
 export const PostCard = memo(function PostCard({
   db,
   post,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commentsLabel } from './post-comments';
 
 describe('the comments toggle’s words', () => {
-  it('counts comments as spec section 2 words them', () => {
+  it('words the comment count as "{n} comments"', () => {
     expect(commentsLabel(0, true)).toBe('0 comments');
     expect(commentsLabel(1, true)).toBe('1 comment');
     expect(commentsLabel(12, true)).toBe('12 comments');

@@ -27,16 +27,18 @@ interface PostCommentsProps {
 }
 
 /**
- * The toggle's words: "{n} comments" (spec section 2), or "Comments" while the number is not known: without the
- * database (a new device's preview, decision 97), or none here yet while the comments' first sync is under way
- * (decision 100), when "0 comments" could be wrong.
+ * The toggle's words: "{n} comments" (docs/behaviour.md, "Comments and reactions"), or "Comments" while the number is
+ * not known: without the database (a new device's preview, decision 97), or none here yet while the comments' first
+ * sync is under way (decision 100), when "0 comments" could be wrong.
  */
 export function commentsLabel(count: number | null, countKnown: boolean): string {
   if (count === null || (count === 0 && !countKnown)) return 'Comments';
   return count === 1 ? '1 comment' : `${count} comments`;
 }
 
-/** "{n} comments", the toggle of spec section 2 (the list below loads only while expanded). */
+/**
+ * "{n} comments", the toggle; the list below loads only while expanded (docs/behaviour.md, "Comments and reactions").
+ */
 export function CommentsToggle({
   db,
   postId,
@@ -121,7 +123,10 @@ function CommentItem({
   );
 }
 
-/** The expanded comments of a post: the list, oldest first, and the add form (spec sections 2, 4 and 5). */
+/**
+ * The expanded comments of a post: the list, oldest first, and the add form
+ * (docs/behaviour.md, "Comments and reactions").
+ */
 export function CommentsPanel({
   db,
   postId,

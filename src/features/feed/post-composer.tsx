@@ -55,7 +55,7 @@ function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; pro
   return { kept, problem };
 }
 
-/** The post composer of spec sections 2 and 5: content, category, urgency, houses and files. */
+/** The post composer (docs/behaviour.md, "Posts and categories"): content, category, urgency, houses and files. */
 export const PostComposer = memo(function PostComposer({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
   const id = useId();
   // A draft kept on the device comes back after a reload (decision 129).
@@ -68,7 +68,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   );
   const [isUrgent, setUrgent] = useState(saved?.isUrgent ?? false);
   const [houseTags, setHouseTags] = useState<string[]>(saved?.houseTags ?? []);
-  // Urgent posts: all staff, or only the chosen houses (issue 4, decision 33).
+  // Urgent posts: all staff, or only the chosen houses (decision 33).
   const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(saved?.audienceHouses ?? []));
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
@@ -88,7 +88,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
 
   const chooseCategory = (next: PostCategory) => {
     setCategory(next);
-    // Spec section 5: changing the category clears the selected houses.
+    // docs/behaviour.md, "Posts and categories": changing the category clears the selected houses.
     setHouseTags([]);
   };
 
@@ -139,7 +139,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
     } catch (error) {
       console.error('Could not create the post', error);
       setProblem(error instanceof CreatePostError ? error.reason : null);
-      // Spec section 8: a browser alert, only when nothing could be saved.
+      // docs/behaviour.md, "Posts and categories": a browser alert, only when nothing could be saved.
       window.alert('Failed to create post. Please try again.');
     } finally {
       setBusy(null);

@@ -40,7 +40,8 @@ interface PostImagesProps {
 
 /**
  * A post's pictures: a grid that opens each larger in a dialog, with a download button. On phones only
- * the first two show until "View All" is pressed (spec section 2); the rule is CSS so it follows the width.
+ * the first two show until "View All" is pressed (docs/behaviour.md, "Posts and categories"); the rule is CSS so it
+ * follows the width.
  */
 export function PostImages({ images, authorName }: PostImagesProps) {
   const [showAll, setShowAll] = useState(false);

@@ -8,7 +8,7 @@ import { namesLine, ownFromPost, reactionNames } from './reaction-names';
 import type { AuthorLookup } from '../../lib/use-authors';
 import { useOwnReaction } from './use-post-queries';
 
-/** The six reactions of spec section 3, as text emoji (no image CDN). */
+/** The six reactions (docs/behaviour.md, "Comments and reactions"), as text emoji (no image CDN). */
 export const REACTIONS: Record<ReactionType, { emoji: string; label: string }> = {
   like: { emoji: '👍', label: 'Like' },
   love: { emoji: '❤️', label: 'Love' },
@@ -89,7 +89,7 @@ export function ReactionBar({ db, postId, reactions, userId, authors, ownKnown =
 
   const choose = (type: ReactionType) => {
     if (!db) return;
-    // Spec section 8: a failed reaction is only logged.
+    // docs/behaviour.md, "Comments and reactions": a failed reaction is only logged.
     toggleReaction(db, postId, userId, type, mine ?? undefined).catch((error: unknown) =>
       console.error('Could not change the reaction', error),
     );
@@ -104,7 +104,7 @@ export function ReactionBar({ db, postId, reactions, userId, authors, ownKnown =
       {REACTION_TYPES.map((type) => {
         const names = byType.get(type) ?? [];
         const own = mineType === type;
-        // Spec section 4: a count is hidden at zero unless it is the user's own reaction.
+        // docs/behaviour.md, "Comments and reactions": a count is hidden at zero unless it is the user's own reaction.
         const count = names.length > 0 || own ? names.length : null;
         const { emoji, label } = REACTIONS[type];
         const tipId = `reaction-tip-${postId}-${type}`;

@@ -2,7 +2,7 @@ import { LIMITS } from '../../../schema/constants';
 import { REACTION_TYPES, type ReactionType } from '../../../schema/post-rules';
 import type { PostReactions } from '../../../schema/sync';
 
-/** "A, B, C, D, E and 3 others": up to five names, then how many more (spec section 4). */
+/** "A, B, C, D, E and 3 others": up to five names, then how many more (docs/behaviour.md, "Comments and reactions"). */
 export function namesLine(names: readonly string[]): string {
   const shown = names.slice(0, LIMITS.reactionTooltipNames);
   const others = names.length - shown.length;

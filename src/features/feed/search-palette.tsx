@@ -28,7 +28,7 @@ function snippet(content: string): string {
 }
 
 /**
- * The search palette of spec section 2 (Ctrl/Cmd+K or the header's search button): the first five posts
+ * The search palette (docs/behaviour.md, "Feed"; Ctrl/Cmd+K or the header's search button): the first five posts
  * whose content or author matches, as a combobox with a listbox; choosing one closes it, and so does Back (decision 128).
  */
 export function SearchPalette({ open, onOpenChange, ...rest }: SearchPaletteProps) {

@@ -49,7 +49,7 @@ export function useFeedPreview(store: LocalStore | null, userId: string): FeedPr
 }
 
 /**
- * Whether the feed can show its posts instead of skeletons (spec section 2, Loading): once the local store
+ * Whether the feed can show its posts instead of skeletons (docs/behaviour.md, "Feed"): once the local store
  * is open and it holds posts (the first sync fills newest first, so the first page is today's), or the
  * first sync has finished, or the device is offline, or the server has kept us waiting too long. A new
  * device's preview (decision 97) shows at once.

@@ -25,7 +25,10 @@ export function useCommentCount(db: UserDatabase | null, postId: string): number
   return useObservable(count$, 0).value;
 }
 
-/** A post's comments, oldest first; queried only while `enabled` (spec section 4: load when expanded). */
+/**
+ * A post's comments, oldest first; queried only while `enabled` (load when expanded;
+ * docs/behaviour.md, "Comments and reactions").
+ */
 export function usePostComments(
   db: UserDatabase | null,
   postId: string,

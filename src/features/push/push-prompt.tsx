@@ -10,13 +10,14 @@ import { appStore } from '../../lib/store';
 import { enablePush, isPushSupported } from './push';
 import './push.css';
 
-/** localStorage flag: the prompt has been shown once on this browser (spec section 4). */
+/** localStorage flag: the prompt has been shown once on this browser (docs/behaviour.md, "Notifications"). */
 export const PUSH_PROMPT_SEEN_KEY = 'hasSeenPushPrompt';
 
 /**
- * "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen (spec section 4).
- * A sheet at the foot of the screen: the feed that just loaded stays in view behind it (decision 104). It waits
- * while an emergency alert is open, steps aside if one opens, and counts as seen once it has shown (decision 128).
+ * "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen
+ * (docs/behaviour.md, "Notifications"). A sheet at the foot of the screen: the feed that just loaded stays in view
+ * behind it (decision 104). It waits while an emergency alert is open, steps aside if one opens, and counts as seen
+ * once it has shown (decision 128).
  */
 export function PushPrompt({ user }: { user: CurrentUser }) {
   const [due, setDue] = useState(false);

@@ -15,7 +15,7 @@ const PERMISSION_LABELS: Record<Permission, string> = {
   unsupported: 'Not supported',
 };
 
-/** The push state of spec section 4: supported, permission, subscribed. */
+/** The push state (docs/behaviour.md, "Notifications"): supported, permission, subscribed. */
 export function usePushState(): {
   permission: Permission;
   subscribed: boolean;
@@ -37,8 +37,8 @@ export function usePushState(): {
 }
 
 /**
- * The push-notification settings card (spec sections 2 and 4): permission state, the on/off toggle, and a hint
- * when the browser blocks notifications (the toggle is disabled then).
+ * The push-notification settings card (docs/behaviour.md, "Notifications"): permission state, the on/off toggle, and a
+ * hint when the browser blocks notifications (the toggle is disabled then).
  */
 export function PushSettings({ user, compact = false }: { user: CurrentUser; compact?: boolean }) {
   const { permission, subscribed, refresh } = usePushState();

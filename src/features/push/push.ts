@@ -19,7 +19,9 @@ export function base64UrlToBytes(value: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** The service worker registration, registering it if there is none, within 10 s (spec section 9). */
+/**
+ * The service worker registration, registering it if there is none, within 10 s (docs/behaviour.md, "Notifications").
+ */
 async function readyRegistration(): Promise<ServiceWorkerRegistration> {
   const existing = await navigator.serviceWorker.getRegistration();
   if (!existing) await navigator.serviceWorker.register('/sw.js', { scope: '/' });
@@ -36,8 +38,8 @@ export async function currentSubscription(): Promise<PushSubscription | null> {
 }
 
 /**
- * Spec section 4, enabling: ask permission, make sure the service worker is ready (10 s), fetch the public
- * key, drop any existing browser subscription, subscribe, send it to the server, and 1 s later ask for a test
+ * docs/behaviour.md, "Notifications", enabling: ask permission, make sure the service worker is ready (10 s), fetch the
+ * public key, drop any existing browser subscription, subscribe, send it to the server, and 1 s later ask for a test
  * notification to oneself. Toasts say how it went; true when subscribed.
  */
 export async function enablePush(userId: string): Promise<boolean> {
@@ -74,7 +76,10 @@ export async function enablePush(userId: string): Promise<boolean> {
   }
 }
 
-/** Spec section 4, disabling: unsubscribe the browser, then tell the server (a server failure is tolerated). */
+/**
+ * docs/behaviour.md, "Notifications", disabling: unsubscribe the browser, then tell the server (a server failure is
+ * tolerated).
+ */
 export async function disablePush(): Promise<boolean> {
   try {
     const subscription = await currentSubscription();

@@ -19,8 +19,8 @@ interface ArchiveResidentDialogProps {
 }
 
 /**
- * The archive confirmation of spec section 4, headed by the product name as the original's browser
- * confirm was, with the toasts of section 8. Only administrators reach it (the server checks too).
+ * The archive confirmation (docs/behaviour.md, "Residents"), headed by the product name as the original's browser
+ * confirm was, with the toasts (docs/behaviour.md, "Residents"). Only administrators reach it (the server checks too).
  */
 export function ArchiveResidentDialog({ resident, onOpenChange, onArchived }: ArchiveResidentDialogProps) {
   const confirm = async (target: ResidentLocal) => {

@@ -14,7 +14,7 @@ interface ResidentCardProps {
   onEdit: () => void;
 }
 
-/** One resident in the grid (spec section 2): photo, name, houses, a view button and an edit button. */
+/** One resident in the grid (docs/behaviour.md, "Residents"): photo, name, houses, a view button and an edit button. */
 export function ResidentCard({ resident, photoWaiting = false, onView, onEdit }: ResidentCardProps) {
   return (
     <Card className="resident-card" aria-label={resident.name}>

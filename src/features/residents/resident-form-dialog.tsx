@@ -33,7 +33,7 @@ interface ResidentFormDialogProps {
   onSaved: () => void;
 }
 
-/** "Add New Resident" / "Edit Resident" (spec sections 2 and 5), with the toasts of section 8. */
+/** "Add New Resident" / "Edit Resident", with their toasts (docs/behaviour.md, "Residents"). */
 export function ResidentFormDialog({ resident, open, onOpenChange, onSaved }: ResidentFormDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -103,7 +103,7 @@ function ResidentForm({
     setPhotoError(undefined);
     setPhoto(null);
     if (!file) return;
-    // Spec section 5: the photo must be an image; the server checks the content again.
+    // docs/behaviour.md, "Residents": the photo must be an image; the server checks the content again.
     if (!file.type.startsWith('image/')) return setPhotoError('Please select an image file.');
     if (file.size > RESIDENT_PHOTO_MAX_BYTES) return setPhotoError(RESIDENT_MESSAGES.photoTooLarge);
     setPhoto(file);

@@ -27,7 +27,7 @@ interface ResidentViewDialogProps {
   onArchive: (resident: ResidentLocal) => void;
 }
 
-/** The full profile (spec section 2): every field, "Created by" with name and date, and the history. */
+/** The full profile (docs/behaviour.md, "Residents"): every field, "Created by" with name and date, and the history. */
 export function ResidentViewDialog({
   resident,
   user,

@@ -3,7 +3,10 @@ import { useState } from 'react';
 import { Button } from '../../components/ui/button';
 import { SuggestionDialog } from './suggestion-dialog';
 
-/** "Make a Suggestion" in the sidebar's Team Resources, opening the suggestion dialog (spec section 2). */
+/**
+ * "Make a Suggestion" in the sidebar's Team Resources, opening the suggestion dialog
+ * (docs/behaviour.md, "Support and suggestions").
+ */
 export function SuggestionButton() {
   const [open, setOpen] = useState(false);
   return (

@@ -26,7 +26,9 @@ interface SuggestionDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-/** The suggestion dialog of spec section 2: title, description and category, with the toasts of section 8. */
+/**
+ * The suggestion dialog: title, description, category and its toasts (docs/behaviour.md, "Support and suggestions").
+ */
 export function SuggestionDialog({ open, onOpenChange }: SuggestionDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>

@@ -12,7 +12,7 @@ import './suggestions.css';
 
 type State = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; items: Suggestion[] };
 
-/** The Staff Suggestions list of the admin page (spec section 2), newest first. */
+/** The Staff Suggestions list of the admin page (docs/behaviour.md, "Support and suggestions"), newest first. */
 export function SuggestionList() {
   const [state, setState] = useState<State>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);

@@ -4,7 +4,7 @@ import { api } from '../../lib/api';
 /** The answers' schemas load with the first answer: the header's first script builds none (decision 113). */
 const suggestionSchemas = () => import('../../../schema/suggestions');
 
-/** POST /api/suggestions (spec section 7). */
+/** POST /api/suggestions (docs/api-suggestions-audit.md). */
 export async function submitSuggestion(body: SuggestionBody): Promise<Suggestion> {
   // The schema first: if its code cannot be fetched, the suggestion has not been sent (a retry cannot send it twice).
   const { SuggestionSchema } = await suggestionSchemas();
