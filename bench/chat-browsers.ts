@@ -1,5 +1,5 @@
 /**
- * Figure (issue 4, Measured): with 1,000 other clients connected to the live stream, a chat message goes from
+ * Figure (Measured): with 1,000 other clients connected to the live stream, a chat message goes from
  * one browser's send (the Enter key in the message box) to the other browser's screen (the text in its open
  * conversation) in p50 < 100 ms and p99 < 250 ms. Baseline: the spec's polling of messages every 2 s, about
  * 1,000 ms on average and 2,000 ms at worst.

@@ -1,5 +1,5 @@
 /**
- * Figures (issue 3, Measured): a fresh headless Chromium signing in to a server holding 10,000 posts with 20,000
+ * Figures (Measured): a fresh headless Chromium signing in to a server holding 10,000 posts with 20,000
  * comments and 50,000 reactions shows the newest posts in under 1.5 s and finishes its whole first sync in
  * under 10 s (documents per second printed); filtering or searching those 10,000 posts locally takes under
  * 50 ms. Baselines, measured in the same run: the REST round trip of the first page (GET /api/posts) for the

@@ -1,5 +1,5 @@
 /**
- * Figures (issue 6, Performance report): Lighthouse in the local Chromium, mobile settings (its default:
+ * Figures (Performance report): Lighthouse in the local Chromium, mobile settings (its default:
  * a mid-range phone, simulated slow 4G), on the landing page and on the signed-in feed: performance,
  * accessibility and best-practices scores, and the JavaScript sent before the sign-in screen is usable
  * (gzip or brotli as served). Targets: performance >= 90, accessibility 100, JavaScript < 150 KB.

@@ -1,5 +1,5 @@
 /**
- * Figures (issue 4, Measured): with many clients connected to the live stream, a chat message reaches its
+ * Figures (Measured): with many clients connected to the live stream, a chat message reaches its
  * recipient's stream (p50 < 5 ms, p99 < 25 ms from the send call), an urgent post reaches the streams of 2,000
  * clients (p99 < 300 ms), and server memory per idle connected client (target < 16 KB). Baselines: the spec's
  * polling (messages every 2 s: about 1,000 ms on average; the bell every 30 s: about 15,000 ms).
@@ -22,7 +22,7 @@ import { percentile, printFigure, printMachine, round, tempDir, verdict } from '
 import { insertSignedInUser } from '../server/test/ready-sessions';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
-/** Issue 6: idle clients connected at once on this machine, memory per client. */
+/** Idle clients connected at once on this machine, memory per client. */
 const IDLE_CLIENTS = Math.max(CLIENTS, Number(process.env.BENCH_IDLE_CLIENTS ?? 5000));
 const MESSAGES = 100;
 const TARGETS = { chatP50: 5, chatP99: 25, urgentP99: 300, bytesPerClient: 16 * 1024 };

@@ -1,5 +1,5 @@
 /**
- * Figure (issue 3, Measured): 200 posts and comments made offline reach the server within 5 s of reconnecting;
+ * Figure (Measured): 200 posts and comments made offline reach the server within 5 s of reconnecting;
  * 0 lost, 0 duplicated. Two replication clients (RxDB on fake-indexeddb, the app's own `startSync`) against the
  * real server over HTTP on 127.0.0.1: the writer goes offline, makes the 200 items, comes back online; we time
  * until the server holds all 200 and until the second client shows all 200, and count them by id.

@@ -1,5 +1,5 @@
 /**
- * Figure (issue 3, Measured): `GET /api/posts?limit=50` on 100,000 posts, 1,000 staff, 300,000 reactions and
+ * Figure (Measured): `GET /api/posts?limit=50` on 100,000 posts, 1,000 staff, 300,000 reactions and
  * 200,000 comments: p99 under 20 ms at 50 connections, and at least half the throughput of the same work (the
  * route's service call with its JSON) in a plain loop. The route answers from a page shared by every reader
  * until the next write (decision 43), so the bench also prints the load with a write every 20 ms and what

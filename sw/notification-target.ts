@@ -7,8 +7,8 @@ export interface NotificationData {
 }
 
 /**
- * Where a notification click takes the app (spec section 4): a chat message opens the chat, an urgent post
- * or its reminder scrolls to the post and highlights it, an announcement shows its post too, anything else
+ * Where a notification click takes the app (docs/behaviour.md, "Notifications"): a chat message opens the chat, an
+ * urgent post or its reminder scrolls to the post and highlights it, an announcement shows its post too, anything else
  * the home feed. A path with query, resolved against the app's origin by the caller.
  */
 export function notificationTargetUrl(data: NotificationData | null | undefined): string {
@@ -22,7 +22,10 @@ export function notificationTargetUrl(data: NotificationData | null | undefined)
   return '/';
 }
 
-/** The message the service worker posts to an open window on a click (spec section 4: NOTIFICATION_CLICK). */
+/**
+ * The message the service worker posts to an open window on a click (NOTIFICATION_CLICK;
+ * docs/behaviour.md, "Notifications").
+ */
 export function notificationClickMessage(action: string, data: NotificationData | null | undefined) {
   return { type: 'NOTIFICATION_CLICK' as const, action, data: data ?? {}, targetUrl: notificationTargetUrl(data) };
 }
