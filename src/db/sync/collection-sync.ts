@@ -41,8 +41,8 @@ export const replicationIdentifierOf = (name: SyncCollection): string => `staff-
  * the server (a pulled page, or a conflict the server's version won) and is never sent back as a change; a
  * delete always goes (RxDB's own remove() leaves the flag as it was, and a delete the server has is harmless). RxDB
  * would send one if the app closed after storing a pulled page but before recording it as the server's state:
- * it then finds the document without an assumed master and pushes it as new. The chaos test saw such a stale
- * copy pushed so, and merged over an edit the author had made since (decision 83).
+ * it then finds the document without an assumed master and pushes it as new, over the author's later edit
+ * (decision 83).
  */
 export function ownChanges(rows: readonly PushRow[]): PushRow[] {
   const strip = (doc: Doc) => {
@@ -277,8 +277,7 @@ export class CollectionSync {
   /**
    * A pulled page, asked for again if a push of the collection was out at any time while it was on its way:
    * a page the server wrote before it applied that push, stored once the push is acknowledged, would put the
-   * pushed document back to its older state (the chaos test saw a reaction go back to the previous choice,
-   * and then be pushed so). Then, as before, it waits until no push is out (decision 64).
+   * pushed document back to its older state (decision 70). Then it waits until no push is out (decision 64).
    */
   private async pullFresh(path: string): Promise<Page> {
     const { name, context } = this;

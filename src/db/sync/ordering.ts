@@ -18,7 +18,7 @@ const FIRST_PAGE_PATIENCE_MS = 3000;
  * its push is accepted, not only once its stored copy is pulled back: waiting for that pull made comments fail
  * and wait for RxDB's retry. The wait is bounded: if the post is still not there after it, the push fails and
  * RxDB retries it later, so a posts replication that is slow or stuck never holds comments and reactions for
- * good (the chaos test saw them wait for ever behind a posts replication that never settled). Decision 121.
+ * good (decision 121).
  */
 export class PostsFirst {
   private static readonly AFTER_POSTS: readonly SyncCollection[] = ['comments', 'reactions'];

@@ -57,9 +57,8 @@ export function createTransport(options: TransportOptions): Transport {
   /**
    * One sync request. It is given up after `requestTimeoutMs`: on a phone moving between Wi-Fi and mobile data
    * a connection can die without either end hearing of it, and a request on it would wait for ever, holding
-   * its collection's replication (the chaos test saw three collections stuck "pulling" so). RxDB retries it.
-   * The request is aborted then, and the call ends whether or not the fetch heeds the abort: under load the
-   * chaos test saw a pull still unanswered 57 s after its abort should have ended it (decision 84).
+   * its collection's replication. RxDB retries it. The request is aborted then, and the call ends whether or not
+   * the fetch heeds the abort, which under load it may not (decision 84).
    */
   async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
     const timeout = new AbortController();
