@@ -1,5 +1,5 @@
 import type { Atom } from 'jotai';
-import { startTransition, useEffect, useReducer, useRef } from 'react';
+import { startTransition, useEffect, useState } from 'react';
 import { appStore } from './store';
 
 /**
@@ -10,23 +10,21 @@ import { appStore } from './store';
  * say) renders at once: nothing should go on using what was there.
  */
 export function useAtomInTransition<T>(atom: Atom<T>): T {
-  const [, rerender] = useReducer((count: number) => count + 1, 0);
-  const value = appStore.get(atom);
-  const rendered = useRef(value);
-  useEffect(() => {
-    rendered.current = value;
-  });
+  // Held in React state, not read from the store while rendering: of a render it bails out of, React keeps the
+  // memoised hooks but drops the effects, so a query memoised on a value read that way was never subscribed.
+  const [held, setHeld] = useState(() => ({ atom, value: appStore.get(atom) }));
   useEffect(() => {
     const changed = () => {
       const next = appStore.get(atom);
-      if (Object.is(next, rendered.current)) return;
-      if (next === null) rerender();
-      else startTransition(rerender);
+      const hold = () =>
+        setHeld((prev) => (prev.atom === atom && Object.is(prev.value, next) ? prev : { atom, value: next }));
+      if (next === null) hold();
+      else startTransition(hold);
     };
     const unsubscribe = appStore.sub(atom, changed);
-    // It may have changed between the render and this subscription.
+    // It may have changed between the first render and this subscription.
     changed();
     return unsubscribe;
   }, [atom]);
-  return value;
+  return held.atom === atom ? held.value : appStore.get(atom);
 }
