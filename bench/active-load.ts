@@ -4,44 +4,19 @@
  * memory (RSS). Baseline in the same run: the same load on a server with SYNC_DELIVERY=announce (first), then the
  * server's delivery, a fresh server each. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
  *
- * The load: each device writes once every 3 minutes on average (about 28 writes a second for 5,000), as a Poisson
- * process, with a shift change from 40 s to 50 s at three times the rate. The mix: chat messages 50 %, read marks
- * (a recipient's conversation `readUpTo`) 15 %, reactions 20 % and comments 10 % on the newest posts, posts 5 %;
- * one urgent post to all houses at 20 s, which each device then acknowledges after a delay of mean 2 minutes (so
- * about one in five within the run). Delivery is measured for every message (its recipient) and, for broadcast
- * changes, on one device in ten (each would need 5,000 held times otherwise).
- *
- * The devices run in this process (bench/delivery.ts says why and how the reader is checked); its CPU use and event
- * loop delay are printed beside the figures.
+ * Three processes: the server; this one, holding every device's stream; and the writers (bench/load-writer.ts, which
+ * describes the load), so a push's time is the server's answer, not this process's event-loop delay. Pulls are timed
+ * here. Delivery is measured for every message (its recipient) and, for broadcast changes, on one device in ten
+ * (each would need 5,000 held times otherwise). Each process's CPU use and event-loop delay is printed.
  * Run: node --import tsx bench/active-load.ts
  */
+import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { conversationIdOf } from '../schema/chat-rules';
-import { acknowledgementId, type SyncCollection } from '../schema/sync';
+import type { SyncCollection } from '../schema/sync';
 import { percentile, printFigure, printMachine, round, verdict } from './bench-report';
-import {
-  changeKeys,
-  clock,
-  createRow,
-  newCommentDoc,
-  newMessageDoc,
-  newPostDoc,
-  newReactionDoc,
-  reactionKey,
-  waitUntil,
-  type CallTiming,
-  type SimDevice,
-  type WireDoc,
-} from './sim-device';
-import {
-  connectDevices,
-  cpuMs,
-  rssBytes,
-  seededRandom,
-  startServerProcess,
-  type ServerProcess,
-  type SyncMode,
-} from './sim-server';
+import type { WriterOutcome, WriterSettings, WriteKind } from './load-writer';
+import { changeKeys, waitUntil, type CallTiming, type SimDevice, type WireDoc } from './sim-device';
+import { connectDevices, cpuMs, rssBytes, startServerProcess, type ServerProcess, type SyncMode } from './sim-server';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 5000);
 const COLLECTIONS: SyncCollection[] = [
@@ -52,25 +27,11 @@ const COLLECTIONS: SyncCollection[] = [
   'messages',
   'acknowledgements',
 ];
-const RUN_MS = 60_000;
-const MEAN_WRITE_INTERVAL_MS = 3 * 60_000;
-const SHIFT_CHANGE = { from: 40_000, to: 50_000, factor: 3 };
-const URGENT_AT_MS = 20_000;
-const MEAN_ACK_DELAY_MS = 2 * 60_000;
-const MIX = [
-  ['message', 0.5],
-  ['readMark', 0.15],
-  ['reaction', 0.2],
-  ['comment', 0.1],
-  ['post', 0.05],
-] as const;
 /** One device in this many follows broadcast changes for the delivery figure. */
 const SAMPLE_EVERY = 10;
 const TARGET_CALL_P99 = 100;
 /** How long after the run the bench waits for the last changes to be held. */
 const DRAIN_MS = 30_000;
-
-type WriteKind = (typeof MIX)[number][0] | 'urgent' | 'ack';
 
 interface Outcome {
   calls: Map<string, number[]>;
@@ -80,38 +41,21 @@ interface Outcome {
   cpuPercent: number;
   rssMaxMb: number;
   conflicts: number;
-  /** Pushes that failed (no answer, or a 5xx) and were sent again, as the app's replication does. */
   retried: number;
-  /** Writes that never got through in 5 tries. */
   failed: number;
   writes: Map<WriteKind, number>;
   reader: { cpu: number; loopP99: number };
-}
-
-/** When each write of the run starts, from the start, by a Poisson process whose rate triples at the shift change. */
-function schedule(random: () => number, devices: number): number[] {
-  const perMs = devices / MEAN_WRITE_INTERVAL_MS;
-  const times: number[] = [];
-  for (let at = 0; ;) {
-    const rate = at >= SHIFT_CHANGE.from && at < SHIFT_CHANGE.to ? perMs * SHIFT_CHANGE.factor : perMs;
-    at += -Math.log(1 - random()) / rate;
-    if (at >= RUN_MS) return times;
-    times.push(at);
-  }
-}
-
-function pick<T>(random: () => number, items: readonly T[]): T {
-  return items[Math.floor(random() * items.length)];
+  writer: { cpu: number; loopP99: number };
 }
 
 async function runMode(mode: SyncMode): Promise<Outcome> {
   const server = await startServerProcess(DEVICES, mode);
   const devices: SimDevice[] = [];
-  const calls = new Map<string, number[]>();
+  const pulls = new Map<string, number[]>();
   const onCall = (call: CallTiming) => {
     const key = `${call.kind} ${call.collection}`;
-    let list = calls.get(key);
-    if (!list) calls.set(key, (list = []));
+    let list = pulls.get(key);
+    if (!list) pulls.set(key, (list = []));
     list.push(call.ms);
   };
   const sampled = (index: number) => index % SAMPLE_EVERY === 0;
@@ -127,132 +71,34 @@ async function runMode(mode: SyncMode): Promise<Outcome> {
       onCall,
     }));
     console.log(`${mode}: ${DEVICES} devices connected in ${round((performance.now() - connecting) / 1000)} s`);
-    calls.clear();
+    pulls.clear();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    return await activeMinute(server, devices, calls, sampled);
+    return await activeMinute(server, devices, pulls, sampled);
   } finally {
     devices.forEach((d) => d.close());
     server.stop();
   }
 }
 
+/** Runs the writers' process for its minute and answers what it reports. */
+function runWriters(settings: WriterSettings): Promise<WriterOutcome> {
+  const child = spawn(process.execPath, [...process.execArgv, new URL('./load-writer.ts', import.meta.url).pathname], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (outcome) => resolve(outcome as WriterOutcome));
+    child.once('exit', (code) => reject(new Error(`the writers' process stopped (${code}) without an outcome`)));
+    child.send(settings);
+  });
+}
+
 async function activeMinute(
   server: ServerProcess,
   devices: SimDevice[],
-  calls: Map<string, number[]>,
+  pulls: Map<string, number[]>,
   sampled: (index: number) => boolean,
 ): Promise<Outcome> {
-  const random = seededRandom(11);
-  const userOf = new Map(devices.map((d, i) => [d, server.users[i].id]));
-  const posts = [...server.posts.slice(0, 20)];
-  const messages: { to: SimDevice; from: SimDevice }[] = [];
-  /** What must be held where: the key, the devices, the write's start. */
-  const expected: { key: string; devices: SimDevice[]; start: number }[] = [];
   const sample = devices.filter((_, i) => sampled(i));
-  const writes = new Map<WriteKind, number>();
-  let conflicts = 0;
-  let retried = 0;
-  let failed = 0;
-  /**
-   * One push, sent again a second after it fails (no answer, or any answer but 200: the app's replication throws on
-   * those and RxDB retries), at most 5 times; null when it never got through.
-   */
-  const pushWithRetry = async (device: SimDevice, collection: SyncCollection, doc: WireDoc) => {
-    for (let attempt = 1; attempt <= 5; attempt += 1) {
-      try {
-        const answer = await device.push(collection, [createRow(doc)]);
-        if (answer.status === 200) return answer;
-      } catch {
-        // no answer: sent again below
-      }
-      retried += 1;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    return null;
-  };
-
-  const pending: Promise<void>[] = [];
-
-  /** Pushes one row; `keys` must then be held by `targets` (by default the sampled devices but the writer). */
-  const write = (
-    kind: WriteKind,
-    device: SimDevice,
-    collection: SyncCollection,
-    doc: WireDoc,
-    keys: string[],
-    targets = sample.filter((d) => d !== device),
-  ) => {
-    writes.set(kind, (writes.get(kind) ?? 0) + 1);
-    const start = clock();
-    for (const key of keys) expected.push({ key, devices: targets, start });
-    pending.push(
-      pushWithRetry(device, collection, doc).then((answer) => {
-        if (!answer) failed += 1;
-        // The push answer (schema/sync.ts PushResponse): refused rows come back as conflicts.
-        else conflicts += (answer.body as { conflicts: unknown[] }).conflicts.length;
-      }),
-    );
-  };
-
-  const act = (device: SimDevice) => {
-    const me = userOf.get(device)!;
-    const kind = (() => {
-      let roll = random();
-      for (const [name, share] of MIX) if ((roll -= share) < 0) return name;
-      return MIX[0][0];
-    })();
-    if (kind === 'message' || (kind === 'readMark' && messages.length === 0)) {
-      let to = device;
-      while (to === device) to = pick(random, devices);
-      const doc = newMessageDoc(me, userOf.get(to)!, 'Running ten minutes late for handover');
-      messages.push({ to, from: device });
-      write('message', device, 'messages', doc, [`messages/${doc.id}`], [to]);
-    } else if (kind === 'readMark') {
-      const { to, from } = pick(random, messages);
-      const [reader, other] = [userOf.get(to)!, userOf.get(from)!];
-      const mark = { id: conversationIdOf(reader, other), otherUserId: other, readUpTo: Date.now(), _deleted: false };
-      write('readMark', to, 'conversations', mark, []);
-    } else if (kind === 'reaction') {
-      const post = pick(random, posts);
-      const type = pick(random, ['like', 'love', 'laugh'] as const);
-      write('reaction', device, 'reactions', newReactionDoc(post, me, type), [reactionKey(post, me)]);
-    } else if (kind === 'comment') {
-      const doc = newCommentDoc(pick(random, posts), me, 'Thanks, noted!');
-      write('comment', device, 'comments', doc, [`comments/${doc.id}`]);
-    } else {
-      const doc = newPostDoc(me, 'Reminder: sign the medication chart at the end of each round');
-      posts.unshift(doc.id);
-      write('post', device, 'posts', doc, [`posts/${doc.id}`]);
-    }
-  };
-
-  const urgent = (device: SimDevice) => {
-    const doc = newPostDoc(userOf.get(device)!, 'Water off in every house from 15:00 to 16:00', true);
-    write('urgent', device, 'posts', doc, [`posts/${doc.id}`]);
-    for (const other of devices) {
-      const delay = -Math.log(1 - random()) * MEAN_ACK_DELAY_MS;
-      if (URGENT_AT_MS + delay >= RUN_MS) continue;
-      const user = userOf.get(other)!;
-      timers.push(
-        setTimeout(() => {
-          const at = Date.now();
-          const ack = {
-            id: acknowledgementId(doc.id, user),
-            postId: doc.id,
-            userId: user,
-            createdAt: at,
-            acknowledgedAt: at,
-            writtenAt: at,
-            viewedAt: at,
-            _deleted: false,
-          };
-          write('ack', other, 'acknowledgements', ack, []);
-        }, delay + 1000),
-      );
-    }
-  };
-
-  const timers: NodeJS.Timeout[] = [];
   const loop = monitorEventLoopDelay({ resolution: 10 });
   const cpuBefore = cpuMs(server.pid);
   const readerBefore = process.cpuUsage();
@@ -260,16 +106,19 @@ async function activeMinute(
   const rssTimer = setInterval(() => (rssMax = Math.max(rssMax, rssBytes(server.pid))), 1000);
   const started = performance.now();
   loop.enable();
-  for (const at of schedule(random, devices.length)) timers.push(setTimeout(() => act(pick(random, devices)), at));
-  timers.push(setTimeout(() => urgent(devices[0]), URGENT_AT_MS));
-  await new Promise((resolve) => setTimeout(resolve, RUN_MS));
+  const written = await runWriters({
+    base: server.base,
+    users: server.users.slice(0, devices.length),
+    posts: server.posts,
+  });
   const elapsed = performance.now() - started;
   const cpuPercent = ((cpuMs(server.pid) - cpuBefore) / elapsed) * 100;
   const reader = process.cpuUsage(readerBefore);
   loop.disable();
-  timers.forEach(clearTimeout);
   clearInterval(rssTimer);
-  await Promise.all(pending);
+  const targetsOf = (e: WriterOutcome['expected'][number]) =>
+    e.to === null ? sample.filter((d) => d !== devices[e.writer]) : [devices[e.to]];
+  const expected = written.expected.map((e) => ({ key: e.key, start: e.start, devices: targetsOf(e) }));
   const isHeld = (e: (typeof expected)[number]) => e.devices.every((d) => d.held.has(e.key));
   await waitUntil(() => expected.every(isHeld), DRAIN_MS, 'the last changes').catch(() => undefined);
   const delivery: number[] = [];
@@ -282,24 +131,26 @@ async function activeMinute(
     }
   }
   return {
-    calls,
+    calls: new Map([...written.calls, ...pulls]),
     delivery: delivery.sort((a, b) => a - b),
     missing,
     cpuPercent,
     rssMaxMb: rssMax / 2 ** 20,
-    conflicts,
-    retried,
-    failed,
-    writes,
+    conflicts: written.conflicts,
+    retried: written.retried,
+    failed: written.failed,
+    writes: new Map(written.writes),
     reader: { cpu: (reader.user + reader.system) / 1000 / elapsed, loopP99: loop.percentile(99) / 1e6 },
+    writer: { cpu: written.cpu, loopP99: written.loopP99 },
   };
 }
 
 function describe(mode: SyncMode, o: Outcome): void {
   console.log(
     `${mode}: writes ${JSON.stringify(Object.fromEntries(o.writes))}, ${o.conflicts} refused rows, ${o.retried} pushes sent again, ${o.failed} never sent, ` +
-      `server CPU ${round(o.cpuPercent)} %, RSS max ${round(o.rssMaxMb)} MB; reader CPU ${round(o.reader.cpu, 2)} ` +
-      `cores, loop delay p99 ${round(o.reader.loopP99)} ms`,
+      `server CPU ${round(o.cpuPercent)} %, RSS max ${round(o.rssMaxMb)} MB; devices' process CPU ` +
+      `${round(o.reader.cpu, 2)} cores, loop delay p99 ${round(o.reader.loopP99)} ms; writers' process CPU ` +
+      `${round(o.writer.cpu, 2)} cores, loop delay p99 ${round(o.writer.loopP99)} ms`,
   );
   for (const [call, times] of [...o.calls].sort()) {
     const sorted = [...times].sort((a, b) => a - b);

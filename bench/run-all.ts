@@ -15,7 +15,14 @@ import { BENCH_PREFIX, machine, verdict, type BenchFigure } from './bench-report
 
 const BENCH_DIR = import.meta.dirname;
 /** Files here that are not benches (nor are the tests, `*.test.ts`). */
-const HELPERS = new Set(['run-all.ts', 'bench-report.ts', 'seed.ts', 'sim-device.ts', 'sim-server.ts']);
+const HELPERS = new Set([
+  'run-all.ts',
+  'bench-report.ts',
+  'seed.ts',
+  'sim-device.ts',
+  'sim-server.ts',
+  'load-writer.ts',
+]);
 /** A bench that has not finished by then is stopped and reported as failed. */
 const TIMEOUT_MS = 10 * 60_000;
 

@@ -52,6 +52,7 @@ export const syncRoutes = new Hono<AppEnv>()
     // event; this way a connected client is its socket, and one event is encoded once for all (decision 44).
     outgoing.writeHead(200, STREAM_HEADERS);
     let open = true;
+    let corked = false;
     const finish = () => {
       if (!open) return;
       open = false;
@@ -61,7 +62,19 @@ export const syncRoutes = new Hono<AppEnv>()
     const disconnect = hub.connect({
       userId: c.var.user.id,
       sessionHash: c.var.sessionHash,
-      send: (event, data) => open && outgoing.write(frameOf(event, data)),
+      send: (event, data) => {
+        if (!open) return false;
+        // The events of one change (an urgent post's post and its alert row) leave in one write to the socket.
+        if (!corked) {
+          corked = true;
+          outgoing.cork();
+          process.nextTick(() => {
+            corked = false;
+            outgoing.uncork();
+          });
+        }
+        return outgoing.write(frameOf(event, data));
+      },
       ping: () => open && outgoing.write(PING),
       close: finish,
     });
