@@ -4,7 +4,7 @@
  * under 10 s (documents per second printed); filtering or searching those 10,000 posts locally takes under
  * 50 ms. Baselines, measured in the same run: the REST round trip of the first page (GET /api/posts) for the
  * first figure, the same pulls read over HTTP without storing them for the second, and a request to the
- * server per filter change (the spec's category-keyed fetch) for the third.
+ * server per filter change (a fetch keyed by category) for the third.
  *
  * Run: node --import tsx bench/initial-sync.ts (needs /usr/bin/chromium)
  */

@@ -87,7 +87,7 @@ test('an edit saved offline says it is only on this device, and reaches the serv
   await expect(banner(page)).toHaveCount(0, { timeout: 15_000 });
   await expectServerHolds(() => contentsOf(word), [edited]);
 
-  // Online again, the spec's own words.
+  // Online again, the usual success toast (docs/behaviour.md, "Posts and categories").
   const again = `Medication round moved to 10 ${word}`;
   await editPost(page, postCard(page, edited), again);
   await expect(page.getByText('Your post has been updated successfully.').first()).toBeVisible();

@@ -65,7 +65,7 @@ test.describe('landing screen', () => {
     await expect(page).toHaveURL(/\/$/);
   });
 
-  test('the sign-in form reports the spec’s validation messages', async ({ page }) => {
+  test('the sign-in form reports the validation messages of schema/auth.ts', async ({ page }) => {
     await page.goto('/login');
     await page.getByLabel('Email').fill('not-an-email');
     await page.getByRole('button', { name: 'Sign In' }).click();

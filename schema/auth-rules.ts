@@ -7,7 +7,7 @@ import type { CurrentUser, PublicConfig } from './auth';
  * none (decision 113). The server and the account forms use the schemas.
  */
 
-/** Bounds the spec leaves open (decision 5): long enough for any real name, short enough to be safe. */
+/** Bounds of account fields (decision 5): long enough for any real name, short enough to be safe. */
 export const NAME_MAX = 100;
 export const EMAIL_MAX = 254;
 export const PASSWORD_MAX = 200;

@@ -3,7 +3,7 @@
  * chat.ts so that the app's header does not build those (decision 106). chat.ts exports them too.
  */
 
-/** The spec gives no bound for a message; a comment's bound is used (decision 30). */
+/** A message is bounded like a comment (decision 30). */
 export const MESSAGE_CONTENT_MAX = 2000;
 /** GET /api/conversations/{id}/messages answers the newest messages, oldest first, at most this many by default. */
 export const MESSAGES_PAGE_DEFAULT = 200;

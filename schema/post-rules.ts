@@ -61,7 +61,7 @@ export function categoryValues(category: PostCategory): string[] {
 export const REACTION_TYPES = ['like', 'love', 'laugh', 'wow', 'sad', 'angry'] as const;
 export type ReactionType = (typeof REACTION_TYPES)[number];
 
-/** Bounds the spec leaves open (decision 16). */
+/** Bounds of posts, comments and files that docs/behaviour.md does not list (decision 16). */
 export const POST_CONTENT_MAX = 10_000;
 export const COMMENT_CONTENT_MAX = 2000;
 export const HOUSE_NAME_MAX = 100;

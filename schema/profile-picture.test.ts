@@ -9,7 +9,7 @@ describe('checkProfilePicture', () => {
     expect(checkProfilePicture({ size: 10, type: 'image/png' })).toBeNull();
   });
 
-  it('refuses a file over 5MB as too large, whatever its type (the spec checks size first)', () => {
+  it('refuses a file over 5MB as too large, whatever its type (size is checked first)', () => {
     expect(checkProfilePicture({ size: 5 * MB + 1, type: 'image/jpeg' })).toBe('tooLarge');
     expect(checkProfilePicture({ size: 6 * MB, type: 'application/pdf' })).toBe('tooLarge');
   });

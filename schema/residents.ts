@@ -10,7 +10,7 @@ import { sameJson } from './same-json';
 
 export { RESIDENT_FIELDS, RESIDENT_TEXT_FIELDS, type ResidentField, type ResidentTextField } from './resident-rules';
 
-/** Labels of the form, the profile and the history (the spec names only "Full Name"). */
+/** Labels of the form, the profile and the history ("Full Name" is the one required field, docs/behaviour.md, "Residents"). */
 export const RESIDENT_FIELD_LABELS: Record<ResidentField, string> = {
   name: 'Full Name',
   likeToBeCall: 'Like to be called',
@@ -27,7 +27,7 @@ export const RESIDENT_FIELD_LABELS: Record<ResidentField, string> = {
   houseTags: 'Houses',
 };
 
-/** Bounds the spec leaves open (decision 51). */
+/** Bounds of a resident's profile (decision 51). */
 export const RESIDENT_NAME_MAX = 200;
 export const RESIDENT_TEXT_MAX = 5000;
 export const RESIDENT_PHOTO_MAX_BYTES = 10 * 1024 * 1024;
@@ -220,7 +220,7 @@ export function describeFieldValue(field: ResidentField, value: string | string[
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** The creator as the spec shows them ("Created by {name}"); "Deleted user" once the account is gone. */
+/** The creator as the profile shows them ("Created by {name}", docs/behaviour.md, "Residents"); "Deleted user" once the account is gone. */
 export const ResidentUserSchema = z.object({
   id: z.string().nullable(),
   firstName: z.string(),

@@ -35,7 +35,7 @@ const ROLE_ALIASES: Record<string, Role> = {
   master_admin: 'system_admin',
 };
 
-/** Maps any role spelling of the spec (registration, user type, role) to a stored role. */
+/** Maps any role spelling (registration, user type, role) to a stored role (docs/behaviour.md, "Product"). */
 export function toRole(value: string): Role {
   return ROLE_ALIASES[value] ?? 'staff';
 }

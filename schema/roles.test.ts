@@ -3,7 +3,7 @@ import { canDeleteComment, canEditPost, canManageUsers, canSeeAdminLink } from '
 import { roleLabel, toRole } from './roles';
 
 describe('roles', () => {
-  it('maps every spelling of the spec to a stored role', () => {
+  it('maps every older spelling of a role to a stored role', () => {
     expect(toRole('master_admin')).toBe('system_admin');
     expect(toRole('system_administrator')).toBe('system_admin');
     expect(toRole('administrator')).toBe('admin');
@@ -11,7 +11,7 @@ describe('roles', () => {
     expect(toRole('staff')).toBe('staff');
   });
 
-  it('labels roles as the spec does', () => {
+  it('labels roles as the screens name them', () => {
     expect(roleLabel('staff')).toBe('Staff Member');
     expect(roleLabel('admin')).toBe('Administrator');
     expect(roleLabel('system_admin')).toBe('System Administrator');

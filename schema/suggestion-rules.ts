@@ -39,5 +39,5 @@ export function isSuggestionComplete(input: { title: string; content: string; ca
   return input.title.trim() !== '' && input.content.trim() !== '' && input.category !== '';
 }
 
-/** The most GET /api/suggestions answers, newest first (the spec gives no paging; decision 45). */
+/** The most GET /api/suggestions answers, newest first (the list has no paging; decision 45). */
 export const SUGGESTION_LIST_MAX = 1000;

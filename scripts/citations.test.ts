@@ -8,12 +8,22 @@ const ROOTS = ['schema', 'server', 'src', 'sw', 'bench', 'e2e', 'scripts'];
 const CODE = /\.(ts|tsx|js|mjs)$/;
 const STYLES = /\.css$/;
 
-/** A citation of a document outside the repository: the specification's sections or an issue number. */
+/** A citation of a document outside the repository: the customer's requirements by section, or an issue number. */
 const OUTSIDE = [
   { name: 'a spec section', pattern: /\bspec(?:ification)?(?:'s)? sections? \d/i },
   { name: 'a bare spec citation', pattern: /\(spec\b[^)]*\)|\bspec \d/i },
   { name: 'an issue number', pattern: /\bissues? #?\d/i },
 ];
+
+/**
+ * The customer's requirements named at all (the word, a section of them, their file): the project's own documents
+ * say the rule instead; only a decision record explaining a departure may name them. This file, which must name what
+ * it looks for, is left out; `.spec.ts` names and decision records' file names (joined by hyphens) are not mentions.
+ */
+const SPEC_MENTIONS = [/(?<![\w./-])spec(?:ification)?s?(?:['’]s)?\b(?![.-]\w)/i, /\bSPEC\.md\b/i];
+const SELF = join('scripts', 'citations.test.ts');
+/** Documents held to the same rule as comments: every Markdown file outside the decision records. */
+const DOCUMENT_ROOTS = ['docs', 'bench'];
 
 const BEHAVIOUR_CITATION = /docs\/behaviour\.md, "([^"]+)"/g;
 const DOCUMENT_CITATION = /\bdocs\/[\w./-]+\.md\b/g;
@@ -54,8 +64,25 @@ function headingsOfBehaviour(): Set<string> {
   return new Set([...text.matchAll(/^#{2,6} (.+)$/gm)].map((match) => match[1].trim()));
 }
 
+function listDocuments(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return path === join('docs', 'decisions') ? [] : listDocuments(path);
+    return entry.name.endsWith('.md') ? [path] : [];
+  });
+}
+
+function mentionsSpec(text: string): boolean {
+  return SPEC_MENTIONS.some((pattern) => pattern.test(text));
+}
+
 const files = ROOTS.flatMap((root) => listFiles(root)).map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 const comments = files.map(({ path, text }) => ({ path, comments: commentsOf(path, text) }));
+
+const documents = ['README.md', ...DOCUMENT_ROOTS.flatMap((root) => listDocuments(root))].map((path) => ({
+  path,
+  text: readFileSync(path, 'utf8'),
+}));
 
 describe('code comments cite only documents in the repository', () => {
   it('finds comments of every kind and nothing inside strings', () => {
@@ -93,10 +120,51 @@ describe('code comments cite only documents in the repository', () => {
     expect(problems).toEqual([]);
   });
 
+  it("tells a mention of the customer's requirements from file names and other words", () => {
+    for (const text of ['the spec', "the spec's offline item", 'the spec’s message', 'the specification', 'Spec: x'])
+      expect(mentionsSpec(text), text).toBe(true);
+    expect(mentionsSpec('as its spec section says')).toBe(true);
+    expect(mentionsSpec('see SPEC.md')).toBe(true);
+    for (const text of ['e2e/feed.spec.ts', '041-feed-details-the-spec-leaves-open.md', 'specified', 'respects'])
+      expect(mentionsSpec(text), text).toBe(false);
+  });
+
+  it('has no comment naming the customer\'s requirements ("the spec", a spec section, SPEC.md)', () => {
+    const problems = comments
+      .filter(({ path }) => path !== SELF)
+      .flatMap(({ path, comments: list }) =>
+        list.filter((comment) => mentionsSpec(comment)).map((comment) => `${path}: ${comment}`),
+      );
+    expect(problems).toEqual([]);
+  });
+
+  it('has no test name or other text saying "the spec"', () => {
+    const problems = files
+      .filter(({ path }) => path !== SELF)
+      .filter(({ text }) => /\bthe\s+spec(?:ification)?\b|\bSPEC\.md\b/i.test(text))
+      .map(({ path }) => path);
+    expect(problems).toEqual([]);
+  });
+
+  it("has no document outside the decision records naming the customer's requirements", () => {
+    expect(documents.map(({ path }) => path)).toEqual(
+      expect.arrayContaining(['README.md', join('docs', 'behaviour.md'), join('bench', 'RESULTS.md')]),
+    );
+    expect(documents.some(({ path }) => path.startsWith(join('docs', 'decisions')))).toBe(false);
+    const problems = documents.flatMap(({ path, text }) =>
+      text
+        .split('\n')
+        .map((line, index) => ({ line, index }))
+        .filter(({ line }) => mentionsSpec(line))
+        .map(({ line, index }) => `${path}:${index + 1}: ${line.trim()}`),
+    );
+    expect(problems).toEqual([]);
+  });
+
   it('names an existing heading of docs/behaviour.md in every citation of it', () => {
     const headings = headingsOfBehaviour();
     expect(headings.size).toBeGreaterThan(10);
-    const cited = files.flatMap(({ path, text }) =>
+    const cited = [...files, ...documents].flatMap(({ path, text }) =>
       [...text.matchAll(BEHAVIOUR_CITATION)].map((match) => ({ path, heading: match[1] })),
     );
     expect(cited.length).toBeGreaterThan(100);

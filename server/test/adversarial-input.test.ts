@@ -361,7 +361,7 @@ describe('a 26 MB upload', () => {
     await expectRefused(() => staff.postForm('/api/uploads', fileForm('file', 'huge.txt', big())), 413);
   });
 
-  it('is refused as a profile picture with the spec’s text', async () => {
+  it('is refused as a profile picture with the profile picture message for a file too large', async () => {
     await expectRefused(
       () => staff.postForm('/api/auth/profile-picture', fileForm('profilePicture', 'huge.png', big())),
       413,

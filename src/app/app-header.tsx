@@ -66,7 +66,7 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
               <Newspaper aria-hidden size={16} />
               Feed
             </Link>
-            {/* Decision 54: the spec's "Coming Soon" placeholder is now the real page, for every signed-in user. */}
+            {/* Decision 54: the Residents OPP tab opens the real page, for every signed-in user. */}
             <Link
               to="/residents"
               className={cx('nav-tab', pathname === '/residents' && 'nav-tab-active')}

@@ -51,7 +51,7 @@ export function FeedSidebar({ user }: { user: CurrentUser }) {
               </a>
             </Button>
           ) : null}
-          {/* Decision 54: the spec's "Coming Soon" placeholder is now a link, for every signed-in user. */}
+          {/* Decision 54: Residents OPP is a real link, for every signed-in user. */}
           <Button asChild variant="outline" className="sidebar-button">
             <Link to="/residents">
               <Users aria-hidden size={18} />

@@ -36,7 +36,7 @@ export interface SyncOptions {
  * first sync is over when the leader says so, and `resync` and `awaitInSync` go to the leader.
  */
 export interface SyncController {
-  /** Local writes not yet confirmed by the server (the spec's offline items), across all collections. */
+  /** Local writes not yet confirmed by the server (the offline items of docs/behaviour.md, "Offline"), across all collections. */
   pending$: Observable<number>;
   /** True once every collection has pulled everything the server had at start. */
   initialSyncDone: Promise<void>;

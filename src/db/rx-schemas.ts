@@ -31,8 +31,8 @@ import { rxSchemaOf } from './rx-schema-of';
 
 /**
  * Local documents are the wire documents (schema/sync.ts) without `_deleted` (RxDB keeps that itself) and
- * with `localPending`: true while a local write has not yet come back from the server. It is the spec's
- * "offline item" flag: the push strips it, every pulled document arrives with it false, and it is indexed
+ * with `localPending`: true while a local write has not yet come back from the server. It is the
+ * "offline item" flag of docs/behaviour.md, "Offline": the push strips it, every pulled document arrives with it false, and it is indexed
  * so the banner's count is cheap.
  */
 type Local<T> = Omit<T, '_deleted'> & { localPending: boolean };

@@ -56,7 +56,7 @@ describe('api client', () => {
     await expect(api.get('/api/auth/user')).rejects.toBeInstanceOf(NetworkError);
   });
 
-  it('recognises unauthorized errors the way the spec words them', async () => {
+  it('recognises unauthorized errors by their "401: " prefix and "Unauthorized"', async () => {
     vi.stubGlobal('fetch', async () => answer(401, '{"code":"unauthenticated","message":"Unauthorized"}'));
     const error: unknown = await api.get('/api/auth/user').catch((e: unknown) => e);
     expect(isUnauthorizedError(error)).toBe(true);

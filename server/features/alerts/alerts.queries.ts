@@ -226,9 +226,10 @@ export interface ReportRow {
   acknowledgedAt: number | null;
   writtenAt: number | null;
   remindedAt: number | null;
+  confirmReminders: number;
 }
 
-/** An alert's audience with each member's acknowledgement, by name. */
+/** A post's audience with each member's acknowledgement or confirmation and reminders, by name (both reports). */
 export function listReportRows(db: Db, postId: string): ReportRow[] {
   return db
     .select({
@@ -240,6 +241,7 @@ export function listReportRows(db: Db, postId: string): ReportRow[] {
       acknowledgedAt: acknowledgements.acknowledgedAt,
       writtenAt: acknowledgements.writtenAt,
       remindedAt: acknowledgements.remindedAt,
+      confirmReminders: acknowledgements.confirmReminders,
     })
     .from(acknowledgements)
     .innerJoin(users, eq(users.id, acknowledgements.userId))

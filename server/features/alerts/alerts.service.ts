@@ -1,7 +1,6 @@
 import {
   ALERT_MESSAGES,
   ALERT_REMINDER_AFTER_MS,
-  NO_HOUSE,
   REPORT_CSV_COLUMNS,
   type AcknowledgementView,
   type AlertReport,
@@ -14,11 +13,10 @@ import { canSeeAlertReport } from '../../../schema/permissions';
 import { DELETED_AUTHOR, toPostCategory } from '../../../schema/posts';
 import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
-import { csvLine } from '../../lib/csv';
 import { forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit } from '../audit/audit.service';
-import { housesByUser } from '../houses/houses.service';
+import { groupByHouse, houseGroupsCsv, housesByUser, parseHouseList } from '../houses/houses.service';
 import {
   announcementPush,
   announcementsSummaryPush,
@@ -46,19 +44,11 @@ import {
   type AcknowledgementRow,
   type AlertPostRow,
   type AudienceAsk,
+  type ReportRow,
 } from './alerts.queries';
 
 /** Reminders sent per check at most; the next check (30 s later) takes the rest. */
 const REMINDERS_PER_CHECK = 500;
-
-function houseList(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const authorFirstName = (post: { authorFirstName: string | null }) => post.authorFirstName ?? DELETED_AUTHOR.firstName;
@@ -77,7 +67,7 @@ export function syncAlertAudience(deps: AppDeps, postId: string): void {
   if (!post) return;
   const ask: AudienceAsk = { alert: post.isUrgent, confirm: post.requiresConfirmation };
   const addressed = !post.deleted && (ask.alert || ask.confirm);
-  const target = new Set(addressed ? listAudienceIds(deps.db, houseList(post.audienceHouses), post.authorId) : []);
+  const target = new Set(addressed ? listAudienceIds(deps.db, parseHouseList(post.audienceHouses), post.authorId) : []);
   const rows = listAcknowledgementsOfPost(deps.db, postId);
   const known = new Set(rows.map((row) => row.userId));
   const kept = rows.filter((row) => !row.deleted && target.has(row.userId));
@@ -243,6 +233,16 @@ function acknowledgementTimes(row: { createdAt: number; acknowledgedAt: number |
   };
 }
 
+/** A post's audience for its report (this alert's, or its confirmations'), by name, each member with their houses. */
+export function reportAudience(deps: AppDeps, postId: string): (ReportRow & { houses: string[] })[] {
+  const rows = listReportRows(deps.db, postId);
+  const houses = housesByUser(
+    deps,
+    rows.map((row) => row.userId),
+  );
+  return rows.map((row) => ({ ...row, houses: houses.get(row.userId) ?? [] }));
+}
+
 /**
  * GET /api/alerts/{postId}/report: every member the alert went to, whether and when they acknowledged it and
  * how long it took, grouped by house (a member of several houses is listed under each; the totals count
@@ -252,30 +252,20 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
   if (!canSeeAlertReport(actor)) forbidden(ALERT_MESSAGES.reportForbidden);
   const post = findAlertPost(deps.db, postId);
   if (!isLiveAlert(post)) return notFound(ALERT_MESSAGES.alertNotFound);
-  const rows = listReportRows(deps.db, postId);
-  const houses = housesByUser(
-    deps,
-    rows.map((row) => row.userId),
-  );
-  const members: ReportMember[] = rows.map((row) => ({
+  const members: ReportMember[] = reportAudience(deps, postId).map((row) => ({
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
-    houses: houses.get(row.userId) ?? [],
+    houses: row.houses,
     isActive: row.isActive,
     alertedAt: iso(row.createdAt),
     ...acknowledgementTimes(row),
     remindedAt: row.remindedAt === null ? null : iso(row.remindedAt),
   }));
-  const order = [...listHouses(deps.config.orgName)];
-  for (const member of members) for (const house of member.houses) if (!order.includes(house)) order.push(house);
-  const groups = [...order, NO_HOUSE]
-    .map((house) => {
-      const inGroup = members.filter((m) => (house === NO_HOUSE ? m.houses.length === 0 : m.houses.includes(house)));
-      const acknowledged = inGroup.filter((m) => m.acknowledgedAt !== null).length;
-      return { house, acknowledged, pending: inGroup.length - acknowledged, members: inGroup };
-    })
-    .filter((group) => group.members.length > 0);
+  const groups = groupByHouse(listHouses(deps.config.orgName), members, (inGroup) => {
+    const acknowledged = inGroup.filter((m) => m.acknowledgedAt !== null).length;
+    return { acknowledged, pending: inGroup.length - acknowledged };
+  });
   const acknowledged = members.filter((m) => m.acknowledgedAt !== null).length;
   return {
     post: {
@@ -285,7 +275,7 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
       author: post.authorId
         ? { firstName: post.authorFirstName ?? '', lastName: post.authorLastName ?? '' }
         : { ...DELETED_AUTHOR },
-      audienceHouses: houseList(post.audienceHouses),
+      audienceHouses: parseHouseList(post.audienceHouses),
     },
     totals: { audience: members.length, acknowledged, pending: members.length - acknowledged },
     groups,
@@ -296,24 +286,18 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
  * GET /api/alerts/{postId}/report.csv: the report, one line per house and member, given out as the download
  * streams (decision 130). Its members are the report's, held for grouping by house: one per person the alert went to.
  */
-export function* alertReportCsv(report: AlertReport): Generator<string> {
-  yield csvLine(REPORT_CSV_COLUMNS);
-  for (const group of report.groups) {
-    for (const m of group.members) {
-      yield csvLine([
-        group.house,
-        m.firstName,
-        m.lastName,
-        m.houses.join('; '),
-        m.isActive ? 'yes' : 'no',
-        m.alertedAt,
-        m.acknowledgedAt,
-        m.secondsToAcknowledge,
-        m.remindedAt,
-        m.receivedAt,
-      ]);
-    }
-  }
+export function alertReportCsv(report: AlertReport): Generator<string> {
+  return houseGroupsCsv(REPORT_CSV_COLUMNS, report.groups, (m) => [
+    m.firstName,
+    m.lastName,
+    m.houses.join('; '),
+    m.isActive ? 'yes' : 'no',
+    m.alertedAt,
+    m.acknowledgedAt,
+    m.secondsToAcknowledge,
+    m.remindedAt,
+    m.receivedAt,
+  ]);
 }
 
 /**

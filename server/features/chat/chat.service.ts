@@ -154,7 +154,7 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, vi
 }
 
 /**
- * GET /api/conversations/{id}/messages: a page of messages, oldest first (the spec's shape), and the cursor of
+ * GET /api/conversations/{id}/messages: a page of messages, oldest first (MessageView, docs/api-chat-alerts.md), and the cursor of
  * the page before it when there is one; participants only. `before` must name a message of this
  * conversation: any other id, another conversation's included, is the same 400.
  */

@@ -151,7 +151,7 @@ describe('POST /api/conversations', () => {
 });
 
 describe('messages', () => {
-  it('sends a message in the spec shape, trimmed, at the server time, by the signed-in sender', async () => {
+  it('sends a message as a MessageView, trimmed, at the server time, by the signed-in sender', async () => {
     const { a, b, id } = await pair();
     const before = Date.now();
     const res = await a.client.post(`${path(id)}/messages`, {
@@ -198,7 +198,7 @@ describe('messages', () => {
     expect((await a.client.get(`${path(id)}/messages?limit=0`)).status).toBe(400);
   });
 
-  it('pages a long conversation newest first with limit and before, each message once, in the spec shape', async () => {
+  it('pages a long conversation newest first with limit and before, each message once, as MessageViews', async () => {
     const { a, b, id } = await pair();
     const start = Date.now() - 1_000_000;
     const sent = Array.from({ length: 450 }, (_, i) =>
@@ -206,7 +206,7 @@ describe('messages', () => {
     );
     const contents = sent.map((m) => m.content);
 
-    // Without paging parameters: the spec's array of MessageView, the newest 200, oldest first.
+    // Without paging parameters: a plain array of MessageView (docs/api-chat-alerts.md), the newest 200, oldest first.
     const plain = await a.client.get(`${path(id)}/messages`);
     expect(plain.status).toBe(200);
     const newest = plain.body as unknown as MessageView[];

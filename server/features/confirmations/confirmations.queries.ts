@@ -54,37 +54,6 @@ export function listOutstanding(db: Db, userId: string): OutstandingRow[] {
     .all();
 }
 
-export interface ConfirmationReportRow {
-  userId: string;
-  firstName: string;
-  lastName: string;
-  isActive: boolean;
-  createdAt: number;
-  acknowledgedAt: number | null;
-  writtenAt: number | null;
-  confirmReminders: number;
-}
-
-/** A post's audience with each member's confirmation, by name. */
-export function listConfirmationRows(db: Db, postId: string): ConfirmationReportRow[] {
-  return db
-    .select({
-      userId: users.id,
-      firstName: users.firstName,
-      lastName: users.lastName,
-      isActive: users.isActive,
-      createdAt: acknowledgements.createdAt,
-      acknowledgedAt: acknowledgements.acknowledgedAt,
-      writtenAt: acknowledgements.writtenAt,
-      confirmReminders: acknowledgements.confirmReminders,
-    })
-    .from(acknowledgements)
-    .innerJoin(users, eq(users.id, acknowledgements.userId))
-    .where(and(eq(acknowledgements.postId, postId), eq(acknowledgements.deleted, false)))
-    .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id))
-    .all();
-}
-
 export interface OverviewRow {
   postId: string;
   category: string;

@@ -1,4 +1,3 @@
-import { NO_HOUSE } from '../../../schema/alerts';
 import {
   CONFIRM_CSV_COLUMNS,
   CONFIRM_MESSAGES,
@@ -16,15 +15,13 @@ import { listHouses } from '../../../schema/constants';
 import { canRequireConfirmation } from '../../../schema/permissions';
 import { DELETED_AUTHOR } from '../../../schema/posts';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
-import { csvLine } from '../../lib/csv';
 import { badRequest, forbidden, notFound } from '../../lib/errors';
 import { localDayAndHour } from '../../lib/time-zone';
 import { findAlertPost } from '../alerts/alerts.queries';
-import { asksConfirmation, findOwnRow, recordAcknowledgement } from '../alerts/alerts.service';
-import { housesByUser } from '../houses/houses.service';
+import { asksConfirmation, findOwnRow, recordAcknowledgement, reportAudience } from '../alerts/alerts.service';
+import { groupByHouse, houseGroupsCsv, parseHouseList } from '../houses/houses.service';
 import { confirmReminderPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import {
-  listConfirmationRows,
   listDueConfirmations,
   listOutstanding,
   listOverview,
@@ -33,15 +30,6 @@ import {
 } from './confirmations.queries';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function houseList(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 /** Whole percent confirmed, rounded down so 100 means everyone; an audience of no one has nothing outstanding. */
 const percentOf = (confirmed: number, audience: number) =>
@@ -108,31 +96,20 @@ export function confirmationReport(deps: AppDeps, actor: SessionUser, postId: st
   if (!canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.reportForbidden);
   const post = findAlertPost(deps.db, postId);
   if (!post || post.deleted || !post.requiresConfirmation) return notFound(CONFIRM_MESSAGES.postNotFound);
-  const rows = listConfirmationRows(deps.db, postId);
-  const houses = housesByUser(
-    deps,
-    rows.map((row) => row.userId),
-  );
-  const members: ConfirmationMember[] = rows.map((row) => ({
+  const members: ConfirmationMember[] = reportAudience(deps, postId).map((row) => ({
     userId: row.userId,
     firstName: row.firstName,
     lastName: row.lastName,
-    houses: houses.get(row.userId) ?? [],
+    houses: row.houses,
     isActive: row.isActive,
     requestedAt: iso(row.createdAt),
     confirmedAt: row.acknowledgedAt === null ? null : iso(row.writtenAt ?? row.acknowledgedAt),
     receivedAt: row.acknowledgedAt === null ? null : iso(row.acknowledgedAt),
     remindersSent: row.confirmReminders,
   }));
-  const order = [...listHouses(deps.config.orgName)];
-  for (const member of members) for (const house of member.houses) if (!order.includes(house)) order.push(house);
-  const groups = [...order, NO_HOUSE]
-    .map((house) => {
-      const inGroup = members.filter((m) => (house === NO_HOUSE ? m.houses.length === 0 : m.houses.includes(house)));
-      const confirmed = inGroup.filter((m) => m.confirmedAt !== null).length;
-      return { house, ...counts(inGroup.length, confirmed), members: inGroup };
-    })
-    .filter((group) => group.members.length > 0);
+  const groups = groupByHouse(listHouses(deps.config.orgName), members, (inGroup) =>
+    counts(inGroup.length, inGroup.filter((m) => m.confirmedAt !== null).length),
+  );
   return {
     post: {
       id: post.id,
@@ -142,7 +119,7 @@ export function confirmationReport(deps: AppDeps, actor: SessionUser, postId: st
       author: post.authorId
         ? { firstName: post.authorFirstName ?? '', lastName: post.authorLastName ?? '' }
         : { ...DELETED_AUTHOR },
-      audienceHouses: houseList(post.audienceHouses),
+      audienceHouses: parseHouseList(post.audienceHouses),
       confirmBy: post.confirmBy,
     },
     totals: counts(members.length, members.filter((m) => m.confirmedAt !== null).length),
@@ -154,23 +131,17 @@ export function confirmationReport(deps: AppDeps, actor: SessionUser, postId: st
  * GET /api/posts/{id}/confirmations.csv: the report, one line per house and member, given out as the download
  * streams (decision 130); its members are the report's, one per person asked.
  */
-export function* confirmationReportCsv(report: ConfirmationReport): Generator<string> {
-  yield csvLine(CONFIRM_CSV_COLUMNS);
-  for (const group of report.groups) {
-    for (const m of group.members) {
-      yield csvLine([
-        group.house,
-        m.firstName,
-        m.lastName,
-        m.houses.join('; '),
-        m.isActive ? 'yes' : 'no',
-        m.requestedAt,
-        m.confirmedAt,
-        m.receivedAt,
-        m.remindersSent,
-      ]);
-    }
-  }
+export function confirmationReportCsv(report: ConfirmationReport): Generator<string> {
+  return houseGroupsCsv(CONFIRM_CSV_COLUMNS, report.groups, (m) => [
+    m.firstName,
+    m.lastName,
+    m.houses.join('; '),
+    m.isActive ? 'yes' : 'no',
+    m.requestedAt,
+    m.confirmedAt,
+    m.receivedAt,
+    m.remindersSent,
+  ]);
 }
 
 /**
@@ -192,7 +163,7 @@ export function confirmationsOverview(
     category: row.category,
     content: row.content,
     createdAt: iso(row.createdAt),
-    audienceHouses: houseList(row.audienceHouses),
+    audienceHouses: parseHouseList(row.audienceHouses),
     confirmBy: row.confirmBy,
     overdue: row.confirmBy !== null && row.confirmBy < day && row.confirmed < row.audience,
     ...counts(row.audience, row.confirmed),

@@ -1,5 +1,7 @@
+import { NO_HOUSE } from '../../../schema/alerts';
 import { listHouses } from '../../../schema/constants';
 import type { AppDeps } from '../../lib/context';
+import { csvLine } from '../../lib/csv';
 import { badRequest } from '../../lib/errors';
 import { listUserHouses, replaceUserHouses } from './houses.queries';
 
@@ -27,6 +29,46 @@ export function housesByUser(deps: AppDeps, userIds?: string[]): Map<string, str
   }
   for (const [userId, list] of byUser) byUser.set(userId, sortHouses(deps, list));
   return byUser;
+}
+
+/**
+ * A report's members grouped by house (the alert report and the confirmation report, decisions 32 and 136): the
+ * house list's order, then houses no longer in it as the members name them, then "No house assigned"; a member of
+ * several houses is listed under each, and only groups with members are kept. `summarise` counts one group.
+ */
+export function groupByHouse<M extends { houses: string[] }, S extends object>(
+  houseList: readonly string[],
+  members: M[],
+  summarise: (inGroup: M[]) => S,
+): ({ house: string } & S & { members: M[] })[] {
+  const order = [...houseList];
+  for (const member of members) for (const house of member.houses) if (!order.includes(house)) order.push(house);
+  return [...order, NO_HOUSE]
+    .map((house) => {
+      const inGroup = members.filter((m) => (house === NO_HOUSE ? m.houses.length === 0 : m.houses.includes(house)));
+      return { house, ...summarise(inGroup), members: inGroup };
+    })
+    .filter((group) => group.members.length > 0);
+}
+
+/** A post's stored list of houses (JSON text, as `audienceHouses` is kept); anything unreadable is no house. */
+export function parseHouseList(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A grouped report as CSV lines: the header, then one line per house and member, the house first (decision 130). */
+export function* houseGroupsCsv<M>(
+  columns: readonly string[],
+  groups: readonly { house: string; members: readonly M[] }[],
+  cells: (member: M) => (string | number | boolean | null)[],
+): Generator<string> {
+  yield csvLine(columns);
+  for (const group of groups) for (const member of group.members) yield csvLine([group.house, ...cells(member)]);
 }
 
 /** Sets the houses a staff member works in; the synced directory shows them, so it is told. */

@@ -22,7 +22,7 @@ export const pushRoutes = new Hono<AppEnv>()
   .post('/push/unsubscribe', requireUser, validate('json', PushUnsubscribeBodySchema), (c) =>
     c.json(unsubscribe(c.var.deps, c.var.user, c.req.valid('json'))),
   )
-  // The spec's client sends title, body and urgent: ignored, the server's own text goes out.
+  // Any body (an older client's title, body and urgent) is ignored: the server's own text goes out (docs/api-chat-alerts.md).
   .post('/test-notification/:userId', requireUser, validate('param', UserIdParamsSchema), (c) =>
     c.json(sendTestNotification(c.var.deps, c.var.user, c.req.valid('param').userId)),
   );

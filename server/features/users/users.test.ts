@@ -108,7 +108,7 @@ describe('POST /api/auth/profile-picture', () => {
     expect((await t.client().download(res.body.profileImageUrl as string)).status).toBe(401);
   });
 
-  it('refuses a 6 MB picture with 413 and the spec’s message, storing nothing', async () => {
+  it('refuses a 6 MB picture with 413 and “Please select an image smaller than 5MB.”, storing nothing', async () => {
     const { client } = await t.signedIn();
     const [rows, files] = [uploadRows(), uploadFiles().length];
     const big = new Uint8Array(6 * 1024 * 1024).fill(0xff);

@@ -5,8 +5,8 @@ import type { PostLocal, ReactionLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 
 /**
- * Local writes of the feed. Each one marks the document pending (`localPending: true`, the spec's offline
- * item) and replication carries it to the server; times are set here for display and replaced by the
+ * Local writes of the feed. Each one marks the document pending (`localPending: true`, an offline item of
+ * docs/behaviour.md, "Offline") and replication carries it to the server; times are set here for display and replaced by the
  * server's on sync.
  */
 

@@ -39,7 +39,7 @@ import { HousePicker } from '../../components/house-picker';
 
 let fileKey = 0;
 
-/** Checks picked files against the spec's list and limits; returns those kept and why others were not. */
+/** Checks picked files against the accepted types and limits (docs/behaviour.md, "Profile and files"); returns those kept and why others were not. */
 function acceptFiles(current: number, picked: File[]): { kept: PickedFile[]; problem: string | null } {
   let problem: string | null = null;
   const kept: PickedFile[] = [];
