@@ -28,12 +28,14 @@ async function signInAgain() {
 beforeAll(async () => {
   t = await startTestServer();
   let user;
+  const keep = (client: TestClient, email: string) => emails.set(client, email);
   ({ client: writer, user } = await t.signedIn({ firstName: 'Wendy', lastName: 'Writer' }));
   writerId = user.id;
   ({ client: reader, user } = await t.signedIn({ firstName: 'Rita', lastName: 'Reader' }));
   readerId = user.id;
   ({ client: outsider, user } = await t.signedIn({ firstName: 'Otto', lastName: 'Other' }));
   t.setHouses(user.id, [OTHER]);
+  keep(outsider, user.email);
   ({ client: admin, user } = await t.signedIn({ role: 'admin', firstName: 'Ada', lastName: 'Manager' }));
   adminId = user.id;
   ({ client: nowhere } = await t.signedIn({ firstName: 'Nina', lastName: 'New' }));
@@ -288,5 +290,93 @@ describe('report', () => {
     } finally {
       await t2.close();
     }
+  });
+});
+
+describe('sync', () => {
+  const doc = (over: Partial<HandoverDoc> = {}): HandoverDoc => ({
+    id: randomUUID(),
+    house: HOUSE,
+    shift: 'Evening',
+    authorId: null,
+    content: 'Written offline',
+    residentIds: [],
+    createdAt: 0,
+    writtenAt: Date.now() - 60_000,
+    updatedAt: 0,
+    correctedAt: null,
+    addenda: [],
+    reads: [],
+    readAt: null,
+    hidden: false,
+    _deleted: false,
+    ...over,
+  });
+  const push = (client: TestClient, rows: { newDocumentState: HandoverDoc; assumedMasterState?: HandoverDoc | null }[]) =>
+    client.post('/api/sync/handovers/push', rows);
+
+  it('pulls a house notes only for its staff and admins; another house pulls nothing of it', async () => {
+    const note = await write('Pulled');
+    const ids = async (client: TestClient) => (await pull(client)).documents.filter((d) => !d._deleted).map((d) => d.id);
+    expect(await ids(reader)).toContain(note.id);
+    expect(await ids(admin)).toContain(note.id);
+    expect(await ids(outsider)).not.toContain(note.id);
+    expect((await pull(outsider)).documents.map((d) => d.id)).not.toContain(note.id);
+  });
+
+  it('creates, marks read and appends addenda through push, each once when a lost answer is retried', async () => {
+    const created = doc();
+    const rows = [{ newDocumentState: created, assumedMasterState: null }];
+    expect((await push(writer, rows)).body).toEqual({ conflicts: [] });
+    // The answer was lost: the same rows again.
+    const retry = await push(writer, rows);
+    expect(retry.status).toBe(200);
+    expect(t.db.$client.prepare('SELECT count(*) AS n FROM handovers WHERE id = ?').get(created.id)).toEqual({ n: 1 });
+    const master = (await pull(reader)).documents.find((d) => d.id === created.id)!; // pushed just above
+    expect(master).toMatchObject({ authorId: writerId, content: 'Written offline', shift: 'Evening' });
+    const addendum = { id: randomUUID(), authorId: null, content: 'Later: all quiet', createdAt: 0, writtenAt: 0 };
+    const readRow = { newDocumentState: { ...master, readAt: Date.now(), addenda: [addendum] }, assumedMasterState: master };
+    expect((await push(reader, [readRow])).body).toEqual({ conflicts: [] });
+    expect((await push(reader, [readRow])).body).toEqual({ conflicts: [] });
+    const after = (await pull(writer)).documents.find((d) => d.id === created.id)!; // it exists
+    expect(after.reads.map((r) => r.userId)).toEqual([readerId]);
+    expect(after.addenda.map((a) => [a.id, a.authorId, a.content])).toEqual([[addendum.id, readerId, 'Later: all quiet']]);
+    expect(auditFor(created.id).map((a) => a.action)).toEqual(['handover.created', 'handover.addendum', 'handover.read']);
+  });
+
+  it('refuses a push about another house note as if it did not exist, applying nothing', async () => {
+    const note = await write('Not yours');
+    const master = (await pull(reader)).documents.find((d) => d.id === note.id)!; // written above
+    const pushed = { ...master, readAt: Date.now() };
+    const res = await push(outsider, [{ newDocumentState: pushed, assumedMasterState: master }]);
+    // Answered with its own document as a tombstone, never the stored note (docs/sync.md, "Who pulls what").
+    expect(res.body.conflicts).toEqual([{ ...pushed, _deleted: true }]);
+    const created = await push(outsider, [{ newDocumentState: doc({ house: HOUSE }), assumedMasterState: null }]);
+    expect((created.body.conflicts as HandoverDoc[])[0]._deleted).toBe(true);
+    expect(auditFor(note.id).map((a) => a.action)).toEqual(['handover.created']);
+  });
+
+  it('sends staff a tombstone when a note is hidden, and admins the note marked hidden', async () => {
+    const note = await write('Hide me');
+    const from = (await pull(reader)).checkpoint;
+    await admin.post(`/api/handovers/${note.id}/hide`);
+    const staffSide = (await pull(reader, from.seq, from.id)).documents.find((d) => d.id === note.id);
+    expect(staffSide).toMatchObject({ _deleted: true, content: '', house: '' });
+    const adminSide = (await pull(admin)).documents.find((d) => d.id === note.id);
+    expect(adminSide).toMatchObject({ _deleted: false, hidden: true, content: 'Hide me' });
+  });
+
+  it('sends tombstones of a house notes when the user leaves it, and the notes when they join one', async () => {
+    const { client: mover, user } = await t.signedIn({ firstName: 'Mo', lastName: 'Ver' });
+    const { client: sysadmin } = await t.signedIn({ role: 'system_admin' });
+    const houses = (list: string[]) => sysadmin.put(`/api/admin/users/${user.id}/houses`, { houses: list });
+    const note = await write('Before the move');
+    expect((await houses([HOUSE])).status).toBe(200);
+    const joined = await pull(mover);
+    expect(joined.documents.find((d) => d.id === note.id)).toMatchObject({ _deleted: false });
+    expect((await houses([OTHER])).status).toBe(200);
+    const left = await pull(mover, joined.checkpoint.seq, joined.checkpoint.id);
+    expect(left.documents.find((d) => d.id === note.id)).toMatchObject({ _deleted: true, content: '' });
+    expect((await mover.get(`/api/handovers/${note.id}`)).status).toBe(404);
   });
 });
