@@ -104,7 +104,11 @@ export type CreateHandoverBody = z.infer<typeof CreateHandoverBodySchema>;
 
 /** PATCH /api/handovers/{id}: the author's correction in the first hour; fields left out stay. */
 export const CorrectHandoverBodySchema = z
-  .object({ shift: ShiftNameSchema.optional(), content: ContentSchema.optional(), residentIds: ResidentIdsSchema.optional() })
+  .object({
+    shift: ShiftNameSchema.optional(),
+    content: ContentSchema.optional(),
+    residentIds: ResidentIdsSchema.optional(),
+  })
   .refine((body) => Object.values(body).some((value) => value !== undefined), HANDOVER_MESSAGES.nothingToCorrect);
 export type CorrectHandoverBody = z.infer<typeof CorrectHandoverBodySchema>;
 
@@ -222,4 +226,11 @@ export interface HandoverReads {
 }
 
 /** GET /api/handovers/report.csv: one line per house and day. */
-export const HANDOVER_REPORT_COLUMNS = ['House', 'Day', 'Notes written', 'Reads by the next shift', 'Expected reads', 'Share read'];
+export const HANDOVER_REPORT_COLUMNS = [
+  'House',
+  'Day',
+  'Notes written',
+  'Reads by the next shift',
+  'Expected reads',
+  'Share read',
+];

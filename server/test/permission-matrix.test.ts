@@ -144,7 +144,10 @@ async function gilesConfirmation(): Promise<string> {
 }
 /** A handover note of Giles House written by `staff` (decision 138); `otherStaff` works in Tudor Way. */
 async function gilesHandover(): Promise<string> {
-  const res = await clientAs('staff').post('/api/houses/Giles%20House/handovers', { shift: 'Day', content: 'All calm' });
+  const res = await clientAs('staff').post('/api/houses/Giles%20House/handovers', {
+    shift: 'Day',
+    content: 'All calm',
+  });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }

@@ -29,7 +29,12 @@ export function insertHandover(db: Db, row: NewHandoverRow): void {
 export function updateHandover(
   db: Db,
   id: string,
-  changes: Partial<Pick<HandoverRow, 'shift' | 'content' | 'residentIds' | 'correctedAt' | 'hidden' | 'hiddenAt' | 'hiddenBy' | 'updatedAt'>>,
+  changes: Partial<
+    Pick<
+      HandoverRow,
+      'shift' | 'content' | 'residentIds' | 'correctedAt' | 'hidden' | 'hiddenAt' | 'hiddenBy' | 'updatedAt'
+    >
+  >,
 ): void {
   db.update(handovers)
     .set({ ...changes, serverSeq: nextSeq(db) })

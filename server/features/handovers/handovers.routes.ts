@@ -57,11 +57,21 @@ export const handoverRoutes = new Hono<AppEnv>()
   .get('/handovers/:id', requireUser, sameOriginRead, validate('param', IdParamsSchema), (c) =>
     c.json(viewHandover(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
   )
-  .patch('/handovers/:id', requireUser, validate('param', IdParamsSchema), validate('json', CorrectHandoverBodySchema), (c) =>
-    c.json(correctHandover(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  .patch(
+    '/handovers/:id',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('json', CorrectHandoverBodySchema),
+    (c) =>
+      c.json(correctHandover(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
-  .post('/handovers/:id/addenda', requireUser, validate('param', IdParamsSchema), validate('json', AddendumBodySchema), (c) =>
-    c.json(addAddendum(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c)), 201),
+  .post(
+    '/handovers/:id/addenda',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('json', AddendumBodySchema),
+    (c) =>
+      c.json(addAddendum(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c)), 201),
   )
   .post('/handovers/:id/read', requireUser, validate('param', IdParamsSchema), async (c) => {
     const { writtenAt } = parseInput(ReadHandoverBodySchema, await readOptionalJson(c));

@@ -392,7 +392,12 @@ export function hideHandover(deps: AppDeps, actor: SessionUser, id: string, meta
   if (row.hidden) return viewOf(deps, id, actor);
   const at = deps.now();
   deps.db.transaction(() => {
-    updateHandover(deps.db, id, { hidden: true, hiddenAt: at, hiddenBy: actor.id, updatedAt: Math.max(at, row.updatedAt + 1) });
+    updateHandover(deps.db, id, {
+      hidden: true,
+      hiddenAt: at,
+      hiddenBy: actor.id,
+      updatedAt: Math.max(at, row.updatedAt + 1),
+    });
     audit(deps, actor, 'handover.hidden', id, meta, { house: row.house });
   });
   deps.hub.notify('handovers');
@@ -413,7 +418,12 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
   const zone = deps.config.timeZone;
   const houses = query.house === undefined ? listHouses(deps.config.orgName) : [query.house];
   const dayAfter = new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const rows = listHandoversBetween(deps.db, houses, startOfLocalDay(query.from, zone), startOfLocalDay(dayAfter, zone));
+  const rows = listHandoversBetween(
+    deps.db,
+    houses,
+    startOfLocalDay(query.from, zone),
+    startOfLocalDay(dayAfter, zone),
+  );
   const parts = loadParts(deps, rows);
   const lines = new Map<string, { house: string; day: string; notes: number; reads: number; expected: number }>();
   for (const row of rows) {
@@ -421,11 +431,17 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
     const key = `${row.house}\n${day}`;
     const line = lines.get(key) ?? { house: row.house, day, notes: 0, reads: 0, expected: 0 };
     const { readCount, onShiftCount } = readCounts(parts, row);
-    lines.set(key, { ...line, notes: line.notes + 1, reads: line.reads + readCount, expected: line.expected + onShiftCount });
+    lines.set(key, {
+      ...line,
+      notes: line.notes + 1,
+      reads: line.reads + readCount,
+      expected: line.expected + onShiftCount,
+    });
   }
   return (function* () {
     yield csvLine(HANDOVER_REPORT_COLUMNS);
-    for (const l of lines.values()) yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, percent(l.reads, l.expected)]);
+    for (const l of lines.values())
+      yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, percent(l.reads, l.expected)]);
   })();
 }
 
@@ -452,7 +468,17 @@ export function handoverAccessChanged(
   deps.hub.notify('handovers', [userId]);
 }
 
-const BLANK = { house: '', shift: '', authorId: null, content: '', residentIds: [], correctedAt: null, addenda: [], reads: [], readAt: null };
+const BLANK = {
+  house: '',
+  shift: '',
+  authorId: null,
+  content: '',
+  residentIds: [],
+  correctedAt: null,
+  addenda: [],
+  reads: [],
+  readAt: null,
+};
 
 function toDoc(parts: ViewParts, row: HandoverRow, actor: SessionUser, visible: boolean): HandoverDoc {
   const base = { id: row.id, createdAt: row.createdAt, writtenAt: row.writtenAt, updatedAt: row.updatedAt };
@@ -484,7 +510,10 @@ function toDoc(parts: ViewParts, row: HandoverRow, actor: SessionUser, visible: 
 export function listHandoverDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
   const houses = visibleHouses(deps, actor.role, housesOf(deps, actor.id));
   const pulled = listHandoversForUser(deps.db, actor.id, houses, seq, id, limit);
-  const parts = loadParts(deps, pulled.filter((p) => p.visible).map((p) => p.row));
+  const parts = loadParts(
+    deps,
+    pulled.filter((p) => p.visible).map((p) => p.row),
+  );
   return pulled.map((p) => ({ seq: p.seq, doc: toDoc(parts, p.row, actor, p.visible) }));
 }
 

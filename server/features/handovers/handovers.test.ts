@@ -46,7 +46,10 @@ beforeAll(async () => {
     [reader, readerId],
     [admin, adminId],
   ] as const) {
-    emails.set(client, (t.db.$client.prepare('SELECT email FROM users WHERE id = ?').get(id) as { email: string }).email);
+    emails.set(
+      client,
+      (t.db.$client.prepare('SELECT email FROM users WHERE id = ?').get(id) as { email: string }).email,
+    );
   }
 });
 afterAll(async () => {
@@ -234,7 +237,9 @@ describe('opening, reading, correcting and addenda', () => {
     expect(hidden.status).toBe(200);
     expect(hidden.body.hidden).toBe(true);
     expect((await reader.get(`/api/handovers/${note.id}`)).status).toBe(404);
-    const staffIds = ((await reader.get(`${list(HOUSE)}?limit=100`)).body as unknown as HandoverPage).items.map((n) => n.id);
+    const staffIds = ((await reader.get(`${list(HOUSE)}?limit=100`)).body as unknown as HandoverPage).items.map(
+      (n) => n.id,
+    );
     expect(staffIds).not.toContain(note.id);
     const adminItems = ((await admin.get(`${list(HOUSE)}?limit=100`)).body as unknown as HandoverPage).items;
     expect(adminItems.find((n) => n.id === note.id)?.hidden).toBe(true);
@@ -250,7 +255,9 @@ describe('report', () => {
     expect((await reader.get(`/api/handovers/report.csv?from=${day}&to=${day}`)).status).toBe(403);
     expect((await admin.get(`/api/handovers/report.csv?from=${day}&to=2000-01-01`)).status).toBe(400);
     expect((await admin.get(`/api/handovers/report.csv?from=${day}&to=${day}&house=Nowhere`)).status).toBe(404);
-    const res = await admin.get(`/api/handovers/report.csv?house=${encodeURIComponent(HOUSE)}&from=2000-01-01&to=2000-12-31`);
+    const res = await admin.get(
+      `/api/handovers/report.csv?house=${encodeURIComponent(HOUSE)}&from=2000-01-01&to=2000-12-31`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/csv');
     expect(res.text.trim().split('\r\n')).toHaveLength(1);
@@ -312,12 +319,15 @@ describe('sync', () => {
     _deleted: false,
     ...over,
   });
-  const push = (client: TestClient, rows: { newDocumentState: HandoverDoc; assumedMasterState?: HandoverDoc | null }[]) =>
-    client.post('/api/sync/handovers/push', rows);
+  const push = (
+    client: TestClient,
+    rows: { newDocumentState: HandoverDoc; assumedMasterState?: HandoverDoc | null }[],
+  ) => client.post('/api/sync/handovers/push', rows);
 
   it('pulls a house notes only for its staff and admins; another house pulls nothing of it', async () => {
     const note = await write('Pulled');
-    const ids = async (client: TestClient) => (await pull(client)).documents.filter((d) => !d._deleted).map((d) => d.id);
+    const ids = async (client: TestClient) =>
+      (await pull(client)).documents.filter((d) => !d._deleted).map((d) => d.id);
     expect(await ids(reader)).toContain(note.id);
     expect(await ids(admin)).toContain(note.id);
     expect(await ids(outsider)).not.toContain(note.id);
@@ -335,13 +345,22 @@ describe('sync', () => {
     const master = (await pull(reader)).documents.find((d) => d.id === created.id)!; // pushed just above
     expect(master).toMatchObject({ authorId: writerId, content: 'Written offline', shift: 'Evening' });
     const addendum = { id: randomUUID(), authorId: null, content: 'Later: all quiet', createdAt: 0, writtenAt: 0 };
-    const readRow = { newDocumentState: { ...master, readAt: Date.now(), addenda: [addendum] }, assumedMasterState: master };
+    const readRow = {
+      newDocumentState: { ...master, readAt: Date.now(), addenda: [addendum] },
+      assumedMasterState: master,
+    };
     expect((await push(reader, [readRow])).body).toEqual({ conflicts: [] });
     expect((await push(reader, [readRow])).body).toEqual({ conflicts: [] });
     const after = (await pull(writer)).documents.find((d) => d.id === created.id)!; // it exists
     expect(after.reads.map((r) => r.userId)).toEqual([readerId]);
-    expect(after.addenda.map((a) => [a.id, a.authorId, a.content])).toEqual([[addendum.id, readerId, 'Later: all quiet']]);
-    expect(auditFor(created.id).map((a) => a.action)).toEqual(['handover.created', 'handover.addendum', 'handover.read']);
+    expect(after.addenda.map((a) => [a.id, a.authorId, a.content])).toEqual([
+      [addendum.id, readerId, 'Later: all quiet'],
+    ]);
+    expect(auditFor(created.id).map((a) => a.action)).toEqual([
+      'handover.created',
+      'handover.addendum',
+      'handover.read',
+    ]);
   });
 
   it('refuses a push about another house note as if it did not exist, applying nothing', async () => {
