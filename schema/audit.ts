@@ -35,6 +35,12 @@ export const AUDIT_ACTION_LABELS: Record<string, string> = {
   'post.delete': 'Post deleted by someone other than its author',
   'comment.delete': 'Comment deleted by someone other than its author',
   'audit.exported': 'Audit log exported',
+  'handover.viewed': 'Handover note opened',
+  'handover.created': 'Handover note written',
+  'handover.corrected': 'Handover note corrected',
+  'handover.addendum': 'Addendum added to a handover note',
+  'handover.hidden': 'Handover note hidden',
+  'handover.read': 'Handover note marked read',
 };
 
 /** The label of an action for the screen and the CSV. */

@@ -17,7 +17,16 @@ export const SYNC_COLLECTIONS = [
   'residents',
   'residentViews',
 ] as const;
-export type SyncCollection = (typeof SYNC_COLLECTIONS)[number];
+
+/**
+ * Collections the server serves before the app keeps them (decision 138): pull, push and change events work as for
+ * the others, and the app's replication, which opens only SYNC_COLLECTIONS, leaves them out until its store has them.
+ */
+export const SERVER_FIRST_COLLECTIONS = ['handovers'] as const;
+
+/** Every collection the sync routes take. */
+export const SERVED_COLLECTIONS = [...SYNC_COLLECTIONS, ...SERVER_FIRST_COLLECTIONS] as const;
+export type SyncCollection = (typeof SERVED_COLLECTIONS)[number];
 
 /** Collections a client may push to; the staff directory is read-only, residents take edits only (decision 120). */
 export const PUSHABLE_COLLECTIONS = [
@@ -53,6 +62,8 @@ export const SYNC_WRITABLE_FIELDS = {
   // Every field the resident form edits but the photo, which goes through REST (decision 120).
   residents: ['name', 'likeToBeCall', 'dateOfBirth', ...RESIDENT_TEXT_FIELDS, 'houseTags'],
   residentViews: ['residentId', 'viewedAt'],
+  // Set once with the create; afterwards only the user's own read and new addenda are taken (decision 138).
+  handovers: ['house', 'shift', 'content', 'residentIds', 'addenda', 'readAt'],
 } as const satisfies Record<SyncCollection, readonly string[]>;
 
 /** The reaction id of a user on a post. */

@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { AttachmentSchema, ReactionTypeSchema } from './posts';
 import { RoleSchema } from './roles';
 import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
-import { PUSH_ROWS_MAX, SYNC_COLLECTIONS } from './sync-protocol';
+import { PUSH_ROWS_MAX, SERVED_COLLECTIONS } from './sync-protocol';
 
 export * from './sync-protocol';
 
 /** A synced collection's name, as the sync routes take it. */
-export const SyncCollectionSchema = z.enum(SYNC_COLLECTIONS, { message: 'No such sync collection' });
+export const SyncCollectionSchema = z.enum(SERVED_COLLECTIONS, { message: 'No such sync collection' });
 
 /**
  * Where a client is in the change feed: the last (server_seq, id) it has seen. While a first sync fills a
@@ -242,6 +242,45 @@ export const ResidentViewDocSchema = z.object({
 });
 export type ResidentViewDoc = z.infer<typeof ResidentViewDocSchema>;
 
+/** An addendum inside its note's document: appended by any reader, never changed (decision 138). */
+export const HandoverAddendumDocSchema = z.object({
+  /** A device-made UUID: a re-pushed addendum is stored once. */
+  id: z.string(),
+  /** Set by the server to the signed-in writer; null once the account is deleted. */
+  authorId: z.string().nullable(),
+  content: z.string(),
+  createdAt: millis,
+  writtenAt: millis,
+});
+export type HandoverAddendumDoc = z.infer<typeof HandoverAddendumDocSchema>;
+
+/**
+ * A shift handover note as one user pulls it (decision 138): only staff of its house and admins pull it; a note hidden
+ * by an admin, or of a house the user has left, is a tombstone with no content (admins pull a hidden one with
+ * `hidden: true`). Addenda and everyone's reads travel inside it; `readAt` is the puller's own, so copies differ.
+ * A device creates a note (house, shift, content, residentIds, writtenAt), appends addenda and sets its `readAt`.
+ */
+export const HandoverDocSchema = z.object({
+  id: z.string(),
+  house: z.string(),
+  shift: z.string(),
+  authorId: z.string().nullable(),
+  content: z.string(),
+  residentIds: z.array(z.string()),
+  createdAt: millis,
+  writtenAt: millis,
+  updatedAt: millis,
+  correctedAt: millis.nullable(),
+  addenda: z.array(HandoverAddendumDocSchema),
+  /** Server-owned: who has read it, by the device's clock bounded (decision 119), in the order they read it. */
+  reads: z.array(z.object({ userId: z.string(), readAt: millis })),
+  /** The pulling user's own read, or null; writable once. */
+  readAt: millis.nullable(),
+  hidden: z.boolean(),
+  _deleted: z.boolean(),
+});
+export type HandoverDoc = z.infer<typeof HandoverDocSchema>;
+
 export interface SyncDocs {
   posts: PostDoc;
   comments: CommentDoc;
@@ -252,6 +291,7 @@ export interface SyncDocs {
   acknowledgements: AcknowledgementDoc;
   residents: ResidentDoc;
   residentViews: ResidentViewDoc;
+  handovers: HandoverDoc;
 }
 
 export interface PullResponse<T> {

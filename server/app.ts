@@ -18,6 +18,7 @@ import { pushRoutes } from './features/push/push.routes';
 import { reactionRoutes } from './features/reactions/reactions.routes';
 import { suggestionRoutes } from './features/suggestions/suggestions.routes';
 import { residentRoutes } from './features/residents/residents.routes';
+import { handoverRoutes } from './features/handovers/handovers.routes';
 import { syncRoutes } from './features/sync/sync.routes';
 import { uploadRoutes } from './features/uploads/uploads.routes';
 import { keptRoutes } from './features/kept/kept.routes';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', chatRoutes);
   api.route('/', pushRoutes);
   api.route('/', residentRoutes);
+  api.route('/', handoverRoutes);
   api.route('/', syncRoutes);
   api.route('/', keptRoutes);
   api.all('*', () => notFound('No such API call'));

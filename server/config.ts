@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { StrongPasswordSchema } from '../schema/auth';
 import { REGISTRATION_MODES } from '../schema/constants';
+import { DEFAULT_SHIFTS, parseShifts, type Shift } from '../schema/handovers';
 import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN } from '../schema/push';
 import { isTimeZone } from './lib/time-zone';
 
@@ -62,6 +63,16 @@ export const ConfigSchema = z
       .string()
       .refine((zone) => isTimeZone(zone), 'must be a time zone name such as Europe/London')
       .default('Europe/London'),
+    /** The provider's shifts for handover notes (decision 138): names and start times in TIME_ZONE. */
+    SHIFTS: z
+      .string()
+      .default(DEFAULT_SHIFTS)
+      .transform((value, ctx) => {
+        const parsed = parseShifts(value);
+        if ('shifts' in parsed) return parsed.shifts;
+        ctx.addIssue({ code: 'custom', message: parsed.error });
+        return z.NEVER;
+      }),
     /** `production` keeps mailed links out of the log (decision 124); anything else is development. */
     NODE_ENV: z.string().optional(),
     /** Origins that may receive web push without https (a local test receiver), comma-separated. */
@@ -125,6 +136,8 @@ export interface Config {
   syncDelivery: 'documents' | 'announce';
   /** The provider's time zone (TIME_ZONE): quiet hours and due dates of confirmations (decision 136). */
   timeZone: string;
+  /** The shifts of handover notes, by start time (SHIFTS; decision 138). */
+  shifts: Shift[];
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
 }
@@ -163,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pushAllowLoopback: e.PUSH_ALLOW_LOOPBACK === 'true',
     syncDelivery: e.SYNC_DELIVERY,
     timeZone: e.TIME_ZONE,
+    shifts: e.SHIFTS,
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };
 }

@@ -503,3 +503,81 @@ export const residentViews = sqliteTable(
   },
   (t) => [index('resident_views_user_seq_idx').on(t.userId, t.serverSeq, t.id)],
 );
+
+/**
+ * Shift handover notes per house (decision 138): written by staff of the house, read by the next shift. A hidden note
+ * (written in the wrong house) stays for the record and reaches only admins.
+ */
+export const handovers = sqliteTable(
+  'handovers',
+  {
+    id: text('id').primaryKey(),
+    house: text('house').notNull(),
+    shift: text('shift').notNull(),
+    authorId: text('author_id').references(() => users.id, { onDelete: 'set null' }),
+    content: text('content').notNull(),
+    /** JSON array of resident ids, checked as active residents of the house when written. */
+    residentIds: text('resident_ids').notNull().default('[]'),
+    createdAt: integer('created_at').notNull(),
+    writtenAt: integer('written_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    correctedAt: integer('corrected_at'),
+    hidden: integer('hidden', { mode: 'boolean' }).notNull().default(false),
+    hiddenAt: integer('hidden_at'),
+    hiddenBy: text('hidden_by').references(() => users.id, { onDelete: 'set null' }),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('handovers_house_created_idx').on(t.house, t.createdAt, t.id),
+    index('handovers_server_seq_idx').on(t.serverSeq, t.id),
+  ],
+);
+
+/** Addenda appended to a note after its first hour (or any time); never changed. */
+export const handoverAddenda = sqliteTable(
+  'handover_addenda',
+  {
+    id: text('id').primaryKey(),
+    handoverId: text('handover_id')
+      .notNull()
+      .references(() => handovers.id, { onDelete: 'cascade' }),
+    authorId: text('author_id').references(() => users.id, { onDelete: 'set null' }),
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+    writtenAt: integer('written_at').notNull(),
+  },
+  (t) => [index('handover_addenda_handover_idx').on(t.handoverId, t.createdAt)],
+);
+
+/** Who marked a note read: once per person; `readAt` is the device's time bounded (decision 119). */
+export const handoverReads = sqliteTable(
+  'handover_reads',
+  {
+    handoverId: text('handover_id')
+      .notNull()
+      .references(() => handovers.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    readAt: integer('read_at').notNull(),
+    recordedAt: integer('recorded_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.handoverId, t.userId] })],
+);
+
+/**
+ * When a user began or stopped seeing a house's notes (joined or left it, became or stopped being an admin): the
+ * sequence makes their next pull bring that house's notes, or their tombstones (decision 138).
+ */
+export const handoverAccess = sqliteTable(
+  'handover_access',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    house: text('house').notNull(),
+    visible: integer('visible', { mode: 'boolean' }).notNull(),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.house] })],
+);

@@ -35,6 +35,7 @@ const PUSHED_TABLES = {
   acknowledgements: 'acknowledgements',
   residents: 'residents',
   residentViews: 'resident_views',
+  handovers: 'handovers',
 } as const;
 
 /**

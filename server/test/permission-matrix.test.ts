@@ -8,7 +8,14 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdOf } from '../../schema/chat';
 import { keptLabel } from '../../schema/kept';
-import { acknowledgementId, PUSHABLE_COLLECTIONS, reactionId, SYNC_COLLECTIONS } from '../../schema/sync';
+import {
+  acknowledgementId,
+  PUSHABLE_COLLECTIONS,
+  reactionId,
+  SERVED_COLLECTIONS,
+  SERVER_FIRST_COLLECTIONS,
+  SYNC_COLLECTIONS,
+} from '../../schema/sync';
 import { createApp } from '../app';
 import { findAcknowledgement } from '../features/alerts/alerts.queries';
 import { syncAlertAudience } from '../features/alerts/alerts.service';
@@ -135,6 +142,25 @@ async function gilesConfirmation(): Promise<string> {
   syncAlertAudience(t.server.deps, post.id);
   return post.id;
 }
+/** A handover note of Giles House written by `staff` (decision 138); `otherStaff` works in Tudor Way. */
+async function gilesHandover(): Promise<string> {
+  const res = await clientAs('staff').post('/api/houses/Giles%20House/handovers', {
+    shift: 'Day',
+    content: 'All calm',
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+/** Staff of the house; staff of another house get 404 (they may not learn of the notes); admins read. */
+const houseOnly = (staff: number, admin: number): Expected => ({
+  signedOut: 401,
+  pending: 401,
+  deactivated: 401,
+  staff,
+  otherStaff: 404,
+  admin,
+  systemAdmin: admin,
+});
 const freshUser = async (overrides = {}) => (await t.buildUser(overrides)).id;
 async function staffResident(): Promise<string> {
   const res = await clientAs('staff').post('/api/residents', { name: `Resident ${randomUUID().slice(0, 6)}` });
@@ -678,6 +704,57 @@ const ROWS: Row[] = [
     call: async () => ({ path: `/api/residents/${await staffResident()}/history` }),
   },
 
+  // Handover notes (decision 138): a house's staff write and read them; admins read, hide and see the report.
+  {
+    route: 'GET /api/houses/:house/handovers',
+    expected: houseOnly(200, 200),
+    call: () => ({ path: '/api/houses/Giles%20House/handovers' }),
+  },
+  {
+    route: 'POST /api/houses/:house/handovers',
+    expected: houseOnly(201, 403),
+    emptyBody: 400,
+    call: () => ({ path: '/api/houses/Giles%20House/handovers', json: { shift: 'Night', content: 'Quiet night' } }),
+  },
+  {
+    route: 'GET /api/handovers/report.csv',
+    expected: { ...houseOnly(403, 200), otherStaff: 403 },
+    call: () => ({ path: '/api/handovers/report.csv?from=2026-01-01&to=2026-01-31' }),
+  },
+  {
+    route: 'GET /api/handovers/:id',
+    expected: houseOnly(200, 200),
+    call: async () => ({ path: `/api/handovers/${await gilesHandover()}` }),
+  },
+  {
+    // Only its author corrects a note, in its first hour.
+    route: 'PATCH /api/handovers/:id',
+    expected: houseOnly(200, 403),
+    emptyBody: 400,
+    call: async () => ({ path: `/api/handovers/${await gilesHandover()}`, json: { content: 'All calm, corrected' } }),
+  },
+  {
+    route: 'POST /api/handovers/:id/addenda',
+    expected: houseOnly(201, 201),
+    emptyBody: 400,
+    call: async () => ({ path: `/api/handovers/${await gilesHandover()}/addenda`, json: { content: 'And later' } }),
+  },
+  {
+    route: 'POST /api/handovers/:id/read',
+    expected: houseOnly(200, 200),
+    call: async () => ({ path: `/api/handovers/${await gilesHandover()}/read`, json: {} }),
+  },
+  {
+    route: 'GET /api/handovers/:id/reads',
+    expected: houseOnly(200, 200),
+    call: async () => ({ path: `/api/handovers/${await gilesHandover()}/reads` }),
+  },
+  {
+    route: 'POST /api/handovers/:id/hide',
+    expected: houseOnly(403, 200),
+    call: async () => ({ path: `/api/handovers/${await gilesHandover()}/hide`, json: {} }),
+  },
+
   // Sync: the stream and every collection's pull for every active user; push only where the collection
   // takes writes (the documents pushed by someone else are refused row by row, below).
   {
@@ -685,16 +762,18 @@ const ROWS: Row[] = [
     expected: activeUsers(200),
     call: () => ({ path: '/api/sync/stream', stream: true }),
   },
-  ...SYNC_COLLECTIONS.map((collection): Row => ({
+  ...SERVED_COLLECTIONS.map((collection): Row => ({
     route: 'GET /api/sync/:collection/pull',
     collection,
     expected: activeUsers(200),
     call: () => ({ path: `/api/sync/${collection}/pull` }),
   })),
-  ...SYNC_COLLECTIONS.map((collection): Row => ({
+  ...SERVED_COLLECTIONS.map((collection): Row => ({
     route: 'POST /api/sync/:collection/push',
     collection,
-    expected: activeUsers((PUSHABLE_COLLECTIONS as readonly string[]).includes(collection) ? 200 : 400),
+    expected: activeUsers(
+      [...PUSHABLE_COLLECTIONS, ...SERVER_FIRST_COLLECTIONS].some((name) => name === collection) ? 200 : 400,
+    ),
     emptyBody: 400,
     call: () => ({ path: `/api/sync/${collection}/push`, json: [] }),
   })),
@@ -729,6 +808,7 @@ beforeAll(async () => {
   users.pending = await build('staff', { isActive: false, pendingApproval: true, requestedRole: 'staff' });
   users.deactivated = await build('staff', { isActive: false });
   t.setHouses(users.staff.id, ['Giles House']);
+  t.setHouses(users.otherStaff.id, ['Tudor Way']);
 
   const form = new FormData();
   form.append('name', 'Photo Resident');
@@ -755,7 +835,7 @@ describe('the permission matrix', () => {
     expect(stale, `rows for routes the server does not mount: ${stale.join(', ')}`).toEqual([]);
     for (const route of mounted.filter((r) => r.includes(':collection'))) {
       const collections = ROWS.filter((r) => r.route === route).map((r) => r.collection);
-      expect(collections, `${route} must have a row for every sync collection`).toEqual([...SYNC_COLLECTIONS]);
+      expect(collections, `${route} must have a row for every sync collection`).toEqual([...SERVED_COLLECTIONS]);
     }
   });
 
@@ -899,6 +979,19 @@ describe('a pushed document that belongs to someone else', () => {
     const refused = await pushAsOther('residentViews', { newDocumentState: view });
     expect(refused).toMatchObject({ id: view.id, _deleted: true });
     expect(await find('otherStaff', 'residentViews', view.id)).toBeUndefined();
+  });
+
+  it('handovers: marking read or adding to another house’s note is refused and not applied', async () => {
+    const id = await gilesHandover();
+    const master = await find('staff', 'handovers', id);
+    expect(master).toMatchObject({ readAt: null, addenda: [] });
+    const addendum = { id: randomUUID(), authorId: null, content: 'Mine', createdAt: 0, writtenAt: 0 };
+    const refused = await pushAsOther('handovers', {
+      newDocumentState: { ...master, readAt: Date.now(), addenda: [addendum] },
+      assumedMasterState: master,
+    });
+    expect(refused).toMatchObject({ id, _deleted: true });
+    expect(await find('staff', 'handovers', id)).toMatchObject({ reads: [], addenda: [] });
   });
 
   it('users and residents: read-only collections refuse any push', async () => {

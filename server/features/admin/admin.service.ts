@@ -18,6 +18,7 @@ import { endAllSessions, issueUserToken, spendMailedLinks } from '../auth/auth.s
 import { releaseChatParticipant } from '../chat/chat.service';
 import { queueMail } from '../mail/mail.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
+import { handoverAccessChanged } from '../handovers/handovers.service';
 import { removeSubscriptionsOf } from '../push/push.service';
 import {
   countOtherActiveSystemAdmins,
@@ -72,6 +73,13 @@ function audit(deps: AppDeps, actor: SessionUser, meta: RequestMeta, action: str
     details: details as Record<string, unknown> | undefined,
     at: deps.now(),
   });
+}
+
+/** A role change can open or close every house's handover notes to the member (decision 138). */
+function roleChanged(deps: AppDeps, target: UserRow, role: Role): void {
+  if (role === target.role) return;
+  const houses = housesByUser(deps, [target.id]).get(target.id) ?? [];
+  handoverAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
 }
 
 function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): void {
@@ -136,6 +144,7 @@ export function editStaffMember(
     updateUser(deps.db, id, { ...body, updatedAt: deps.now() });
     // A link mailed to the old address must not set the password of the account at the new one.
     if (body.email !== target.email) spendMailedLinks(deps, id);
+    roleChanged(deps, target, body.role);
   });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_updated', id, {
@@ -179,7 +188,10 @@ export function setStaffRole(
   const target = loadTarget(deps, id);
   refuseSelf(actor, target, 'change the role of');
   keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
-  updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
+  deps.db.transaction(() => {
+    updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
+    roleChanged(deps, target, body.role);
+  });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_role_changed', id, { from: target.role, to: body.role });
   return adminView(deps, id);
@@ -195,7 +207,10 @@ export function approveRegistration(
 ): AdminUser {
   const target = loadTarget(deps, id);
   if (!target.pendingApproval) conflict('This account is not awaiting approval');
-  updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
+  deps.db.transaction(() => {
+    updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
+    roleChanged(deps, target, body.role);
+  });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
   queueMail(deps, {
@@ -237,7 +252,11 @@ export function setStaffHouses(
 ): AdminUser {
   const target = loadTarget(deps, id);
   const before = housesByUser(deps, [id]).get(id) ?? [];
-  const houses = setUserHouses(deps, target.id, body.houses);
+  const houses = deps.db.transaction(() => {
+    const after = setUserHouses(deps, target.id, body.houses);
+    handoverAccessChanged(deps, target.id, { role: target.role, houses: before }, { role: target.role, houses: after });
+    return after;
+  });
   audit(deps, actor, meta, 'admin.user_houses_changed', id, { from: before, to: houses });
   return adminView(deps, id);
 }

@@ -503,3 +503,11 @@ export function recordResidentView(
   });
   deps.hub.notify('residentViews', [actor.id]);
 }
+
+/** Whether every id names an active resident of this house: the residents a handover note mentions (decision 138). */
+export function areActiveResidentsOf(deps: AppDeps, house: string, ids: readonly string[]): boolean {
+  return ids.every((id) => {
+    const row = findResident(deps.db, id);
+    return row !== undefined && !row.archived && parseList<string>(row.houseTags).includes(house);
+  });
+}

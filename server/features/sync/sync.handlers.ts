@@ -2,6 +2,7 @@ import type { SyncCollection } from '../../../schema/sync';
 import { acknowledgementsSync } from '../alerts/alerts.sync';
 import { conversationsSync, messagesSync } from '../chat/chat.sync';
 import { commentsSync } from '../comments/comments.sync';
+import { handoversSync } from '../handovers/handovers.sync';
 import { postsSync } from '../posts/posts.sync';
 import { reactionsSync } from '../reactions/reactions.sync';
 import { residentsSync, residentViewsSync } from '../residents/residents.sync';
@@ -19,4 +20,5 @@ export const SYNC_HANDLERS: Record<SyncCollection, SyncHandler> = {
   acknowledgements: acknowledgementsSync,
   residents: residentsSync,
   residentViews: residentViewsSync,
+  handovers: handoversSync,
 };

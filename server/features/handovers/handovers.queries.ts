@@ -1,0 +1,221 @@
+import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { handoverAccess, handoverAddenda, handoverReads, handovers, userHouses, users } from '../../db/tables';
+import { nextSeq } from '../../lib/seq.queries';
+
+export type HandoverRow = typeof handovers.$inferSelect;
+export type NewHandoverRow = Omit<HandoverRow, 'serverSeq' | 'correctedAt' | 'hidden' | 'hiddenAt' | 'hiddenBy'>;
+export type AddendumRow = typeof handoverAddenda.$inferSelect;
+export type ReadRow = typeof handoverReads.$inferSelect;
+
+/** A person as notes name them; the columns are null once the account is deleted. */
+export interface PersonRow {
+  id: string;
+  firstName: string;
+  lastName: string;
+}
+
+export function findHandover(db: Db, id: string): HandoverRow | undefined {
+  return db.select().from(handovers).where(eq(handovers.id, id)).get();
+}
+
+export function insertHandover(db: Db, row: NewHandoverRow): void {
+  db.insert(handovers)
+    .values({ ...row, serverSeq: nextSeq(db) })
+    .run();
+}
+
+/** Changes a note and moves it up the change feed, so every device that may see it pulls it again. */
+export function updateHandover(
+  db: Db,
+  id: string,
+  changes: Partial<
+    Pick<
+      HandoverRow,
+      'shift' | 'content' | 'residentIds' | 'correctedAt' | 'hidden' | 'hiddenAt' | 'hiddenBy' | 'updatedAt'
+    >
+  >,
+): void {
+  db.update(handovers)
+    .set({ ...changes, serverSeq: nextSeq(db) })
+    .where(eq(handovers.id, id))
+    .run();
+}
+
+/** Moves a note up the change feed (an addendum or a read changed what its document carries). */
+export function bumpHandover(db: Db, id: string, at: number): void {
+  db.update(handovers)
+    .set({ updatedAt: sql`max(${handovers.updatedAt} + 1, ${at})`, serverSeq: nextSeq(db) })
+    .where(eq(handovers.id, id))
+    .run();
+}
+
+/** A house's notes, newest first, before the cursor `(createdAt, id)`; hidden ones only when asked. */
+export function listHouseHandovers(
+  db: Db,
+  house: string,
+  before: { createdAt: number; id: string } | null,
+  withHidden: boolean,
+  limit: number,
+): HandoverRow[] {
+  const conditions = [eq(handovers.house, house)];
+  if (!withHidden) conditions.push(eq(handovers.hidden, false));
+  if (before)
+    conditions.push(
+      or(
+        lt(handovers.createdAt, before.createdAt),
+        and(eq(handovers.createdAt, before.createdAt), lt(handovers.id, before.id)),
+      )!, // or() of two conditions is never undefined
+    );
+  return db
+    .select()
+    .from(handovers)
+    .where(and(...conditions))
+    .orderBy(desc(handovers.createdAt), desc(handovers.id))
+    .limit(limit)
+    .all();
+}
+
+export function findAddendum(db: Db, id: string): AddendumRow | undefined {
+  return db.select().from(handoverAddenda).where(eq(handoverAddenda.id, id)).get();
+}
+
+export function insertAddendum(db: Db, row: AddendumRow): void {
+  db.insert(handoverAddenda).values(row).run();
+}
+
+/** The addenda of these notes, oldest first. */
+export function listAddenda(db: Db, handoverIds: string[]): AddendumRow[] {
+  if (handoverIds.length === 0) return [];
+  return db
+    .select()
+    .from(handoverAddenda)
+    .where(inArray(handoverAddenda.handoverId, handoverIds))
+    .orderBy(asc(handoverAddenda.createdAt), asc(handoverAddenda.id))
+    .all();
+}
+
+/** Records a read once; answers whether it was new. */
+export function insertRead(db: Db, row: ReadRow): boolean {
+  return db.insert(handoverReads).values(row).onConflictDoNothing().run().changes > 0;
+}
+
+/** The reads of these notes, in the order they were read. */
+export function listReads(db: Db, handoverIds: string[]): ReadRow[] {
+  if (handoverIds.length === 0) return [];
+  return db
+    .select()
+    .from(handoverReads)
+    .where(inArray(handoverReads.handoverId, handoverIds))
+    .orderBy(asc(handoverReads.readAt), asc(handoverReads.userId))
+    .all();
+}
+
+/** The names of these users (deleted accounts are left out). */
+export function listPeople(db: Db, ids: string[]): PersonRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
+    .from(users)
+    .where(inArray(users.id, ids))
+    .all();
+}
+
+/** The active accounts that work in a house, by name: the people a note's "on shift" counts from (decision 138). */
+export function listHouseMembers(db: Db, house: string): PersonRow[] {
+  return db
+    .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
+    .from(userHouses)
+    .innerJoin(users, eq(users.id, userHouses.userId))
+    .where(and(eq(userHouses.house, house), eq(users.isActive, true)))
+    .orderBy(asc(users.lastName), asc(users.firstName), asc(users.id))
+    .all();
+}
+
+/** The houses a user's access rows say they see or stopped seeing. */
+export function listAccess(db: Db, userId: string): { house: string; visible: boolean }[] {
+  return db
+    .select({ house: handoverAccess.house, visible: handoverAccess.visible })
+    .from(handoverAccess)
+    .where(eq(handoverAccess.userId, userId))
+    .all();
+}
+
+/** Notes that a user began or stopped seeing a house's notes, each with a new sequence. */
+export function upsertAccess(db: Db, userId: string, changes: { house: string; visible: boolean }[]): void {
+  for (const { house, visible } of changes) {
+    const serverSeq = nextSeq(db);
+    db.insert(handoverAccess)
+      .values({ userId, house, visible, serverSeq })
+      .onConflictDoUpdate({ target: [handoverAccess.userId, handoverAccess.house], set: { visible, serverSeq } })
+      .run();
+  }
+}
+
+/** A note as pull reads it for one user: its place in that user's feed and whether the user sees its house now. */
+export interface PulledHandoverRow {
+  row: HandoverRow;
+  seq: number;
+  visible: boolean;
+}
+
+/**
+ * A user's notes after a checkpoint, in change order (decision 138): the notes of the houses they see now, at the later
+ * of the note's sequence and when they began seeing the house, and the notes of houses they stopped seeing, at the
+ * later of the note's sequence and when they stopped (as tombstones, by the caller).
+ */
+export function listHandoversForUser(
+  db: Db,
+  userId: string,
+  visibleHouses: string[],
+  seq: number,
+  id: string,
+  limit: number,
+): PulledHandoverRow[] {
+  const rows = db.$client
+    .prepare<
+      { userId: string; houses: string; seq: number; id: string; limit: number },
+      { id: string; seq: number; visible: number }
+    >(
+      `SELECT h.id AS id, max(h.server_seq, coalesce(a.server_seq, 0)) AS seq,
+              h.house IN (SELECT value FROM json_each(@houses)) AS visible
+       FROM handovers h LEFT JOIN handover_access a ON a.user_id = @userId AND a.house = h.house
+       WHERE (h.house IN (SELECT value FROM json_each(@houses)) OR a.house IS NOT NULL)
+         AND (max(h.server_seq, coalesce(a.server_seq, 0)), h.id) > (@seq, @id)
+       ORDER BY 2, 1
+       LIMIT @limit`,
+    )
+    .all({ userId, houses: JSON.stringify(visibleHouses), seq, id, limit });
+  if (rows.length === 0) return [];
+  const byId = new Map(
+    db
+      .select()
+      .from(handovers)
+      .where(
+        inArray(
+          handovers.id,
+          rows.map((r) => r.id),
+        ),
+      )
+      .all()
+      .map((row) => [row.id, row]),
+  );
+  return rows.map((r) => ({ row: byId.get(r.id)!, seq: r.seq, visible: r.visible === 1 })); // read in one statement
+}
+
+/** Notes of these houses that reached the server in [from, to), for the report, with their reads. */
+export function listHandoversBetween(db: Db, houses: string[], from: number, to: number): HandoverRow[] {
+  return db
+    .select()
+    .from(handovers)
+    .where(
+      and(
+        inArray(handovers.house, houses),
+        eq(handovers.hidden, false),
+        sql`${handovers.createdAt} >= ${from}`,
+        sql`${handovers.createdAt} < ${to}`,
+      ),
+    )
+    .orderBy(asc(handovers.house), asc(handovers.createdAt))
+    .all();
+}

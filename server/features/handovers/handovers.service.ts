@@ -1,0 +1,525 @@
+import { randomUUID } from 'node:crypto';
+import { listHouses } from '../../../schema/constants';
+import { DELETED_AUTHOR } from '../../../schema/posts';
+import {
+  HANDOVER_CORRECTION_MS,
+  HANDOVER_MESSAGES,
+  HANDOVER_REPORT_COLUMNS,
+  shiftAt,
+  type AddendumBody,
+  type CorrectHandoverBody,
+  type CreateHandoverBody,
+  type HandoverPage,
+  type HandoverPerson,
+  type HandoverReader,
+  type HandoverReads,
+  type HandoverReportQuery,
+  type HandoverView,
+} from '../../../schema/handovers';
+import type { Role } from '../../../schema/roles';
+import type { HandoverDoc } from '../../../schema/sync';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { csvLine } from '../../lib/csv';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { localDayAndHour, localMinuteOfDay, startOfLocalDay } from '../../lib/time-zone';
+import { boundWrittenAt } from '../../lib/written-at';
+import { recordAudit } from '../audit/audit.service';
+import { housesByUser } from '../houses/houses.service';
+import { parseList } from '../posts/posts.service';
+import { areActiveResidentsOf } from '../residents/residents.service';
+import { accountCreatedAt } from '../users/users.service';
+import {
+  bumpHandover,
+  findAddendum,
+  findHandover,
+  insertAddendum,
+  insertHandover,
+  insertRead,
+  listAddenda,
+  listHandoversBetween,
+  listHandoversForUser,
+  listHouseHandovers,
+  listHouseMembers,
+  listPeople,
+  listReads,
+  updateHandover,
+  upsertAccess,
+  type AddendumRow,
+  type HandoverRow,
+  type PersonRow,
+  type ReadRow,
+} from './handovers.queries';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isAdmin = (role: Role) => role === 'admin' || role === 'system_admin';
+
+/** The houses whose notes a user sees: every house for admins, else the houses they work in (decision 138). */
+function visibleHouses(deps: AppDeps, role: Role, houses: readonly string[]): string[] {
+  return isAdmin(role) ? listHouses(deps.config.orgName) : [...houses];
+}
+
+function housesOf(deps: AppDeps, userId: string): string[] {
+  return housesByUser(deps, [userId]).get(userId) ?? [];
+}
+
+/** Audit entries name the note and what changed, never the words (they may carry health data, as residents'). */
+function audit(deps: AppDeps, actor: SessionUser, action: string, id: string, meta: RequestMeta, details?: object) {
+  recordAudit(deps.db, {
+    actor,
+    action,
+    ip: meta.ip,
+    target: { type: 'handover', id },
+    details: details as Record<string, unknown> | undefined, // a plain object of JSON values
+    at: deps.now(),
+  });
+}
+
+function requireKnownHouse(deps: AppDeps, house: string): void {
+  if (!listHouses(deps.config.orgName).includes(house)) notFound(HANDOVER_MESSAGES.houseNotFound);
+}
+
+/** Whether the user sees this note now: staff of its house and admins; a hidden one only admins. */
+function canSee(deps: AppDeps, actor: SessionUser, row: HandoverRow): boolean {
+  if (isAdmin(actor.role)) return true;
+  return !row.hidden && housesOf(deps, actor.id).includes(row.house);
+}
+
+/** The note with this id if the user may see it; 404 otherwise, so nobody learns of another house's notes. */
+function requireVisible(deps: AppDeps, actor: SessionUser, id: string): HandoverRow {
+  const row = findHandover(deps.db, id);
+  return row && canSee(deps, actor, row) ? row : notFound(HANDOVER_MESSAGES.notFound);
+}
+
+function checkShift(deps: AppDeps, shift: string): void {
+  const names = deps.config.shifts.map((s) => s.name);
+  if (!names.includes(shift)) badRequest(HANDOVER_MESSAGES.unknownShift(names));
+}
+
+function checkResidents(deps: AppDeps, house: string, ids: readonly string[]): void {
+  if (!areActiveResidentsOf(deps, house, ids)) badRequest(HANDOVER_MESSAGES.unknownResident);
+}
+
+// Views ----------------------------------------------------------------------------------------------------------
+
+function toPerson(row: PersonRow | undefined): HandoverPerson {
+  return row ? { id: row.id, firstName: row.firstName, lastName: row.lastName } : { id: null, ...DELETED_AUTHOR };
+}
+
+/** What several notes' views need besides their rows: addenda, reads, the people named and each house's members. */
+interface ViewParts {
+  addenda: Map<string, AddendumRow[]>;
+  reads: Map<string, ReadRow[]>;
+  people: Map<string, PersonRow>;
+  members: Map<string, PersonRow[]>;
+}
+
+function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const row of rows) map.set(key(row), [...(map.get(key(row)) ?? []), row]);
+  return map;
+}
+
+function loadParts(deps: AppDeps, rows: HandoverRow[]): ViewParts {
+  const ids = rows.map((r) => r.id);
+  const addenda = listAddenda(deps.db, ids);
+  const reads = listReads(deps.db, ids);
+  const personIds = new Set<string>();
+  for (const r of rows) if (r.authorId) personIds.add(r.authorId);
+  for (const a of addenda) if (a.authorId) personIds.add(a.authorId);
+  for (const r of reads) personIds.add(r.userId);
+  const members = new Map<string, PersonRow[]>();
+  for (const house of new Set(rows.map((r) => r.house))) members.set(house, listHouseMembers(deps.db, house));
+  return {
+    addenda: group(addenda, (a) => a.handoverId),
+    reads: group(reads, (r) => r.handoverId),
+    people: new Map(listPeople(deps.db, [...personIds]).map((p) => [p.id, p])),
+    members,
+  };
+}
+
+/** "On shift" for a note: the active members of its house other than its author (decision 138). */
+function onShiftOf(parts: ViewParts, row: HandoverRow): PersonRow[] {
+  return (parts.members.get(row.house) ?? []).filter((member) => member.id !== row.authorId);
+}
+
+function readCounts(parts: ViewParts, row: HandoverRow): { readCount: number; onShiftCount: number } {
+  const onShift = onShiftOf(parts, row);
+  const readers = new Set((parts.reads.get(row.id) ?? []).map((r) => r.userId));
+  return { readCount: onShift.filter((m) => readers.has(m.id)).length, onShiftCount: onShift.length };
+}
+
+function toView(parts: ViewParts, row: HandoverRow, actorId: string): HandoverView {
+  const own = (parts.reads.get(row.id) ?? []).find((r) => r.userId === actorId);
+  return {
+    id: row.id,
+    house: row.house,
+    shift: row.shift,
+    author: toPerson(row.authorId ? parts.people.get(row.authorId) : undefined),
+    content: row.content,
+    residentIds: parseList<string>(row.residentIds),
+    createdAt: iso(row.createdAt),
+    writtenAt: iso(row.writtenAt),
+    correctedAt: row.correctedAt === null ? null : iso(row.correctedAt),
+    correctableUntil: iso(row.createdAt + HANDOVER_CORRECTION_MS),
+    addenda: (parts.addenda.get(row.id) ?? []).map((a) => ({
+      id: a.id,
+      author: toPerson(a.authorId ? parts.people.get(a.authorId) : undefined),
+      content: a.content,
+      createdAt: iso(a.createdAt),
+      writtenAt: iso(a.writtenAt),
+    })),
+    ...readCounts(parts, row),
+    readAt: own ? iso(own.readAt) : null,
+    hidden: row.hidden,
+  };
+}
+
+function viewOf(deps: AppDeps, id: string, actor: SessionUser): HandoverView {
+  const row = findHandover(deps.db, id) ?? notFound(HANDOVER_MESSAGES.notFound);
+  return toView(loadParts(deps, [row]), row, actor.id);
+}
+
+// REST -----------------------------------------------------------------------------------------------------------
+
+function encodeCursor(row: HandoverRow): string {
+  return Buffer.from(`${row.createdAt}.${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  const match = /^(\d{1,16})\.([\w-]{1,100})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  return match ? { createdAt: Number(match[1]), id: match[2] } : badRequest('This page link is invalid');
+}
+
+/**
+ * GET /api/houses/{house}/handovers: newest first. Staff of the house and admins (who also see hidden notes, marked);
+ * a staff member in no house gets an empty list with the reason; anyone else 404.
+ */
+export function listHandovers(
+  deps: AppDeps,
+  actor: SessionUser,
+  house: string,
+  query: { limit: number; cursor?: string },
+): HandoverPage {
+  requireKnownHouse(deps, house);
+  const now = deps.now();
+  const shifts = deps.config.shifts;
+  const page = {
+    house,
+    shifts: shifts.map((s) => s.name),
+    currentShift: shiftAt(shifts, localMinuteOfDay(now, deps.config.timeZone)).name,
+  };
+  const mine = housesOf(deps, actor.id);
+  if (!isAdmin(actor.role) && mine.length === 0)
+    return { ...page, items: [], nextCursor: null, reason: HANDOVER_MESSAGES.noHouse };
+  if (!isAdmin(actor.role) && !mine.includes(house)) notFound(HANDOVER_MESSAGES.houseNotFound);
+  const before = query.cursor ? decodeCursor(query.cursor) : null;
+  const rows = listHouseHandovers(deps.db, house, before, isAdmin(actor.role), query.limit + 1);
+  const items = rows.slice(0, query.limit);
+  const parts = loadParts(deps, items);
+  return {
+    ...page,
+    items: items.map((row) => toView(parts, row, actor.id)),
+    nextCursor: rows.length > query.limit ? encodeCursor(items[items.length - 1]) : null,
+  };
+}
+
+/** GET /api/handovers/{id}: one note; every opening is audited (`handover.viewed`), as a resident's profile is. */
+export function viewHandover(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverView {
+  const row = requireVisible(deps, actor, id);
+  audit(deps, actor, 'handover.viewed', id, meta, { house: row.house });
+  return toView(loadParts(deps, [row]), row, actor.id);
+}
+
+/**
+ * POST /api/houses/{house}/handovers: a note by a member of the house. A device-made id sent again (a lost answer)
+ * answers the stored note; an id another note has is refused (409).
+ */
+export function createHandover(
+  deps: AppDeps,
+  actor: SessionUser,
+  house: string,
+  body: CreateHandoverBody,
+  meta: RequestMeta,
+): HandoverView {
+  requireKnownHouse(deps, house);
+  if (!housesOf(deps, actor.id).includes(house)) {
+    if (isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.writeForbidden);
+    notFound(HANDOVER_MESSAGES.houseNotFound);
+  }
+  if (body.id) {
+    const existing = findHandover(deps.db, body.id);
+    if (existing && existing.authorId === actor.id && existing.house === house) return viewOf(deps, body.id, actor);
+    if (existing) conflict(HANDOVER_MESSAGES.idTaken);
+  }
+  checkShift(deps, body.shift);
+  checkResidents(deps, house, body.residentIds);
+  const id = body.id ?? randomUUID();
+  const at = deps.now();
+  deps.db.transaction(() => {
+    insertHandover(deps.db, {
+      id,
+      house,
+      shift: body.shift,
+      authorId: actor.id,
+      content: body.content,
+      residentIds: JSON.stringify(body.residentIds),
+      createdAt: at,
+      writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
+      updatedAt: at,
+    });
+    audit(deps, actor, 'handover.created', id, meta, {
+      house,
+      shift: body.shift,
+      residents: body.residentIds.length,
+    });
+  });
+  deps.hub.notify('handovers');
+  return viewOf(deps, id, actor);
+}
+
+/** PATCH /api/handovers/{id}: the author corrects shift, words or residents in the note's first hour (server time). */
+export function correctHandover(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: CorrectHandoverBody,
+  meta: RequestMeta,
+): HandoverView {
+  const row = requireVisible(deps, actor, id);
+  if (row.authorId !== actor.id) forbidden(HANDOVER_MESSAGES.correctOwn);
+  const at = deps.now();
+  if (at - row.createdAt > HANDOVER_CORRECTION_MS) conflict(HANDOVER_MESSAGES.correctionWindow);
+  if (body.shift !== undefined) checkShift(deps, body.shift);
+  if (body.residentIds !== undefined) checkResidents(deps, row.house, body.residentIds);
+  const next = {
+    shift: body.shift ?? row.shift,
+    content: body.content ?? row.content,
+    residentIds: body.residentIds === undefined ? row.residentIds : JSON.stringify(body.residentIds),
+  };
+  const fields = (['shift', 'content', 'residentIds'] as const).filter((field) => next[field] !== row[field]);
+  if (fields.length === 0) return viewOf(deps, id, actor);
+  deps.db.transaction(() => {
+    updateHandover(deps.db, id, { ...next, correctedAt: at, updatedAt: Math.max(at, row.updatedAt + 1) });
+    audit(deps, actor, 'handover.corrected', id, meta, { fields });
+  });
+  deps.hub.notify('handovers');
+  return viewOf(deps, id, actor);
+}
+
+/**
+ * POST /api/handovers/{id}/addenda: anyone who sees the note appends to it; the original stays. A device-made id sent
+ * again answers the note as it is.
+ */
+export function addAddendum(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: AddendumBody,
+  meta: RequestMeta,
+): HandoverView {
+  const row = requireVisible(deps, actor, id);
+  if (body.id) {
+    const existing = findAddendum(deps.db, body.id);
+    if (existing && existing.authorId === actor.id && existing.handoverId === id) return viewOf(deps, id, actor);
+    if (existing) conflict(HANDOVER_MESSAGES.addendumIdTaken);
+  }
+  const at = deps.now();
+  const addendumId = body.id ?? randomUUID();
+  deps.db.transaction(() => {
+    insertAddendum(deps.db, {
+      id: addendumId,
+      handoverId: id,
+      authorId: actor.id,
+      content: body.content,
+      createdAt: at,
+      writtenAt: boundWrittenAt(body.writtenAt, row.createdAt, at),
+    });
+    bumpHandover(deps.db, id, at);
+    audit(deps, actor, 'handover.addendum', id, meta, { addendumId });
+  });
+  deps.hub.notify('handovers');
+  return viewOf(deps, id, actor);
+}
+
+/**
+ * POST /api/handovers/{id}/read: marks the note read by the user, once; a second call answers the first read. The
+ * device's time is kept, never before the note reached the server nor after now (docs/sync.md, "Two times").
+ */
+export function markHandoverRead(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  writtenAt: number | undefined,
+  meta: RequestMeta,
+): HandoverView {
+  const row = requireVisible(deps, actor, id);
+  const at = deps.now();
+  const readAt = boundWrittenAt(writtenAt, row.createdAt, at);
+  const fresh = deps.db.transaction(() => {
+    if (!insertRead(deps.db, { handoverId: id, userId: actor.id, readAt, recordedAt: at })) return false;
+    bumpHandover(deps.db, id, at);
+    audit(deps, actor, 'handover.read', id, meta, { readAt: iso(readAt) });
+    return true;
+  });
+  if (fresh) deps.hub.notify('handovers');
+  return viewOf(deps, id, actor);
+}
+
+/** GET /api/handovers/{id}/reads: who on shift has read the note, and when; audited as an opening. */
+export function listHandoverReads(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverReads {
+  const row = requireVisible(deps, actor, id);
+  audit(deps, actor, 'handover.viewed', id, meta, { house: row.house, reads: true });
+  const parts = loadParts(deps, [row]);
+  const reads = new Map((parts.reads.get(id) ?? []).map((r) => [r.userId, r.readAt]));
+  const onShift = onShiftOf(parts, row);
+  const reader = (person: PersonRow | undefined, userId: string): HandoverReader => ({
+    user: toPerson(person),
+    readAt: reads.has(userId) ? iso(reads.get(userId)!) : null, // has() checked
+  });
+  const onShiftIds = new Set(onShift.map((m) => m.id));
+  return {
+    handoverId: id,
+    ...readCounts(parts, row),
+    onShift: onShift.map((m) => reader(m, m.id)),
+    others: [...reads.keys()].filter((userId) => !onShiftIds.has(userId)).map((u) => reader(parts.people.get(u), u)),
+  };
+}
+
+/** POST /api/handovers/{id}/hide: an admin hides a note written in the wrong house; it stays, marked, for admins. */
+export function hideHandover(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverView {
+  const row = requireVisible(deps, actor, id);
+  if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.hideForbidden);
+  if (row.hidden) return viewOf(deps, id, actor);
+  const at = deps.now();
+  deps.db.transaction(() => {
+    updateHandover(deps.db, id, {
+      hidden: true,
+      hiddenAt: at,
+      hiddenBy: actor.id,
+      updatedAt: Math.max(at, row.updatedAt + 1),
+    });
+    audit(deps, actor, 'handover.hidden', id, meta, { house: row.house });
+  });
+  deps.hub.notify('handovers');
+  return viewOf(deps, id, actor);
+}
+
+// Report ---------------------------------------------------------------------------------------------------------
+
+const percent = (part: number, whole: number) => (whole === 0 ? '' : `${Math.round((part / whole) * 100)}%`);
+
+/**
+ * GET /api/handovers/report.csv (admins): per house and day (TIME_ZONE), the notes written and how many of the reads
+ * expected from the next shift (each note's on-shift members) were made. Hidden notes are left out.
+ */
+export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): Iterator<string> {
+  if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.reportForbidden);
+  if (query.house !== undefined) requireKnownHouse(deps, query.house);
+  const zone = deps.config.timeZone;
+  const houses = query.house === undefined ? listHouses(deps.config.orgName) : [query.house];
+  const dayAfter = new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const rows = listHandoversBetween(
+    deps.db,
+    houses,
+    startOfLocalDay(query.from, zone),
+    startOfLocalDay(dayAfter, zone),
+  );
+  const parts = loadParts(deps, rows);
+  const lines = new Map<string, { house: string; day: string; notes: number; reads: number; expected: number }>();
+  for (const row of rows) {
+    const day = localDayAndHour(row.createdAt, zone).day;
+    const key = `${row.house}\n${day}`;
+    const line = lines.get(key) ?? { house: row.house, day, notes: 0, reads: 0, expected: 0 };
+    const { readCount, onShiftCount } = readCounts(parts, row);
+    lines.set(key, {
+      ...line,
+      notes: line.notes + 1,
+      reads: line.reads + readCount,
+      expected: line.expected + onShiftCount,
+    });
+  }
+  return (function* () {
+    yield csvLine(HANDOVER_REPORT_COLUMNS);
+    for (const l of lines.values())
+      yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, percent(l.reads, l.expected)]);
+  })();
+}
+
+// Access and sync ------------------------------------------------------------------------------------------------
+
+/**
+ * Called when a user's houses or role change: the houses whose notes they began or stopped seeing get a new place in
+ * their change feed, so their next pull brings those notes, or their tombstones (decision 138).
+ */
+export function handoverAccessChanged(
+  deps: AppDeps,
+  userId: string,
+  before: { role: Role; houses: readonly string[] },
+  after: { role: Role; houses: readonly string[] },
+): void {
+  const was = new Set(visibleHouses(deps, before.role, before.houses));
+  const is = new Set(visibleHouses(deps, after.role, after.houses));
+  const changes = [
+    ...[...is].filter((h) => !was.has(h)).map((house) => ({ house, visible: true })),
+    ...[...was].filter((h) => !is.has(h)).map((house) => ({ house, visible: false })),
+  ];
+  if (changes.length === 0) return;
+  upsertAccess(deps.db, userId, changes);
+  deps.hub.notify('handovers', [userId]);
+}
+
+const BLANK = {
+  house: '',
+  shift: '',
+  authorId: null,
+  content: '',
+  residentIds: [],
+  correctedAt: null,
+  addenda: [],
+  reads: [],
+  readAt: null,
+};
+
+function toDoc(parts: ViewParts, row: HandoverRow, actor: SessionUser, visible: boolean): HandoverDoc {
+  const base = { id: row.id, createdAt: row.createdAt, writtenAt: row.writtenAt, updatedAt: row.updatedAt };
+  if (!visible || (row.hidden && !isAdmin(actor.role))) return { ...base, ...BLANK, hidden: false, _deleted: true };
+  const reads = parts.reads.get(row.id) ?? [];
+  return {
+    ...base,
+    house: row.house,
+    shift: row.shift,
+    authorId: row.authorId,
+    content: row.content,
+    residentIds: parseList<string>(row.residentIds),
+    correctedAt: row.correctedAt,
+    addenda: (parts.addenda.get(row.id) ?? []).map((a) => ({
+      id: a.id,
+      authorId: a.authorId,
+      content: a.content,
+      createdAt: a.createdAt,
+      writtenAt: a.writtenAt,
+    })),
+    reads: reads.map((r) => ({ userId: r.userId, readAt: r.readAt })),
+    readAt: reads.find((r) => r.userId === actor.id)?.readAt ?? null,
+    hidden: row.hidden,
+    _deleted: false,
+  };
+}
+
+/** A user's notes after a checkpoint (decision 138): their houses' notes, and tombstones of what they may no longer see. */
+export function listHandoverDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  const houses = visibleHouses(deps, actor.role, housesOf(deps, actor.id));
+  const pulled = listHandoversForUser(deps.db, actor.id, houses, seq, id, limit);
+  const parts = loadParts(
+    deps,
+    pulled.filter((p) => p.visible).map((p) => p.row),
+  );
+  return pulled.map((p) => ({ seq: p.seq, doc: toDoc(parts, p.row, actor, p.visible) }));
+}
+
+/** The note as this user's pull would send it, or null when they may not see it. */
+export function findHandoverDoc(deps: AppDeps, id: string, actor: SessionUser): HandoverDoc | null {
+  const row = findHandover(deps.db, id);
+  if (!row || !canSee(deps, actor, row)) return null;
+  return toDoc(loadParts(deps, [row]), row, actor, true);
+}
