@@ -236,7 +236,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
       </div>
       <CopyrightFooter />
       <BackToTop />
-      <EditPostHost db={previewing ? null : db} />
+      <EditPostHost db={previewing ? null : db} user={user} />
       <PushPrompt user={user} />
       <SearchPalette
         open={searchOpen}
