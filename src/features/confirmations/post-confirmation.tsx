@@ -18,8 +18,9 @@ function dueText(confirmBy: string | null | undefined): string | null {
 }
 
 /**
- * A post's read-and-confirm state on its card, for a viewer asked to confirm it (docs/behaviour.md, "Read and
- * confirm"): "Please read and confirm" with "I have read and understood", then "Confirmed <time>". It never blocks the
+ * A post's read-and-confirm state on its card, for a viewer asked to confirm it
+ * (docs/behaviour.md, "Read and confirm"): "Please read and confirm" with "I have read and understood", then
+ * "Confirmed <time>". It never blocks the
  * screen; offline the confirmation waits on the device and is sent once (decision 137).
  */
 export function PostConfirmation({ db, post, user }: { db: UserDatabase | null; post: PostLocal; user: CurrentUser }) {
