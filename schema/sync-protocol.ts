@@ -52,7 +52,17 @@ export const PUSH_ROWS_MAX = 100;
  * bounded value stands from then on, as `createdAt` does (decision 119).
  */
 export const SYNC_WRITABLE_FIELDS = {
-  posts: ['content', 'category', 'isUrgent', 'houseTags', 'audienceHouses', 'images', 'attachments'],
+  posts: [
+    'content',
+    'category',
+    'isUrgent',
+    'houseTags',
+    'audienceHouses',
+    'requiresConfirmation',
+    'confirmBy',
+    'images',
+    'attachments',
+  ],
   comments: ['postId', 'content'],
   reactions: ['postId', 'type'],
   users: [],

@@ -61,8 +61,12 @@ export const PostDocSchema = z.object({
   category: z.string(),
   isUrgent: z.boolean(),
   houseTags: z.array(z.string()),
-  /** Urgent posts only: the houses the alert is addressed to; empty means all staff. */
+  /** Urgent posts and posts requiring confirmation: the houses addressed; empty means all staff. */
   audienceHouses: z.array(z.string()),
+  /** Its audience must confirm they have read it; only admins set it (decision 136). */
+  requiresConfirmation: z.boolean(),
+  /** YYYY-MM-DD: when confirmations are due; null without a due date or confirmation. */
+  confirmBy: z.string().nullable(),
   images: z.array(z.string()),
   attachments: z.array(AttachmentSchema),
   /** Set by the server; a tombstone has none. */

@@ -12,6 +12,10 @@ describe('notification click target', () => {
     expect(notificationTargetUrl({ type: 'announcement', postId: 'p2' })).toBe('/?highlightPost=p2');
   });
 
+  it('highlights the post a reminder to confirm it names', () => {
+    expect(notificationTargetUrl({ type: 'confirm_reminder', postId: 'p 3' })).toBe('/?highlightPost=p%203');
+  });
+
   it('opens the feed for a test push or missing data', () => {
     expect(notificationTargetUrl({ type: 'test' })).toBe('/');
     expect(notificationTargetUrl(undefined)).toBe('/');

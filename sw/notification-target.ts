@@ -6,17 +6,17 @@ export interface NotificationData {
   urgent?: boolean;
 }
 
+/** Push types whose click shows their post (schema/push.ts). */
+const POST_TYPES: readonly string[] = ['urgent', 'reminder', 'announcement', 'confirm_reminder'];
+
 /**
  * Where a notification click takes the app (docs/behaviour.md, "Notifications"): a chat message opens the chat, an
- * urgent post or its reminder scrolls to the post and highlights it, an announcement shows its post too, anything else
- * the home feed. A path with query, resolved against the app's origin by the caller.
+ * urgent post or its reminder scrolls to the post and highlights it, as do an announcement and a reminder to confirm a
+ * post (decision 137), anything else the home feed. A path with query, resolved against the app's origin by the caller.
  */
 export function notificationTargetUrl(data: NotificationData | null | undefined): string {
   if (data?.type === 'chat') return '/?openChat=true';
-  if (
-    data?.postId &&
-    (data.urgent || data.type === 'urgent' || data.type === 'reminder' || data.type === 'announcement')
-  ) {
+  if (data?.postId && (data.urgent || POST_TYPES.includes(data.type ?? ''))) {
     return `/?highlightPost=${encodeURIComponent(data.postId)}`;
   }
   return '/';

@@ -12,6 +12,8 @@ export function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
     isUrgent: false,
     houseTags: [],
     audienceHouses: [],
+    requiresConfirmation: false,
+    confirmBy: null,
     images: [],
     attachments: [],
     reactions: {},

@@ -5,6 +5,7 @@ import {
   canArchiveResident,
   canEditPost,
   canManageUsers,
+  canRequireConfirmation,
   canSeeAdminLink,
   canSeeAlertReport,
 } from '../../schema/permissions';
@@ -15,6 +16,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../co
 import { PageSpinner } from '../components/ui/spinner';
 import { AddStaffForm } from '../features/admin/add-staff-form';
 import { AuditLog } from '../features/audit/audit-log';
+import { ConfirmationOverview } from '../features/confirmations/confirmation-overview';
 import { SuggestionList } from '../features/suggestions/suggestion-list';
 import { useAdminUsers } from '../features/admin/use-admin-users';
 import { UserList } from '../features/admin/user-list';
@@ -56,6 +58,9 @@ function AdministratorPage({ user }: { user: CurrentUser }) {
       ? 'See who has acknowledged an urgent post, with its Acknowledgements button in the feed.'
       : null,
     canArchiveResident(user) ? "Archive a resident's One Page Profile on the Residents page." : null,
+    canRequireConfirmation(user)
+      ? 'Ask staff to confirm they have read a post ("Requires confirmation") and follow who has, below.'
+      : null,
   ].filter((right): right is string => right !== null);
   return (
     <div className="app-page">
@@ -83,6 +88,7 @@ function AdministratorPage({ user }: { user: CurrentUser }) {
             </div>
           </CardContent>
         </Card>
+        {canRequireConfirmation(user) ? <ConfirmationOverview /> : null}
       </main>
       <CopyrightFooter />
     </div>
@@ -127,6 +133,7 @@ function AdminPanel({ user }: { user: CurrentUser }) {
         {state.status === 'ready' ? (
           <UserList users={state.users} selfId={user.id} onChanged={replaced} onDeleted={removed} />
         ) : null}
+        <ConfirmationOverview />
         <SuggestionList />
         <AuditLog />
       </main>

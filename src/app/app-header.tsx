@@ -22,6 +22,7 @@ import { useSignOut } from '../features/auth/use-sign-out';
 import { EmergencyAlertModal } from '../features/alerts/emergency-alert-modal';
 import { NotificationBell } from '../features/alerts/notification-bell';
 import { ChatButton } from '../features/chat/chat-button';
+import { ToConfirmButton } from '../features/confirmations/to-confirm-button';
 import { ChatPanel } from '../features/chat/chat-panel';
 import { usePendingUploads } from '../features/feed/use-pending-uploads';
 import { useSendWaitingPhotos } from '../features/residents/use-pending-photos';
@@ -100,6 +101,7 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
               </button>
             ) : null}
             <ChatButton variant="header" alwaysInHeader={!onFeed} />
+            <ToConfirmButton user={user} />
             <NotificationBell user={user} />
             <DropdownMenu>
               <DropdownMenuTrigger className="avatar-button">

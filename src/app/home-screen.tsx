@@ -31,6 +31,8 @@ import {
 } from '../features/feed/use-feed-data';
 import { useAuthors } from '../lib/use-authors';
 import { AlertReportButton } from '../features/alerts/alert-report-dialog';
+import { ConfirmationReportButton } from '../features/confirmations/confirmation-report-dialog';
+import { PostConfirmation } from '../features/confirmations/post-confirmation';
 import { useWaitingPosts } from '../features/feed/use-pending-uploads';
 import { WaitingPostCard } from '../features/feed/waiting-post-card';
 import '../features/feed/feed.css';
@@ -203,6 +205,8 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
         commentCountsKnown={commentCountsKnown}
         ownReactionsKnown={ownReactionsKnown}
         AlertReport={AlertReportButton}
+        Confirmation={PostConfirmation}
+        ConfirmationReport={ConfirmationReportButton}
       />
     ),
     [db, previewing, user, authors, highlighted, visible.length, commentCountsKnown, ownReactionsKnown],
@@ -236,7 +240,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
       </div>
       <CopyrightFooter />
       <BackToTop />
-      <EditPostHost db={previewing ? null : db} />
+      <EditPostHost db={previewing ? null : db} user={user} />
       <PushPrompt user={user} />
       <SearchPalette
         open={searchOpen}

@@ -191,7 +191,14 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
     posts: {
       schema: postsSchema,
       conflictHandler: conflictHandlerFor('posts', bases, report),
-      migrationStrategies: { 1: addAudience, 2: keepPending, 3: keepPendingWritten('createdAt'), 4: keepPendingEdited },
+      migrationStrategies: {
+        1: addAudience,
+        2: keepPending,
+        3: keepPendingWritten('createdAt'),
+        4: keepPendingEdited,
+        // Version 5 carries requiresConfirmation and confirmBy: an unsent write keeps the server's (decision 137).
+        5: keepPending,
+      },
     },
     comments: {
       schema: commentsSchema,

@@ -35,6 +35,9 @@ function olderSchema<T extends { properties: object; required?: readonly string[
   return { ...schema, version, properties, required: schema.required?.filter((f) => !fields.includes(f)) };
 }
 
+/** The fields posts gained in version 5 (decision 137). */
+const CONFIRMATION = ['requiresConfirmation', 'confirmBy'];
+
 /** A post as an older version stored it (before `reactions` and `writtenAt`). */
 const olderPost = {
   authorId: 'user-fold',
@@ -164,7 +167,9 @@ describe('schema migration', () => {
   it('gives posts and colleagues stored under schema version 0 empty audience and house lists', async () => {
     const old = await olderDatabase('user-migrate');
     await old.addCollections({
-      posts: { schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt', 'editedBy') as never },
+      posts: {
+        schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt', 'editedBy', ...CONFIRMATION) as never,
+      },
       users: { schema: olderSchema(usersSchema, 0, 'houses') as never },
     });
     // Not yet sent: posts the server already has are pulled again after a version change (decision 74).
@@ -195,7 +200,7 @@ describe('schema migration', () => {
     const old = await olderDatabase('user-fold');
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 1, 'reactions', 'writtenAt', 'editedBy') as never,
+        schema: olderSchema(postsSchema, 1, 'reactions', 'writtenAt', 'editedBy', ...CONFIRMATION) as never,
         migrationStrategies: { 1: (doc: unknown) => doc },
       },
       reactions: { schema: { ...reactionsSchema, version: 0 } as never },
@@ -224,7 +229,7 @@ describe('schema migration', () => {
     const identity = (doc: unknown) => doc;
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 2, 'writtenAt', 'editedBy') as never,
+        schema: olderSchema(postsSchema, 2, 'writtenAt', 'editedBy', ...CONFIRMATION) as never,
         migrationStrategies: { 1: identity, 2: identity },
       },
       comments: { schema: olderSchema(commentsSchema, 0, 'writtenAt') as never },
@@ -271,7 +276,7 @@ describe('schema migration', () => {
     const identity = (doc: unknown) => doc;
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 3, 'editedBy') as never,
+        schema: olderSchema(postsSchema, 3, 'editedBy', ...CONFIRMATION) as never,
         migrationStrategies: { 1: identity, 2: identity, 3: identity },
       },
     });
@@ -284,5 +289,28 @@ describe('schema migration', () => {
 
     const db = await openUserDatabase('user-edited', env);
     expect((await db.posts.find().exec()).map((doc) => [doc.id, doc.editedBy])).toEqual([['unsent', null]]);
+  });
+
+  it('keeps unsent posts without a confirmation from before posts carried one; the rest is pulled again', async () => {
+    const old = await olderDatabase('user-confirm');
+    const identity = (doc: unknown) => doc;
+    await old.addCollections({
+      posts: {
+        schema: olderSchema(postsSchema, 4, ...CONFIRMATION) as never,
+        migrationStrategies: { 1: identity, 2: identity, 3: identity, 4: identity },
+      },
+    });
+    const post = { ...olderPost, reactions: {}, writtenAt: 1, editedBy: null };
+    await old.posts.bulkInsert([
+      { ...post, id: 'synced', localPending: false },
+      { ...post, id: 'unsent', localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-confirm', env);
+    const posts = (await db.posts.find().exec()).map((doc) => doc.toMutableJSON());
+    expect(posts.map((doc) => doc.id)).toEqual(['unsent']);
+    // Left out, so its push leaves them as the server has them (decision 137).
+    expect('requiresConfirmation' in posts[0] || 'confirmBy' in posts[0]).toBe(false);
   });
 });

@@ -37,8 +37,16 @@ import { rxSchemaOf } from './rx-schema-of';
  */
 type Local<T> = Omit<T, '_deleted'> & { localPending: boolean };
 
-/** `reactions` is the server's: a post written on this device has none until the stored version comes back. */
-export type PostLocal = Omit<Local<PostDoc>, 'reactions'> & { reactions?: PostReactions };
+/**
+ * `reactions` is the server's: a post written on this device has none until the stored version comes back. An unsent
+ * post kept from before version 5 has no `requiresConfirmation` nor `confirmBy`: it leaves them as the server has them
+ * (decision 137).
+ */
+export type PostLocal = Omit<Local<PostDoc>, 'reactions' | 'requiresConfirmation' | 'confirmBy'> & {
+  reactions?: PostReactions;
+  requiresConfirmation?: boolean;
+  confirmBy?: string | null;
+};
 export type CommentLocal = Local<CommentDoc>;
 export type ReactionLocal = Local<ReactionDoc>;
 export type DirectoryUserLocal = Local<DirectoryUserDoc>;
@@ -92,12 +100,12 @@ export const RX_SCHEMAS: {
   }),
   posts: rxSchemaOf<PostLocal>(PostDocSchema, {
     title: 'posts',
-    version: 4,
+    version: 5,
     primaryKey: 'id',
     indexes: ['createdAt', 'localPending'],
     local,
     maxLength: { id: ID, authorId: ID, category: 40, editedBy: ID },
-    optional: ['reactions'],
+    optional: ['reactions', 'requiresConfirmation', 'confirmBy'],
     stored: { attachments: storedAttachments },
   }),
   comments: rxSchemaOf<CommentLocal>(CommentDocSchema, {

@@ -9,6 +9,7 @@ import {
 import type { PostView } from '../../../schema/posts';
 import type { AcknowledgementDoc, PostDoc, PullResponse, PushResponse } from '../../../schema/sync';
 import { localDayAndHour } from '../../lib/time-zone';
+import { newPostDoc } from '../../test/sync-docs';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
@@ -255,7 +256,11 @@ describe('a post that requires confirmation', () => {
     const post = await confirmPostBy(admin.client, { audienceHouses: ['Apps House'] });
     const pulled = (await admin.client.get(`/api/sync/posts/pull?limit=500`)).body as unknown as PullResponse<PostDoc>;
     const master = pulled.documents.find((d) => d.id === post.id)!;
-    const edit = { ...master, content: 'Edited on a phone', audienceHouses: [], updatedAt: master.updatedAt + 1 };
+    // Such a device's edit, kept through its update to version 5, carries neither field (decision 137).
+    const { requiresConfirmation, confirmBy, ...known } = master;
+    void confirmBy;
+    expect(requiresConfirmation).toBe(true);
+    const edit = { ...known, content: 'Edited on a phone', audienceHouses: [], updatedAt: master.updatedAt + 1 };
     const res = await admin.client.post('/api/sync/posts/push', [
       { newDocumentState: edit, assumedMasterState: master },
     ]);
@@ -264,6 +269,71 @@ describe('a post that requires confirmation', () => {
       .body as unknown as ConfirmationReport;
     expect(report.post.audienceHouses).toEqual(['Apps House']);
     expect((await outstandingOf(member.client)).map((o) => o.postId)).toContain(post.id);
+  });
+});
+
+describe('posts requiring confirmation through sync', () => {
+  const pullPost = async (client: TestClient, id: string) =>
+    ((await client.get('/api/sync/posts/pull?limit=500')).body as unknown as PullResponse<PostDoc>).documents.find(
+      (d) => d.id === id,
+    )!;
+
+  it('pulls requiresConfirmation and confirmBy with the post; an ordinary post has false and null', async () => {
+    const admin = await t.signedIn({ role: 'admin' });
+    const asked = await confirmPostBy(admin.client, { confirmBy: '2026-12-31', audienceHouses: ['Apps House'] });
+    const plain = (await admin.client.post('/api/posts', { content: 'Just news' })).body as unknown as PostView;
+    expect(await pullPost(admin.client, asked.id)).toMatchObject({
+      requiresConfirmation: true,
+      confirmBy: '2026-12-31',
+      audienceHouses: ['Apps House'],
+    });
+    expect(await pullPost(admin.client, plain.id)).toMatchObject({ requiresConfirmation: false, confirmBy: null });
+  });
+
+  it('takes a post written offline that requires confirmation from an admin once, and refuses it from staff', async () => {
+    const admin = await t.signedIn({ role: 'admin' });
+    const member = await t.signedIn();
+    const other = await t.signedIn();
+    t.setHouses(member.user.id, ['Apps House']);
+    t.setHouses(other.user.id, ['Flora Innes House']);
+    const doc = newPostDoc({ requiresConfirmation: true, confirmBy: '2026-12-31', audienceHouses: ['Apps House'] });
+    for (let i = 0; i < 2; i += 1) {
+      const res = await admin.client.post('/api/sync/posts/push', [
+        { newDocumentState: doc, assumedMasterState: null },
+      ]);
+      expect(res.body.conflicts).toEqual(i === 0 ? [] : [await pullPost(admin.client, doc.id)]);
+    }
+    expect((await outstandingOf(member.client)).map((o) => o.postId)).toEqual([doc.id]);
+    expect((await outstandingOf(other.client)).map((o) => o.postId)).not.toContain(doc.id);
+
+    const refused = newPostDoc({ requiresConfirmation: true });
+    const res = await member.client.post('/api/sync/posts/push', [
+      { newDocumentState: refused, assumedMasterState: null },
+    ]);
+    expect(res.body.conflicts).toEqual([{ ...refused, _deleted: true }]);
+  });
+
+  it('narrows the audience and removes the confirmation of a post that is not urgent through sync', async () => {
+    const admin = await t.signedIn({ role: 'admin' });
+    const stays = await t.signedIn();
+    const leaves = await t.signedIn();
+    t.setHouses(stays.user.id, ['Apps House']);
+    t.setHouses(leaves.user.id, ['Flora Innes House']);
+    const post = await confirmPostBy(admin.client, { audienceHouses: ['Apps House', 'Flora Innes House'] });
+    const master = await pullPost(admin.client, post.id);
+    const narrowed = { ...master, audienceHouses: ['Apps House'], updatedAt: master.updatedAt + 1 };
+    const res = await admin.client.post('/api/sync/posts/push', [
+      { newDocumentState: narrowed, assumedMasterState: master },
+    ]);
+    expect(res.body.conflicts).toEqual([]);
+    expect((await outstandingOf(stays.client)).map((o) => o.postId)).toContain(post.id);
+    expect((await outstandingOf(leaves.client)).map((o) => o.postId)).not.toContain(post.id);
+
+    const next = await pullPost(admin.client, post.id);
+    const removed = { ...next, requiresConfirmation: false, confirmBy: null, updatedAt: next.updatedAt + 1 };
+    await admin.client.post('/api/sync/posts/push', [{ newDocumentState: removed, assumedMasterState: next }]);
+    expect(await pullPost(admin.client, post.id)).toMatchObject({ requiresConfirmation: false, audienceHouses: [] });
+    expect((await outstandingOf(stays.client)).map((o) => o.postId)).not.toContain(post.id);
   });
 });
 

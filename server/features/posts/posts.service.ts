@@ -551,6 +551,8 @@ export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
     isUrgent: row.isUrgent,
     houseTags: live ? parseList<string>(row.houseTags) : [],
     audienceHouses: live ? parseList<string>(row.audienceHouses) : [],
+    requiresConfirmation: live && row.requiresConfirmation,
+    confirmBy: live ? row.confirmBy : null,
     images: live ? parseList<string>(row.images) : [],
     attachments: live ? parseList<Attachment>(row.attachments) : [],
     reactions: live ? reactions : {},

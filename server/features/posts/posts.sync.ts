@@ -28,6 +28,7 @@ export const postsSync: SyncHandler<PostDoc> = {
   apply(deps, actor, doc, master, meta) {
     const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt } =
       doc as Partial<PostDoc>;
+    const { requiresConfirmation: confirmation, confirmBy } = doc as Partial<PostDoc>;
     if (!master) {
       if (doc._deleted) return; // written and removed while offline: nothing to keep
       writePost(
@@ -43,6 +44,8 @@ export const postsSync: SyncHandler<PostDoc> = {
           images,
           attachments,
           writtenAt,
+          requiresConfirmation: confirmation,
+          confirmBy,
         }),
       );
       return;
@@ -52,9 +55,10 @@ export const postsSync: SyncHandler<PostDoc> = {
     if (!sameJson(images, master.images) || !sameJson(attachments, master.attachments)) {
       badRequest('Pictures and attachments cannot be changed after posting');
     }
-    // The device knows nothing yet of confirmations and drops the audience of a post that is not urgent: a post that
-    // requires confirmation keeps the audience it has unless the device makes it urgent (decision 136).
-    const keepsAudience = isUrgent !== true && requiresConfirmation(deps, doc.id);
+    // Only an edit kept on a device from before posts carried requiresConfirmation comes without it; such a device
+    // dropped the audience of a post that is not urgent, so the stored one stays unless it makes the post urgent
+    // (decisions 136 and 137).
+    const keepsAudience = confirmation === undefined && isUrgent !== true && requiresConfirmation(deps, doc.id);
     editPost(
       deps,
       actor,
@@ -65,6 +69,8 @@ export const postsSync: SyncHandler<PostDoc> = {
         isUrgent,
         houseTags,
         audienceHouses: keepsAudience ? undefined : audienceHouses,
+        requiresConfirmation: confirmation,
+        confirmBy,
       }),
       meta,
     );

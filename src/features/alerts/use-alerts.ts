@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { combineLatest, map } from 'rxjs';
 import type { UserDatabase } from '../../db/database';
+import { writeAcknowledgement } from '../../lib/acknowledge';
 import { useObservable } from '../../lib/use-observable';
 import { alertsToShow, type PendingAlert } from './alert-list';
 
@@ -33,12 +34,5 @@ export function usePendingAlerts(db: UserDatabase | null, userId: string): Pendi
  * and `writtenAt`, this moment, bounded: the report counts from it (decision 119).
  */
 export async function acknowledgeAlert(db: UserDatabase, acknowledgementId: string, now = Date.now()): Promise<void> {
-  const doc = await db.acknowledgements.findOne(acknowledgementId).exec();
-  if (!doc || doc.acknowledgedAt !== null) return;
-  await doc.incrementalPatch({
-    acknowledgedAt: now,
-    writtenAt: now,
-    viewedAt: doc.viewedAt ?? now,
-    localPending: true,
-  });
+  await writeAcknowledgement(db, acknowledgementId, now);
 }

@@ -14,25 +14,33 @@ export function audienceOf(audienceHouses: readonly string[]): AlertAudience {
   return audienceHouses.length > 0 ? { audience: 'houses', houses: [...audienceHouses] } : ALL_STAFF;
 }
 
-/** The `audienceHouses` to store: empty for all staff and for a post that is not urgent. */
-export function audienceHousesOf(isUrgent: boolean, value: AlertAudience): string[] {
-  return isUrgent && value.audience === 'houses' ? value.houses : [];
+/**
+ * The `audienceHouses` to store: empty for all staff and for a post that addresses no one (neither urgent nor requiring
+ * confirmation, decision 137).
+ */
+export function audienceHousesOf(addressed: boolean, value: AlertAudience): string[] {
+  return addressed && value.audience === 'houses' ? value.houses : [];
 }
 
-/** The "Alert audience" control of an urgent post, in the composer and the edit dialog. */
+/**
+ * The audience control of an urgent post or one requiring confirmation, in the composer and the edit dialog: "Alert
+ * audience" while the post is urgent, else "Audience".
+ */
 export function AlertAudiencePicker({
   value,
   onChange,
   disabled,
+  urgent = true,
 }: {
   value: AlertAudience;
   onChange: (value: AlertAudience) => void;
   disabled?: boolean;
+  urgent?: boolean;
 }) {
   const id = useId();
   return (
     <fieldset className="composer-audience" disabled={disabled}>
-      <legend className="label">Alert audience</legend>
+      <legend className="label">{urgent ? 'Alert audience' : 'Audience'}</legend>
       <div className="chip-row">
         {(
           [
@@ -53,7 +61,11 @@ export function AlertAudiencePicker({
         ))}
       </div>
       {value.audience === 'houses' ? (
-        <HousePicker value={value.houses} onChange={(houses) => onChange({ ...value, houses })} legend="Alert houses" />
+        <HousePicker
+          value={value.houses}
+          onChange={(houses) => onChange({ ...value, houses })}
+          legend={urgent ? 'Alert houses' : 'Houses asked'}
+        />
       ) : null}
     </fieldset>
   );

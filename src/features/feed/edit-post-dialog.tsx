@@ -20,16 +20,21 @@ import { CopyTextButton } from './copy-text-button';
 import { editingPostAtom } from './edit-post-state';
 import { editPost } from './feed-actions';
 import { useObservable } from '../../lib/use-observable';
+import type { CurrentUser } from '../../../schema/auth';
+import { canRequireConfirmation } from '../../../schema/permissions';
+import { ConfirmationFields, confirmationOfPost, storedConfirmation } from './confirmation-fields';
 
 interface EditPostDialogProps {
   db: UserDatabase;
+  /** The editor: only admins see "Requires confirmation" (decision 137). */
+  user: CurrentUser;
   post: PostLocal;
   open: boolean;
   onOpenChange: (open: boolean) => void;
 }
 
 /** The feed's one edit dialog, for the post the card's edit button chose (editingPostAtom, decision 117). */
-export function EditPostHost({ db }: { db: UserDatabase | null }) {
+export function EditPostHost({ db, user }: { db: UserDatabase | null; user: CurrentUser }) {
   const [post, setPost] = useAtom(editingPostAtom);
   // Leaving the feed (another screen, sign-out) ends the edit: coming back must not open it again.
   useEffect(() => () => setPost(null), [setPost]);
@@ -37,6 +42,7 @@ export function EditPostHost({ db }: { db: UserDatabase | null }) {
   return (
     <EditPostDialog
       db={db}
+      user={user}
       post={post}
       open
       onOpenChange={(open) => {
@@ -50,19 +56,34 @@ export function EditPostHost({ db }: { db: UserDatabase | null }) {
  * Edit of content, category, urgency and an urgent post's audience, with its toasts
  * (docs/behaviour.md, "Posts and categories").
  */
-export function EditPostDialog({ db, post, open, onOpenChange }: EditPostDialogProps) {
+export function EditPostDialog({ db, user, post, open, onOpenChange }: EditPostDialogProps) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       {open ? (
         <DialogContent>
-          <EditPostForm db={db} post={post} onDone={() => onOpenChange(false)} />
+          <EditPostForm
+            db={db}
+            post={post}
+            mayRequireConfirmation={canRequireConfirmation(user)}
+            onDone={() => onOpenChange(false)}
+          />
         </DialogContent>
       ) : null}
     </Dialog>
   );
 }
 
-function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal; onDone: () => void }) {
+function EditPostForm({
+  db,
+  post,
+  mayRequireConfirmation,
+  onDone,
+}: {
+  db: UserDatabase;
+  post: PostLocal;
+  mayRequireConfirmation: boolean;
+  onDone: () => void;
+}) {
   const id = useId();
   // A legacy value edits as its modern category; "General" (unknown) starts on the default but is only
   // written if the user picks a category.
@@ -72,6 +93,8 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
   const [isUrgent, setUrgent] = useState(post.isUrgent);
   // The alert's audience, as in the composer; making the post ordinary clears it (decision 33).
   const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(post.audienceHouses));
+  const [confirmation, setConfirmation] = useState(() => confirmationOfPost(post));
+  const addressed = isUrgent || confirmation.required;
   const [busy, setBusy] = useState(false);
   // The post as the form opened with it: fields left so keep whatever a colleague's change meanwhile made them.
   const [shown] = useState(post);
@@ -92,7 +115,9 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
           content,
           category: category === initialCategory ? undefined : category,
           isUrgent,
-          audienceHouses: audienceHousesOf(isUrgent, audience),
+          audienceHouses: audienceHousesOf(addressed, audience),
+          // Staff never change it: left out, the post keeps what it holds.
+          ...(mayRequireConfirmation ? storedConfirmation(confirmation) : {}),
         },
         shown,
       );
@@ -142,7 +167,12 @@ function EditPostForm({ db, post, onDone }: { db: UserDatabase; post: PostLocal;
         <Switch id={`${id}-urgent`} checked={isUrgent} onCheckedChange={setUrgent} className="switch-danger" />
         <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
       </div>
-      {isUrgent ? <AlertAudiencePicker value={audience} onChange={setAudience} disabled={busy} /> : null}
+      {mayRequireConfirmation ? (
+        <ConfirmationFields value={confirmation} onChange={setConfirmation} disabled={busy} />
+      ) : null}
+      {addressed ? (
+        <AlertAudiencePicker value={audience} onChange={setAudience} disabled={busy} urgent={isUrgent} />
+      ) : null}
       <DialogFooter>
         <Button variant="outline" onClick={onDone}>
           {deleted ? 'Close' : 'Cancel'}

@@ -76,6 +76,55 @@ describe('editPost', () => {
     await editPost(db, shown.id, { content: 'Fire drill at two', isUrgent: false }, shown);
     expect((await db.posts.findOne(shown.id).exec())!.isUrgent).toBe(true);
   });
+
+  it('keeps the audience of a post that requires confirmation though it is not urgent, and drops it with it', async () => {
+    const shown = await storedPost();
+    const houses = ['Apps House'];
+    await editPost(db, shown.id, {
+      content: shown.content,
+      isUrgent: false,
+      requiresConfirmation: true,
+      confirmBy: '2026-12-31',
+      audienceHouses: houses,
+    });
+    const asked = (await db.posts.findOne(shown.id).exec())!.toMutableJSON();
+    expect(asked).toMatchObject({ requiresConfirmation: true, confirmBy: '2026-12-31', audienceHouses: houses });
+    await editPost(db, shown.id, { content: 'Fire drill at one', isUrgent: false }, asked);
+    expect((await db.posts.findOne(shown.id).exec())!.audienceHouses).toEqual(houses);
+    await editPost(db, shown.id, { content: asked.content, isUrgent: false, requiresConfirmation: false }, asked);
+    const ordinary = (await db.posts.findOne(shown.id).exec())!;
+    expect([ordinary.requiresConfirmation, ordinary.confirmBy, ordinary.audienceHouses]).toEqual([false, null, []]);
+  });
+
+  it('leaves confirmation as the server has it on a post kept from before posts carried it', async () => {
+    const shown = await storedPost();
+    const { requiresConfirmation, confirmBy, ...older } = shown;
+    void requiresConfirmation;
+    void confirmBy;
+    await (await db.posts.findOne(shown.id).exec())!.incrementalModify(() => older);
+    await editPost(db, shown.id, { content: 'Fire drill at one', isUrgent: false }, older);
+    const post = (await db.posts.findOne(shown.id).exec())!.toMutableJSON();
+    expect('requiresConfirmation' in post || 'confirmBy' in post).toBe(false);
+  });
+});
+
+describe('buildPostDoc', () => {
+  it('keeps the audience and due date only on a post that requires confirmation', () => {
+    const draft = { content: 'Policy', category: 'company_announcement' as const, isUrgent: false, houseTags: [] };
+    const asked = buildPostDoc(
+      'p1',
+      'a1',
+      { ...draft, audienceHouses: ['Apps House'], requiresConfirmation: true, confirmBy: '2026-12-31' },
+      [],
+    );
+    expect(asked).toMatchObject({
+      requiresConfirmation: true,
+      confirmBy: '2026-12-31',
+      audienceHouses: ['Apps House'],
+    });
+    const plain = buildPostDoc('p2', 'a1', { ...draft, audienceHouses: ['Apps House'], confirmBy: '2026-12-31' }, []);
+    expect(plain).toMatchObject({ requiresConfirmation: false, confirmBy: null, audienceHouses: [] });
+  });
 });
 
 describe('toggleReaction', () => {

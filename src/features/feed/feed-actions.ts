@@ -11,12 +11,31 @@ import type { UserDatabase } from '../../db/database';
  */
 
 /** The post as the edit form showed it when it opened. */
-export type ShownPost = Pick<PostLocal, 'content' | 'isUrgent' | 'audienceHouses'>;
+export type ShownPost = Pick<
+  PostLocal,
+  'content' | 'isUrgent' | 'audienceHouses' | 'requiresConfirmation' | 'confirmBy'
+>;
+
+/** What the edit form asks to write; a missing field keeps what the post holds. */
+export interface PostChanges {
+  content: string;
+  category?: PostCategory;
+  isUrgent: boolean;
+  audienceHouses?: string[];
+  /** Admins only (decision 136); with it, `confirmBy` (null: no due date). */
+  requiresConfirmation?: boolean;
+  confirmBy?: string | null;
+}
+
+/** A field the user left as the form showed it keeps what the post holds now (a colleague's change meanwhile). */
+function chosen<T>(changed: T | undefined, shown: T | undefined, now: T, hasShown: boolean): T {
+  return changed === undefined || (hasShown && sameJson(changed, shown)) ? now : changed;
+}
 
 /**
- * Edits content, category and urgency (docs/behaviour.md, "Posts and categories") and an urgent post's audience (a
- * missing audience keeps the stored one); houses stay only on Residents Activities, the audience only on an urgent
- * post. Only what the user changed is written, onto the post as it is now: a field still as the form showed it
+ * Edits content, category and urgency (docs/behaviour.md, "Posts and categories"), whether confirmation is required
+ * and the audience (a missing one keeps the stored one); houses stay only on Residents Activities, the audience only
+ * on a post that is urgent or requires confirmation (decision 137). Only what the user changed is written, onto the post as it is now: a field still as the form showed it
  * (`shown`) keeps what it holds now, and a missing category keeps the current one. So saving new words does not undo a
  * colleague's move to another category, or an author's edit, that arrived while the form was open (posts merge field by
  * field, docs/sync.md); the chaos test caught the category being written back so.
@@ -24,7 +43,7 @@ export type ShownPost = Pick<PostLocal, 'content' | 'isUrgent' | 'audienceHouses
 export async function editPost(
   db: UserDatabase,
   postId: string,
-  changes: { content: string; category?: PostCategory; isUrgent: boolean; audienceHouses?: string[] },
+  changes: PostChanges,
   shown?: ShownPost,
 ): Promise<void> {
   const doc = await db.posts.findOne(postId).exec();
@@ -32,23 +51,38 @@ export async function editPost(
   const content = changes.content.trim();
   await doc.incrementalModify((now) => {
     const category = changes.category ?? now.category;
-    const isUrgent = shown && changes.isUrgent === shown.isUrgent ? now.isUrgent : changes.isUrgent;
-    const audience =
-      changes.audienceHouses === undefined || (shown && sameJson(changes.audienceHouses, shown.audienceHouses))
-        ? now.audienceHouses
-        : changes.audienceHouses;
+    const isUrgent = chosen(changes.isUrgent, shown?.isUrgent, now.isUrgent, Boolean(shown));
+    const audience = chosen(changes.audienceHouses, shown?.audienceHouses, now.audienceHouses, Boolean(shown));
+    const confirmation = confirmationOf(changes, shown, now);
     return {
       ...now,
       content: shown && content === shown.content ? now.content : content,
       category,
       isUrgent,
       houseTags: keptHouseTags(category, now.houseTags),
-      audienceHouses: keptAudienceHouses(isUrgent, audience),
+      audienceHouses: keptAudienceHouses(isUrgent || confirmation.requiresConfirmation === true, audience),
+      ...confirmation,
       // Always after createdAt, even within its millisecond: an edited post must not look new (decision 65).
       updatedAt: Math.max(Date.now(), now.updatedAt + 1),
       localPending: true,
     };
   });
+}
+
+/**
+ * Whether confirmation is required and by when, after an edit: what the user changed, else what the post holds. A
+ * post kept from before version 5 may hold neither: nothing is written then unless the user changed it (decision 137).
+ */
+function confirmationOf(
+  changes: PostChanges,
+  shown: ShownPost | undefined,
+  now: PostLocal,
+): Pick<PostLocal, 'requiresConfirmation' | 'confirmBy'> {
+  const has = Boolean(shown);
+  const requires = chosen(changes.requiresConfirmation, shown?.requiresConfirmation, now.requiresConfirmation, has);
+  if (requires === undefined) return {};
+  const confirmBy = chosen(changes.confirmBy, shown?.confirmBy, now.confirmBy, has);
+  return { requiresConfirmation: requires, confirmBy: requires ? (confirmBy ?? null) : null };
 }
 
 /** Deletes a post: a tombstone that replication pushes (the server removes its comments and reactions). */

@@ -2,7 +2,7 @@ import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'luc
 import { useSetAtom } from 'jotai';
 import { memo, useId, useState, type ComponentType } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { canEditPost, canSeeAlertReport } from '../../../schema/permissions';
+import { canEditPost, canRequireConfirmation, canSeeAlertReport } from '../../../schema/permissions';
 import { categoryLabel } from '../../../schema/post-rules';
 import { roleLabel } from '../../../schema/role-rules';
 import { UserAvatar } from '../../components/ui/avatar';
@@ -37,6 +37,9 @@ export interface PostCardProps {
   total?: number;
   /** The urgent post's acknowledgement report button, given by the screen that composes the feed and the alerts. */
   AlertReport?: ComponentType<{ postId: string }>;
+  /** A post's read-and-confirm state for the viewer, and its report for admins, given as the alert report is. */
+  Confirmation?: ComponentType<{ db: UserDatabase | null; post: PostLocal; user: CurrentUser }>;
+  ConfirmationReport?: ComponentType<{ postId: string }>;
 }
 
 /** DOM id of a post's card, for the search palette's scroll and focus. */
@@ -54,6 +57,8 @@ export const PostCard = memo(function PostCard({
   commentCountsKnown = true,
   ownReactionsKnown = true,
   AlertReport,
+  Confirmation,
+  ConfirmationReport,
 }: PostCardProps) {
   const id = useId();
   return (
@@ -75,6 +80,8 @@ export const PostCard = memo(function PostCard({
         commentCountsKnown={commentCountsKnown}
         ownReactionsKnown={ownReactionsKnown}
         AlertReport={AlertReport}
+        Confirmation={Confirmation}
+        ConfirmationReport={ConfirmationReport}
       />
     </article>
   );
@@ -82,7 +89,15 @@ export const PostCard = memo(function PostCard({
 
 type PostCardBodyProps = Pick<
   PostCardProps,
-  'db' | 'post' | 'user' | 'authors' | 'commentCountsKnown' | 'ownReactionsKnown' | 'AlertReport'
+  | 'db'
+  | 'post'
+  | 'user'
+  | 'authors'
+  | 'commentCountsKnown'
+  | 'ownReactionsKnown'
+  | 'AlertReport'
+  | 'Confirmation'
+  | 'ConfirmationReport'
 > & {
   id: string;
 };
@@ -100,6 +115,8 @@ const PostCardBody = memo(function PostCardBody({
   commentCountsKnown = true,
   ownReactionsKnown = true,
   AlertReport,
+  Confirmation,
+  ConfirmationReport,
 }: PostCardBodyProps) {
   const [expanded, setExpanded] = useState(false);
   const editPost = useSetAtom(editingPostAtom);
@@ -171,6 +188,10 @@ const PostCardBody = memo(function PostCardBody({
       {AlertReport && post.isUrgent && !post.localPending && canSeeAlertReport(user) ? (
         <AlertReport postId={post.id} />
       ) : null}
+      {ConfirmationReport && post.requiresConfirmation && !post.localPending && canRequireConfirmation(user) ? (
+        <ConfirmationReport postId={post.id} />
+      ) : null}
+      {Confirmation && post.requiresConfirmation ? <Confirmation db={db} post={post} user={user} /> : null}
 
       <PostImages images={post.images} authorName={author.name} />
       <PostAttachments attachments={post.attachments} />

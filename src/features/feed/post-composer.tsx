@@ -36,6 +36,13 @@ import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
 import { createPost, CreatePostError } from './create-post';
 import { HousePicker } from '../../components/house-picker';
+import { canRequireConfirmation } from '../../../schema/permissions';
+import {
+  ConfirmationFields,
+  NO_CONFIRMATION,
+  storedConfirmation,
+  type ConfirmationChoice,
+} from './confirmation-fields';
 
 let fileKey = 0;
 
@@ -70,6 +77,9 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   const [houseTags, setHouseTags] = useState<string[]>(saved?.houseTags ?? []);
   // Urgent posts: all staff, or only the chosen houses (decision 33).
   const [audience, setAudience] = useState<AlertAudience>(() => audienceOf(saved?.audienceHouses ?? []));
+  // Admins only: the audience must confirm they have read it (decision 137).
+  const [confirmation, setConfirmation] = useState<ConfirmationChoice>(NO_CONFIRMATION);
+  const addressed = isUrgent || confirmation.required;
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -82,9 +92,9 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
 
   // Every change is kept at once (a reload may come at any moment); an empty composer keeps nothing.
   useEffect(() => {
-    const draft = { content, category, isUrgent, houseTags, audienceHouses: audienceHousesOf(isUrgent, audience) };
+    const draft = { content, category, isUrgent, houseTags, audienceHouses: audienceHousesOf(addressed, audience) };
     writePostDraft(draftKey, content.trim() === '' ? null : draft);
-  }, [draftKey, content, category, isUrgent, houseTags, audience]);
+  }, [draftKey, content, category, isUrgent, houseTags, audience, addressed]);
 
   const chooseCategory = (next: PostCategory) => {
     setCategory(next);
@@ -104,6 +114,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
     setUrgent(false);
     setHouseTags([]);
     setAudience(ALL_STAFF);
+    setConfirmation(NO_CONFIRMATION);
     setFiles([]);
     setProblem(null);
     setActive(false);
@@ -123,7 +134,8 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
           category,
           isUrgent,
           houseTags,
-          audienceHouses: audienceHousesOf(isUrgent, audience),
+          audienceHouses: audienceHousesOf(addressed, audience),
+          ...storedConfirmation(confirmation),
         },
         files: files.map((f) => f.file),
         onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
@@ -199,11 +211,14 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
               />
               <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
             </div>
+            {canRequireConfirmation(user) ? (
+              <ConfirmationFields value={confirmation} onChange={setConfirmation} disabled={Boolean(busy)} />
+            ) : null}
           </div>
         ) : null}
 
-        {open && isUrgent ? (
-          <AlertAudiencePicker value={audience} onChange={setAudience} disabled={Boolean(busy)} />
+        {open && addressed ? (
+          <AlertAudiencePicker value={audience} onChange={setAudience} disabled={Boolean(busy)} urgent={isUrgent} />
         ) : null}
 
         {open && category === HOUSE_TAGGED_CATEGORY ? (

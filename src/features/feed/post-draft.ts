@@ -9,8 +9,12 @@ export interface PostDraft {
   category: PostCategory;
   isUrgent: boolean;
   houseTags: string[];
-  /** Urgent posts: the houses the alert is addressed to; empty means all staff. */
+  /** Urgent posts and posts requiring confirmation: the houses addressed; empty means all staff. */
   audienceHouses?: string[];
+  /** Admins only: the audience must confirm they have read it (decision 136). */
+  requiresConfirmation?: boolean;
+  /** YYYY-MM-DD: when confirmations are due; only with requiresConfirmation. */
+  confirmBy?: string | null;
 }
 
 /** An upload as a post's attachment: the fields the server stores (schema/posts AttachmentSchema). */
@@ -36,6 +40,7 @@ export function buildPostDoc(
   uploads: readonly UploadView[],
   now = Date.now(),
 ): PostLocal {
+  const requiresConfirmation = draft.requiresConfirmation ?? false;
   return {
     id,
     authorId,
@@ -43,7 +48,9 @@ export function buildPostDoc(
     category: draft.category,
     isUrgent: draft.isUrgent,
     houseTags: keptHouseTags(draft.category, draft.houseTags),
-    audienceHouses: keptAudienceHouses(draft.isUrgent, draft.audienceHouses ?? []),
+    audienceHouses: keptAudienceHouses(draft.isUrgent || requiresConfirmation, draft.audienceHouses ?? []),
+    requiresConfirmation,
+    confirmBy: requiresConfirmation ? (draft.confirmBy ?? null) : null,
     images: uploads.filter((u) => u.kind === 'image').map((u) => u.url),
     attachments: uploads.filter((u) => u.kind === 'file').map(toAttachment),
     createdAt: now,
