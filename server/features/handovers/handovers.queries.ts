@@ -132,6 +132,24 @@ export function listHouseMembers(db: Db, house: string): PersonRow[] {
     .all();
 }
 
+/** Who sees a house's notes: its active members and every active admin (decision 138). */
+export function listHouseReaderIds(db: Db, house: string): string[] {
+  return db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        eq(users.isActive, true),
+        or(
+          inArray(users.role, ['admin', 'system_admin']),
+          inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(eq(userHouses.house, house))),
+        ),
+      ),
+    )
+    .all()
+    .map((row) => row.id);
+}
+
 /** The houses a user's access rows say they see or stopped seeing. */
 export function listAccess(db: Db, userId: string): { house: string; visible: boolean }[] {
   return db

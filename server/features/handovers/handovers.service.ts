@@ -45,6 +45,7 @@ import {
   updateHandover,
   upsertAccess,
   type AddendumRow,
+  listHouseReaderIds,
   type HandoverRow,
   type PersonRow,
   type ReadRow,
@@ -273,7 +274,7 @@ export function createHandover(
       residents: body.residentIds.length,
     });
   });
-  deps.hub.notify('handovers');
+  notifyReaders(deps, house);
   return viewOf(deps, id, actor);
 }
 
@@ -302,7 +303,7 @@ export function correctHandover(
     updateHandover(deps.db, id, { ...next, correctedAt: at, updatedAt: Math.max(at, row.updatedAt + 1) });
     audit(deps, actor, 'handover.corrected', id, meta, { fields });
   });
-  deps.hub.notify('handovers');
+  notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
@@ -337,7 +338,7 @@ export function addAddendum(
     bumpHandover(deps.db, id, at);
     audit(deps, actor, 'handover.addendum', id, meta, { addendumId });
   });
-  deps.hub.notify('handovers');
+  notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
@@ -361,7 +362,7 @@ export function markHandoverRead(
     audit(deps, actor, 'handover.read', id, meta, { readAt: iso(readAt) });
     return true;
   });
-  if (fresh) deps.hub.notify('handovers');
+  if (fresh) notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
@@ -400,8 +401,13 @@ export function hideHandover(deps: AppDeps, actor: SessionUser, id: string, meta
     });
     audit(deps, actor, 'handover.hidden', id, meta, { house: row.house });
   });
-  deps.hub.notify('handovers');
+  notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
+}
+
+/** A note's change is told to those who may see it, not every open stream (each would otherwise run its pull). */
+function notifyReaders(deps: AppDeps, house: string): void {
+  deps.hub.notify('handovers', listHouseReaderIds(deps.db, house));
 }
 
 // Report ---------------------------------------------------------------------------------------------------------

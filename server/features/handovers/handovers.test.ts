@@ -399,3 +399,30 @@ describe('sync', () => {
     expect((await mover.get(`/api/handovers/${note.id}`)).status).toBe(404);
   });
 });
+
+describe('the live stream', () => {
+  // Announcing (SYNC_DELIVERY=announce), every stream told would pull: a note is told to its readers only.
+  it('tells the streams of the house staff and admins of a new note; another house hears nothing of it', async () => {
+    const server = await startTestServer({ SYNC_DELIVERY: 'announce' });
+    const member = await server.signedIn();
+    const boss = await server.signedIn({ role: 'admin' });
+    const stranger = await server.signedIn();
+    server.setHouses(member.user.id, [HOUSE]);
+    server.setHouses(stranger.user.id, [OTHER]);
+    const streams = await Promise.all([member, boss, stranger].map((s) => s.client.openStream()));
+    try {
+      await Promise.all(streams.map((s) => s.next('RESYNC')));
+      const res = await member.client.post(list(HOUSE), { shift: 'Night', content: 'Quiet night' });
+      expect(res.status).toBe(201);
+      for (const stream of streams.slice(0, 2)) {
+        const event = await stream.next('change', 1);
+        expect(JSON.parse(event.data)).toEqual({ collection: 'handovers' });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(streams[2].events.slice(1)).toEqual([]);
+    } finally {
+      streams.forEach((s) => s.close());
+      await server.close();
+    }
+  });
+});
