@@ -30,7 +30,7 @@ export function ToConfirmButton({ user }: { user: CurrentUser }) {
     <DropdownMenu>
       <DropdownMenuTrigger
         className="header-icon-button to-confirm-button"
-        aria-label={count > 0 ? `To confirm, ${count} posts` : 'To confirm'}
+        aria-label={count > 0 ? `To confirm, ${count} post${count === 1 ? '' : 's'}` : 'To confirm'}
       >
         <span className="chat-button-icon">
           <FileCheck aria-hidden size={20} />
