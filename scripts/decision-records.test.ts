@@ -135,6 +135,13 @@ describe('decision records have one shape and one row in the index', () => {
     expect(problems).toEqual([]);
   });
 
+  it('gives every record its Context, Decision and Consequences paragraphs', () => {
+    const problems = records.flatMap(({ name, text }) =>
+      paragraphProblems(text).map((problem) => `${name}: ${problem}`),
+    );
+    expect(problems).toEqual([]);
+  });
+
   it('has a row in the index for every record, under its area and with its status', () => {
     const byFile = new Map(rows.map((row) => [row.file, row]));
     const problems = records.flatMap(({ name, text }) => {
