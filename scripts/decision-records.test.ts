@@ -7,6 +7,21 @@ const DIR = join('docs', 'decisions');
 const FILE_NAME = /^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*\.md$/;
 const STATUS = /^(?:Accepted|Reverted|Superseded by decision (\d+)|Amended by decision (\d+))$/;
 const PARAGRAPHS = ['**Context.**', '**Decision.**', '**Consequences.**'];
+const FIGURE = String.raw`\d[\d,]*(?:\.\d+)?`;
+const UNIT = String.raw`(?:(?: ?(?:ms|µs|KB|kB|MB|GB)| s)\b|%)`;
+/** Phrases that report a run's figures: a percentile, a rate, a comparison, a change, a range, a share, an estimate, a verb of measuring. */
+const MEASUREMENTS = [
+  String.raw`\bp(?:50|95|99)(?: of)? ${FIGURE}`,
+  String.raw`${FIGURE} ?(?:req\/s|µs)`,
+  String.raw`${FIGURE}${UNIT} (?:against|instead of) (?:about )?${FIGURE}`,
+  String.raw`\bfrom (?:about )?${FIGURE}${UNIT}? to (?:about )?${FIGURE}${UNIT}`,
+  String.raw`${FIGURE}(?:–|-| to )${FIGURE}${UNIT}`,
+  String.raw`${FIGURE}%`,
+  String.raw`\babout ${FIGURE}${UNIT}`,
+  String.raw`\b(?:took|cost|costs|counted|timed|measured|sends|wrote) (?:[\w'-]+ ){0,3}?(?:about |at )?${FIGURE}${UNIT}`,
+].map((source) => new RegExp(source, 'g'));
+/** Words just before a figure that make it a target or a bound, which a record may state. */
+const TARGET_WORDS = /\b(?:target|under|over|at most|up to|limit|bound)|</i;
 
 interface IndexRow {
   number: number;
@@ -66,9 +81,19 @@ function paragraphProblems(text: string): string[] {
   return problems;
 }
 
+/** The figures of runs a record holds, which belong in bench/NOTES.md under its number. */
+function measurementProblems(text: string): string[] {
+  const flat = text.replace(/\s+/g, ' ');
+  return MEASUREMENTS.flatMap((pattern) =>
+    [...flat.matchAll(pattern)]
+      .filter(({ index }) => !TARGET_WORDS.test(flat.slice(Math.max(0, index - 25), index)))
+      .map(([figure]) => `the measurement "${figure}" belongs in bench/NOTES.md`),
+  );
+}
+
 /** What is wrong with one record's text (empty when it has the house shape). */
 function shapeProblems(input: ShapeInput): string[] {
-  return [...headerProblems(input), ...paragraphProblems(input.text)];
+  return [...headerProblems(input), ...paragraphProblems(input.text), ...measurementProblems(input.text)];
 }
 
 /** The index's rows, each with the area heading its table sits under. */
@@ -121,6 +146,29 @@ describe('decision records have one shape and one row in the index', () => {
     ).toHaveLength(1);
   });
 
+  it('tells a measurement from a target or a bound', () => {
+    const measured = [
+      'The route missed its p99 at p99 26 ms.',
+      'Send to event p50 6.1 and 5.0 ms against 8.3 and 7.2 ms.',
+      'It ran at 2,888 req/s, 50 µs a request.',
+      'The script went from 138 KB to 117 KB.',
+      'The largest paint took 3.0–3.3 s.',
+      'Reactions were 62% of everything.',
+      'Its chunk is about 10 KB compressed.',
+      'A web stream per client cost about 30 KB each.',
+    ];
+    const stated = [
+      'The chat p50 is still short of its target (< 5 ms).',
+      'A photo at most 10 MB; a push at most 100 rows.',
+      'The wait ends after 15 s; it is polled every 2 s.',
+      'One 25 MB file and its form, 26 MB.',
+      'Refusals, 401s and 413s; a task over about 12.5 ms.',
+      'The script stays under 150 KB.',
+    ];
+    expect(measured.map((text) => measurementProblems(text).length > 0)).toEqual(measured.map(() => true));
+    expect(stated.flatMap(measurementProblems)).toEqual([]);
+  });
+
   it('names every record NNN-short-title.md', () => {
     expect(records.length).toBeGreaterThan(100);
     expect(records.map(({ name }) => name).filter((name) => !FILE_NAME.test(name))).toEqual([]);
@@ -131,6 +179,20 @@ describe('decision records have one shape and one row in the index', () => {
       headerProblems({ number: Number(name.slice(0, 3)), text, areas, numbers }).map(
         (problem) => `${name}: ${problem}`,
       ),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('keeps the figures of runs out of every record', () => {
+    const problems = records.flatMap(({ name, text }) =>
+      measurementProblems(text).map((problem) => `${name}: ${problem}`),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('gives every record its Context, Decision and Consequences paragraphs', () => {
+    const problems = records.flatMap(({ name, text }) =>
+      paragraphProblems(text).map((problem) => `${name}: ${problem}`),
     );
     expect(problems).toEqual([]);
   });
