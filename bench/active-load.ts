@@ -219,6 +219,11 @@ function figures(baseline: Outcome, delivery: Outcome): void {
 async function main(): Promise<void> {
   printMachine();
   const started = performance.now();
+  // BENCH_BASELINE=0 measures delivery alone, for trying a change; the table's figures need the baseline's run.
+  if (process.env.BENCH_BASELINE === '0') {
+    describe('delivery', await runMode('delivery'));
+    return;
+  }
   const baseline = await runMode('announce');
   describe('announce', baseline);
   const delivery = await runMode('delivery');

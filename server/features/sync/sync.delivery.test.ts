@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent, PullResponse, SyncCheckpoint, SyncCollection } from '../../../schema/sync';
 import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { BROADCAST_EVERY_MS } from './sync.hub';
 import { EVENT_DOCUMENTS_MAX } from './sync.service';
 
 type Doc = Record<string, unknown> & { id: string };
@@ -81,11 +82,12 @@ function device(client: TestClient, collections: readonly SyncCollection[]) {
 }
 
 /** Waits until the stream has been quiet for a moment: every event of the writes before has arrived. */
+/** Until the stream has heard nothing for longer than changes for every stream may wait (BROADCAST_EVERY_MS). */
 async function quiet(stream: Stream) {
   let count = -1;
   while (count !== stream.events.length) {
     count = stream.events.length;
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, BROADCAST_EVERY_MS + 60));
   }
 }
 

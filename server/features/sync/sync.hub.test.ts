@@ -164,4 +164,62 @@ describe('the sync hub', () => {
     // A user who saw nothing last time is told from where their last event left off, so nothing is skipped.
     expect(computed.slice(3)).toEqual(['messages a 12-15', 'messages nobody-sees 10-15']);
   });
+
+  it('with delivery, sends changes for every stream at once after a quiet moment, then together at most every period', async () => {
+    let seq = 1;
+    hub = createSyncHub({
+      broadcastEveryMs: 100,
+      delivery: {
+        currentSeq: () => seq,
+        sameForEveryone: () => true,
+        eventsFor: (collection, wanted, through) =>
+          wanted.map(({ since }) => JSON.stringify({ collection, since, through })),
+      },
+    });
+    const a = fakeConnection('a');
+    hub.connect(a.connection);
+    seq = 2;
+    hub.notify('posts');
+    await turn();
+    expect(a.sent).toEqual(['change {"collection":"posts","since":1,"through":2}']);
+    seq = 3;
+    hub.notify('posts');
+    seq = 4;
+    await turn();
+    hub.notify('comments');
+    hub.notify('posts');
+    // A message for one user does not wait for the period.
+    hub.notify('messages', ['a']);
+    await turn();
+    expect(a.sent.slice(1)).toEqual(['change {"collection":"messages","since":1,"through":4}']);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(a.sent.slice(2)).toEqual([
+      'change {"collection":"posts","since":2,"through":4}',
+      'change {"collection":"comments","since":1,"through":4}',
+    ]);
+  });
+
+  it('writes a change for every stream in slices, answering other work in between', async () => {
+    hub = createSyncHub({
+      delivery: {
+        currentSeq: () => 2,
+        sameForEveryone: () => true,
+        eventsFor: (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
+      },
+    });
+    const streams = Array.from({ length: 1_200 }, (_, i) => fakeConnection(`user-${i}`));
+    for (const stream of streams) hub.connect(stream.connection);
+    const written = () => streams.filter((s) => s.sent.length > 0).length;
+    hub.notify('posts');
+    await Promise.resolve();
+    expect(written()).toBe(500);
+    let between = -1;
+    setImmediate(() => (between = written()));
+    await turn();
+    await turn();
+    expect(between).toBeGreaterThan(0);
+    expect(between).toBeLessThan(1_200);
+    expect(written()).toBe(1_200);
+    expect(streams.every((s) => s.sent.length === 1)).toBe(true);
+  });
 });

@@ -1,7 +1,16 @@
+import { performance } from 'node:perf_hooks';
 import { SYNC_EVENTS, type SyncCollection } from '../../../schema/sync';
 
 /** Every 25 s a comment line keeps proxies from closing idle streams (docs/sync.md). */
 export const PING_EVERY_MS = 25_000;
+
+/**
+ * With delivery, changes every stream hears of (the feed, the directory) leave at most this often: at the first at
+ * once, then those of the next moments together, one event per collection and stream (decision 131).
+ */
+export const BROADCAST_EVERY_MS = 200;
+/** Streams written in one go of a fan-out to every stream, before other work may run. */
+const FANOUT_SLICE = 500;
 
 /** Open streams one session may hold: one browser streams from its leading tab only (decision 115). */
 export const MAX_STREAMS_PER_SESSION = 10;
@@ -67,8 +76,11 @@ export interface SyncHub {
  * are batched per synchronous run (a microtask), so a push of 100 rows sends one event per collection, and a
  * change reaches only the streams of the users it names.
  */
-export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDelivery } = {}): SyncHub {
+export function createSyncHub(
+  options: { pingEveryMs?: number; delivery?: HubDelivery; broadcastEveryMs?: number } = {},
+): SyncHub {
   const { delivery } = options;
+  const broadcastEveryMs = options.broadcastEveryMs ?? BROADCAST_EVERY_MS;
   const byUser = new Map<string, Set<SyncConnection>>();
   /**
    * Per stream and collection, the sequence its last delivered event reached (or the sequence when it connected):
@@ -79,6 +91,12 @@ export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDel
   /** Per collection, the users to tell, or null for everyone. */
   const pending = new Map<SyncCollection, Set<string> | null>();
   let flushScheduled = false;
+  /** With delivery, changes for every stream wait here until their turn (BROADCAST_EVERY_MS). */
+  const broadcasts = new Set<SyncCollection>();
+  let broadcastScheduled = false;
+  /** A fan-out is being written: the next waits until it has finished. */
+  let broadcastBusy = false;
+  let lastBroadcastAt = -Infinity;
   let isLive: ((sessionHash: string) => boolean) | undefined;
 
   const all = () => [...byUser.values()].flatMap((set) => [...set]);
@@ -111,7 +129,12 @@ export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDel
    * Each stream gets the change as its user would pull it, from where its last event left off. Streams that follow
    * from the same sequence and see the same documents share one computed (and encoded) event.
    */
-  const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
+  const planDelivery = (
+    how: HubDelivery,
+    collection: SyncCollection,
+    connections: SyncConnection[],
+    through: number,
+  ): { connection: SyncConnection; data: string }[] => {
     const shared = how.sameForEveryone(collection);
     const keys = new Map<string, number>();
     const wanted: { userId: string; since: number }[] = [];
@@ -128,12 +151,29 @@ export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDel
       return { connection, seen, index };
     });
     const events = how.eventsFor(collection, wanted, through);
+    const writes: { connection: SyncConnection; data: string }[] = [];
     for (const { connection, seen, index } of plan) {
       const data = events[index];
       // Nothing this user may see: the next event follows from the same place, so it still covers this span.
       if (data === null) continue;
       seen.set(collection, through);
+      writes.push({ connection, data });
+    }
+    return writes;
+  };
+
+  const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
+    for (const { connection, data } of planDelivery(how, collection, connections, through)) {
       safely(() => connection.send(SYNC_EVENTS.change, data));
+    }
+  };
+
+  const send = (changes: [SyncCollection, Set<string> | null][]) => {
+    const through = delivery?.currentSeq();
+    for (const [collection, userIds] of changes) {
+      const connections = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
+      if (delivery && through !== undefined) deliver(delivery, collection, connections, through);
+      else announce(collection, connections);
     }
   };
 
@@ -141,12 +181,53 @@ export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDel
     flushScheduled = false;
     const changes = [...pending];
     pending.clear();
-    const through = delivery?.currentSeq();
-    for (const [collection, userIds] of changes) {
-      const connections = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
-      if (delivery && through !== undefined) deliver(delivery, collection, connections, through);
-      else announce(collection, connections);
+    send(changes);
+  };
+
+  /**
+   * Changes for every stream, planned at once and written in slices of FANOUT_SLICE streams with other work (a
+   * push's answer) let in between; a stream's events of one flush are written together.
+   */
+  const flushBroadcasts = (how: HubDelivery) => {
+    broadcastScheduled = false;
+    broadcastBusy = true;
+    lastBroadcastAt = performance.now();
+    const through = how.currentSeq();
+    const connections = all();
+    const byConnection = new Map<SyncConnection, string[]>();
+    for (const collection of broadcasts) {
+      for (const { connection, data } of planDelivery(how, collection, connections, through)) {
+        const list = byConnection.get(connection);
+        if (list) list.push(data);
+        else byConnection.set(connection, [data]);
+      }
     }
+    broadcasts.clear();
+    const queue = [...byConnection];
+    const writeSlice = (from: number) => {
+      for (const [connection, events] of queue.slice(from, from + FANOUT_SLICE)) {
+        for (const data of events) safely(() => connection.send(SYNC_EVENTS.change, data));
+      }
+      if (from + FANOUT_SLICE < queue.length) {
+        setImmediate(() => writeSlice(from + FANOUT_SLICE));
+        return;
+      }
+      broadcastBusy = false;
+      if (broadcasts.size > 0) scheduleBroadcast(how);
+    };
+    writeSlice(0);
+  };
+
+  /**
+   * Every stream writing each change of a busy feed (a reaction, a comment) costs the server a write per stream per
+   * change; taken together, one event carries them all. The first after a quiet moment leaves at once.
+   */
+  const scheduleBroadcast = (how: HubDelivery) => {
+    if (broadcastScheduled || broadcastBusy) return;
+    broadcastScheduled = true;
+    const wait = lastBroadcastAt + broadcastEveryMs - performance.now();
+    if (wait <= 0) queueMicrotask(() => flushBroadcasts(how));
+    else setTimeout(() => flushBroadcasts(how), wait).unref();
   };
 
   const timer = setInterval(() => {
@@ -172,6 +253,11 @@ export function createSyncHub(options: { pingEveryMs?: number; delivery?: HubDel
       return () => remove(connection);
     },
     notify(collection, userIds) {
+      if (delivery && userIds === undefined) {
+        broadcasts.add(collection);
+        scheduleBroadcast(delivery);
+        return;
+      }
       const current = pending.get(collection);
       if (userIds === undefined) pending.set(collection, null);
       else if (current !== null) {
