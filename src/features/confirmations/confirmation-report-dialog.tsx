@@ -1,15 +1,12 @@
 import { ClipboardCheck, Download } from 'lucide-react';
-import { useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import type { ConfirmationReport } from '../../../schema/confirmations';
-import { displayName, formatDate } from '../../../schema/format';
-import { Badge } from '../../components/ui/badge';
+import { formatDate } from '../../../schema/format';
+import { HouseReportGroups, ReportDialog } from '../../components/house-report';
 import { Button } from '../../components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../../components/ui/dialog';
-import { WrittenTime } from '../../components/written-time';
-import { api, serverMessageOf } from '../../lib/api';
+import { DialogDescription } from '../../components/ui/dialog';
+import { api } from '../../lib/api';
 import './confirmations.css';
-
-type State = { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; report: ConfirmationReport };
 
 /**
  * The "Confirmation report" of a post requiring confirmation (admins and system admins), as the alert report is: by
@@ -30,39 +27,25 @@ export function ConfirmationReportButton({ postId }: { postId: string }) {
 
 /** The report itself, loaded when opened (it is not synced data: GET /api/posts/{id}/confirmations). */
 export function ConfirmationReportDialog({ postId, onClose }: { postId: string; onClose: () => void }) {
-  const [state, setState] = useState<State>({ kind: 'loading' });
   const path = `/api/posts/${encodeURIComponent(postId)}/confirmations`;
-  useEffect(() => {
-    let live = true;
-    // The schemas load with the first report asked for: the feed's own code does not need them (decision 106).
-    Promise.all([api.get(path), import('../../../schema/confirmations')])
-      .then(
-        ([answer, { ConfirmationReportSchema }]) =>
-          live && setState({ kind: 'ready', report: ConfirmationReportSchema.parse(answer) }),
-      )
-      .catch(
-        (error: unknown) =>
-          live &&
-          setState({ kind: 'error', message: serverMessageOf(error, 'Failed to load the confirmation report') }),
-      );
-    return () => {
-      live = false;
-    };
-  }, [path]);
-
+  // The schemas load with the first report asked for: the feed's own code does not need them (decision 106).
+  const load = useCallback(
+    () =>
+      Promise.all([api.get(path), import('../../../schema/confirmations')]).then(
+        ([answer, { ConfirmationReportSchema }]) => ConfirmationReportSchema.parse(answer),
+      ),
+    [path],
+  );
   return (
-    <Dialog open onOpenChange={(next) => !next && onClose()}>
-      <DialogContent className="confirm-report-dialog">
-        <DialogTitle>Confirmation report</DialogTitle>
-        {state.kind === 'loading' ? (
-          <DialogDescription>Loading...</DialogDescription>
-        ) : state.kind === 'error' ? (
-          <DialogDescription role="alert">{state.message}</DialogDescription>
-        ) : (
-          <ReportBody report={state.report} csv={`${path}.csv`} />
-        )}
-      </DialogContent>
-    </Dialog>
+    <ReportDialog
+      title="Confirmation report"
+      className="confirm-report-dialog"
+      load={load}
+      failure="Failed to load the confirmation report"
+      onClose={onClose}
+    >
+      {(report: ConfirmationReport) => <ReportBody report={report} csv={`${path}.csv`} />}
+    </ReportDialog>
   );
 }
 
@@ -79,48 +62,12 @@ function ReportBody({ report, csv }: { report: ConfirmationReport; csv: string }
         <Download aria-hidden size={16} />
         Download CSV
       </a>
-      <div className="report-groups">
-        {report.groups.map((group) => (
-          <section key={group.house} className="report-group" aria-label={group.house}>
-            <h3 className="report-house">
-              {group.house}
-              <span className="muted">
-                {group.confirmed} of {group.audience} confirmed ({group.percent}%)
-              </span>
-            </h3>
-            <table className="report-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Confirmed</th>
-                </tr>
-              </thead>
-              <tbody>
-                {group.members.map((member) => (
-                  <tr key={member.userId}>
-                    <td>
-                      {displayName(member)}
-                      {member.isActive ? null : <span className="muted"> (inactive)</span>}
-                    </td>
-                    <td>
-                      {member.confirmedAt ? (
-                        <WrittenTime
-                          writtenAt={Date.parse(member.confirmedAt)}
-                          arrivedAt={Date.parse(member.receivedAt ?? member.confirmedAt)}
-                          pending={false}
-                          dated
-                        />
-                      ) : (
-                        <Badge tone="warning">Not yet</Badge>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
-        ))}
-      </div>
+      <HouseReportGroups
+        groups={report.groups}
+        summary={(group) => `${group.confirmed} of ${group.audience} confirmed (${group.percent}%)`}
+        doneHeader="Confirmed"
+        doneAt={(member) => member.confirmedAt}
+      />
     </>
   );
 }
