@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
+import { BookOpen, ClipboardList, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
@@ -67,6 +67,10 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
               <Link to="/residents" replace className="sheet-item" onClick={close}>
                 <Users aria-hidden size={18} />
                 Residents OPP
+              </Link>
+              <Link to="/handover" replace className="sheet-item" onClick={close}>
+                <ClipboardList aria-hidden size={18} />
+                Handover
               </Link>
               {canSeeAdminLink(user) ? (
                 <Link to="/admin" replace className="sheet-item" onClick={close}>

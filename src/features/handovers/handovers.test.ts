@@ -1,13 +1,16 @@
 import 'fake-indexeddb/auto';
 import { randomUUID } from 'node:crypto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The device's store is tested against the real server over real HTTP (house style: client store tests).
 import { startTestServer, type TestServer } from '../../../server/test/test-server';
 import type { HandoverPage } from '../../../schema/handovers';
 import type { SyncCollection } from '../../../schema/sync';
-import type { DirectoryUserLocal, HandoverLocal } from '../../db/collections';
-import { createSyncedDatabase } from '../../db/database';
+import type { DirectoryUserLocal, HandoverLocal, ResidentLocal } from '../../db/collections';
+import { createSyncedDatabase, type UserDatabase } from '../../db/database';
+import { DELETED_AUTHOR_VIEW } from '../../lib/use-authors';
 import { startSync, type SyncController } from '../../db/replication';
 import {
   addHandoverAddendum,
@@ -18,6 +21,7 @@ import {
   readSummaryOf,
   writeHandoverNote,
 } from './handover-actions';
+import { HandoverNote } from './handover-note';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
 const HOUSE = 'Giles House';
@@ -233,5 +237,39 @@ describe('what the Handover screen shows', () => {
     expect(checkHandoverContent('   ')).toEqual({ error: 'Write the note first' });
     expect(checkHandoverContent(' ok ')).toEqual({ content: 'ok' });
     expect(checkHandoverContent('x'.repeat(5001))).toMatchObject({ error: expect.stringContaining('5000') });
+  });
+
+  it('renders a note with its residents, addenda, count and the actions the user may take', () => {
+    const directory = [person('writer', [HOUSE]), person('reader', [HOUSE]), person('late', [HOUSE])];
+    const render = (userId: string, isAdmin: boolean, over: Partial<HandoverLocal> = {}) =>
+      renderToStaticMarkup(
+        createElement(HandoverNote, {
+          note: note({
+            residentIds: ['r1'],
+            reads: [{ userId: 'reader', readAt: 5 }],
+            addenda: [{ id: 'a1', authorId: 'reader', content: 'Seen at 7', createdAt: 2, writtenAt: 2 }],
+            ...over,
+          }),
+          // Rendering only: no action runs, so the note needs no store.
+          db: {} as UserDatabase,
+          userId,
+          isAdmin,
+          authors: () => DELETED_AUTHOR_VIEW,
+          directory,
+          residents: new Map([['r1', { name: 'Mary Ives' } as ResidentLocal]]), // only the name is shown
+        }),
+      );
+    const late = render('late', false);
+    expect(late).toContain('Residents: Mary Ives');
+    expect(late).toContain('Seen at 7');
+    expect(late).toContain('Read by 1 of 2 on shift');
+    expect(late).toContain('Mark as read');
+    expect(late).toContain('Add to this note');
+    expect(late).not.toContain('Hide');
+    expect(render('reader', false)).not.toContain('Mark as read');
+    const admin = render('admin', true, { hidden: true });
+    expect(admin).toContain('Hidden from staff');
+    expect(admin).not.toContain('>Hide<');
+    expect(render('admin', true)).toContain('>Hide<');
   });
 });
