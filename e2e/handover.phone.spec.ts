@@ -1,5 +1,6 @@
 import type { Page } from '@playwright/test';
 import { ADMIN, createStaffMember, expect, expectServerHolds, signInSynced, test, userIdOf } from './fixtures';
+import { expectNoSeriousViolations } from './a11y';
 import { readableOnDevice, serverRows } from './support/offline';
 
 const HOUSE = 'Giles House';
@@ -78,6 +79,7 @@ test('a night-shift member writes a handover note offline; the morning shift rea
   await expect(card.getByRole('button', { name: /^Read by 1 of \d+ on shift$/ })).toBeVisible();
   await card.getByRole('button', { name: /^Read by 1 of/ }).click();
   await expect(card).toContainText(`${reader.name}: read`);
+  await expectNoSeriousViolations(night, 'the handover screen');
   await morningContext.close();
 
   // A member of another house never sees it.
