@@ -20,8 +20,9 @@ import { NeedHelp } from '../components/need-help';
 
 /**
  * The mobile slide-out menu (docs/behaviour.md, "Feed"; a radix Dialog shown as a sheet): profile (with the picture
- * uploader), Home Feed, the Chat, Residents OPP (decision 54), Handover (decision 140), Admin Dashboard, Push Notifications, the
- * suggestion dialog, Staff Handbook and Sign Out; and the support contact the desktop sidebar shows (decision 128).
+ * uploader), Home Feed, the Chat, Residents OPP (decision 54), Handover (decision 140), Admin Dashboard, Push
+ * Notifications, the suggestion dialog, Staff Handbook and Sign Out; and the support contact the desktop sidebar shows
+ * (decision 128).
  * Back closes it; its links replace the menu's history entry, so Back from the screen opened returns to the one
  * under the menu (decision 128).
  */
