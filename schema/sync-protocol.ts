@@ -16,13 +16,15 @@ export const SYNC_COLLECTIONS = [
   'acknowledgements',
   'residents',
   'residentViews',
+  'handovers',
 ] as const;
 
 /**
  * Collections the server serves before the app keeps them (decision 138): pull, push and change events work as for
  * the others, and the app's replication, which opens only SYNC_COLLECTIONS, leaves them out until its store has them.
+ * None now: the device keeps handover notes since decision 140.
  */
-export const SERVER_FIRST_COLLECTIONS = ['handovers'] as const;
+export const SERVER_FIRST_COLLECTIONS = [] as const;
 
 /** Every collection the sync routes take. */
 export const SERVED_COLLECTIONS = [...SYNC_COLLECTIONS, ...SERVER_FIRST_COLLECTIONS] as const;
@@ -38,6 +40,7 @@ export const PUSHABLE_COLLECTIONS = [
   'acknowledgements',
   'residents',
   'residentViews',
+  'handovers',
 ] as const satisfies readonly SyncCollection[];
 
 export { FIRST_FEED_PAGE, PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';

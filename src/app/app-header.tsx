@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { LayoutDashboard, LogOut, Newspaper, Search, Users } from 'lucide-react';
+import { ClipboardList, LayoutDashboard, LogOut, Newspaper, Search, Users } from 'lucide-react';
 import { Link, useLocation } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
@@ -75,6 +75,15 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
             >
               <Users aria-hidden size={16} />
               Residents OPP
+            </Link>
+            {/* Decision 140: every signed-in user; one in no house sees why it is empty. */}
+            <Link
+              to="/handover"
+              className={cx('nav-tab', pathname === '/handover' && 'nav-tab-active')}
+              aria-current={pathname === '/handover' ? 'page' : undefined}
+            >
+              <ClipboardList aria-hidden size={16} />
+              Handover
             </Link>
             {canSeeAdminLink(user) ? (
               <Link

@@ -1,5 +1,5 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
+import { BookOpen, ClipboardList, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
@@ -20,8 +20,9 @@ import { NeedHelp } from '../components/need-help';
 
 /**
  * The mobile slide-out menu (docs/behaviour.md, "Feed"; a radix Dialog shown as a sheet): profile (with the picture
- * uploader), Home Feed, the Chat, Residents OPP (decision 54), Admin Dashboard, Push Notifications, the
- * suggestion dialog, Staff Handbook and Sign Out; and the support contact the desktop sidebar shows (decision 128).
+ * uploader), Home Feed, the Chat, Residents OPP (decision 54), Handover (decision 140), Admin Dashboard, Push
+ * Notifications, the suggestion dialog, Staff Handbook and Sign Out; and the support contact the desktop sidebar shows
+ * (decision 128).
  * Back closes it; its links replace the menu's history entry, so Back from the screen opened returns to the one
  * under the menu (decision 128).
  */
@@ -67,6 +68,10 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
               <Link to="/residents" replace className="sheet-item" onClick={close}>
                 <Users aria-hidden size={18} />
                 Residents OPP
+              </Link>
+              <Link to="/handover" replace className="sheet-item" onClick={close}>
+                <ClipboardList aria-hidden size={18} />
+                Handover
               </Link>
               {canSeeAdminLink(user) ? (
                 <Link to="/admin" replace className="sheet-item" onClick={close}>

@@ -48,6 +48,7 @@ export function preloadSignedInScreen(pathname: string): Promise<void> {
 }
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
+const HandoverScreen = lazy(() => import('./handover-screen').then((m) => ({ default: m.HandoverScreen })));
 
 /**
  * A screen opened by a link or a redirect starts at its top, not at the scroll of the screen before it; Back and
@@ -81,6 +82,7 @@ function AppRoutes() {
           <Route path="/admin" element={<AdminScreen user={user} />} />
           {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
           <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
+          <Route path="/handover" element={user ? <HandoverScreen user={user} /> : <LandingScreen />} />
           <Route path="*" element={<NotFoundScreen />} />
         </Routes>
       </Suspense>

@@ -8,6 +8,7 @@ import {
   type CommentLocal,
   type ConversationLocal,
   type DirectoryUserLocal,
+  type HandoverLocal,
   type MessageLocal,
   type PostLocal,
   type ReactionLocal,
@@ -21,6 +22,7 @@ export type {
   CommentLocal,
   ConversationLocal,
   DirectoryUserLocal,
+  HandoverLocal,
   MessageLocal,
   PostLocal,
   ReactionLocal,
@@ -61,6 +63,7 @@ export const {
   acknowledgements: acknowledgementsSchema,
   residents: residentsSchema,
   residentViews: residentViewsSchema,
+  handovers: handoversSchema,
 } = RX_SCHEMAS;
 
 type AnyDoc = WithDeleted<Record<string, unknown>>;
@@ -182,6 +185,7 @@ export interface SyncedCollections {
   acknowledgements: RxCollection<AcknowledgementLocal>;
   residents: RxCollection<ResidentLocal>;
   residentViews: RxCollection<ResidentViewLocal>;
+  handovers: RxCollection<HandoverLocal>;
 }
 
 /** Everything addCollections needs for the synced collections; `report` hears of changes a delete won over. */
@@ -227,6 +231,8 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
       migrationStrategies: { 1: keepPending },
     },
     residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
+    // The server takes only what is new (a note, addenda, the user's read): a conflict is a refusal (decision 138).
+    handovers: { schema: handoversSchema, conflictHandler: conflictHandlerFor('handovers') },
   };
 }
 

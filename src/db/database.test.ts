@@ -93,6 +93,36 @@ describe('user database', () => {
     expect((await indexedDatabaseNames()).filter((name) => name.startsWith(prefix))).toEqual([]);
   });
 
+  it('keeps handover notes and leaves nothing of them in IndexedDB once destroyed at sign-out (decision 140)', async () => {
+    const db = await openUserDatabase('user-1', env);
+    await db.handovers.insert({
+      id: 'note-1',
+      house: 'Giles House',
+      shift: 'Night',
+      authorId: 'user-1',
+      content: 'Mary had a fall at 3am, no injury',
+      residentIds: [],
+      createdAt: 1,
+      writtenAt: 1,
+      updatedAt: 1,
+      correctedAt: null,
+      addenda: [],
+      reads: [],
+      readAt: null,
+      hidden: false,
+      localPending: true,
+    });
+    const prefix = `rxdb-dexie-${databaseNameFor('user-1')}--`;
+    expect((await indexedDatabaseNames()).some((name) => name.startsWith(prefix) && name.includes('handovers'))).toBe(
+      true,
+    );
+
+    await destroyUserDatabase(env);
+    expect((await indexedDatabaseNames()).filter((name) => name.startsWith(prefix))).toEqual([]);
+    const reopened = await openUserDatabase('user-1', env);
+    expect(await reopened.handovers.count().exec()).toBe(0);
+  });
+
   it('opens a store whose schemas an earlier build hashed from keys in another order (decision 109)', async () => {
     const db = await openUserDatabase('user-1', env);
     await db.users.insert(colleague);

@@ -29,6 +29,11 @@ describe('the RxDB schemas derived from zod', () => {
     expect(new Set(names)).toEqual(new Set(SYNC_COLLECTIONS));
   });
 
+  it('open at most 13 collections on a device, the free RxDB limit per process', () => {
+    expect(Object.keys(SYNCED_COLLECTIONS).length).toBeLessThanOrEqual(13);
+    expect(Object.keys(SYNCED_COLLECTIONS)).toContain('handovers');
+  });
+
   it.each(names)('%s: is the schema devices store, so its version and hash are unchanged', async (name) => {
     expect(RX_SCHEMAS[name]).toEqual(stored[name]);
     expect(SYNCED_COLLECTIONS[name].schema).toBe(RX_SCHEMAS[name]);

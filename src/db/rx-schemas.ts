@@ -11,6 +11,7 @@ import {
   CommentDocSchema,
   ConversationDocSchema,
   DirectoryUserDocSchema,
+  HandoverDocSchema,
   MessageDocSchema,
   PostDocSchema,
   ReactionDocSchema,
@@ -20,6 +21,7 @@ import {
   type CommentDoc,
   type ConversationDoc,
   type DirectoryUserDoc,
+  type HandoverDoc,
   type MessageDoc,
   type PostDoc,
   type PostReactions,
@@ -55,6 +57,7 @@ export type MessageLocal = Local<MessageDoc>;
 export type AcknowledgementLocal = Local<AcknowledgementDoc>;
 export type ResidentLocal = Local<ResidentDoc>;
 export type ResidentViewLocal = Local<ResidentViewDoc>;
+export type HandoverLocal = Local<HandoverDoc>;
 
 const local = { localPending: { type: 'boolean' } } as const;
 /** The length RxDB reserves for an id in its indexes; an id made of two (a conversation's, an alert's) takes more. */
@@ -89,6 +92,7 @@ export const RX_SCHEMAS: {
   acknowledgements: RxJsonSchema<AcknowledgementLocal>;
   residents: RxJsonSchema<ResidentLocal>;
   residentViews: RxJsonSchema<ResidentViewLocal>;
+  handovers: RxJsonSchema<HandoverLocal>;
 } = {
   users: rxSchemaOf<DirectoryUserLocal>(DirectoryUserDocSchema, {
     title: 'staff directory',
@@ -170,5 +174,17 @@ export const RX_SCHEMAS: {
     indexes: ['localPending'],
     local,
     maxLength: { id: ID, residentId: ID },
+  }),
+  /**
+   * Shift handover notes of the user's houses (decision 140): health data, wiped at sign-out (unsent ones sealed
+   * first). Listed by house, newest first.
+   */
+  handovers: rxSchemaOf<HandoverLocal>(HandoverDocSchema, {
+    title: 'handover notes',
+    version: 0,
+    primaryKey: 'id',
+    indexes: [['house', 'createdAt'], 'localPending'],
+    local,
+    maxLength: { id: ID, house: 100 },
   }),
 };
