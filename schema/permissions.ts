@@ -25,6 +25,11 @@ export function canEditPost(actor: Actor, post: { authorId: string | null }): bo
   return post.authorId === actor.id || actor.role === 'admin' || actor.role === 'system_admin';
 }
 
+/** Every scheduled post, not only one's own (GET /api/posts/scheduled): admins and system admins (decision 141). */
+export function canSeeAllScheduledPosts(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}
+
 /** Delete of a comment: its author, or a System Administrator (docs/behaviour.md, "Comments and reactions"). */
 export function canDeleteComment(actor: Actor, comment: { authorId: string | null }): boolean {
   return comment.authorId === actor.id || isSystemAdmin(actor);

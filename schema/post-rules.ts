@@ -68,6 +68,12 @@ export const HOUSE_NAME_MAX = 100;
 export const POSTS_PAGE_DEFAULT = 20;
 export const POSTS_PAGE_MAX = 100;
 
+/** How far ahead a post may be scheduled (decision 141). */
+export const SCHEDULE_AHEAD_MAX_DAYS = 366;
+
+/** How often the server looks for scheduled posts whose time has come: each is published within this (decision 141). */
+export const SCHEDULED_POSTS_CHECK_MS = 30_000;
+
 export const POST_MESSAGES = {
   contentRequired: 'Post content is required',
   contentTooLong: `Post content must be at most ${POST_CONTENT_MAX} characters`,
@@ -82,6 +88,9 @@ export const POST_MESSAGES = {
   cannotDeletePost: 'Only the author or an administrator can delete this post',
   cannotDeleteComment: 'Only the author or a System Administrator can delete this comment',
   invalidCursor: 'Invalid cursor',
+  invalidPublishAt: 'publishAt must be a date and time with its offset (ISO 8601, e.g. 2026-12-01T09:00:00Z)',
+  publishAtTooFar: `A post can be scheduled at most ${SCHEDULE_AHEAD_MAX_DAYS} days ahead`,
+  alreadyPublished: 'This post is already published: it cannot be scheduled',
 } as const;
 
 /**

@@ -67,6 +67,12 @@ export type Attachment = z.infer<typeof AttachmentSchema>;
 /** An attachment as a client refers to it: only the upload id is trusted, the rest is read from the server. */
 const AttachmentRefSchema = z.looseObject({ id: z.string().min(1).max(100) });
 
+/**
+ * When a post is to be published, as ISO 8601 with its offset; null (or a time already past) publishes it at once.
+ * Until then only its author and admins see it (decision 141).
+ */
+export const PublishAtSchema = z.iso.datetime({ offset: true, message: POST_MESSAGES.invalidPublishAt }).nullable();
+
 /** POST /api/posts (multipart or JSON) and a post created through sync. */
 export const CreatePostBodySchema = z
   .object({
@@ -92,6 +98,8 @@ export const CreatePostBodySchema = z
     requiresConfirmation: RequiresConfirmationSchema.optional().transform((value) => value ?? false),
     /** YYYY-MM-DD: when confirmations are due; only with requiresConfirmation. */
     confirmBy: ConfirmBySchema.optional().transform((value) => value ?? null),
+    /** Missing or null: published at once (decision 141). */
+    publishAt: PublishAtSchema.optional(),
   })
   .refine((body) => body.images.length + body.attachments.length <= LIMITS.postUploaderFiles, {
     message: POST_MESSAGES.tooManyFiles,
@@ -120,6 +128,8 @@ export const UpdatePostBodySchema = z.object({
   audienceHouses: HouseTagsSchema.optional(),
   requiresConfirmation: RequiresConfirmationSchema.optional(),
   confirmBy: ConfirmBySchema.optional(),
+  /** A scheduled post only: its new time; null publishes it now; missing keeps it (decision 141). */
+  publishAt: PublishAtSchema.optional(),
 });
 export type UpdatePostBody = z.infer<typeof UpdatePostBodySchema>;
 
@@ -209,6 +219,13 @@ export const PostViewSchema = z.object({
   commentCount: z.number().int().nonnegative(),
 });
 export type PostView = z.infer<typeof PostViewSchema>;
+
+/** A post waiting for its publish time, as its author and admins see it (GET /api/posts/scheduled, decision 141). */
+export const ScheduledPostViewSchema = PostViewSchema.extend({
+  /** ISO 8601: when it is to be published. */
+  publishAt: z.string(),
+});
+export type ScheduledPostView = z.infer<typeof ScheduledPostViewSchema>;
 
 /** A comment (docs/behaviour.md, "Comments and reactions"). */
 export const CommentViewSchema = z.object({

@@ -81,6 +81,11 @@ export const PostDocSchema = z.object({
   updatedAt: millis,
   /** Set by the server: who last edited the post when that was not its author, else null (decision 126). */
   editedBy: z.string().nullable(),
+  /**
+   * ISO 8601: when a scheduled post is to be published, given once with the create by its author's device (not a
+   * writable field after); null or missing: at once. No pull carries it: a scheduled post is in none (decision 141).
+   */
+  publishAt: z.string().nullable().optional(),
   _deleted: z.boolean(),
 });
 export type PostDoc = z.infer<typeof PostDocSchema>;

@@ -7,6 +7,8 @@ import { lockDataDir, openDb, type Db } from './db/client';
 import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { startConfirmReminders } from './features/confirmations/confirmations.service';
+import { startPostPublisher } from './features/posts/scheduled-posts.service';
+import { SCHEDULED_POSTS_CHECK_MS } from '../schema/posts';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
 import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
@@ -30,6 +32,8 @@ export interface RunningServer {
   reminders: { check: () => number };
   /** The confirmation reminder scheduler (decision 136); `check()` runs one check at once (tests). */
   confirmReminders: { check: () => number };
+  /** The publisher of scheduled posts (decision 141); `check()` publishes those due at once (tests). */
+  publisher: { check: () => number };
   /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
   heldPushes: { flush: () => number };
   /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
@@ -58,7 +62,14 @@ export function databaseFile(config: Config): string {
  */
 export async function startServer(
   config: Config,
-  options: { clientDir?: string; now?: () => number; reminderCheckMs?: number; resolveHost?: HostResolver } = {},
+  options: {
+    clientDir?: string;
+    now?: () => number;
+    reminderCheckMs?: number;
+    /** How often scheduled posts are looked for; journeys check more often than the 30 s of production. */
+    publishCheckMs?: number;
+    resolveHost?: HostResolver;
+  } = {},
 ): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   const unlock = lockDataDir(config.dataDir);
@@ -97,6 +108,7 @@ export async function startServer(
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
   const confirmReminders = startConfirmReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
+  const publisher = startPostPublisher(deps, options.publishCheckMs ?? SCHEDULED_POSTS_CHECK_MS);
   const heldPushes = startHeldPushes(deps, HELD_PUSH_CHECK_MS);
   const uploadSweeps = startUploadSweeps(deps);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -120,6 +132,7 @@ export async function startServer(
     deps,
     reminders,
     confirmReminders,
+    publisher,
     heldPushes,
     uploadSweeps,
     outbox,
@@ -129,6 +142,7 @@ export async function startServer(
       clearInterval(sweep);
       reminders.stop();
       confirmReminders.stop();
+      publisher.stop();
       const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {

@@ -215,6 +215,39 @@ export const posts = sqliteTable(
   ],
 );
 
+/**
+ * Posts waiting for their publish time (decision 141): in no pull, list, count or change event. At that time the row
+ * moves to `posts`, where it takes its sequence and its `created_at`.
+ */
+export const scheduledPosts = sqliteTable(
+  'scheduled_posts',
+  {
+    /** The id the post keeps once published (a client-generated UUID when written offline). */
+    id: text('id').primaryKey(),
+    /** Nobody has seen it: it goes with its author's account. */
+    authorId: text('author_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    content: text('content').notNull(),
+    category: text('category').notNull(),
+    isUrgent: integer('is_urgent', { mode: 'boolean' }).notNull(),
+    houseTags: text('house_tags').notNull().default('[]'),
+    audienceHouses: text('audience_houses').notNull().default('[]'),
+    images: text('images').notNull().default('[]'),
+    attachments: text('attachments').notNull().default('[]'),
+    requiresConfirmation: integer('requires_confirmation', { mode: 'boolean' }).notNull().default(false),
+    confirmBy: text('confirm_by'),
+    /** When it is to be published (milliseconds). */
+    publishAt: integer('publish_at').notNull(),
+    /** When it reached the server, scheduled. */
+    createdAt: integer('created_at').notNull(),
+    writtenAt: integer('written_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    editedBy: text('edited_by').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [index('scheduled_posts_publish_idx').on(t.publishAt), index('scheduled_posts_author_idx').on(t.authorId)],
+);
+
 export const comments = sqliteTable(
   'comments',
   {

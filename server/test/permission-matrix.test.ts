@@ -329,6 +329,8 @@ const ROWS: Row[] = [
 
   // The feed. Owned records belong to `staff`; `otherStaff` is another staff member.
   { route: 'GET /api/posts', expected: activeUsers(200), call: () => ({ path: '/api/posts' }) },
+  // Scheduled posts (decision 141): everyone sees their own; admins see everyone's.
+  { route: 'GET /api/posts/scheduled', expected: activeUsers(200), call: () => ({ path: '/api/posts/scheduled' }) },
   {
     route: 'POST /api/posts',
     expected: activeUsers(201),

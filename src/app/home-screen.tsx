@@ -22,6 +22,8 @@ import { PostCard } from '../features/feed/post-card';
 import { PostComposer } from '../features/feed/post-composer';
 import { PostList, type ScrollTarget } from '../features/feed/post-list';
 import { SearchPalette } from '../features/feed/search-palette';
+import { splitScheduled } from '../features/feed/scheduled-posts';
+import { ScheduledSection } from '../features/feed/scheduled-section';
 import {
   useCommentCountsKnown,
   useOwnReactionsKnown,
@@ -147,7 +149,9 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
   const preview = useFeedPreview(store, user.id);
   const previewing = stored.length === 0 && preview !== null;
   usePreviewPainted(previewing, user.id);
-  const posts = previewing ? preview.posts : stored;
+  // The user's own scheduled posts wait in their own section, out of the feed, until published (decision 141).
+  const { published: storedPublished, scheduled } = useMemo(() => splitScheduled(stored, user.id), [stored, user.id]);
+  const posts = previewing ? preview.posts : storedPublished;
   const authors = useAuthors(store, user, preview?.users);
   const ready = useFeedReady(store, postsReady, posts.length, previewing);
   const wide = useMediaQuery(SIDEBAR_MEDIA);
@@ -221,6 +225,7 @@ export function HomeScreen({ user }: { user: CurrentUser }) {
           {db ? <DeletedPostsNotice databaseName={db.name} /> : null}
           <PostComposer db={db} user={user} />
           <FeedFiltersBar filters={filters} onChange={changeFilters} />
+          {previewing ? null : <ScheduledSection db={db} user={user} posts={scheduled} />}
           {waiting.length > 0 ? (
             <section className="waiting-list" aria-label="Waiting to upload">
               {waiting.map((post) => (

@@ -202,6 +202,8 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
         4: keepPendingEdited,
         // Version 5 carries requiresConfirmation and confirmBy: an unsent write keeps the server's (decision 137).
         5: keepPending,
+        // Version 6 carries publishAt: an unsent post from before has none, so it is published when sent (decision 141).
+        6: keepPending,
       },
     },
     comments: {

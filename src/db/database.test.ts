@@ -37,6 +37,8 @@ function olderSchema<T extends { properties: object; required?: readonly string[
 
 /** The fields posts gained in version 5 (decision 137). */
 const CONFIRMATION = ['requiresConfirmation', 'confirmBy'];
+/** The field posts gained in version 6 (decision 141). */
+const SCHEDULE = ['publishAt'];
 
 /** A post as an older version stored it (before `reactions` and `writtenAt`). */
 const olderPost = {
@@ -198,7 +200,15 @@ describe('schema migration', () => {
     const old = await olderDatabase('user-migrate');
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 0, 'audienceHouses', 'writtenAt', 'editedBy', ...CONFIRMATION) as never,
+        schema: olderSchema(
+          postsSchema,
+          0,
+          'audienceHouses',
+          'writtenAt',
+          'editedBy',
+          ...CONFIRMATION,
+          ...SCHEDULE,
+        ) as never,
       },
       users: { schema: olderSchema(usersSchema, 0, 'houses') as never },
     });
@@ -230,7 +240,15 @@ describe('schema migration', () => {
     const old = await olderDatabase('user-fold');
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 1, 'reactions', 'writtenAt', 'editedBy', ...CONFIRMATION) as never,
+        schema: olderSchema(
+          postsSchema,
+          1,
+          'reactions',
+          'writtenAt',
+          'editedBy',
+          ...CONFIRMATION,
+          ...SCHEDULE,
+        ) as never,
         migrationStrategies: { 1: (doc: unknown) => doc },
       },
       reactions: { schema: { ...reactionsSchema, version: 0 } as never },
@@ -259,7 +277,7 @@ describe('schema migration', () => {
     const identity = (doc: unknown) => doc;
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 2, 'writtenAt', 'editedBy', ...CONFIRMATION) as never,
+        schema: olderSchema(postsSchema, 2, 'writtenAt', 'editedBy', ...CONFIRMATION, ...SCHEDULE) as never,
         migrationStrategies: { 1: identity, 2: identity },
       },
       comments: { schema: olderSchema(commentsSchema, 0, 'writtenAt') as never },
@@ -306,7 +324,7 @@ describe('schema migration', () => {
     const identity = (doc: unknown) => doc;
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 3, 'editedBy', ...CONFIRMATION) as never,
+        schema: olderSchema(postsSchema, 3, 'editedBy', ...CONFIRMATION, ...SCHEDULE) as never,
         migrationStrategies: { 1: identity, 2: identity, 3: identity },
       },
     });
@@ -326,7 +344,7 @@ describe('schema migration', () => {
     const identity = (doc: unknown) => doc;
     await old.addCollections({
       posts: {
-        schema: olderSchema(postsSchema, 4, ...CONFIRMATION) as never,
+        schema: olderSchema(postsSchema, 4, ...CONFIRMATION, ...SCHEDULE) as never,
         migrationStrategies: { 1: identity, 2: identity, 3: identity, 4: identity },
       },
     });
@@ -342,5 +360,28 @@ describe('schema migration', () => {
     expect(posts.map((doc) => doc.id)).toEqual(['unsent']);
     // Left out, so its push leaves them as the server has them (decision 137).
     expect('requiresConfirmation' in posts[0] || 'confirmBy' in posts[0]).toBe(false);
+  });
+
+  it('keeps unsent posts from before posts could be scheduled; the rest is pulled again', async () => {
+    const old = await olderDatabase('user-schedule');
+    const identity = (doc: unknown) => doc;
+    await old.addCollections({
+      posts: {
+        schema: olderSchema(postsSchema, 5, ...SCHEDULE) as never,
+        migrationStrategies: { 1: identity, 2: identity, 3: identity, 4: identity, 5: identity },
+      },
+    });
+    const post = { ...olderPost, reactions: {}, writtenAt: 1, editedBy: null, requiresConfirmation: false };
+    await old.posts.bulkInsert([
+      { ...post, confirmBy: null, id: 'synced', localPending: false },
+      { ...post, confirmBy: null, id: 'unsent', localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-schedule', env);
+    const posts = (await db.posts.find().exec()).map((doc) => doc.toMutableJSON());
+    expect(posts.map((doc) => doc.id)).toEqual(['unsent']);
+    // Not scheduled: it is published when it is sent (decision 141).
+    expect('publishAt' in posts[0]).toBe(false);
   });
 });

@@ -42,7 +42,7 @@ type Local<T> = Omit<T, '_deleted'> & { localPending: boolean };
 /**
  * `reactions` is the server's: a post written on this device has none until the stored version comes back. An unsent
  * post kept from before version 5 has no `requiresConfirmation` nor `confirmBy`: it leaves them as the server has them
- * (decision 137).
+ * (decision 137). `publishAt` is only on the author's own post scheduled on this device (version 6, decision 141).
  */
 export type PostLocal = Omit<Local<PostDoc>, 'reactions' | 'requiresConfirmation' | 'confirmBy'> & {
   reactions?: PostReactions;
@@ -104,12 +104,12 @@ export const RX_SCHEMAS: {
   }),
   posts: rxSchemaOf<PostLocal>(PostDocSchema, {
     title: 'posts',
-    version: 5,
+    version: 6,
     primaryKey: 'id',
     indexes: ['createdAt', 'localPending'],
     local,
     maxLength: { id: ID, authorId: ID, category: 40, editedBy: ID },
-    optional: ['reactions', 'requiresConfirmation', 'confirmBy'],
+    optional: ['reactions', 'requiresConfirmation', 'confirmBy', 'publishAt'],
     stored: { attachments: storedAttachments },
   }),
   comments: rxSchemaOf<CommentLocal>(CommentDocSchema, {

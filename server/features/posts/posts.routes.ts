@@ -14,6 +14,7 @@ import { encodedJson, parseInput, validate } from '../../lib/http';
 import { FORM_LIMITS, isMultipart, readMultipart, type FormFields } from '../../lib/multipart';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import { createPost, createPostWithFiles, deletePost, editPost, listPostsJson } from './posts.service';
+import { listScheduledPostViews } from './scheduled-posts.service';
 import { IdParamsSchema } from '../../../schema/common';
 
 const texts = (form: FormFields, key: string) =>
@@ -47,6 +48,7 @@ async function readPostForm(c: Context<AppEnv>) {
     images: texts(form, 'images'),
     attachments: texts(form, 'attachments').map((value) => ({ id: uploadIdFromUrl(value) ?? value })),
     writtenAt: texts(form, 'writtenAt')[0],
+    publishAt: texts(form, 'publishAt')[0] || undefined,
   };
   const body = parseInput(CreatePostBodySchema, input);
   return { body, files: { images: files(form, 'images'), attachments: files(form, 'attachments') } };
@@ -59,6 +61,7 @@ export const postRoutes = new Hono<AppEnv>()
     const { body, nextCursor } = listPostsJson(c.get('deps'), c.get('user'), c.req.valid('query'));
     return encodedJson(body, nextCursor ? { [NEXT_CURSOR_HEADER]: nextCursor } : {});
   })
+  .get('/posts/scheduled', requireUser, (c) => c.json(listScheduledPostViews(c.var.deps, c.var.user)))
   .post('/posts', requireUser, async (c) => {
     if (isMultipart(c)) {
       const { body, files } = await readPostForm(c);

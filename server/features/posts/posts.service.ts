@@ -15,7 +15,9 @@ import {
   type PostAuthor,
   type PostView,
   type ReactionType,
+  type ScheduledPostView,
   type UpdatePostBody,
+  SCHEDULE_AHEAD_MAX_DAYS,
 } from '../../../schema/posts';
 import { LIMITS } from '../../../schema/constants';
 import type { PostDoc, PostReactions } from '../../../schema/sync';
@@ -50,6 +52,17 @@ import {
   type PostRow,
   type PostWithAuthor,
 } from './posts.queries';
+import {
+  deleteScheduledPost,
+  findScheduledPost,
+  findScheduledPostWithAuthor,
+  insertScheduledPost,
+  listFilesOfOtherScheduledPosts,
+  publishScheduledPostRow,
+  updateScheduledPost,
+  type ScheduledPostRow,
+  type ScheduledPostWithAuthor,
+} from './scheduled-posts.queries';
 
 /** A JSON list column; anything unreadable counts as empty. */
 export function parseList<T>(text: string): T[] {
@@ -293,8 +306,12 @@ function checkHouses(deps: AppDeps, houseTags: string[]): void {
 /** Whether a post with this client id exists: the same author's re-send gets it back, anyone else a 409. */
 function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined): boolean {
   if (!id) return false;
-  const existing = findPost(deps.db, id);
+  const existing = findPost(deps.db, id) ?? findScheduledPost(deps.db, id);
   if (!existing) return false;
+  if (!('deleted' in existing)) {
+    if (existing.authorId !== actor.id) conflict('A post with this id already exists');
+    return true;
+  }
   if (existing.authorId !== actor.id || existing.deleted) conflict('A post with this id already exists');
   return true;
 }
@@ -310,9 +327,31 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
   if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
   checkHouses(deps, body.houseTags);
   checkHouses(deps, body.audienceHouses);
+  const at = deps.now();
+  const publishAt = publishTimeOf(body.publishAt, at);
   const files = resolvePostFiles(deps, actor, body);
   const id = body.id ?? randomUUID();
-  const at = deps.now();
+  if (publishAt !== null) {
+    insertScheduledPost(deps.db, {
+      id,
+      authorId: actor.id,
+      content: body.content,
+      category: body.category,
+      isUrgent: body.isUrgent,
+      houseTags: JSON.stringify(body.houseTags),
+      audienceHouses: JSON.stringify(body.audienceHouses),
+      images: JSON.stringify(files.images),
+      attachments: JSON.stringify(files.attachments),
+      requiresConfirmation: body.requiresConfirmation,
+      confirmBy: body.confirmBy,
+      publishAt,
+      createdAt: at,
+      writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
+      updatedAt: at,
+    });
+    // In no pull, list or event until published (decision 141): nothing to tell anyone yet.
+    return id;
+  }
   insertPost(deps.db, {
     id,
     authorId: actor.id,
@@ -336,9 +375,63 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
   return id;
 }
 
-/** POST /api/posts: writePost, answering the post as its author sees it. */
-export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView {
-  return loadPostView(deps, writePost(deps, actor, body), actor.id);
+/**
+ * A publish time in milliseconds when it is still ahead of `now`, else null: a missing time or one already past
+ * (a post written offline and sent late) publishes at once (decision 141).
+ */
+function publishTimeOf(publishAt: string | null | undefined, now: number): number | null {
+  if (publishAt === null || publishAt === undefined) return null;
+  const at = Date.parse(publishAt);
+  if (Number.isNaN(at)) return badRequest(POST_MESSAGES.invalidPublishAt);
+  if (at > now + SCHEDULE_AHEAD_MAX_DAYS * 86_400_000) badRequest(POST_MESSAGES.publishAtTooFar);
+  return at > now ? at : null;
+}
+
+/** POST /api/posts: writePost, answering the post as its author sees it (a scheduled one with its time). */
+export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView | ScheduledPostView {
+  return loadAnyPostView(deps, writePost(deps, actor, body), actor.id);
+}
+
+/** A published post as the viewer sees it, or a scheduled one as its author and admins see it. */
+function loadAnyPostView(deps: AppDeps, id: string, viewerId: string): PostView | ScheduledPostView {
+  const scheduled = findScheduledPostWithAuthor(deps.db, id);
+  return scheduled ? toScheduledView(scheduled) : loadPostView(deps, id, viewerId);
+}
+
+/** A scheduled post as its author and admins see it: nobody has reacted, commented or confirmed yet. */
+export function toScheduledView({ post, author, editor }: ScheduledPostWithAuthor): ScheduledPostView {
+  return {
+    id: post.id,
+    content: post.content,
+    category: post.category,
+    isUrgent: post.isUrgent,
+    houseTags: parseList<string>(post.houseTags),
+    audienceHouses: parseList<string>(post.audienceHouses),
+    images: parseList<string>(post.images),
+    attachments: parseList<Attachment>(post.attachments),
+    requiresConfirmation: post.requiresConfirmation,
+    confirmBy: post.confirmBy,
+    confirmedAt: null,
+    createdAt: new Date(post.createdAt).toISOString(),
+    writtenAt: new Date(post.writtenAt).toISOString(),
+    author: toAuthor(author),
+    editedBy: toEditor(editor),
+    reactionCounts: {},
+    userReaction: null,
+    commentCount: 0,
+    publishAt: new Date(post.publishAt).toISOString(),
+  };
+}
+
+/**
+ * Publishes a scheduled post now: it enters the feed with its sequence and today's `createdAt`, and the work of a new
+ * post follows (alert, confirmation rows, pushes). False when it was no longer scheduled (decision 141).
+ */
+export function publishScheduledPost(deps: AppDeps, id: string): boolean {
+  if (!publishScheduledPostRow(deps.db, id, deps.now())) return false;
+  deps.hub.notify('posts');
+  announcePost(deps, id);
+  return true;
 }
 
 /**
@@ -351,7 +444,7 @@ export async function createPostWithFiles(
   body: CreatePostBody,
   files: { images: File[]; attachments: File[] },
 ): Promise<PostView> {
-  if (body.id && existingPost(deps, actor, body.id)) return loadPostView(deps, body.id, actor.id);
+  if (body.id && existingPost(deps, actor, body.id)) return loadAnyPostView(deps, body.id, actor.id);
   if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
   const total = body.images.length + body.attachments.length + files.images.length + files.attachments.length;
   if (total > LIMITS.postUploaderFiles) badRequest(UPLOAD_MESSAGES.tooManyFiles);
@@ -405,21 +498,8 @@ function changedFields(before: AuditedFields, after: AuditedFields) {
   return { changed, before: pick(before), after: pick(after) };
 }
 
-/**
- * Edits content, category and urgency (and house tags, the audience, and whether confirmation is required: admins
- * only); only the author or an admin may (docs/api-feed.md). The alert and confirmation rows follow (decision 136). A change by anyone but the
- * author names them on the post (`editedBy`, the card's "Edited by …") and is audited with what it changed, before
- * and after (decision 126).
- */
-export function editPost(
-  deps: AppDeps,
-  actor: SessionUser,
-  id: string,
-  body: UpdatePostBody,
-  meta: RequestMeta,
-): PostView {
-  const post = requirePost(deps, id);
-  if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
+/** What a post's fields become after an edit, checked: the rules of docs/api-feed.md and decision 136. */
+function editedFields(deps: AppDeps, actor: SessionUser, post: EditablePost, body: UpdatePostBody) {
   const category = body.category ?? post.category;
   const isUrgent = body.isUrgent ?? post.isUrgent;
   const requiresConfirmation = body.requiresConfirmation ?? post.requiresConfirmation;
@@ -443,7 +523,42 @@ export function editPost(
     requiresConfirmation,
     confirmBy,
   };
-  const change = changedFields(auditedFields(post), auditedFields(next));
+  return { next, change: changedFields(auditedFields(post), auditedFields(next)) };
+}
+
+type EditablePost = Pick<
+  PostRow,
+  | 'authorId'
+  | 'content'
+  | 'category'
+  | 'isUrgent'
+  | 'houseTags'
+  | 'audienceHouses'
+  | 'requiresConfirmation'
+  | 'confirmBy'
+  | 'editedBy'
+  | 'updatedAt'
+>;
+
+/**
+ * Edits content, category and urgency (and house tags, the audience, and whether confirmation is required: admins
+ * only); only the author or an admin may (docs/api-feed.md). The alert and confirmation rows follow (decision 136). A change by anyone but the
+ * author names them on the post (`editedBy`, the card's "Edited by …") and is audited with what it changed, before
+ * and after (decision 126). A scheduled post may also get a new time; a published one cannot be scheduled (decision 141).
+ */
+export function editPost(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UpdatePostBody,
+  meta: RequestMeta,
+): PostView | ScheduledPostView {
+  const scheduled = findScheduledPost(deps.db, id);
+  if (scheduled) return editScheduledPost(deps, actor, scheduled, body, meta);
+  const post = requirePost(deps, id);
+  if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
+  if (body.publishAt) badRequest(POST_MESSAGES.alreadyPublished);
+  const { next, change } = editedFields(deps, actor, post, body);
   const byOther = post.authorId !== actor.id && change.changed.length > 0;
   const at = deps.now();
   deps.db.transaction(() => {
@@ -464,15 +579,59 @@ export function editPost(
   return loadPostView(deps, id, actor.id);
 }
 
+/**
+ * Edits a scheduled post, and its time (null: now); a time already past publishes it at once. Nobody else sees it
+ * yet, so nothing is told; an admin's change is audited as any edit by another (decision 141).
+ */
+function editScheduledPost(
+  deps: AppDeps,
+  actor: SessionUser,
+  post: ScheduledPostRow,
+  body: UpdatePostBody,
+  meta: RequestMeta,
+): PostView | ScheduledPostView {
+  if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
+  const at = deps.now();
+  const publishAt = body.publishAt === undefined ? post.publishAt : (publishTimeOf(body.publishAt, at) ?? at);
+  const { next, change } = editedFields(deps, actor, post, body);
+  const moved = publishAt !== post.publishAt;
+  const byOther = post.authorId !== actor.id && (change.changed.length > 0 || moved);
+  deps.db.transaction(() => {
+    updateScheduledPost(deps.db, post.id, {
+      ...next,
+      publishAt,
+      editedBy: byOther ? actor.id : post.editedBy,
+      updatedAt: Math.max(at, post.updatedAt + 1),
+    });
+    if (byOther) {
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const details = {
+        authorId: post.authorId,
+        fields: moved ? [...change.changed, 'publishAt'] : change.changed,
+        before: moved ? { ...change.before, publishAt: iso(post.publishAt) } : change.before,
+        after: moved ? { ...change.after, publishAt: iso(publishAt) } : change.after,
+      };
+      const target = { type: 'post', id: post.id };
+      recordAudit(deps.db, { actor, action: 'post.update', ip: meta.ip, target, details, at });
+    }
+  });
+  if (publishAt <= at) publishScheduledPost(deps, post.id);
+  return loadAnyPostView(deps, post.id, actor.id);
+}
+
 /** The ids of a post's uploads that no other live post of its author uses. */
-function uploadsOnlyIn(deps: AppDeps, post: PostRow): string[] {
+function uploadsOnlyIn(deps: AppDeps, post: Pick<PostRow, 'id' | 'authorId' | 'images' | 'attachments'>): string[] {
   const idsOf = (row: Pick<PostRow, 'images' | 'attachments'>) => [
     ...parseList<string>(row.images).map((url) => uploadIdFromUrl(url) ?? ''),
     ...parseList<Attachment>(row.attachments).map((attachment) => attachment.id),
   ];
   const mine = idsOf(post).filter((id) => id !== '');
   if (mine.length === 0 || !post.authorId) return mine;
-  const used = new Set(listFilesOfOtherPosts(deps.db, post.authorId, post.id).flatMap(idsOf));
+  const others = [
+    ...listFilesOfOtherPosts(deps.db, post.authorId, post.id),
+    ...listFilesOfOtherScheduledPosts(deps.db, post.authorId, post.id),
+  ];
+  const used = new Set(others.flatMap(idsOf));
   return mine.filter((id) => !used.has(id));
 }
 
@@ -481,6 +640,8 @@ function uploadsOnlyIn(deps: AppDeps, post: PostRow): string[] {
  * and the post's files go (decision 126); a delete by anyone but the author is audited with what the post was.
  */
 export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
+  const scheduled = findScheduledPost(deps.db, id);
+  if (scheduled) return cancelScheduledPost(deps, actor, scheduled, meta);
   const post = requirePost(deps, id);
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotDeletePost);
   const at = deps.now();
@@ -506,6 +667,23 @@ export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: 
   deps.hub.notify('reactions');
   // Withdraws the alert from those who have not acknowledged it.
   syncAlertAudience(deps, id);
+}
+
+/** Cancels a scheduled post with its files; only the author or an admin may, and an admin's cancel is audited. */
+function cancelScheduledPost(deps: AppDeps, actor: SessionUser, post: ScheduledPostRow, meta: RequestMeta): void {
+  if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotDeletePost);
+  const at = deps.now();
+  deps.db.transaction(() => {
+    const files = uploadsOnlyIn(deps, post);
+    deleteScheduledPost(deps.db, post.id);
+    forgetUploads(deps, files);
+    if (post.authorId !== actor.id) {
+      const before = { ...auditedFields(post), publishAt: new Date(post.publishAt).toISOString() };
+      const details = { authorId: post.authorId, before };
+      const target = { type: 'post', id: post.id };
+      recordAudit(deps.db, { actor, action: 'post.delete', ip: meta.ip, target, details, at });
+    }
+  });
 }
 
 /** Before an account is deleted: its posts and comments stay as "Deleted user", its reactions go. */
@@ -564,10 +742,21 @@ export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
   };
 }
 
-/** The stored post as replication sends it, or null. */
-export function findPostDoc(deps: AppDeps, id: string): PostDoc | null {
+/**
+ * The stored post as replication sends it, or null. A scheduled post is the master only for its author and admins
+ * (a push of theirs edits or cancels it); anyone else's push of its id is a new post (decision 141).
+ */
+export function findPostDoc(deps: AppDeps, id: string, actor?: SessionUser): PostDoc | null {
   const row = findPost(deps.db, id);
-  return row ? toPostDocs(deps, [row])[0].doc : null;
+  if (row) return toPostDocs(deps, [row])[0].doc;
+  const scheduled = actor ? findScheduledPost(deps.db, id) : undefined;
+  return actor && scheduled && canEditPost(actor, scheduled) ? toScheduledPostDoc(scheduled) : null;
+}
+
+/** A scheduled post as its author's device holds it: with its time, and no reactions yet. */
+function toScheduledPostDoc(row: ScheduledPostRow): PostDoc {
+  const { publishAt, ...post } = row;
+  return { ...toPostDoc({ ...post, deleted: false, serverSeq: 0 }, {}), publishAt: new Date(publishAt).toISOString() };
 }
 
 /** Posts changed after a checkpoint (every signed-in user sees every post). */

@@ -17,16 +17,18 @@ import {
 /**
  * Posts replicate both ways. A new document is writePost (REST's createPost without the view it answers),
  * `_deleted` is deletePost, any other change is editPost: the author or an admin, the same validation as REST.
- * The author, times and counts are the server's; pictures and attachments are fixed once posted.
+ * The author, times and counts are the server's; pictures and attachments are fixed once posted. A new post whose
+ * `publishAt` is still ahead is scheduled: in no pull until published, its author's (or an admin's) later pushes of it
+ * edit or cancel it (decision 141).
  */
 export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
   sameForEveryone: true,
   pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
-  findMaster: (deps, id) => findPostDoc(deps, id),
+  findMaster: (deps, id, actor) => findPostDoc(deps, id, actor),
   mergesFields: true,
   apply(deps, actor, doc, master, meta) {
-    const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt } =
+    const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt, publishAt } =
       doc as Partial<PostDoc>;
     const { requiresConfirmation: confirmation, confirmBy } = doc as Partial<PostDoc>;
     if (!master) {
@@ -46,6 +48,7 @@ export const postsSync: SyncHandler<PostDoc> = {
           writtenAt,
           requiresConfirmation: confirmation,
           confirmBy,
+          publishAt,
         }),
       );
       return;

@@ -31,8 +31,8 @@ export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
 }
 
 /**
- * Uploads stored before `before` that nothing refers to: no post of their owner (a deleted post's lists are
- * empty) and no profile picture. Their owner's posts are read along the author index.
+ * Uploads stored before `before` that nothing refers to: no post of their owner, published or scheduled (a deleted
+ * post's lists are empty), and no profile picture. Their owner's posts are read along the author index.
  */
 export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, 'id' | 'storedName'>[] {
   return db.$client
@@ -41,7 +41,9 @@ export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, '
        WHERE u.created_at < ?
          AND NOT EXISTS (SELECT 1 FROM users WHERE profile_image_url = '${uploadUrl('')}' || u.id)
          AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.author_id IS u.owner_id
-                           AND (instr(p.images, u.id) > 0 OR instr(p.attachments, u.id) > 0))`,
+                           AND (instr(p.images, u.id) > 0 OR instr(p.attachments, u.id) > 0))
+         AND NOT EXISTS (SELECT 1 FROM scheduled_posts s WHERE s.author_id IS u.owner_id
+                           AND (instr(s.images, u.id) > 0 OR instr(s.attachments, u.id) > 0))`,
     )
     .all(before);
 }

@@ -13,6 +13,7 @@ import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/upload-rul
 import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
+import { Input } from '../../components/ui/input';
 import { Card } from '../../components/ui/card';
 import { Label } from '../../components/ui/label';
 import { Select } from '../../components/ui/select';
@@ -35,6 +36,8 @@ import {
 import { CATEGORY_OPTIONS } from './category-options';
 import { ComposerFileList, ComposerFilePicker, type PickedFile } from './composer-files';
 import { createPost, CreatePostError } from './create-post';
+import { publishAtOf } from './scheduled-posts';
+import { formatDateTime } from '../../../schema/format';
 import { HousePicker } from '../../components/house-picker';
 import { canRequireConfirmation } from '../../../schema/permissions';
 import {
@@ -80,6 +83,8 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   // Admins only: the audience must confirm they have read it (decision 137).
   const [confirmation, setConfirmation] = useState<ConfirmationChoice>(NO_CONFIRMATION);
   const addressed = isUrgent || confirmation.required;
+  // Optional: a local date and time to publish the post at (decision 141).
+  const [schedule, setSchedule] = useState('');
   const [files, setFiles] = useState<PickedFile[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -115,6 +120,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
     setHouseTags([]);
     setAudience(ALL_STAFF);
     setConfirmation(NO_CONFIRMATION);
+    setSchedule('');
     setFiles([]);
     setProblem(null);
     setActive(false);
@@ -125,6 +131,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
     if (blank || busy || !db) return;
     setBusy('Posting...');
     setProblem(null);
+    const publishAt = publishAtOf(schedule);
     try {
       const outcome = await createPost({
         db,
@@ -136,6 +143,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
           houseTags,
           audienceHouses: audienceHousesOf(addressed, audience),
           ...storedConfirmation(confirmation),
+          publishAt,
         },
         files: files.map((f) => f.file),
         onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
@@ -145,6 +153,12 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
         toast({
           title: 'Saved on this device — nobody has been alerted yet',
           description: 'The alert goes out when you are back online.',
+        });
+      }
+      if (publishAt && Date.parse(publishAt) > Date.now()) {
+        toast({
+          title: `Scheduled for ${formatDateTime(publishAt)}`,
+          description: 'Until then only you and admins see it.',
         });
       }
       reset();
@@ -211,6 +225,16 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
               />
               <Label htmlFor={`${id}-urgent`}>Mark as urgent</Label>
             </div>
+            <div className="composer-field composer-schedule">
+              <Label htmlFor={`${id}-schedule`}>Schedule (optional)</Label>
+              <Input
+                id={`${id}-schedule`}
+                type="datetime-local"
+                value={schedule}
+                onChange={(event) => setSchedule(event.target.value)}
+                disabled={Boolean(busy)}
+              />
+            </div>
             {canRequireConfirmation(user) ? (
               <ConfirmationFields value={confirmation} onChange={setConfirmation} disabled={Boolean(busy)} />
             ) : null}
@@ -243,7 +267,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
           />
           <Button type="submit" className="composer-submit" disabled={blank || Boolean(busy) || !db}>
             {busy ? <InlineSpinner /> : <Send aria-hidden size={16} />}
-            {busy ?? 'Post'}
+            {busy ?? (schedule ? 'Schedule' : 'Post')}
           </Button>
         </div>
       </form>

@@ -15,6 +15,8 @@ export interface PostDraft {
   requiresConfirmation?: boolean;
   /** YYYY-MM-DD: when confirmations are due; only with requiresConfirmation. */
   confirmBy?: string | null;
+  /** ISO 8601: when the post is to be published; missing or null: at once (decision 141). */
+  publishAt?: string | null;
 }
 
 /** An upload as a post's attachment: the fields the server stores (schema/posts AttachmentSchema). */
@@ -57,6 +59,8 @@ export function buildPostDoc(
     writtenAt: now,
     updatedAt: now,
     editedBy: null,
+    // Only on a scheduled post: the feed then shows it under "Scheduled" until it is published (decision 141).
+    ...(draft.publishAt ? { publishAt: draft.publishAt } : {}),
     localPending: true,
   };
 }

@@ -1,0 +1,68 @@
+import { ADMIN, createStaffMember, expect, expectServerHolds, signIn, signInSynced, test } from './fixtures';
+import { serverRows } from './support/offline';
+
+/** The composer's Schedule field value (the browser's local time, to the minute) for a time. */
+function scheduleValue(at: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+}
+
+/** How many published and how many scheduled posts with this text the server holds. */
+const serverCounts = (content: string) => ({
+  published: serverRows('SELECT count(*) AS n FROM posts WHERE content = ?', [content])[0].n,
+  scheduled: serverRows('SELECT count(*) AS n FROM scheduled_posts WHERE content = ?', [content])[0].n,
+});
+
+test('a scheduled post reaches a colleague only at its time; one written offline with a past time publishes once', async ({
+  browser,
+  wifi,
+  wifiContext: adminContext,
+  wifiPage: admin,
+}) => {
+  // The post waits for its minute (the field has no seconds): up to 80 s, on top of the journey.
+  test.setTimeout(200_000);
+  const staff = await createStaffMember(browser, 'Scheduled');
+  const readerContext = await browser.newContext();
+  const reader = await readerContext.newPage();
+  await signIn(reader, staff.email, staff.password);
+  await signInSynced(admin, ADMIN);
+  const word = Math.random().toString(36).slice(2, 8);
+
+  // The admin schedules a post for the next minute at least 20 s away.
+  const drill = `Fire drill on Friday at 10 ${word}`;
+  const at = new Date(Math.ceil((Date.now() + 20_000) / 60_000) * 60_000);
+  const composer = admin.getByRole('region', { name: 'Create a post' });
+  await composer.getByLabel('Post content').fill(drill);
+  await composer.getByLabel('Schedule (optional)').fill(scheduleValue(at));
+  await composer.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await expect(composer.getByLabel('Post content')).toHaveValue('');
+  const scheduled = admin.getByRole('region', { name: 'Scheduled', exact: true });
+  await expect(scheduled).toContainText(drill);
+  await expect(scheduled).toContainText('Scheduled for');
+  await expect(admin.getByRole('article').filter({ hasText: drill })).toHaveCount(0);
+  await expectServerHolds(() => serverCounts(drill), { published: 0, scheduled: 1 });
+
+  // The colleague does not see it before its time, and sees it after, once.
+  await expect(reader.getByRole('article').filter({ hasText: drill })).toHaveCount(0);
+  expect(Date.now()).toBeLessThan(at.getTime());
+  await expect(reader.getByRole('article').filter({ hasText: drill })).toBeVisible({ timeout: 120_000 });
+  expect(Date.now()).toBeGreaterThanOrEqual(at.getTime());
+  await expect(admin.getByRole('article').filter({ hasText: drill })).toBeVisible();
+  await expect(admin.getByRole('region', { name: 'Scheduled', exact: true })).toHaveCount(0);
+  await expectServerHolds(() => serverCounts(drill), { published: 1, scheduled: 0 });
+
+  // Written offline with a time already past, it publishes as soon as it is sent, exactly once.
+  const late = `Handover moved to the lounge ${word}`;
+  await wifi.off(adminContext);
+  await composer.getByLabel('Post content').fill(late);
+  await composer.getByLabel('Schedule (optional)').fill(scheduleValue(new Date(Date.now() - 120_000)));
+  await composer.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await expect(composer.getByLabel('Post content')).toHaveValue('');
+  await expect(admin.getByRole('region', { name: 'Scheduled', exact: true })).toContainText(late);
+  expect(serverCounts(late)).toEqual({ published: 0, scheduled: 0 });
+  await wifi.on(adminContext);
+  await expect(reader.getByRole('article').filter({ hasText: late })).toBeVisible({ timeout: 30_000 });
+  await expect(admin.getByRole('article').filter({ hasText: late })).toBeVisible();
+  await expectServerHolds(() => serverCounts(late), { published: 1, scheduled: 0 });
+  await readerContext.close();
+});

@@ -1,0 +1,37 @@
+import { canSeeAllScheduledPosts } from '../../../schema/permissions';
+import type { ScheduledPostView } from '../../../schema/posts';
+import type { AppDeps, SessionUser } from '../../lib/context';
+import { publishScheduledPost, toScheduledView } from './posts.service';
+import { listDueScheduledPosts, listScheduledPosts } from './scheduled-posts.queries';
+
+/** Most posts one check publishes; the rest wait for the next check. */
+const PUBLISHED_PER_CHECK = 100;
+
+/** GET /api/posts/scheduled: the user's own scheduled posts, an admin's everyone's, soonest first (decision 141). */
+export function listScheduledPostViews(deps: AppDeps, viewer: SessionUser): ScheduledPostView[] {
+  return listScheduledPosts(deps.db, canSeeAllScheduledPosts(viewer) ? null : viewer.id).map(toScheduledView);
+}
+
+/** Publishes every scheduled post whose time has come; answers how many (each once, however checks overlap). */
+export function publishDuePosts(deps: AppDeps): number {
+  let published = 0;
+  for (const id of listDueScheduledPosts(deps.db, deps.now(), PUBLISHED_PER_CHECK)) {
+    if (publishScheduledPost(deps, id)) published += 1;
+  }
+  return published;
+}
+
+/** The scheduled-post publisher of the server process: checks every `everyMs`; `check` runs one at once (tests). */
+export function startPostPublisher(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
+  const check = () => {
+    try {
+      return publishDuePosts(deps);
+    } catch (error) {
+      deps.log.error('Publishing scheduled posts failed', error);
+      return 0;
+    }
+  };
+  const timer = setInterval(check, everyMs);
+  timer.unref();
+  return { check, stop: () => clearInterval(timer) };
+}
