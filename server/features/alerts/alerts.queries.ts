@@ -230,8 +230,8 @@ export interface ReportRow {
 }
 
 /** A post's audience with each member's acknowledgement or confirmation and reminders, by name (both reports). */
-export function listReportRows(db: Db, postId: string): ReportRow[] {
-  return db
+const reportRowsQuery = preparedFor((db) =>
+  db
     .select({
       userId: users.id,
       firstName: users.firstName,
@@ -245,9 +245,28 @@ export function listReportRows(db: Db, postId: string): ReportRow[] {
     })
     .from(acknowledgements)
     .innerJoin(users, eq(users.id, acknowledgements.userId))
-    .where(and(eq(acknowledgements.postId, postId), eq(acknowledgements.deleted, false)))
+    .where(and(eq(acknowledgements.postId, sql.placeholder('postId')), eq(acknowledgements.deleted, false)))
     .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id))
-    .all();
+    .prepare(),
+);
+
+/** Prepared: a report of a post to every member of staff reads thousands of rows while an admin waits. */
+export function listReportRows(db: Db, postId: string): ReportRow[] {
+  return reportRowsQuery(db).all({ postId });
+}
+
+const reportHousesQuery = preparedFor((db) =>
+  db
+    .select({ userId: userHouses.userId, house: userHouses.house })
+    .from(acknowledgements)
+    .innerJoin(userHouses, eq(userHouses.userId, acknowledgements.userId))
+    .where(and(eq(acknowledgements.postId, sql.placeholder('postId')), eq(acknowledgements.deleted, false)))
+    .prepare(),
+);
+
+/** The houses of a post's audience, as (user, house) pairs: one read, not one list of thousands of ids. */
+export function listReportHouses(db: Db, postId: string): { userId: string; house: string }[] {
+  return reportHousesQuery(db).all({ postId });
 }
 
 export interface DueReminderRow {

@@ -16,7 +16,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit } from '../audit/audit.service';
-import { groupByHouse, houseGroupsCsv, housesByUser, parseHouseList } from '../houses/houses.service';
+import { groupByHouse, houseGroupsCsv, housesOfPairs, parseHouseList } from '../houses/houses.service';
 import {
   announcementPush,
   announcementsSummaryPush,
@@ -36,6 +36,7 @@ import {
   listAllAcknowledgementsSince,
   listAudienceIds,
   listDueReminders,
+  listReportHouses,
   listReportRows,
   listUnacknowledged,
   updateAcknowledged,
@@ -236,10 +237,7 @@ function acknowledgementTimes(row: { createdAt: number; acknowledgedAt: number |
 /** A post's audience for its report (this alert's, or its confirmations'), by name, each member with their houses. */
 export function reportAudience(deps: AppDeps, postId: string): (ReportRow & { houses: string[] })[] {
   const rows = listReportRows(deps.db, postId);
-  const houses = housesByUser(
-    deps,
-    rows.map((row) => row.userId),
-  );
+  const houses = housesOfPairs(deps, listReportHouses(deps.db, postId));
   return rows.map((row) => ({ ...row, houses: houses.get(row.userId) ?? [] }));
 }
 

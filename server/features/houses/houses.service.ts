@@ -21,13 +21,26 @@ export function sortHouses(deps: AppDeps, names: string[]): string[] {
 
 /** Each user's houses, in house-list order: of the given users, or of everyone. */
 export function housesByUser(deps: AppDeps, userIds?: string[]): Map<string, string[]> {
+  return housesOfPairs(deps, listUserHouses(deps.db, userIds));
+}
+
+/** (user, house) pairs as each user's houses, in house-list order; names no longer in it last. */
+export function housesOfPairs(
+  deps: AppDeps,
+  pairs: readonly { userId: string; house: string }[],
+): Map<string, string[]> {
+  const order = listHouses(deps.config.orgName);
+  const ranks = new Map(order.map((name, i) => [name, i]));
+  const rank = (name: string) => ranks.get(name) ?? order.length;
   const byUser = new Map<string, string[]>();
-  for (const { userId, house } of listUserHouses(deps.db, userIds)) {
-    const list = byUser.get(userId) ?? [];
-    list.push(house);
-    byUser.set(userId, list);
+  for (const { userId, house } of pairs) {
+    const list = byUser.get(userId);
+    if (list) list.push(house);
+    else byUser.set(userId, [house]);
   }
-  for (const [userId, list] of byUser) byUser.set(userId, sortHouses(deps, list));
+  for (const list of byUser.values()) {
+    if (list.length > 1) list.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  }
   return byUser;
 }
 
