@@ -222,4 +222,30 @@ describe('the sync hub', () => {
     expect(written()).toBe(1_200);
     expect(streams.every((s) => s.sent.length === 1)).toBe(true);
   });
+
+  it('sends nothing once closed, not even a change that was waiting for its beat', async () => {
+    let open = true;
+    const read = () => {
+      if (!open) throw new TypeError('The database connection is not open');
+      return 3;
+    };
+    hub = createSyncHub({
+      broadcastEveryMs: 50,
+      delivery: {
+        currentSeq: read,
+        sameForEveryone: () => true,
+        eventsFor: (collection, wanted) => wanted.map(() => (read(), JSON.stringify({ collection }))),
+      },
+    });
+    const a = fakeConnection('a');
+    hub.connect(a.connection);
+    hub.notify('posts');
+    await turn();
+    hub.notify('posts');
+    hub.notify('messages', ['a']);
+    hub.close();
+    open = false;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(a.sent).toEqual(['change {"collection":"posts"}']);
+  });
 });

@@ -97,6 +97,9 @@ export function createSyncHub(
   /** A fan-out is being written: the next waits until it has finished. */
   let broadcastBusy = false;
   let lastBroadcastAt = -Infinity;
+  let broadcastTimer: NodeJS.Timeout | undefined;
+  /** After close nothing more is sent: the database the events are read from may be closed too. */
+  let closed = false;
   let isLive: ((sessionHash: string) => boolean) | undefined;
 
   const all = () => [...byUser.values()].flatMap((set) => [...set]);
@@ -179,6 +182,7 @@ export function createSyncHub(
 
   const flush = () => {
     flushScheduled = false;
+    if (closed) return;
     const changes = [...pending];
     pending.clear();
     send(changes);
@@ -190,6 +194,7 @@ export function createSyncHub(
    */
   const flushBroadcasts = (how: HubDelivery) => {
     broadcastScheduled = false;
+    if (closed) return;
     broadcastBusy = true;
     lastBroadcastAt = performance.now();
     const through = how.currentSeq();
@@ -208,7 +213,7 @@ export function createSyncHub(
       for (const [connection, events] of queue.slice(from, from + FANOUT_SLICE)) {
         for (const data of events) safely(() => connection.send(SYNC_EVENTS.change, data));
       }
-      if (from + FANOUT_SLICE < queue.length) {
+      if (from + FANOUT_SLICE < queue.length && !closed) {
         setImmediate(() => writeSlice(from + FANOUT_SLICE));
         return;
       }
@@ -227,7 +232,7 @@ export function createSyncHub(
     broadcastScheduled = true;
     const wait = lastBroadcastAt + broadcastEveryMs - performance.now();
     if (wait <= 0) queueMicrotask(() => flushBroadcasts(how));
-    else setTimeout(() => flushBroadcasts(how), wait).unref();
+    else broadcastTimer = setTimeout(() => flushBroadcasts(how), wait).unref();
   };
 
   const timer = setInterval(() => {
@@ -283,6 +288,8 @@ export function createSyncHub(
     },
     size: () => all().length,
     close() {
+      closed = true;
+      clearTimeout(broadcastTimer);
       clearInterval(timer);
       for (const connection of all()) end(connection);
     },
