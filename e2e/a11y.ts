@@ -55,8 +55,18 @@ export async function expectAllControlsReachable(page: Page, where: string, scop
   });
   // Tab from the top of the page, as many times as the whole page has stops (and a few more).
   const stops = await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    return (window as unknown as { a11yControls: ControlFinder }).a11yControls(document.body).length;
+    // Blurring alone leaves Chromium's starting point where the focus was (a button just pressed): start at the top.
+    const top = document.createElement('span');
+    top.tabIndex = -1;
+    top.id = 'a11y-walk-start';
+    document.body.prepend(top);
+    top.focus();
+    const controls = (window as unknown as { a11yControls: ControlFinder }).a11yControls(document.body);
+    // Chromium tabs through a date or time field's parts (day, month, year, hours, minutes, AM/PM) one by one.
+    const parts = controls.filter((el) =>
+      el.matches('input[type="date"], input[type="datetime-local"], input[type="time"]'),
+    );
+    return controls.length + parts.length * 6;
   });
   // Radio groups and similar composites take one Tab stop for the group: arrows move inside them.
   const reached = new Set<string>();
@@ -71,6 +81,7 @@ export async function expectAllControlsReachable(page: Page, where: string, scop
     });
     if (id !== null) reached.add(id);
   }
+  await page.evaluate(() => document.getElementById('a11y-walk-start')?.remove());
   const missed = await root.evaluate((element) =>
     [...element.querySelectorAll('[data-a11y-control]:not([data-a11y-seen])')].map(
       (el) =>
