@@ -331,28 +331,7 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
   const publishAt = publishTimeOf(body.publishAt, at);
   const files = resolvePostFiles(deps, actor, body);
   const id = body.id ?? randomUUID();
-  if (publishAt !== null) {
-    insertScheduledPost(deps.db, {
-      id,
-      authorId: actor.id,
-      content: body.content,
-      category: body.category,
-      isUrgent: body.isUrgent,
-      houseTags: JSON.stringify(body.houseTags),
-      audienceHouses: JSON.stringify(body.audienceHouses),
-      images: JSON.stringify(files.images),
-      attachments: JSON.stringify(files.attachments),
-      requiresConfirmation: body.requiresConfirmation,
-      confirmBy: body.confirmBy,
-      publishAt,
-      createdAt: at,
-      writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
-      updatedAt: at,
-    });
-    // In no pull, list or event until published (decision 141): nothing to tell anyone yet.
-    return id;
-  }
-  insertPost(deps.db, {
+  const row = {
     id,
     authorId: actor.id,
     content: body.content,
@@ -367,8 +346,13 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
     createdAt: at,
     writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
     updatedAt: at,
-    deleted: false,
-  });
+  };
+  if (publishAt !== null) {
+    insertScheduledPost(deps.db, { ...row, publishAt });
+    // In no pull, list or event until published (decision 141): nothing to tell anyone yet.
+    return id;
+  }
+  insertPost(deps.db, { ...row, deleted: false });
   deps.hub.notify('posts');
   // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
   announcePost(deps, id);
