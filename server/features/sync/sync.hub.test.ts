@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createSyncHub,
+  FANOUT_SLICE,
   MAX_STREAMS_PER_SESSION,
   MAX_STREAMS_PER_USER,
   type SyncConnection,
@@ -207,20 +208,57 @@ describe('the sync hub', () => {
         eventsFor: (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
       },
     });
-    const streams = Array.from({ length: 1_200 }, (_, i) => fakeConnection(`user-${i}`));
+    const count = FANOUT_SLICE * 3 + 20;
+    const streams = Array.from({ length: count }, (_, i) => fakeConnection(`user-${i}`));
     for (const stream of streams) hub.connect(stream.connection);
     const written = () => streams.filter((s) => s.sent.length > 0).length;
     hub.notify('posts');
     await Promise.resolve();
-    expect(written()).toBe(500);
+    expect(written()).toBe(FANOUT_SLICE);
     let between = -1;
     setImmediate(() => (between = written()));
-    await turn();
-    await turn();
+    for (let i = 0; i < 4; i += 1) await turn();
     expect(between).toBeGreaterThan(0);
-    expect(between).toBeLessThan(1_200);
-    expect(written()).toBe(1_200);
+    expect(between).toBeLessThan(count);
+    expect(written()).toBe(count);
     expect(streams.every((s) => s.sent.length === 1)).toBe(true);
+  });
+
+  it('writes a change for many users in slices too, and a stream hears of each collection in order', async () => {
+    let seq = 1;
+    hub = createSyncHub({
+      delivery: {
+        currentSeq: () => seq,
+        sameForEveryone: () => false,
+        eventsFor: (collection, wanted, through) =>
+          wanted.map(({ since }) => JSON.stringify({ collection, since, through })),
+      },
+    });
+    const count = FANOUT_SLICE * 2 + 5;
+    const streams = Array.from({ length: count }, (_, i) => fakeConnection(`user-${i}`));
+    for (const stream of streams) hub.connect(stream.connection);
+    const last = streams.at(-1)!;
+    seq = 2;
+    // An urgent post's alert rows: one list per user, every user at once.
+    hub.notify(
+      'acknowledgements',
+      streams.map((s) => s.connection.userId),
+    );
+    await Promise.resolve();
+    expect(streams.filter((s) => s.sent.length > 0)).toHaveLength(FANOUT_SLICE);
+    expect(last.sent).toEqual([]);
+    // Before its turn, the last user acknowledges (their list changes again) and gets a message.
+    seq = 3;
+    hub.notify('acknowledgements', [last.connection.userId]);
+    hub.notify('messages', [last.connection.userId]);
+    await Promise.resolve();
+    expect(last.sent).toEqual(['change {"collection":"messages","since":1,"through":3}']);
+    for (let i = 0; i < 4; i += 1) await turn();
+    expect(last.sent.slice(1)).toEqual([
+      'change {"collection":"acknowledgements","since":1,"through":2}',
+      'change {"collection":"acknowledgements","since":2,"through":3}',
+    ]);
+    expect(streams.every((s) => s.sent.length >= 1)).toBe(true);
   });
 
   it('sends nothing once closed, not even a change that was waiting for its beat', async () => {

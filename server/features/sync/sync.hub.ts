@@ -9,8 +9,11 @@ export const PING_EVERY_MS = 25_000;
  * once, then those of the next moments together, one event per collection and stream (decision 131).
  */
 export const BROADCAST_EVERY_MS = 200;
-/** Streams written in one go of a fan-out to every stream, before other work may run. */
-const FANOUT_SLICE = 500;
+/**
+ * Streams written in one go of a large fan-out, before other work (a push's answer) may run: a socket write costs
+ * about as much as a small request, so a slice stays a few milliseconds long.
+ */
+export const FANOUT_SLICE = 100;
 
 /** Open streams one session may hold: one browser streams from its leading tab only (decision 115). */
 export const MAX_STREAMS_PER_SESSION = 10;
@@ -94,9 +97,14 @@ export function createSyncHub(
   /** With delivery, changes for every stream wait here until their turn (BROADCAST_EVERY_MS). */
   const broadcasts = new Set<SyncCollection>();
   let broadcastScheduled = false;
-  /** A fan-out is being written: the next waits until it has finished. */
-  let broadcastBusy = false;
   let lastBroadcastAt = -Infinity;
+  /**
+   * Writes of a large fan-out, left in slices of FANOUT_SLICE streams. A stream's later event of a collection it has
+   * waiting here queues behind it, so each stream hears of a collection's changes in order.
+   */
+  const lane: { connection: SyncConnection; events: [SyncCollection, string][] }[] = [];
+  let laneHead = 0;
+  const waiting = new Map<SyncConnection, Map<SyncCollection, number>>();
   let broadcastTimer: NodeJS.Timeout | undefined;
   /** After close nothing more is sent: the database the events are read from may be closed too. */
   let closed = false;
@@ -165,10 +173,57 @@ export function createSyncHub(
     return writes;
   };
 
-  const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
-    for (const { connection, data } of planDelivery(how, collection, connections, through)) {
-      safely(() => connection.send(SYNC_EVENTS.change, data));
+  const enqueue = (connection: SyncConnection, events: [SyncCollection, string][]) => {
+    lane.push({ connection, events });
+    let counts = waiting.get(connection);
+    if (!counts) waiting.set(connection, (counts = new Map()));
+    for (const [collection] of events) counts.set(collection, (counts.get(collection) ?? 0) + 1);
+  };
+
+  const isWaiting = (connection: SyncConnection, collection: SyncCollection) =>
+    waiting.get(connection)?.has(collection) === true;
+
+  /** Writes the next slice of the lane, then lets other work run before the next; a broadcast waits for the end. */
+  const drainLane = () => {
+    if (closed) return;
+    const end = Math.min(lane.length, laneHead + FANOUT_SLICE);
+    for (; laneHead < end; laneHead += 1) {
+      const { connection, events } = lane[laneHead];
+      const counts = waiting.get(connection)!;
+      for (const [collection, data] of events) {
+        safely(() => connection.send(SYNC_EVENTS.change, data));
+        const left = counts.get(collection)! - 1;
+        if (left === 0) counts.delete(collection);
+        else counts.set(collection, left);
+      }
+      if (counts.size === 0) waiting.delete(connection);
     }
+    if (laneHead < lane.length) {
+      setImmediate(drainLane);
+      return;
+    }
+    lane.length = 0;
+    laneHead = 0;
+    if (broadcasts.size > 0 && delivery) scheduleBroadcast(delivery);
+  };
+
+  /** Starts writing the lane unless it was already being written. */
+  const startLane = (wasEmpty: boolean) => {
+    if (wasEmpty && lane.length > 0) drainLane();
+  };
+
+  /**
+   * A change for a few streams (a chat message) is written at once; for many (an urgent post's alert lists) through the
+   * lane, as is any event of a collection a stream still has waiting there.
+   */
+  const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
+    const writes = planDelivery(how, collection, connections, through);
+    const wasEmpty = lane.length === 0;
+    for (const { connection, data } of writes) {
+      if (writes.length > FANOUT_SLICE || isWaiting(connection, collection)) enqueue(connection, [[collection, data]]);
+      else safely(() => connection.send(SYNC_EVENTS.change, data));
+    }
+    startLane(wasEmpty);
   };
 
   const send = (changes: [SyncCollection, Set<string> | null][]) => {
@@ -188,39 +243,25 @@ export function createSyncHub(
     send(changes);
   };
 
-  /**
-   * Changes for every stream, planned at once and written in slices of FANOUT_SLICE streams with other work (a
-   * push's answer) let in between; a stream's events of one flush are written together.
-   */
+  /** Changes for every stream, planned at once and written through the lane; a stream's events of one go together. */
   const flushBroadcasts = (how: HubDelivery) => {
     broadcastScheduled = false;
     if (closed) return;
-    broadcastBusy = true;
     lastBroadcastAt = performance.now();
     const through = how.currentSeq();
     const connections = all();
-    const byConnection = new Map<SyncConnection, string[]>();
+    const byConnection = new Map<SyncConnection, [SyncCollection, string][]>();
     for (const collection of broadcasts) {
       for (const { connection, data } of planDelivery(how, collection, connections, through)) {
         const list = byConnection.get(connection);
-        if (list) list.push(data);
-        else byConnection.set(connection, [data]);
+        if (list) list.push([collection, data]);
+        else byConnection.set(connection, [[collection, data]]);
       }
     }
     broadcasts.clear();
-    const queue = [...byConnection];
-    const writeSlice = (from: number) => {
-      for (const [connection, events] of queue.slice(from, from + FANOUT_SLICE)) {
-        for (const data of events) safely(() => connection.send(SYNC_EVENTS.change, data));
-      }
-      if (from + FANOUT_SLICE < queue.length && !closed) {
-        setImmediate(() => writeSlice(from + FANOUT_SLICE));
-        return;
-      }
-      broadcastBusy = false;
-      if (broadcasts.size > 0) scheduleBroadcast(how);
-    };
-    writeSlice(0);
+    const wasEmpty = lane.length === 0;
+    for (const [connection, events] of byConnection) enqueue(connection, events);
+    startLane(wasEmpty);
   };
 
   /**
@@ -228,7 +269,8 @@ export function createSyncHub(
    * change; taken together, one event carries them all. The first after a quiet moment leaves at once.
    */
   const scheduleBroadcast = (how: HubDelivery) => {
-    if (broadcastScheduled || broadcastBusy) return;
+    // While a fan-out is still being written, the next waits for its end (drainLane).
+    if (broadcastScheduled || lane.length > 0) return;
     broadcastScheduled = true;
     const wait = lastBroadcastAt + broadcastEveryMs - performance.now();
     if (wait <= 0) queueMicrotask(() => flushBroadcasts(how));
