@@ -35,6 +35,10 @@ function fakeConnection(userId: string, sessionHash = `${userId}-session`) {
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** Lets the microtasks queued so far (and those they queue) run, but no other turn of the loop. */
+const microtasks = async () => {
+  for (let i = 0; i < 10; i += 1) await Promise.resolve();
+};
 
 describe('the sync hub', () => {
   it('holds at most 10 streams per session and 30 per user, ending the oldest for a new one', () => {
@@ -213,7 +217,7 @@ describe('the sync hub', () => {
     for (const stream of streams) hub.connect(stream.connection);
     const written = () => streams.filter((s) => s.sent.length > 0).length;
     hub.notify('posts');
-    await Promise.resolve();
+    await microtasks();
     expect(written()).toBe(FANOUT_SLICE);
     let between = -1;
     setImmediate(() => (between = written()));
@@ -244,14 +248,14 @@ describe('the sync hub', () => {
       'acknowledgements',
       streams.map((s) => s.connection.userId),
     );
-    await Promise.resolve();
+    await microtasks();
     expect(streams.filter((s) => s.sent.length > 0)).toHaveLength(FANOUT_SLICE);
     expect(last.sent).toEqual([]);
     // Before its turn, the last user acknowledges (their list changes again) and gets a message.
     seq = 3;
     hub.notify('acknowledgements', [last.connection.userId]);
     hub.notify('messages', [last.connection.userId]);
-    await Promise.resolve();
+    await microtasks();
     expect(last.sent).toEqual(['change {"collection":"messages","since":1,"through":3}']);
     for (let i = 0; i < 4; i += 1) await turn();
     expect(last.sent.slice(1)).toEqual([
@@ -259,6 +263,31 @@ describe('the sync hub', () => {
       'change {"collection":"acknowledgements","since":2,"through":3}',
     ]);
     expect(streams.every((s) => s.sent.length >= 1)).toBe(true);
+  });
+
+  it("writes an urgent post and a user's alert row together, in the same slice", async () => {
+    let seq = 1;
+    hub = createSyncHub({
+      delivery: {
+        currentSeq: () => seq,
+        sameForEveryone: (collection) => collection === 'posts',
+        eventsFor: (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
+      },
+    });
+    const streams = Array.from({ length: FANOUT_SLICE * 2 }, (_, i) => fakeConnection(`user-${i}`));
+    for (const stream of streams) hub.connect(stream.connection);
+    seq = 2;
+    hub.notify(
+      'acknowledgements',
+      streams.map((s) => s.connection.userId),
+    );
+    hub.notify('posts');
+    await microtasks();
+    const both = ['change {"collection":"acknowledgements"}', 'change {"collection":"posts"}'];
+    expect(streams.slice(0, FANOUT_SLICE).every((s) => s.sent.join() === both.join())).toBe(true);
+    expect(streams.slice(FANOUT_SLICE).every((s) => s.sent.length === 0)).toBe(true);
+    await turn();
+    expect(streams.every((s) => s.sent.join() === both.join())).toBe(true);
   });
 
   it('sends nothing once closed, not even a change that was waiting for its beat', async () => {

@@ -20,6 +20,12 @@ export const MAX_STREAMS_PER_SESSION = 10;
 /** Open streams one user may hold over all their devices. */
 export const MAX_STREAMS_PER_USER = 30;
 
+/** A stream's events waiting in the hub's lane, in the order they are to be written. */
+interface LaneEntry {
+  connection: SyncConnection;
+  events: [SyncCollection, string][];
+}
+
 /** One open live stream of one signed-in client. */
 export interface SyncConnection {
   userId: string;
@@ -99,12 +105,13 @@ export function createSyncHub(
   let broadcastScheduled = false;
   let lastBroadcastAt = -Infinity;
   /**
-   * Writes of a large fan-out, left in slices of FANOUT_SLICE streams. A stream's later event of a collection it has
-   * waiting here queues behind it, so each stream hears of a collection's changes in order.
+   * Writes of a large fan-out, left in slices of FANOUT_SLICE streams: one entry per stream, which later events for
+   * that stream join until it is written (one socket write for an urgent post and its alert row). A stream's event of
+   * a collection it has waiting here joins it too, so each stream hears of a collection's changes in order.
    */
-  const lane: { connection: SyncConnection; events: [SyncCollection, string][] }[] = [];
+  const lane: LaneEntry[] = [];
   let laneHead = 0;
-  const waiting = new Map<SyncConnection, Map<SyncCollection, number>>();
+  const unwritten = new Map<SyncConnection, LaneEntry>();
   let broadcastTimer: NodeJS.Timeout | undefined;
   /** After close nothing more is sent: the database the events are read from may be closed too. */
   let closed = false;
@@ -174,14 +181,17 @@ export function createSyncHub(
   };
 
   const enqueue = (connection: SyncConnection, events: [SyncCollection, string][]) => {
-    lane.push({ connection, events });
-    let counts = waiting.get(connection);
-    if (!counts) waiting.set(connection, (counts = new Map()));
-    for (const [collection] of events) counts.set(collection, (counts.get(collection) ?? 0) + 1);
+    const entry = unwritten.get(connection);
+    if (entry) entry.events.push(...events);
+    else {
+      const fresh = { connection, events };
+      lane.push(fresh);
+      unwritten.set(connection, fresh);
+    }
   };
 
   const isWaiting = (connection: SyncConnection, collection: SyncCollection) =>
-    waiting.get(connection)?.has(collection) === true;
+    unwritten.get(connection)?.events.some(([waiting]) => waiting === collection) === true;
 
   /** Writes the next slice of the lane, then lets other work run before the next; a broadcast waits for the end. */
   const drainLane = () => {
@@ -189,14 +199,8 @@ export function createSyncHub(
     const end = Math.min(lane.length, laneHead + FANOUT_SLICE);
     for (; laneHead < end; laneHead += 1) {
       const { connection, events } = lane[laneHead];
-      const counts = waiting.get(connection)!;
-      for (const [collection, data] of events) {
-        safely(() => connection.send(SYNC_EVENTS.change, data));
-        const left = counts.get(collection)! - 1;
-        if (left === 0) counts.delete(collection);
-        else counts.set(collection, left);
-      }
-      if (counts.size === 0) waiting.delete(connection);
+      unwritten.delete(connection);
+      for (const [, data] of events) safely(() => connection.send(SYNC_EVENTS.change, data));
     }
     if (laneHead < lane.length) {
       setImmediate(drainLane);
@@ -207,9 +211,12 @@ export function createSyncHub(
     if (broadcasts.size > 0 && delivery) scheduleBroadcast(delivery);
   };
 
-  /** Starts writing the lane unless it was already being written. */
+  /**
+   * Starts writing the lane unless it already is: after this turn's other changes have joined it (an urgent post's
+   * event joins its alert row's), not before.
+   */
   const startLane = (wasEmpty: boolean) => {
-    if (wasEmpty && lane.length > 0) drainLane();
+    if (wasEmpty && lane.length > 0) queueMicrotask(drainLane);
   };
 
   /**
