@@ -1,3 +1,4 @@
+import { iso, rememberingIso } from '../../lib/iso';
 import {
   ALERT_MESSAGES,
   ALERT_REMINDER_AFTER_MS,
@@ -51,7 +52,6 @@ import {
 /** Reminders sent per check at most; the next check (30 s later) takes the rest. */
 const REMINDERS_PER_CHECK = 500;
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const authorFirstName = (post: { authorFirstName: string | null }) => post.authorFirstName ?? DELETED_AUTHOR.firstName;
 const isLiveAlert = (post: AlertPostRow | undefined): post is AlertPostRow =>
   Boolean(post && post.isUrgent && !post.deleted);
@@ -224,21 +224,38 @@ export function markAlertsViewed(deps: AppDeps, actor: SessionUser, postIds: str
 }
 
 /** A report row's acknowledgement: as the member made it (what counts), and as the server received it. */
-function acknowledgementTimes(row: { createdAt: number; acknowledgedAt: number | null; writtenAt: number | null }) {
+function acknowledgementTimes(
+  row: { createdAt: number; acknowledgedAt: number | null; writtenAt: number | null },
+  at: (ms: number) => string,
+) {
   if (row.acknowledgedAt === null) return { acknowledgedAt: null, receivedAt: null, secondsToAcknowledge: null };
   const written = row.writtenAt ?? row.acknowledgedAt;
   return {
-    acknowledgedAt: iso(written),
-    receivedAt: iso(row.acknowledgedAt),
+    acknowledgedAt: at(written),
+    receivedAt: at(row.acknowledgedAt),
     secondsToAcknowledge: secondsToAcknowledge(row.createdAt, written),
   };
 }
 
-/** A post's audience for its report (this alert's, or its confirmations'), by name, each member with their houses. */
-export function reportAudience(deps: AppDeps, postId: string): (ReportRow & { houses: string[] })[] {
-  const rows = listReportRows(deps.db, postId);
+/** A report's row with the member's houses. */
+export type AudienceRow = ReportRow & { houses: string[] };
+
+/**
+ * A post's audience for its report (this alert's, or its confirmations'), by name, each member with their houses, as
+ * `member` lists them; `at` writes a time (remembering, as thousands of rows share a few).
+ */
+export function reportAudience<M>(
+  deps: AppDeps,
+  postId: string,
+  member: (row: AudienceRow, at: (ms: number) => string) => M,
+): ({ userId: string; firstName: string; lastName: string; houses: string[]; isActive: boolean } & M)[] {
   const houses = housesOfPairs(deps, listReportHouses(deps.db, postId));
-  return rows.map((row) => ({ ...row, houses: houses.get(row.userId) ?? [] }));
+  const at = rememberingIso();
+  return listReportRows(deps.db, postId).map((row) => {
+    const withHouses = Object.assign(row, { houses: houses.get(row.userId) ?? [] });
+    const { userId, firstName, lastName, isActive } = row;
+    return { userId, firstName, lastName, houses: withHouses.houses, isActive, ...member(withHouses, at) };
+  });
 }
 
 /**
@@ -250,15 +267,10 @@ export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): 
   if (!canSeeAlertReport(actor)) forbidden(ALERT_MESSAGES.reportForbidden);
   const post = findAlertPost(deps.db, postId);
   if (!isLiveAlert(post)) return notFound(ALERT_MESSAGES.alertNotFound);
-  const members: ReportMember[] = reportAudience(deps, postId).map((row) => ({
-    userId: row.userId,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    houses: row.houses,
-    isActive: row.isActive,
-    alertedAt: iso(row.createdAt),
-    ...acknowledgementTimes(row),
-    remindedAt: row.remindedAt === null ? null : iso(row.remindedAt),
+  const members: ReportMember[] = reportAudience(deps, postId, (row, at) => ({
+    alertedAt: at(row.createdAt),
+    ...acknowledgementTimes(row, at),
+    remindedAt: row.remindedAt === null ? null : at(row.remindedAt),
   }));
   const groups = groupByHouse(listHouses(deps.config.orgName), members, (inGroup) => {
     const acknowledged = inGroup.filter((m) => m.acknowledgedAt !== null).length;

@@ -1,3 +1,4 @@
+import { iso } from '../../lib/iso';
 import {
   CONFIRM_CSV_COLUMNS,
   CONFIRM_MESSAGES,
@@ -28,8 +29,6 @@ import {
   listViewerConfirmations,
   updateConfirmReminded,
 } from './confirmations.queries';
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Whole percent confirmed, rounded down so 100 means everyone; an audience of no one has nothing outstanding. */
 const percentOf = (confirmed: number, audience: number) =>
@@ -96,15 +95,10 @@ export function confirmationReport(deps: AppDeps, actor: SessionUser, postId: st
   if (!canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.reportForbidden);
   const post = findAlertPost(deps.db, postId);
   if (!post || post.deleted || !post.requiresConfirmation) return notFound(CONFIRM_MESSAGES.postNotFound);
-  const members: ConfirmationMember[] = reportAudience(deps, postId).map((row) => ({
-    userId: row.userId,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    houses: row.houses,
-    isActive: row.isActive,
-    requestedAt: iso(row.createdAt),
-    confirmedAt: row.acknowledgedAt === null ? null : iso(row.writtenAt ?? row.acknowledgedAt),
-    receivedAt: row.acknowledgedAt === null ? null : iso(row.acknowledgedAt),
+  const members: ConfirmationMember[] = reportAudience(deps, postId, (row, at) => ({
+    requestedAt: at(row.createdAt),
+    confirmedAt: row.acknowledgedAt === null ? null : at(row.writtenAt ?? row.acknowledgedAt),
+    receivedAt: row.acknowledgedAt === null ? null : at(row.acknowledgedAt),
     remindersSent: row.confirmReminders,
   }));
   const groups = groupByHouse(listHouses(deps.config.orgName), members, (inGroup) =>
