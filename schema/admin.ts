@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EMAIL_MAX, NameFieldsSchema } from './auth';
 import { HouseTagsSchema } from './posts';
-import { RoleSchema, UserTypeSchema } from './roles';
+import { AccountTypeSchema, RoleSchema, UserTypeSchema } from './roles';
 
 const email = z
   .string({ message: 'Invalid email address' })
@@ -10,15 +10,29 @@ const email = z
   .pipe(z.email({ message: 'Invalid email address' }))
   .transform((value) => value.toLowerCase());
 
+/** When an agency or bank worker's access ends (decision 145); null for none. */
+const accessEndsAt = z.iso
+  .datetime({ offset: true, message: 'accessEndsAt must be a date and time such as 2026-12-01T18:00:00Z' })
+  .nullable();
+
 /** POST /api/admin/users: the Add New Staff Member form (docs/behaviour.md, "Administration"). */
 export const CreateUserBodySchema = NameFieldsSchema.extend({
   email,
   userType: UserTypeSchema,
+  type: AccountTypeSchema.default('employee'),
+  accessEndsAt: accessEndsAt.default(null),
 });
 export type CreateUserBody = z.infer<typeof CreateUserBodySchema>;
 
 /** PATCH /api/admin/users/{id}/edit */
-export const EditUserBodySchema = NameFieldsSchema.extend({ email, role: RoleSchema });
+export const EditUserBodySchema = NameFieldsSchema.extend({
+  email,
+  role: RoleSchema,
+  /** Left out: unchanged. */
+  type: AccountTypeSchema.optional(),
+  /** Left out: unchanged; an admin extends an agency worker's access here. */
+  accessEndsAt: accessEndsAt.optional(),
+});
 export type EditUserBody = z.infer<typeof EditUserBodySchema>;
 
 /** PATCH /api/admin/users/{id}/status */
@@ -58,6 +72,9 @@ export const AdminUserSchema = z.object({
   invitePending: z.boolean(),
   /** The houses the member works in, in the order of the house list. */
   houses: z.array(z.string()),
+  type: AccountTypeSchema,
+  /** When the account's access ends (bank and agency staff); null for none. */
+  accessEndsAt: z.string().nullable(),
   createdAt: z.string(),
   lastLoginAt: z.string().nullable(),
 });

@@ -16,6 +16,16 @@ export const ROLE_LABELS: Record<Role, string> = {
 export const REGISTRATION_ROLES = ['staff', 'administrator', 'system_administrator'] as const;
 export type RegistrationRole = (typeof REGISTRATION_ROLES)[number];
 
+/** Who employs an account's holder: agency and bank workers' access ends on a date (decision 145). */
+export const ACCOUNT_TYPES = ['employee', 'bank', 'agency'] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+export const ACCOUNT_TYPE_LABELS: Record<AccountType, string> = {
+  employee: 'Employee',
+  bank: 'Bank staff',
+  agency: 'Agency staff',
+};
+
 /** User types the Add New Staff Member form offers (docs/behaviour.md, "Administration"). */
 export const USER_TYPES = ['staff', 'admin', 'master_admin'] as const;
 export type UserType = (typeof USER_TYPES)[number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REGISTRATION_ROLES, ROLES, USER_TYPES } from './role-rules';
+import { ACCOUNT_TYPES, REGISTRATION_ROLES, ROLES, USER_TYPES } from './role-rules';
 
 export * from './role-rules';
 
@@ -7,4 +7,5 @@ export const RoleSchema = z.enum(ROLES, { message: 'Role must be staff, admin or
 export const RegistrationRoleSchema = z.enum(REGISTRATION_ROLES, {
   message: 'Role must be staff, administrator or system_administrator',
 });
+export const AccountTypeSchema = z.enum(ACCOUNT_TYPES, { message: 'Type must be employee, bank or agency' });
 export const UserTypeSchema = z.enum(USER_TYPES, { message: 'User type must be staff, admin or master_admin' });

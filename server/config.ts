@@ -63,6 +63,10 @@ export const ConfigSchema = z
       .string()
       .refine((zone) => isTimeZone(zone), 'must be a time zone name such as Europe/London')
       .default('Europe/London'),
+    /** How far ahead an agency worker's access may end, in days (decision 145). */
+    AGENCY_ACCESS_MAX_DAYS: z.coerce.number().int().min(1).max(366).default(7),
+    /** How far ahead a bank worker's access may end, in days (decision 145). */
+    BANK_ACCESS_MAX_DAYS: z.coerce.number().int().min(1).max(366).default(92),
     /** The provider's shifts for handover notes (decision 138): names and start times in TIME_ZONE. */
     SHIFTS: z
       .string()
@@ -138,6 +142,8 @@ export interface Config {
   timeZone: string;
   /** The shifts of handover notes, by start time (SHIFTS; decision 138). */
   shifts: Shift[];
+  /** The furthest an account's access may end ahead, in days, by account type (decision 145). */
+  accessMaxDays: { agency: number; bank: number };
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
 }
@@ -177,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     syncDelivery: e.SYNC_DELIVERY,
     timeZone: e.TIME_ZONE,
     shifts: e.SHIFTS,
+    accessMaxDays: { agency: e.AGENCY_ACCESS_MAX_DAYS, bank: e.BANK_ACCESS_MAX_DAYS },
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
   };
 }

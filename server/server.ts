@@ -1,3 +1,4 @@
+import { startAccessExpiry } from './features/admin/admin.service';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
@@ -34,6 +35,8 @@ export interface RunningServer {
   confirmReminders: { check: () => number };
   /** The publisher of scheduled posts (decision 141); `check()` publishes those due at once (tests). */
   publisher: { check: () => number };
+  /** The end of bank and agency staff's access (decision 145); `check()` ends those due at once (tests). */
+  accessExpiry: { check: () => number };
   /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
   heldPushes: { flush: () => number };
   /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
@@ -111,6 +114,8 @@ export async function startServer(
   const publisher = startPostPublisher(deps, options.publishCheckMs ?? SCHEDULED_POSTS_CHECK_MS);
   const heldPushes = startHeldPushes(deps, HELD_PUSH_CHECK_MS);
   const uploadSweeps = startUploadSweeps(deps);
+  // Within a minute of its end, an agency or bank worker's access is gone (decision 145).
+  const accessExpiry = startAccessExpiry(deps, 60_000);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -133,6 +138,7 @@ export async function startServer(
     reminders,
     confirmReminders,
     publisher,
+    accessExpiry,
     heldPushes,
     uploadSweeps,
     outbox,
@@ -143,6 +149,7 @@ export async function startServer(
       reminders.stop();
       confirmReminders.stop();
       publisher.stop();
+      accessExpiry.stop();
       const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {

@@ -21,8 +21,18 @@ export const users = sqliteTable(
     lastLoginAt: integer('last_login_at'),
     /** Place in the sync change feed; bumped when a field of the staff directory changes. */
     serverSeq: integer('server_seq').notNull().default(0),
+    /** Employee, bank or agency (decision 145). */
+    accountType: text('account_type', { enum: ['employee', 'bank', 'agency'] })
+      .notNull()
+      .default('employee'),
+    /** When a bank or agency worker's access ends; the server deactivates the account then (decision 145). */
+    accessEndsAt: integer('access_ends_at'),
   },
-  (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_server_seq_idx').on(t.serverSeq, t.id)],
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    index('users_server_seq_idx').on(t.serverSeq, t.id),
+    index('users_access_ends_idx').on(t.accessEndsAt),
+  ],
 );
 
 export const sessions = sqliteTable(

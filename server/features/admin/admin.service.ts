@@ -8,11 +8,11 @@ import type {
   UserRoleBody,
   UserStatusBody,
 } from '../../../schema/admin';
-import type { Role } from '../../../schema/roles';
+import type { AccountType, Role } from '../../../schema/roles';
 import { ROLE_LABELS, toRole } from '../../../schema/roles';
 import { baseUrl } from '../../config';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
-import { conflict, forbidden, notFound } from '../../lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken, spendMailedLinks } from '../auth/auth.service';
 import { releaseChatParticipant } from '../chat/chat.service';
@@ -26,6 +26,7 @@ import {
   findUserByEmail,
   findUserById,
   insertUser,
+  listAccessEnded,
   listUsers,
   updateUser,
   type UserRow,
@@ -34,6 +35,29 @@ import { releaseAuthorContent } from '../posts/posts.service';
 import { directoryChanged, toAdminUser } from '../users/users.service';
 
 const LAST_ADMIN = 'There must always be at least one active System Administrator.';
+const DAY_MS = 86_400_000;
+
+/**
+ * The access end an account may have (decision 145): agency staff must have one within AGENCY_ACCESS_MAX_DAYS, bank
+ * staff may within BANK_ACCESS_MAX_DAYS, employees have none; it lies ahead. Answers it in milliseconds.
+ */
+function checkedAccessEnd(deps: AppDeps, type: AccountType, accessEndsAt: string | null): number | null {
+  const end = accessEndsAt === null ? null : Date.parse(accessEndsAt);
+  if (type === 'employee') {
+    if (end !== null) badRequest('Only bank and agency staff have an access end date');
+    return null;
+  }
+  const days = deps.config.accessMaxDays[type];
+  if (end === null) {
+    if (type === 'agency') badRequest(`Agency access must end within ${days} days`);
+    return null;
+  }
+  if (end <= deps.now()) badRequest('The access end date must be in the future');
+  if (end > deps.now() + days * DAY_MS) {
+    badRequest(`${type === 'agency' ? 'Agency' : 'Bank'} access must end within ${days} days`);
+  }
+  return end;
+}
 
 /** Every account with its houses, for the admin page (system administrators only; the route checks). */
 export function listStaff(deps: AppDeps): AdminUser[] {
@@ -95,6 +119,7 @@ export function createStaffMember(
   meta: RequestMeta,
 ): AdminUser {
   checkEmailFree(deps, body.email);
+  const accessEndsAt = checkedAccessEnd(deps, body.type, body.accessEndsAt);
   const id = randomUUID();
   const at = deps.now();
   const role = toRole(body.userType);
@@ -109,6 +134,8 @@ export function createStaffMember(
       role,
       isActive: true,
       pendingApproval: false,
+      accountType: body.type,
+      accessEndsAt,
       createdAt: at,
       updatedAt: at,
     });
@@ -124,7 +151,10 @@ export function createStaffMember(
     });
   });
   directoryChanged(deps);
-  audit(deps, actor, meta, 'admin.user_created', id, { email: body.email, role });
+  audit(deps, actor, meta, 'admin.user_created', id, {
+    ...{ email: body.email, role, type: body.type },
+    ...(accessEndsAt === null ? {} : { accessEndsAt: new Date(accessEndsAt).toISOString() }),
+  });
   return adminView(deps, id);
 }
 
@@ -140,15 +170,29 @@ export function editStaffMember(
   refuseSelf(actor, target, 'edit');
   checkEmailFree(deps, body.email, id);
   keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
+  const type = body.type ?? target.accountType;
+  const currentEnd = target.accessEndsAt === null ? null : new Date(target.accessEndsAt).toISOString();
+  // An unchanged end already past is the server's to act on (expireAccounts), not a reason to refuse the edit.
+  const keepsEnd = body.accessEndsAt === undefined && type === target.accountType;
+  const given = body.accessEndsAt === undefined ? (type === 'employee' ? null : currentEnd) : body.accessEndsAt;
+  const accessEndsAt = keepsEnd ? target.accessEndsAt : checkedAccessEnd(deps, type, given);
+  const { email, firstName, lastName, role } = body;
   deps.db.transaction(() => {
-    updateUser(deps.db, id, { ...body, updatedAt: deps.now() });
+    updateUser(deps.db, id, {
+      ...{ email, firstName, lastName, role },
+      ...{ accountType: type, accessEndsAt, updatedAt: deps.now() },
+    });
     // A link mailed to the old address must not set the password of the account at the new one.
     if (body.email !== target.email) spendMailedLinks(deps, id);
     roleChanged(deps, target, body.role);
   });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_updated', id, {
-    changed: (['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
+    changed: [
+      ...(['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
+      ...(type === target.accountType ? [] : ['type']),
+      ...(accessEndsAt === target.accessEndsAt ? [] : ['accessEndsAt']),
+    ],
   });
   return adminView(deps, id);
 }
@@ -165,16 +209,55 @@ export function setStaffStatus(
   refuseSelf(actor, target, 'change the status of');
   keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
   updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
-  // Ends their sessions, closes their live sync streams, spends their mailed links and forgets their push
-  // subscriptions at once.
-  if (!body.isActive) {
-    endAllSessions(deps, id);
-    spendMailedLinks(deps, id);
-    removeSubscriptionsOf(deps, id);
-  }
+  if (!body.isActive) cutOff(deps, id);
   directoryChanged(deps);
   audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
   return adminView(deps, id);
+}
+
+/** Ends a deactivated member's sessions and live streams, spends their mailed links and forgets their push subscriptions. */
+function cutOff(deps: AppDeps, id: string): void {
+  endAllSessions(deps, id);
+  spendMailedLinks(deps, id);
+  removeSubscriptionsOf(deps, id);
+}
+
+/**
+ * Deactivates every active account whose access end has come (decision 145), as an admin's deactivation does, each
+ * audited as the server's; answers how many.
+ */
+export function expireAccounts(deps: AppDeps): number {
+  const at = deps.now();
+  const due = listAccessEnded(deps.db, at);
+  for (const target of due) {
+    updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
+    cutOff(deps, target.id);
+    recordAudit(deps.db, {
+      actor: { id: null, email: null },
+      action: 'user.access_expired',
+      ip: 'server',
+      target: { type: 'user', id: target.id },
+      details: { type: target.accountType, accessEndsAt: new Date(target.accessEndsAt!).toISOString() },
+      at,
+    });
+  }
+  if (due.length > 0) directoryChanged(deps);
+  return due.length;
+}
+
+/** The access expiry of the server process: checks every `everyMs` (a minute); `check` runs one at once (tests). */
+export function startAccessExpiry(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
+  const check = () => {
+    try {
+      return expireAccounts(deps);
+    } catch (error) {
+      deps.log.error('Ending expired access failed', error);
+      return 0;
+    }
+  };
+  const timer = setInterval(check, everyMs);
+  timer.unref();
+  return { check, stop: () => clearInterval(timer) };
 }
 
 /** Changes a member's role. */

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, lte, ne, sql } from 'drizzle-orm';
 import { preparedFor, type Db } from '../../db/client';
 import { deletedUsers, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
@@ -47,6 +47,15 @@ export function listUsers(db: Db): UserRow[] {
 
 /** Fields the synced staff directory shows: a change to one of them moves the user up the change feed. */
 const DIRECTORY_FIELDS = ['firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'pendingApproval'] as const;
+
+/** Active accounts whose access end (bank and agency staff) is at or before `at` (decision 145). */
+export function listAccessEnded(db: Db, at: number): UserRow[] {
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.isActive, true), lte(users.accessEndsAt, at)))
+    .all();
+}
 
 export function insertUser(db: Db, row: NewUserRow): void {
   db.transaction(() => {

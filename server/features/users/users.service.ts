@@ -55,6 +55,8 @@ export function toAdminUser(row: UserRow, houses: string[] = []): AdminUser {
     requestedRole: row.requestedRole ?? null,
     invitePending: row.passwordHash === null && !row.pendingApproval,
     houses,
+    type: row.accountType,
+    accessEndsAt: row.accessEndsAt === null ? null : new Date(row.accessEndsAt).toISOString(),
     createdAt: new Date(row.createdAt).toISOString(),
     lastLoginAt: row.lastLoginAt ? new Date(row.lastLoginAt).toISOString() : null,
   };

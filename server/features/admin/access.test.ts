@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+
+let t: TestServer;
+let admin: TestClient;
+
+beforeAll(async () => {
+  t = await startTestServer();
+});
+// Tests move the clock by days, which ends sessions: sign the admin in afresh for each test.
+beforeEach(async () => {
+  admin = t.client();
+  await admin.post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+let serial = 0;
+const newcomer = (extra: Record<string, unknown>) => ({
+  email: `worker${(serial += 1)}@test.example`,
+  firstName: 'Agnes',
+  lastName: 'Agency',
+  userType: 'staff',
+  ...extra,
+});
+
+describe('agency and bank staff', () => {
+  it('gives agency staff an access end within 7 days and bank staff within 92; employees have none', async () => {
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ type: 'agency' }, 'Agency access must end within 7 days'],
+      [{ type: 'agency', accessEndsAt: ahead(8 * DAY) }, 'Agency access must end within 7 days'],
+      [{ type: 'bank', accessEndsAt: ahead(93 * DAY) }, 'Bank access must end within 92 days'],
+      [{ type: 'agency', accessEndsAt: ahead(-HOUR) }, 'The access end date must be in the future'],
+      [{ type: 'employee', accessEndsAt: ahead(DAY) }, 'Only bank and agency staff have an access end date'],
+      [{ type: 'contractor' }, 'Type must be employee, bank or agency'],
+      [{ type: 'agency', accessEndsAt: 'next Friday' }, 'accessEndsAt must be a date and time such as'],
+    ];
+    for (const [extra, message] of refusals) {
+      const res = await admin.post('/api/admin/users', newcomer(extra));
+      expect(res.status, JSON.stringify(extra)).toBe(400);
+      expect(JSON.stringify(res.body)).toContain(message);
+    }
+    const end = ahead(3 * DAY);
+    const agency = await admin.post('/api/admin/users', newcomer({ type: 'agency', accessEndsAt: end }));
+    expect(agency.status).toBe(201);
+    expect(agency.body).toMatchObject({ type: 'agency', accessEndsAt: end, isActive: true });
+    const bank = await admin.post('/api/admin/users', newcomer({ type: 'bank', accessEndsAt: null }));
+    expect(bank.body).toMatchObject({ type: 'bank', accessEndsAt: null });
+    const employee = await admin.post('/api/admin/users', newcomer({}));
+    expect(employee.body).toMatchObject({ type: 'employee', accessEndsAt: null });
+    const audit = t.db.$client
+      .prepare("select details from audit_log where action = 'admin.user_created' and target_id = ?")
+      .get(agency.body.id) as { details: string };
+    expect(JSON.parse(audit.details)).toMatchObject({ type: 'agency', accessEndsAt: end });
+  });
+
+  it('lets an admin extend an agency worker, within the limit, and keeps an unchanged end as it is', async () => {
+    const created = await admin.post('/api/admin/users', newcomer({ type: 'agency', accessEndsAt: ahead(DAY) }));
+    const id = created.body.id as string;
+    const fields = { email: created.body.email, firstName: 'Agnes', lastName: 'Agency', role: 'staff' };
+    const later = ahead(6 * DAY);
+    const extended = await admin.patch(`/api/admin/users/${id}/edit`, { ...fields, accessEndsAt: later });
+    expect(extended.status).toBe(200);
+    expect(extended.body.accessEndsAt).toBe(later);
+    const tooLong = await admin.patch(`/api/admin/users/${id}/edit`, { ...fields, accessEndsAt: ahead(9 * DAY) });
+    expect(tooLong.status).toBe(400);
+    const renamed = await admin.patch(`/api/admin/users/${id}/edit`, { ...fields, lastName: 'Agency-Smith' });
+    expect(renamed.body).toMatchObject({ type: 'agency', accessEndsAt: later, lastName: 'Agency-Smith' });
+    const hired = await admin.patch(`/api/admin/users/${id}/edit`, { ...fields, type: 'employee', accessEndsAt: null });
+    expect(hired.body).toMatchObject({ type: 'employee', accessEndsAt: null });
+  });
+
+  it('ends access on time: deactivated, signed out, stream closed, push forgotten, audited as the server', async () => {
+    const { user, client } = await t.signedIn({ accountType: 'agency', accessEndsAt: Date.now() + 10 * MINUTE });
+    const colleague = await t.signedIn();
+    const stream = await client.openStream();
+    await stream.next('RESYNC');
+    const subscriptions = t.db.$client.prepare('select count(*) as n from push_subscriptions where user_id = ?');
+    t.db.$client
+      .prepare(
+        'insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (?, ?, ?, ?, ?, ?)',
+      )
+      .run('sub-1', user.id, 'https://fcm.googleapis.com/fcm/send/x', 'key', 'auth', Date.now());
+    expect(subscriptions.get(user.id)).toEqual({ n: 1 });
+    expect(t.server.accessExpiry.check()).toBe(0);
+    expect((await client.get('/api/auth/user')).status).toBe(200);
+    t.advance(10 * MINUTE + 1);
+    expect(t.server.accessExpiry.check()).toBe(1);
+    await stream.ended;
+    expect((await client.get('/api/auth/user')).status).toBe(401);
+    const again = await t.client().post('/api/auth/login', { email: user.email, password: 'Str0ng!Passw0rd' });
+    expect(again.status).not.toBe(200);
+    expect((await colleague.client.get('/api/auth/user')).status).toBe(200);
+    expect(subscriptions.get(user.id)).toEqual({ n: 0 });
+    const listed = await admin.get('/api/admin/users');
+    expect((listed.body as unknown as { id: string; isActive: boolean }[]).find((u) => u.id === user.id)).toMatchObject(
+      {
+        isActive: false,
+      },
+    );
+    const audit = t.db.$client
+      .prepare(
+        "select actor_id as actorId, details from audit_log where action = 'user.access_expired' and target_id = ?",
+      )
+      .all(user.id) as { actorId: string | null; details: string }[];
+    expect(audit).toHaveLength(1);
+    expect(audit[0].actorId).toBeNull();
+    expect(JSON.parse(audit[0].details)).toMatchObject({ type: 'agency' });
+    // Once is enough: a later check finds nothing more to end.
+    expect(t.server.accessExpiry.check()).toBe(0);
+  });
+});
