@@ -1004,6 +1004,18 @@ describe('a pushed document that belongs to someone else', () => {
     expect(await find('otherStaff', 'conversations', id)).toBeUndefined();
   });
 
+  it('conversations: a read mark or mute of a group one is not in is refused, not revealed and not changed', async () => {
+    const id = await staffGroup();
+    const before = await find('staff', 'conversations', id);
+    const refused = await pushAsOther('conversations', {
+      newDocumentState: { ...before, readUpTo: Date.now(), muted: true },
+      assumedMasterState: before,
+    });
+    expect(refused).toMatchObject({ id, _deleted: true });
+    expect(await find('staff', 'conversations', id)).toEqual(before);
+    expect(await find('otherStaff', 'conversations', id)).toBeUndefined();
+  });
+
   it('messages: a message into another pair’s conversation is refused and not stored', async () => {
     const conversationId = await staffConversation();
     const doc = { id: randomUUID(), conversationId, senderId: null, content: 'Let me in', createdAt: 0 };
