@@ -1,6 +1,14 @@
 /** Direct messages between two staff members (docs/behaviour.md, "Chat"; docs/api-chat-alerts.md). */
 import { z } from 'zod';
-import { CHAT_MESSAGES, MESSAGE_CONTENT_MAX, MESSAGES_PAGE_DEFAULT, MESSAGES_PAGE_MAX } from './chat-rules';
+import {
+  CHAT_MESSAGES,
+  CONVERSATION_KINDS,
+  GROUP_MEMBERS_MAX,
+  GROUP_NAME_MAX,
+  MESSAGE_CONTENT_MAX,
+  MESSAGES_PAGE_DEFAULT,
+  MESSAGES_PAGE_MAX,
+} from './chat-rules';
 import { ClientIdSchema, WrittenAtSchema } from './common';
 import { RoleSchema } from './roles';
 
@@ -22,14 +30,60 @@ export const SendMessageBodySchema = z.object({
 });
 export type SendMessageBody = z.infer<typeof SendMessageBodySchema>;
 
-/** POST /api/conversations */
-export const CreateConversationBodySchema = z.object({
-  participantId: z
-    .string({ message: CHAT_MESSAGES.participantRequired })
-    .min(1, CHAT_MESSAGES.participantRequired)
-    .max(100, CHAT_MESSAGES.userNotFound),
-});
+const UserIdSchema = z
+  .string({ message: CHAT_MESSAGES.userNotFound })
+  .min(1, CHAT_MESSAGES.userNotFound)
+  .max(100, CHAT_MESSAGES.userNotFound);
+
+const UserIdsSchema = z
+  .array(UserIdSchema, { message: CHAT_MESSAGES.membersRequired })
+  .min(1, CHAT_MESSAGES.membersRequired)
+  .max(GROUP_MEMBERS_MAX, CHAT_MESSAGES.tooManyMembers);
+
+/** A group's name: one trimmed line. */
+export const GroupNameSchema = z
+  .string({ message: CHAT_MESSAGES.groupNameRequired })
+  .trim()
+  .min(1, CHAT_MESSAGES.groupNameRequired)
+  .max(GROUP_NAME_MAX, CHAT_MESSAGES.groupNameTooLong);
+
+/**
+ * POST /api/conversations: `memberIds` (the others) opens the one-to-one chat with one colleague, or starts a group
+ * with several, which needs `name` (decision 143). `participantId` is the one-to-one form devices already send.
+ */
+export const CreateConversationBodySchema = z
+  .object({
+    participantId: UserIdSchema.optional(),
+    memberIds: UserIdsSchema.optional(),
+    name: GroupNameSchema.optional(),
+  })
+  .refine((body) => body.participantId !== undefined || body.memberIds !== undefined, {
+    message: CHAT_MESSAGES.participantRequired,
+    path: ['memberIds'],
+  });
 export type CreateConversationBody = z.infer<typeof CreateConversationBodySchema>;
+
+/** POST /api/conversations/{id}/members */
+export const AddMembersBodySchema = z.object({ userIds: UserIdsSchema });
+export type AddMembersBody = z.infer<typeof AddMembersBodySchema>;
+
+/** PATCH /api/conversations/{id}: a group's new name (its creator or admins) and one's own mute. */
+export const UpdateConversationBodySchema = z
+  .object({ name: GroupNameSchema.optional(), muted: z.boolean({ message: 'muted must be true or false' }).optional() })
+  .refine((body) => body.name !== undefined || body.muted !== undefined, { message: CHAT_MESSAGES.nothingToChange });
+export type UpdateConversationBody = z.infer<typeof UpdateConversationBodySchema>;
+
+/** POST /api/conversations/{id}/read: read up to this message (its id). */
+export const ReadConversationBodySchema = z.object({
+  upTo: z
+    .string({ message: CHAT_MESSAGES.invalidUpTo })
+    .min(1, CHAT_MESSAGES.invalidUpTo)
+    .max(200, CHAT_MESSAGES.invalidUpTo),
+});
+export type ReadConversationBody = z.infer<typeof ReadConversationBodySchema>;
+
+/** DELETE /api/conversations/{id}/members/{userId} */
+export const MemberParamsSchema = z.object({ id: z.string().min(1).max(250), userId: z.string().min(1).max(100) });
 
 /**
  * GET /api/conversations/{id}/messages?limit=&before=: the newest `limit` messages older than the message
@@ -65,10 +119,24 @@ export type ChatUser = z.infer<typeof ChatUserSchema>;
 export const ChatContactSchema = ChatUserSchema.extend({ id: z.string(), role: RoleSchema });
 export type ChatContact = z.infer<typeof ChatContactSchema>;
 
-/** A conversation as GET /api/conversations answers it (docs/behaviour.md, "Chat"). */
+export const ConversationKindSchema = z.enum(CONVERSATION_KINDS);
+
+/** A conversation as GET /api/conversations answers it (docs/behaviour.md, "Chat"; decision 143). */
 export const ConversationViewSchema = z.object({
   id: z.string(),
-  otherUser: ChatUserSchema,
+  kind: ConversationKindSchema,
+  /** A group's name, or the house's for a house chat; null for a one-to-one chat. */
+  name: z.string().nullable(),
+  /** House chats only: the house. */
+  house: z.string().optional(),
+  /** The current members, the signed-in user included. */
+  memberIds: z.array(z.string()),
+  /** Who started a group; null for other kinds and once that account is deleted. */
+  createdBy: z.string().nullable(),
+  /** Whether the signed-in user muted it (no push; still counted as unread). */
+  muted: z.boolean(),
+  /** One-to-one chats only: the other person ("Deleted user" once the account is deleted). */
+  otherUser: ChatUserSchema.optional(),
   /** Messages from the other person the signed-in user has not read. */
   unreadCount: z.number().int().nonnegative(),
   lastMessage: z.object({ content: z.string() }).nullable(),
@@ -89,7 +157,9 @@ export const MessageViewSchema = z.object({
   createdAt: z.string(),
   /** ISO 8601: when the sender wrote it (the device's clock, bounded by the server; decision 119). */
   writtenAt: z.string(),
-  /** Whether the recipient has read it (for one's own messages: the other person has). */
+  /** Whether the recipient has read it (for one's own messages: the other person has; in a group: anyone has). */
   isRead: z.boolean(),
+  /** Groups and house chats: the members other than its sender who have read it ("Seen by N"). */
+  seenBy: z.array(z.string()).optional(),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;

@@ -65,3 +65,13 @@ export function canReadAuditLog(actor: Pick<Actor, 'role'>): boolean {
 export function canArchiveResident(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
 }
+
+/** Adding and removing a group's members and renaming it: its creator, or an admin or system admin (decision 143). */
+export function canManageGroup(actor: Actor, group: { createdBy: string | null }): boolean {
+  return group.createdBy === actor.id || actor.role === 'admin' || actor.role === 'system_admin';
+}
+
+/** Joining the chat of a house one does not work in: admins and system admins (decision 143). */
+export function canJoinHouseChat(actor: Pick<Actor, 'role'>): boolean {
+  return actor.role === 'admin' || actor.role === 'system_admin';
+}

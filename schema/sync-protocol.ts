@@ -69,7 +69,7 @@ export const SYNC_WRITABLE_FIELDS = {
   comments: ['postId', 'content'],
   reactions: ['postId', 'type'],
   users: [],
-  conversations: ['otherUserId', 'readUpTo'],
+  conversations: ['otherUserId', 'readUpTo', 'muted'],
   messages: ['conversationId', 'content'],
   acknowledgements: ['postId', 'acknowledgedAt', 'viewedAt'],
   // Every field the resident form edits but the photo, which goes through REST (decision 120).

@@ -134,21 +134,34 @@ export const DirectoryUserDocSchema = z.object({
 export type DirectoryUserDoc = z.infer<typeof DirectoryUserDocSchema>;
 
 /**
- * A conversation as one of its two participants pulls it: the fields are from that participant's side
- * (`otherUserId`, `readUpTo`), so each participant's document differs. Only the two participants ever pull it.
- * The id is `conversationIdOf(a, b)` (schema/chat.ts), so both phones name it the same even offline.
+ * A conversation as one of its members pulls it (decision 143): `readUpTo` and `muted` are the puller's own, so each
+ * member's document differs. Only current members pull it; a member who left or was removed pulls a tombstone. A
+ * one-to-one chat's id is `conversationIdOf(a, b)` (schema/chat.ts), so both phones name it the same even offline;
+ * a house chat's is `houseChatIdOf(house)`; a group's is a UUID.
  */
 export const ConversationDocSchema = z.object({
   id: z.string(),
-  /** The other participant; null once that account is deleted. */
+  kind: z.enum(['direct', 'group', 'house']),
+  /** A group's name, the house for a house chat; null for a one-to-one chat. */
+  name: z.string().nullable(),
+  house: z.string().nullable(),
+  /** The current members, the puller included. */
+  memberIds: z.array(z.string()),
+  /** Who started a group; null otherwise and once that account is deleted. */
+  createdBy: z.string().nullable(),
+  /** One-to-one chats: the other participant; null in groups and once that account is deleted. */
   otherUserId: z.string().nullable(),
   /**
-   * The signed-in user's read mark: every message from the other person created at or before it is read.
+   * The signed-in user's read mark: every message from others created at or before it is read.
    * Writable: push the `createdAt` of the newest message shown; it only ever moves forward.
    */
   readUpTo: millis,
-  /** The other participant's read mark: one's own messages created at or before it have been read. */
+  /** One-to-one chats: the other participant's read mark (one's own messages at or before it are read); else 0. */
   otherReadUpTo: millis,
+  /** The other members' read marks, by user id: a message is "Seen by" those whose mark is at or after it. */
+  readMarks: z.record(z.string(), millis),
+  /** Writable: the puller muted it (no push; still counted as unread). */
+  muted: z.boolean(),
   /** The newest message's `createdAt`; null while there is none. */
   lastMessageAt: millis.nullable(),
   createdAt: millis,
@@ -158,9 +171,10 @@ export const ConversationDocSchema = z.object({
 export type ConversationDoc = z.infer<typeof ConversationDocSchema>;
 
 /**
- * A direct message; created once, never edited or deleted. `createdAt` is the server's and strictly
- * increasing within a conversation. Read state is on the conversation: a message from the other person is
- * read when `createdAt <= readUpTo`, one's own when `createdAt <= otherReadUpTo`.
+ * A message; created once, never edited or deleted. `createdAt` is the server's and strictly increasing within a
+ * conversation. Read state is on the conversation: a message from others is read when `createdAt <= readUpTo`, one's
+ * own when `createdAt <= otherReadUpTo` (one-to-one) or seen by each member whose `readMarks` entry is at or after it.
+ * A member who leaves pulls tombstones of the conversation's messages.
  */
 export const MessageDocSchema = z.object({
   id: z.string(),

@@ -13,6 +13,7 @@ import { SCHEDULED_POSTS_CHECK_MS } from '../schema/posts';
 import { ensureFirstAdmin, isSessionLive, sweepExpired } from './features/auth/auth.service';
 import { pruneDeviceStates } from './features/sync/device-states.queries';
 import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
+import { ensureHouseChats } from './features/chat/chat.service';
 import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/push.service';
 import { startUploadSweeps } from './features/uploads/uploads.service';
 import { createSyncHub } from './features/sync/sync.hub';
@@ -105,6 +106,7 @@ export async function startServer(
   const deps: AppDeps = { ...base, outbox };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
   ensureVapidKeys(deps);
+  ensureHouseChats(deps);
   const app = createApp(deps, options);
   pruneDeviceStates(db, deps.now());
   const sweep = setInterval(() => sweepExpired(deps), 60_000);

@@ -337,18 +337,23 @@ export const userHouses = sqliteTable(
 );
 
 /**
- * A direct conversation between two users. The id is made from the pair (schema/chat.ts), the two ids sorted
- * into user_a_id < user_b_id; a deleted account's side becomes null and the conversation stays. Each side
- * keeps a read mark: the createdAt of the newest message from the other side it has read.
+ * A conversation (decision 143): `direct` between two users, its id made from the pair (schema/chat.ts), the two ids
+ * sorted into user_a_id < user_b_id, a deleted account's side null; `group`, named, started by `created_by`; `house`,
+ * one per house, its members the house's active staff plus admins who joined. Who is in it, and each member's read
+ * mark and mute, are in conversation_members.
  */
 export const conversations = sqliteTable(
   'conversations',
   {
     id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['direct', 'group', 'house'] })
+      .notNull()
+      .default('direct'),
+    name: text('name'),
+    house: text('house'),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
     userAId: text('user_a_id').references(() => users.id, { onDelete: 'set null' }),
     userBId: text('user_b_id').references(() => users.id, { onDelete: 'set null' }),
-    aReadUpTo: integer('a_read_up_to').notNull().default(0),
-    bReadUpTo: integer('b_read_up_to').notNull().default(0),
     lastMessageAt: integer('last_message_at'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -357,6 +362,36 @@ export const conversations = sqliteTable(
   (t) => [
     uniqueIndex('conversations_pair_unique').on(t.userAId, t.userBId),
     index('conversations_user_b_idx').on(t.userBId),
+    uniqueIndex('conversations_house_unique').on(t.house),
+  ],
+);
+
+/**
+ * A user's place in a conversation (decision 143). In a direct or group chat the row is the membership: in while
+ * left_at is null. In a house chat the house list decides (user_houses, active accounts); the row keeps the read
+ * mark and mute, and for an admin outside the house that they joined. access_seq is the sequence of the last
+ * joining or leaving: a member's pull brings the conversation's messages from there, a former member's brings
+ * their tombstones at it.
+ */
+export const conversationMembers = sqliteTable(
+  'conversation_members',
+  {
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    joinedAt: integer('joined_at').notNull(),
+    leftAt: integer('left_at'),
+    /** The createdAt of the newest message this member has read. */
+    readUpTo: integer('read_up_to').notNull().default(0),
+    muted: integer('muted', { mode: 'boolean' }).notNull().default(false),
+    accessSeq: integer('access_seq').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.userId] }),
+    index('conversation_members_user_idx').on(t.userId, t.conversationId),
   ],
 );
 

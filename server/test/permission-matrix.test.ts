@@ -6,7 +6,7 @@
 import { constants, createECDH, createPublicKey, publicEncrypt, randomBytes, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdOf } from '../../schema/chat';
+import { conversationIdOf, houseChatIdOf } from '../../schema/chat';
 import { keptLabel } from '../../schema/kept';
 import {
   acknowledgementId,
@@ -128,6 +128,19 @@ const staffPost = async () => (await t.buildPost({ authorId: users.staff.id })).
 const staffComment = async () => t.buildComment(await staffPost(), users.staff.id).id;
 /** A conversation of `staff` with a new colleague each time (one conversation per pair). */
 const staffConversation = async () => t.buildConversation(users.staff.id, await freshUser());
+/** A group `staff` started with two new colleagues (decision 143). */
+const staffGroup = async () => t.buildGroup(users.staff.id, [await freshUser(), await freshUser()]);
+const chatPath = (id: string) => `/api/conversations/${encodeURIComponent(id)}`;
+/** A chat `staff` is in: everyone else, admins included, gets 404 (decision 143). */
+const staffChat = (status: number): Expected => ({
+  signedOut: 401,
+  pending: 401,
+  deactivated: 401,
+  staff: status,
+  otherStaff: 404,
+  admin: 404,
+  systemAdmin: 404,
+});
 /** An alert addressed to Giles House, where only `staff` works: everyone else's alert list does not hold it. */
 const gilesAlert = async () =>
   (await t.buildAlert({ authorId: users.author.id, audienceHouses: '["Giles House"]' })).id;
@@ -590,6 +603,56 @@ const ROWS: Row[] = [
     }),
   },
   {
+    route: 'PATCH /api/conversations/:id',
+    expected: staffChat(200),
+    emptyBody: 400,
+    call: async () => ({ path: chatPath(await staffGroup()), json: { name: 'Renamed', muted: true } }),
+  },
+  {
+    // Groups (decision 143): its creator (`staff`) changes the members; outsiders, admins included, get 404.
+    route: 'POST /api/conversations/:id/members',
+    expected: staffChat(200),
+    emptyBody: 400,
+    call: async () => ({ path: `${chatPath(await staffGroup())}/members`, json: { userIds: [await freshUser()] } }),
+  },
+  {
+    route: 'DELETE /api/conversations/:id/members/:userId',
+    expected: staffChat(204),
+    call: async () => {
+      const member = await freshUser();
+      return { path: `${chatPath(t.buildGroup(users.staff.id, [member, await freshUser()]))}/members/${member}` };
+    },
+  },
+  {
+    // The chat of a house nobody here works in: only admins may join it; to everyone else it is not there.
+    route: 'POST /api/conversations/:id/join',
+    expected: {
+      signedOut: 401,
+      pending: 401,
+      deactivated: 401,
+      staff: 404,
+      otherStaff: 404,
+      admin: 200,
+      systemAdmin: 200,
+    },
+    call: () => ({ path: `${chatPath(houseChatIdOf('Apps House'))}/join` }),
+  },
+  {
+    route: 'POST /api/conversations/:id/leave',
+    expected: staffChat(204),
+    call: async () => ({ path: `${chatPath(await staffGroup())}/leave` }),
+  },
+  {
+    route: 'POST /api/conversations/:id/read',
+    expected: staffChat(200),
+    emptyBody: 400,
+    call: async () => {
+      const member = await freshUser();
+      const id = t.buildGroup(users.staff.id, [member, await freshUser()]);
+      return { path: `${chatPath(id)}/read`, json: { upTo: t.buildMessage(id, member).id } };
+    },
+  },
+  {
     route: 'GET /api/messages/unread-count',
     expected: activeUsers(200),
     call: () => ({ path: '/api/messages/unread-count' }),
@@ -935,6 +998,18 @@ describe('a pushed document that belongs to someone else', () => {
     const refused = await pushAsOther('conversations', {
       newDocumentState: { id, otherUserId: users.peer.id, readUpTo: Date.now(), _deleted: false },
       assumedMasterState: null,
+    });
+    expect(refused).toMatchObject({ id, _deleted: true });
+    expect(await find('staff', 'conversations', id)).toEqual(before);
+    expect(await find('otherStaff', 'conversations', id)).toBeUndefined();
+  });
+
+  it('conversations: a read mark or mute of a group one is not in is refused, not revealed and not changed', async () => {
+    const id = await staffGroup();
+    const before = await find('staff', 'conversations', id);
+    const refused = await pushAsOther('conversations', {
+      newDocumentState: { ...before, readUpTo: Date.now(), muted: true },
+      assumedMasterState: before,
     });
     expect(refused).toMatchObject({ id, _deleted: true });
     expect(await find('staff', 'conversations', id)).toEqual(before);

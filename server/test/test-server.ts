@@ -140,6 +140,17 @@ export async function startTestServer(env: Record<string, string> = {}) {
       insertConversation(server.deps.db, row);
       return row.id;
     },
+    /** Inserts a group started by `creatorId` with these other members (factory); answers its id. */
+    buildGroup(creatorId: string, memberIds: string[], name = 'A group') {
+      const at = Date.now() + offset;
+      const id = randomUUID();
+      const row = { id, kind: 'group' as const, name, house: null, createdBy: creatorId, userAId: null, userBId: null };
+      insertConversation(server.deps.db, { ...row, lastMessageAt: null, createdAt: at, updatedAt: at }, [
+        creatorId,
+        ...memberIds,
+      ]);
+      return id;
+    },
     /** Inserts a message into a conversation (factory); times must increase within a conversation. */
     buildMessage(conversationId: string, senderId: string, overrides: Partial<NewMessageRow> = {}) {
       const at = overrides.createdAt ?? Date.now() + offset;

@@ -1,4 +1,5 @@
 import { deepEqual, type RxCollection, type RxConflictHandler, type WithDeleted } from 'rxdb';
+import { participantsOf } from '../../schema/chat-rules';
 import type { SyncCollection } from '../../schema/sync';
 import { SYNC_WRITABLE_FIELDS } from '../../schema/sync-protocol';
 import { lostChangeOf, type LostChange } from './lost-changes';
@@ -51,6 +52,25 @@ const keepPendingWritten = (from: 'createdAt' | 'acknowledgedAt') => (doc: Recor
  * none until its stored version comes back.
  */
 const keepPendingEdited = (doc: Record<string, unknown>) => (doc.localPending ? { ...doc, editedBy: null } : null);
+
+/**
+ * The conversations' version 1 (decision 143): an unsent one-to-one chat opened on this device is kept, as the pair's
+ * direct chat with its two members; everything else is pulled again in the new shape.
+ */
+const keepPendingDirect = (doc: Record<string, unknown>) => {
+  if (!doc.localPending) return null;
+  const pair = typeof doc.id === 'string' ? participantsOf(doc.id) : null;
+  return {
+    ...doc,
+    kind: 'direct',
+    name: null,
+    house: null,
+    memberIds: pair ?? [],
+    createdBy: null,
+    readMarks: {},
+    muted: false,
+  };
+};
 
 /** The stored schemas, derived from the wire documents' zod schemas (src/db/rx-schemas.ts, decision 133). */
 export const {
@@ -216,7 +236,11 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
       conflictHandler: conflictHandlerFor('reactions', undefined, report),
       migrationStrategies: { 1: keepPending },
     },
-    conversations: { schema: conversationsSchema, conflictHandler: conflictHandlerFor('conversations') },
+    conversations: {
+      schema: conversationsSchema,
+      conflictHandler: conflictHandlerFor('conversations'),
+      migrationStrategies: { 1: keepPendingDirect },
+    },
     messages: {
       schema: messagesSchema,
       conflictHandler: conflictHandlerFor('messages'),

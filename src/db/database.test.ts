@@ -15,6 +15,7 @@ import {
 import {
   acknowledgementsSchema,
   commentsSchema,
+  conversationsSchema,
   messagesSchema,
   postsSchema,
   reactionsSchema,
@@ -360,6 +361,36 @@ describe('schema migration', () => {
     expect(posts.map((doc) => doc.id)).toEqual(['unsent']);
     // Left out, so its push leaves them as the server has them (decision 137).
     expect('requiresConfirmation' in posts[0] || 'confirmBy' in posts[0]).toBe(false);
+  });
+
+  it('keeps an unsent one-to-one chat or read mark from before groups, as the pair’s direct chat; the rest is pulled again', async () => {
+    const old = await olderDatabase('user-groups');
+    const GROUPS = ['kind', 'name', 'house', 'memberIds', 'createdBy', 'readMarks', 'muted'];
+    await old.addCollections({ conversations: { schema: olderSchema(conversationsSchema, 0, ...GROUPS) as never } });
+    const conversation = { readUpTo: 5, otherReadUpTo: 0, lastMessageAt: null, createdAt: 1, updatedAt: 1 };
+    await old.conversations.bulkInsert([
+      { ...conversation, id: 'a:synced', otherUserId: 'synced', localPending: false },
+      { ...conversation, id: 'a:unsent', otherUserId: 'unsent', localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-groups', env);
+    const docs = (await db.conversations.find().exec()).map((doc) => doc.toMutableJSON());
+    expect(docs).toEqual([
+      {
+        ...conversation,
+        id: 'a:unsent',
+        otherUserId: 'unsent',
+        kind: 'direct',
+        name: null,
+        house: null,
+        memberIds: ['a', 'unsent'],
+        createdBy: null,
+        readMarks: {},
+        muted: false,
+        localPending: true,
+      },
+    ]);
   });
 
   it('keeps unsent posts from before posts could be scheduled; the rest is pulled again', async () => {

@@ -82,6 +82,9 @@ const storedAttachments: JsonSchema = {
   },
 };
 
+/** Read marks by user id, stored as any object of numbers (zod says whole, non-negative; decision 133). */
+const readMarks: JsonSchema = { type: 'object', additionalProperties: { type: 'number' } };
+
 export const RX_SCHEMAS: {
   users: RxJsonSchema<DirectoryUserLocal>;
   posts: RxJsonSchema<PostLocal>;
@@ -129,13 +132,15 @@ export const RX_SCHEMAS: {
     local,
     maxLength: { id: ID, postId: ID, userId: ID },
   }),
+  /** Version 1: every kind of conversation, its members, their read marks and the user's mute (decision 143). */
   conversations: rxSchemaOf<ConversationLocal>(ConversationDocSchema, {
     title: 'conversations',
-    version: 0,
+    version: 1,
     primaryKey: 'id',
     indexes: ['localPending'],
     local,
-    maxLength: { id: PAIR_ID, otherUserId: ID },
+    maxLength: { id: PAIR_ID, otherUserId: ID, createdBy: ID },
+    stored: { readMarks: readMarks },
   }),
   messages: rxSchemaOf<MessageLocal>(MessageDocSchema, {
     title: 'messages',

@@ -15,7 +15,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken, spendMailedLinks } from '../auth/auth.service';
-import { releaseChatParticipant } from '../chat/chat.service';
+import { houseChatAccessChanged, houseChatMembersChanged, releaseChatParticipant } from '../chat/chat.service';
 import { queueMail } from '../mail/mail.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
 import { handoverAccessChanged } from '../handovers/handovers.service';
@@ -104,6 +104,7 @@ function roleChanged(deps: AppDeps, target: UserRow, role: Role): void {
   if (role === target.role) return;
   const houses = housesByUser(deps, [target.id]).get(target.id) ?? [];
   handoverAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
+  houseChatAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
 }
 
 function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): void {
@@ -209,6 +210,8 @@ export function setStaffStatus(
   refuseSelf(actor, target, 'change the status of');
   keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
   updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
+  // House chats' members are the house's live accounts (decision 143): the others pull the new member list.
+  houseChatMembersChanged(deps, id, housesByUser(deps, [id]).get(id) ?? []);
   if (!body.isActive) cutOff(deps, id);
   directoryChanged(deps);
   audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
@@ -231,6 +234,7 @@ export function expireAccounts(deps: AppDeps): number {
   const due = listAccessEnded(deps.db, at);
   for (const target of due) {
     updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
+    houseChatMembersChanged(deps, target.id, housesByUser(deps, [target.id]).get(target.id) ?? []);
     cutOff(deps, target.id);
     recordAudit(deps.db, {
       actor: { id: null, email: null },
@@ -293,6 +297,7 @@ export function approveRegistration(
   deps.db.transaction(() => {
     updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
     roleChanged(deps, target, body.role);
+    houseChatMembersChanged(deps, id, housesByUser(deps, [id]).get(id) ?? []);
   });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
@@ -338,6 +343,12 @@ export function setStaffHouses(
   const houses = deps.db.transaction(() => {
     const after = setUserHouses(deps, target.id, body.houses);
     handoverAccessChanged(deps, target.id, { role: target.role, houses: before }, { role: target.role, houses: after });
+    houseChatAccessChanged(
+      deps,
+      target.id,
+      { role: target.role, houses: before },
+      { role: target.role, houses: after },
+    );
     return after;
   });
   audit(deps, actor, meta, 'admin.user_houses_changed', id, { from: before, to: houses });

@@ -1,11 +1,12 @@
-import { and, asc, desc, eq, inArray, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
-import { conversationIdOf } from '../../../schema/chat';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { conversationIdOf, houseChatIdOf } from '../../../schema/chat';
 import { preparedFor, type Db } from '../../db/client';
-import { conversations, messages, users } from '../../db/tables';
+import { conversationMembers, conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
+export type MemberRow = typeof conversationMembers.$inferSelect;
 export type NewConversationRow = Omit<ConversationRow, 'serverSeq'>;
 export type NewMessageRow = Omit<MessageRow, 'serverSeq'>;
 
@@ -31,16 +32,101 @@ export interface ConversationListRow {
   unread: number;
 }
 
-const involves = (userId: string): SQL =>
-  or(eq(conversations.userAId, userId), eq(conversations.userBId, userId)) as SQL;
-const otherIdOf = (userId: string) =>
-  sql`CASE WHEN ${conversations.userAId} = ${userId} THEN ${conversations.userBId} ELSE ${conversations.userAId} END`;
+/** An account that counts as staff now: active and approved. */
+const LIVE_USER = `u.is_active = 1 AND u.pending_approval = 0`;
+const ADMIN_ROLE = `u.role IN ('admin', 'system_admin')`;
+
+/**
+ * The ids of the conversations a user is in now (decision 143), as SQL text on the parameter `@userId`: their direct
+ * and group chats (a row not left), the house chats of their houses while their account is live, and the house chats
+ * an admin joined while they are a live admin. Derived at every read, so it follows the house list and never drifts.
+ */
+const MEMBER_CONVERSATIONS = `
+  SELECT cm.conversation_id AS id FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+  WHERE cm.user_id = @userId AND cm.left_at IS NULL AND (c.kind <> 'house'
+    OR EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND ${LIVE_USER} AND ${ADMIN_ROLE}))
+  UNION
+  SELECT c.id FROM conversations c JOIN user_houses uh ON uh.house = c.house JOIN users u ON u.id = uh.user_id
+  WHERE c.kind = 'house' AND uh.user_id = @userId AND ${LIVE_USER}`;
+
+/** The same set as drizzle SQL, the user id bound as a parameter where the text names it. */
+const memberConversationsOf = (userId: string): SQL =>
+  sql.join(
+    MEMBER_CONVERSATIONS.split('@userId').map((part, i) => (i === 0 ? sql.raw(part) : sql`${userId}${sql.raw(part)}`)),
+  );
+
+/** The current members of one conversation, as SQL text on `@id` (the same rules as MEMBER_CONVERSATIONS). */
+const MEMBERS_OF = `
+  SELECT cm.user_id AS userId FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+  WHERE cm.conversation_id = @id AND cm.left_at IS NULL AND (c.kind <> 'house'
+    OR EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND ${LIVE_USER} AND ${ADMIN_ROLE}))
+  UNION
+  SELECT uh.user_id FROM conversations c JOIN user_houses uh ON uh.house = c.house JOIN users u ON u.id = uh.user_id
+  WHERE c.id = @id AND c.kind = 'house' AND ${LIVE_USER}`;
+
+const listMemberIdsQuery = preparedFor((db) =>
+  db.$client.prepare<{ id: string }, { userId: string }>(`${MEMBERS_OF} ORDER BY 1`),
+);
+
+/** The current members of a conversation, by id. */
+export function listMemberIds(db: Db, conversationId: string): string[] {
+  return listMemberIdsQuery(db)
+    .all({ id: conversationId })
+    .map((r) => r.userId);
+}
+
+const isMemberQuery = preparedFor((db) =>
+  db.$client.prepare<{ id: string; userId: string }, { n: number }>(
+    `SELECT count(*) AS n FROM (${MEMBER_CONVERSATIONS}) WHERE id = @id`,
+  ),
+);
+
+/** Whether a user is in a conversation now. */
+export function isMember(db: Db, conversationId: string, userId: string): boolean {
+  return isMemberQuery(db).get({ id: conversationId, userId })!.n > 0;
+}
+
+const listMemberRowsQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(conversationMembers)
+    .where(eq(conversationMembers.conversationId, sql.placeholder('id')))
+    .prepare(),
+);
+
+/** Every row of a conversation's members, current or not: read marks and mutes (prepared: every send reads it). */
+export function listMemberRows(db: Db, conversationId: string): MemberRow[] {
+  return listMemberRowsQuery(db).all({ id: conversationId });
+}
+
+const findMemberRowQuery = preparedFor((db) =>
+  db
+    .select()
+    .from(conversationMembers)
+    .where(
+      and(
+        eq(conversationMembers.conversationId, sql.placeholder('id')),
+        eq(conversationMembers.userId, sql.placeholder('userId')),
+      ),
+    )
+    .prepare(),
+);
+
+export function findMemberRow(db: Db, conversationId: string, userId: string): MemberRow | undefined {
+  return findMemberRowQuery(db).get({ id: conversationId, userId });
+}
+
+/** The user's read mark in the conversation the outer query is on (0 without a row). */
 const readMarkOf = (userId: string) =>
-  sql`CASE WHEN ${conversations.userAId} = ${userId} THEN ${conversations.aReadUpTo} ELSE ${conversations.bReadUpTo} END`;
-/** Messages of the conversation from the other side that `userId` has not read (read along the index). */
+  sql`coalesce((SELECT cm.read_up_to FROM conversation_members cm WHERE cm.conversation_id = ${conversations.id}
+    AND cm.user_id = ${userId}), 0)`;
+/** Messages of the conversation from others that `userId` has not read (read along the index). */
 const unreadOf = (userId: string) =>
   sql<number>`(SELECT count(*) FROM messages m WHERE m.conversation_id = ${conversations.id}
     AND m.created_at > ${readMarkOf(userId)} AND (m.sender_id IS NULL OR m.sender_id <> ${userId}))`;
+/** One-to-one chats: the other side's id (null in groups and house chats). */
+const otherIdOf = (userId: string) =>
+  sql`CASE WHEN ${conversations.userAId} = ${userId} THEN ${conversations.userBId} ELSE ${conversations.userAId} END`;
 
 const findConversationQuery = preparedFor((db) =>
   db
@@ -59,27 +145,152 @@ export function newConversationRow(userId: string, otherUserId: string, at: numb
   const [userAId, userBId] = userId < otherUserId ? [userId, otherUserId] : [otherUserId, userId];
   return {
     id: conversationIdOf(userId, otherUserId),
+    kind: 'direct',
+    name: null,
+    house: null,
+    createdBy: null,
     userAId,
     userBId,
-    aReadUpTo: 0,
-    bReadUpTo: 0,
     lastMessageAt: null,
     createdAt: at,
     updatedAt: at,
   };
 }
 
-export function insertConversation(db: Db, row: NewConversationRow): void {
+/**
+ * Stores a conversation and its first members (a direct chat's two unless given) at one sequence. The members' rows
+ * start with the conversation's sequence as their access, so a pull brings them everything from there.
+ */
+export function insertConversation(db: Db, row: NewConversationRow, memberIds?: readonly string[]): void {
+  const members = memberIds ?? [row.userAId, row.userBId].filter((id): id is string => id !== null);
   db.transaction(() => {
+    const serverSeq = nextSeq(db);
     db.insert(conversations)
-      .values({ ...row, serverSeq: nextSeq(db) })
+      .values({ ...row, serverSeq })
       .run();
+    if (members.length > 0)
+      db.insert(conversationMembers)
+        .values(members.map((userId) => ({ conversationId: row.id, userId, joinedAt: row.createdAt })))
+        .run();
+  });
+}
+
+/** Creates the missing house chats of these houses (at start; decision 143). */
+export function insertHouseChats(db: Db, houses: readonly string[], at: number): void {
+  db.transaction(() => {
+    for (const house of houses) {
+      const id = houseChatIdOf(house);
+      if (findConversation(db, id)) continue;
+      db.insert(conversations)
+        .values({
+          id,
+          kind: 'house',
+          name: house,
+          house,
+          createdBy: null,
+          userAId: null,
+          userBId: null,
+          lastMessageAt: null,
+          createdAt: at,
+          updatedAt: at,
+          serverSeq: nextSeq(db),
+        })
+        .onConflictDoNothing()
+        .run();
+    }
+  });
+}
+
+/**
+ * Puts users in (or back in) a conversation: each member row is open again, read up to `readUpTo`, with a new access
+ * sequence so their next pull brings the conversation's messages; the conversation moves up the change feed.
+ */
+export function joinMembers(db: Db, conversationId: string, userIds: readonly string[], at: number, readUpTo: number) {
+  db.transaction(() => {
+    for (const userId of userIds) {
+      const accessSeq = nextSeq(db);
+      db.insert(conversationMembers)
+        .values({ conversationId, userId, joinedAt: at, leftAt: null, readUpTo, accessSeq })
+        .onConflictDoUpdate({
+          target: [conversationMembers.conversationId, conversationMembers.userId],
+          set: {
+            joinedAt: at,
+            leftAt: null,
+            readUpTo: sql`max(${conversationMembers.readUpTo}, ${readUpTo})`,
+            accessSeq,
+          },
+        })
+        .run();
+    }
+    touchConversation(db, conversationId, at);
+  });
+}
+
+/**
+ * Takes users out of a conversation: each row is closed with a new access sequence, at which their next pull brings
+ * tombstones of the conversation and its messages; the conversation moves up the change feed for those who stay.
+ */
+export function leaveMembers(db: Db, conversationId: string, userIds: readonly string[], at: number): void {
+  db.transaction(() => {
+    // The last message they could see: messages after it are none of theirs, not even as tombstones.
+    const leftAt = Math.max(at, findConversation(db, conversationId)?.lastMessageAt ?? 0);
+    for (const userId of userIds) {
+      const accessSeq = nextSeq(db);
+      db.insert(conversationMembers)
+        .values({ conversationId, userId, joinedAt: at, leftAt, accessSeq })
+        .onConflictDoUpdate({
+          target: [conversationMembers.conversationId, conversationMembers.userId],
+          set: { leftAt, accessSeq },
+        })
+        .run();
+    }
+    touchConversation(db, conversationId, at);
+  });
+}
+
+/** Moves a conversation up the change feed (its document changed for its members). */
+export function touchConversation(db: Db, id: string, at: number): void {
+  db.update(conversations)
+    .set({ updatedAt: at, serverSeq: nextSeq(db) })
+    .where(eq(conversations.id, id))
+    .run();
+}
+
+export function renameConversation(db: Db, id: string, name: string, at: number): void {
+  db.transaction(() => {
+    db.update(conversations).set({ name }).where(eq(conversations.id, id)).run();
+    touchConversation(db, id, at);
+  });
+}
+
+/** Sets one member's mute (a row is made for a house member who has none); the conversation moves up the feed. */
+export function updateMuted(db: Db, conversationId: string, userId: string, muted: boolean, at: number): void {
+  db.transaction(() => {
+    db.insert(conversationMembers)
+      .values({ conversationId, userId, joinedAt: at, muted })
+      .onConflictDoUpdate({ target: [conversationMembers.conversationId, conversationMembers.userId], set: { muted } })
+      .run();
+    touchConversation(db, conversationId, at);
+  });
+}
+
+/** Sets one member's read mark; the conversation moves up the change feed (everyone's "Seen by" changes). */
+export function updateReadMark(db: Db, conversationId: string, userId: string, upTo: number, at: number): void {
+  db.transaction(() => {
+    db.insert(conversationMembers)
+      .values({ conversationId, userId, joinedAt: at, readUpTo: upTo })
+      .onConflictDoUpdate({
+        target: [conversationMembers.conversationId, conversationMembers.userId],
+        set: { readUpTo: upTo },
+      })
+      .run();
+    touchConversation(db, conversationId, at);
   });
 }
 
 /** A user's conversations with the other side, the last message and the unread count, newest first. */
 export function listConversationsOf(db: Db, userId: string, onlyId?: string): ConversationListRow[] {
-  const where = onlyId ? and(involves(userId), eq(conversations.id, onlyId)) : involves(userId);
+  const mine = sql`${conversations.id} IN (${memberConversationsOf(userId)})`;
   return db
     .select({
       conversation: conversations,
@@ -89,8 +300,8 @@ export function listConversationsOf(db: Db, userId: string, onlyId?: string): Co
       unread: unreadOf(userId),
     })
     .from(conversations)
-    .leftJoin(users, eq(users.id, otherIdOf(userId)))
-    .where(where)
+    .leftJoin(users, and(eq(conversations.kind, 'direct'), eq(users.id, otherIdOf(userId))))
+    .where(onlyId ? and(mine, eq(conversations.id, onlyId)) : mine)
     .orderBy(desc(sql`coalesce(${conversations.lastMessageAt}, ${conversations.createdAt})`), asc(conversations.id))
     .all();
 }
@@ -100,20 +311,9 @@ export function countUnreadOf(db: Db, userId: string): number {
   const row = db
     .select({ n: sql<number>`coalesce(sum(${unreadOf(userId)}), 0)` })
     .from(conversations)
-    .where(involves(userId))
+    .where(sql`${conversations.id} IN (${memberConversationsOf(userId)})`)
     .get();
   return row?.n ?? 0;
-}
-
-/** Sets one side's read mark; the conversation moves up the change feed. */
-export function updateReadMark(db: Db, id: string, side: 'a' | 'b', upTo: number, at: number): void {
-  db.transaction(() => {
-    const mark = side === 'a' ? { aReadUpTo: upTo } : { bReadUpTo: upTo };
-    db.update(conversations)
-      .set({ ...mark, updatedAt: at, serverSeq: nextSeq(db) })
-      .where(eq(conversations.id, id))
-      .run();
-  });
 }
 
 const findMessageQuery = preparedFor((db) =>
@@ -208,64 +408,95 @@ export function insertMessage(db: Db, row: NewMessageRow): void {
 }
 
 /**
- * Before an account is deleted: its conversations and the messages it sent move up the change feed, so the
- * other side pulls them again with the account gone (the foreign keys set it to null).
+ * Before an account is deleted: its conversations (`conversationIds`, those it is in) and the messages it sent move up
+ * the change feed, so the others pull them again with the account gone (the foreign keys set it to null and drop its
+ * member rows).
  */
-export function releaseParticipant(db: Db, userId: string): void {
+export function releaseParticipant(db: Db, userId: string, conversationIds: readonly string[]): void {
   db.transaction(() => {
     const serverSeq = nextSeq(db);
-    db.update(conversations).set({ serverSeq }).where(involves(userId)).run();
+    db.update(conversations)
+      .set({ serverSeq })
+      .where(or(eq(conversations.createdBy, userId), inArray(conversations.id, [...conversationIds])))
+      .run();
     db.update(messages).set({ serverSeq }).where(eq(messages.senderId, userId)).run();
   });
 }
 
-/** The user's conversations, with the user as the placeholder `userId` (prepared queries). */
-const involvesPlaceholder = or(
-  eq(conversations.userAId, sql.placeholder('userId')),
-  eq(conversations.userBId, sql.placeholder('userId')),
-) as SQL;
-
-const listConversationsSinceQuery = preparedFor((db) =>
-  db
-    .select()
-    .from(conversations)
-    .where(
-      and(
-        involvesPlaceholder,
-        sql`(${conversations.serverSeq}, ${conversations.id}) > (${sql.placeholder('seq')}, ${sql.placeholder('id')})`,
-      ),
-    )
-    .orderBy(asc(conversations.serverSeq), asc(conversations.id))
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-);
-
-/** A user's conversations changed after a checkpoint, in feed order; prepared, as every chat change event reads it. */
-export function listConversationsSince(db: Db, userId: string, seq: number, id: string, limit: number) {
-  return listConversationsSinceQuery(db).all({ userId, seq, id, limit });
+/** A row of a user's change feed: the id, its place in that user's feed, and whether they are in it now. */
+export interface FeedRow {
+  id: string;
+  seq: number;
+  visible: number;
 }
 
-const listMessagesSinceQuery = preparedFor((db) =>
-  db
-    .select()
-    .from(messages)
-    .where(
-      and(
-        inArray(
-          messages.conversationId,
-          db.select({ id: conversations.id }).from(conversations).where(involvesPlaceholder),
-        ),
-        sql`(${messages.serverSeq}, ${messages.id}) > (${sql.placeholder('seq')}, ${sql.placeholder('id')})`,
-      ),
-    )
-    .orderBy(asc(messages.serverSeq), asc(messages.id))
-    .limit(sql.placeholder('limit'))
-    .prepare(),
+/**
+ * A user's conversations after a checkpoint, in their feed's order (decision 143): those they are in, at the later of
+ * the conversation's sequence and their joining; those they left, at their leaving only (tombstones, by the caller).
+ */
+const listConversationFeedQuery = preparedFor((db) =>
+  db.$client.prepare<{ userId: string; seq: number; id: string; limit: number }, FeedRow>(
+    `WITH mine(id) AS (${MEMBER_CONVERSATIONS}),
+     feed AS (
+       SELECT c.id AS id, max(c.server_seq, coalesce(cm.access_seq, 0)) AS seq, 1 AS visible
+       FROM conversations c LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = @userId
+       WHERE c.id IN (SELECT id FROM mine)
+       UNION ALL
+       SELECT cm.conversation_id, cm.access_seq, 0 FROM conversation_members cm
+       WHERE cm.user_id = @userId AND cm.conversation_id NOT IN (SELECT id FROM mine))
+     SELECT id, seq, visible FROM feed WHERE (seq, id) > (@seq, @id) ORDER BY seq, id LIMIT @limit`,
+  ),
 );
 
-/** Messages of a user's conversations changed after a checkpoint, in feed order; prepared, as listConversationsSince. */
-export function listMessagesSince(db: Db, userId: string, seq: number, id: string, limit: number): MessageRow[] {
-  return listMessagesSinceQuery(db).all({ userId, seq, id, limit });
+export function listConversationFeed(db: Db, userId: string, seq: number, id: string, limit: number): FeedRow[] {
+  return listConversationFeedQuery(db).all({ userId, seq, id, limit });
+}
+
+export function listConversationsByIds(db: Db, ids: readonly string[]): ConversationRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(conversations)
+    .where(inArray(conversations.id, [...ids]))
+    .all();
+}
+
+/**
+ * The messages of a user's feed after a checkpoint (decision 143): of the conversations they are in, changed since or
+ * all of one they joined since (at the later of the two sequences); of those they left since, every message up to their
+ * leaving, at it (tombstones, by the caller). Each branch reads along an index; the feed's order is (seq, id).
+ */
+const listMessageFeedQuery = preparedFor((db) =>
+  db.$client.prepare<{ userId: string; seq: number; id: string; limit: number }, FeedRow>(
+    `WITH mine(id) AS (${MEMBER_CONVERSATIONS}),
+     access AS (SELECT conversation_id, access_seq, left_at FROM conversation_members WHERE user_id = @userId),
+     feed AS (
+       SELECT m.id AS id, max(m.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
+       FROM messages m LEFT JOIN access a ON a.conversation_id = m.conversation_id
+       WHERE m.conversation_id IN (SELECT id FROM mine) AND m.server_seq >= @seq
+       UNION
+       SELECT m.id, max(m.server_seq, a.access_seq), 1
+       FROM access a JOIN messages m ON m.conversation_id = a.conversation_id
+       WHERE a.access_seq >= @seq AND a.conversation_id IN (SELECT id FROM mine)
+       UNION ALL
+       SELECT m.id, a.access_seq, 0
+       FROM access a JOIN messages m ON m.conversation_id = a.conversation_id AND m.created_at <= a.left_at
+       WHERE a.access_seq >= @seq AND a.conversation_id NOT IN (SELECT id FROM mine))
+     SELECT id, seq, visible FROM feed WHERE (seq, id) > (@seq, @id) ORDER BY seq, id LIMIT @limit`,
+  ),
+);
+
+export function listMessageFeed(db: Db, userId: string, seq: number, id: string, limit: number): FeedRow[] {
+  return listMessageFeedQuery(db).all({ userId, seq, id, limit });
+}
+
+export function listMessagesByIds(db: Db, ids: readonly string[]): MessageRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(messages)
+    .where(inArray(messages.id, [...ids]))
+    .all();
 }
 
 export interface ChatUserRow {
@@ -284,6 +515,15 @@ export function findChatUser(db: Db, id: string): ChatUserRow | undefined {
   return db.select(chatUserColumns).from(users).where(eq(users.id, id)).get();
 }
 
+export function listChatUsers(db: Db, ids: readonly string[]): ChatUserRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select(chatUserColumns)
+    .from(users)
+    .where(inArray(users.id, [...ids]))
+    .all();
+}
+
 /** Every active colleague but oneself, by name (pending registrations are not staff yet). */
 export function listActiveUsersExcept(db: Db, userId: string): ChatUserRow[] {
   return db
@@ -292,4 +532,17 @@ export function listActiveUsersExcept(db: Db, userId: string): ChatUserRow[] {
     .where(and(ne(users.id, userId), eq(users.isActive, true), eq(users.pendingApproval, false)))
     .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id))
     .all();
+}
+
+/** The house chats whose rows say a user is in them (open rows), for closing those they may no longer be in. */
+export function listOpenHouseRowsOf(db: Db, userId: string): { conversationId: string; house: string }[] {
+  return db
+    .select({ conversationId: conversationMembers.conversationId, house: conversations.house })
+    .from(conversationMembers)
+    .innerJoin(conversations, eq(conversations.id, conversationMembers.conversationId))
+    .where(
+      and(eq(conversationMembers.userId, userId), isNull(conversationMembers.leftAt), eq(conversations.kind, 'house')),
+    )
+    .all()
+    .map((r) => ({ conversationId: r.conversationId, house: r.house ?? '' }));
 }

@@ -1,47 +1,74 @@
 import { Hono } from 'hono';
-import { CreateConversationBodySchema, ListMessagesQuerySchema, SendMessageBodySchema } from '../../../schema/chat';
+import {
+  AddMembersBodySchema,
+  CreateConversationBodySchema,
+  ListMessagesQuerySchema,
+  MemberParamsSchema,
+  ReadConversationBodySchema,
+  SendMessageBodySchema,
+  UpdateConversationBodySchema,
+} from '../../../schema/chat';
 import { NEXT_CURSOR_HEADER } from '../../../schema/posts';
 import type { AppEnv } from '../../lib/context';
 import { validate } from '../../lib/http';
 import { requireUser } from '../auth/auth.middleware';
 import {
+  addMembers,
   countUnreadMessages,
+  createConversation,
+  joinConversation,
+  leaveConversation,
   listChatContacts,
   listConversations,
   listMessages,
   markConversationRead,
-  openConversation,
+  readUpToMessage,
+  removeMember,
   sendMessage,
+  updateConversation,
 } from './chat.service';
 import { ConversationIdParamsSchema } from '../../../schema/common';
 
-/** Direct messages (docs/api-chat-alerts.md); only a conversation's two participants reach it. */
+const idParam = validate('param', ConversationIdParamsSchema);
+
+/** Chat (docs/api-chat-alerts.md, decision 143): only a conversation's members reach it; everyone else gets 404. */
 export const chatRoutes = new Hono<AppEnv>()
   .get('/conversations', requireUser, (c) => c.json(listConversations(c.var.deps, c.var.user)))
   .post('/conversations', requireUser, validate('json', CreateConversationBodySchema), (c) => {
-    const { conversation, created } = openConversation(c.var.deps, c.var.user, c.req.valid('json').participantId);
+    const { conversation, created } = createConversation(c.var.deps, c.var.user, c.req.valid('json'));
     return c.json(conversation, created ? 201 : 200);
   })
-  .get(
-    '/conversations/:id/messages',
-    requireUser,
-    validate('param', ConversationIdParamsSchema),
-    validate('query', ListMessagesQuerySchema),
-    (c) => {
-      const page = listMessages(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('query'));
-      if (page.nextCursor) c.header(NEXT_CURSOR_HEADER, page.nextCursor);
-      return c.json(page.messages);
-    },
+  .patch('/conversations/:id', requireUser, idParam, validate('json', UpdateConversationBodySchema), (c) =>
+    c.json(updateConversation(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'))),
   )
-  .post(
-    '/conversations/:id/messages',
-    requireUser,
-    validate('param', ConversationIdParamsSchema),
-    validate('json', SendMessageBodySchema),
-    (c) => c.json(sendMessage(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
+  .post('/conversations/:id/members', requireUser, idParam, validate('json', AddMembersBodySchema), (c) =>
+    c.json(addMembers(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'))),
   )
-  .patch('/conversations/:id/read', requireUser, validate('param', ConversationIdParamsSchema), (c) =>
+  .delete('/conversations/:id/members/:userId', requireUser, validate('param', MemberParamsSchema), (c) => {
+    const { id, userId } = c.req.valid('param');
+    removeMember(c.var.deps, c.var.user, id, userId);
+    return c.body(null, 204);
+  })
+  .post('/conversations/:id/join', requireUser, idParam, (c) =>
+    c.json(joinConversation(c.var.deps, c.var.user, c.req.valid('param').id)),
+  )
+  .post('/conversations/:id/leave', requireUser, idParam, (c) => {
+    leaveConversation(c.var.deps, c.var.user, c.req.valid('param').id);
+    return c.body(null, 204);
+  })
+  .get('/conversations/:id/messages', requireUser, idParam, validate('query', ListMessagesQuerySchema), (c) => {
+    const page = listMessages(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('query'));
+    if (page.nextCursor) c.header(NEXT_CURSOR_HEADER, page.nextCursor);
+    return c.json(page.messages);
+  })
+  .post('/conversations/:id/messages', requireUser, idParam, validate('json', SendMessageBodySchema), (c) =>
+    c.json(sendMessage(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
+  )
+  .patch('/conversations/:id/read', requireUser, idParam, (c) =>
     c.json(markConversationRead(c.var.deps, c.var.user, c.req.valid('param').id)),
+  )
+  .post('/conversations/:id/read', requireUser, idParam, validate('json', ReadConversationBodySchema), (c) =>
+    c.json(readUpToMessage(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'))),
   )
   .get('/messages/unread-count', requireUser, (c) => c.json(countUnreadMessages(c.var.deps, c.var.user)))
   .get('/users', requireUser, (c) => c.json(listChatContacts(c.var.deps, c.var.user)));

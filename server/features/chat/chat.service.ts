@@ -2,37 +2,60 @@ import { randomUUID } from 'node:crypto';
 import {
   CHAT_MESSAGES,
   conversationIdOf,
+  houseChatIdOf,
   participantsOf,
+  type AddMembersBody,
   type ChatContact,
   type ChatUser,
   type ConversationView,
   type Count,
+  type CreateConversationBody,
   type ListMessagesQuery,
   type MessageView,
+  type ReadConversationBody,
   type SendMessageBody,
+  type UpdateConversationBody,
 } from '../../../schema/chat';
+import { listHouses } from '../../../schema/constants';
+import { canJoinHouseChat, canManageGroup } from '../../../schema/permissions';
 import { DELETED_AUTHOR } from '../../../schema/posts';
+import type { Role } from '../../../schema/roles';
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
-import { badRequest, conflict, notFound } from '../../lib/errors';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
+import { housesByUser } from '../houses/houses.service';
 import { chatPush, chatSummaryPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import { accountCreatedAt } from '../users/users.service';
 import {
   countUnreadOf,
   findChatUser,
   findConversation,
+  findMemberRow,
   findMessage,
   findMessageWithSender,
   insertConversation,
-  newConversationRow,
+  insertHouseChats,
   insertMessage,
+  isMember,
+  joinMembers,
+  leaveMembers,
   listActiveUsersExcept,
+  listChatUsers,
+  listConversationFeed,
+  listConversationsByIds,
   listConversationsOf,
-  listConversationsSince,
+  listMemberIds,
+  listMemberRows,
+  listMessageFeed,
+  listMessagesByIds,
   listMessagesOf,
-  listMessagesSince,
+  listOpenHouseRowsOf,
+  newConversationRow,
   releaseParticipant,
+  renameConversation,
+  touchConversation,
+  updateMuted,
   updateReadMark,
   type ConversationListRow,
   type ConversationRow,
@@ -40,29 +63,35 @@ import {
   type MessageWithSender,
 } from './chat.queries';
 
-/** Which side of a conversation a user is on; null when they are not in it. */
-function sideOf(row: ConversationRow, userId: string): 'a' | 'b' | null {
-  if (row.userAId === userId) return 'a';
-  if (row.userBId === userId) return 'b';
-  return null;
+/** Who is in a conversation now, with each one's read mark and mute (decision 143). */
+interface Membership {
+  memberIds: string[];
+  /** Read marks of the current members (0 for a member without a row yet). */
+  marks: Map<string, number>;
+  muted: Set<string>;
 }
 
-/** The two participants still on the conversation: the only users told of its changes. */
-function participantIds(row: ConversationRow): string[] {
-  return [row.userAId, row.userBId].filter((id): id is string => id !== null);
+function membershipOf(deps: AppDeps, conversationId: string): Membership {
+  const memberIds = listMemberIds(deps.db, conversationId);
+  const current = new Set(memberIds);
+  const rows = listMemberRows(deps.db, conversationId).filter((r) => current.has(r.userId));
+  return {
+    memberIds,
+    marks: new Map(memberIds.map((id) => [id, rows.find((r) => r.userId === id)?.readUpTo ?? 0])),
+    muted: new Set(rows.filter((r) => r.muted).map((r) => r.userId)),
+  };
 }
 
-function readMarks(row: ConversationRow, userId: string) {
-  const side = sideOf(row, userId);
-  return side === 'a'
-    ? { mine: row.aReadUpTo, other: row.bReadUpTo, otherId: row.userBId }
-    : { mine: row.bReadUpTo, other: row.aReadUpTo, otherId: row.userAId };
+/** A one-to-one chat's other side; null in a group or house chat, and once that account is deleted. */
+function otherSideOf(row: ConversationRow, userId: string): string | null {
+  if (row.kind !== 'direct') return null;
+  return row.userAId === userId ? row.userBId : row.userAId;
 }
 
-/** The conversation if this user is one of its two participants; everyone else gets 404. */
+/** The conversation if this user is in it now; everyone else gets 404. */
 function requireConversation(deps: AppDeps, actor: SessionUser, id: string): ConversationRow {
   const row = findConversation(deps.db, id);
-  return row && sideOf(row, actor.id) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
+  return row && isMember(deps.db, id, actor.id) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
 }
 
 function toChatUser(other: ConversationListRow['other']): ChatUser {
@@ -76,11 +105,18 @@ function toChatUser(other: ConversationListRow['other']): ChatUser {
   };
 }
 
-function toConversationView(row: ConversationListRow): ConversationView {
+function toConversationView(deps: AppDeps, row: ConversationListRow, viewerId: string): ConversationView {
   const { conversation } = row;
+  const members = membershipOf(deps, conversation.id);
   return {
     id: conversation.id,
-    otherUser: toChatUser(row.other),
+    kind: conversation.kind,
+    name: conversation.name,
+    ...(conversation.kind === 'house' && conversation.house !== null ? { house: conversation.house } : {}),
+    memberIds: members.memberIds,
+    createdBy: conversation.createdBy,
+    muted: members.muted.has(viewerId),
+    ...(conversation.kind === 'direct' ? { otherUser: toChatUser(row.other) } : {}),
     unreadCount: row.unread,
     lastMessage: row.lastContent === null ? null : { content: row.lastContent },
     lastMessageAt: conversation.lastMessageAt === null ? null : new Date(conversation.lastMessageAt).toISOString(),
@@ -89,12 +125,25 @@ function toConversationView(row: ConversationListRow): ConversationView {
 
 function loadConversationView(deps: AppDeps, actor: SessionUser, id: string): ConversationView {
   const [row] = listConversationsOf(deps.db, actor.id, id);
-  return row ? toConversationView(row) : notFound(CHAT_MESSAGES.conversationNotFound);
+  return row ? toConversationView(deps, row, actor.id) : notFound(CHAT_MESSAGES.conversationNotFound);
+}
+
+/** Tells the members' streams (and anyone else named, such as a member who just left) of a change. */
+function notifyMembers(deps: AppDeps, userIds: Iterable<string>, withMessages = false): void {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return;
+  deps.hub.notify('conversations', ids);
+  if (withMessages) deps.hub.notify('messages', ids);
+}
+
+/** At start: every house of the house list has its chat (decision 143); ids are made from the house's name. */
+export function ensureHouseChats(deps: AppDeps): void {
+  insertHouseChats(deps.db, listHouses(deps.config.orgName), deps.now());
 }
 
 /** GET /api/conversations: the user's conversations, the most recent message first. */
 export function listConversations(deps: AppDeps, actor: SessionUser): ConversationView[] {
-  return listConversationsOf(deps.db, actor.id).map(toConversationView);
+  return listConversationsOf(deps.db, actor.id).map((row) => toConversationView(deps, row, actor.id));
 }
 
 /** GET /api/users: the new-chat list, every other active colleague (never oneself; docs/behaviour.md, "Chat"). */
@@ -108,20 +157,28 @@ export function listChatContacts(deps: AppDeps, actor: SessionUser): ChatContact
   }));
 }
 
+/** Refuses anyone who is not an active, approved colleague (404, as for an unknown id). */
+function requireColleagues(deps: AppDeps, userIds: readonly string[]): void {
+  const found = listChatUsers(deps.db, userIds);
+  for (const id of userIds) {
+    const user = found.find((u) => u.id === id);
+    if (!user || !user.isActive || user.pendingApproval) notFound(CHAT_MESSAGES.userNotFound);
+  }
+}
+
 /** Creates the pair's conversation (the id is made from the pair); the other must be an active colleague. */
-function createConversation(deps: AppDeps, actor: SessionUser, otherUserId: string): ConversationRow {
+function createDirectConversation(deps: AppDeps, actor: SessionUser, otherUserId: string): ConversationRow {
   if (otherUserId === actor.id) badRequest(CHAT_MESSAGES.notWithYourself);
-  const other = findChatUser(deps.db, otherUserId);
-  if (!other || !other.isActive || other.pendingApproval) notFound(CHAT_MESSAGES.userNotFound);
+  requireColleagues(deps, [otherUserId]);
   const row = newConversationRow(actor.id, otherUserId, deps.now());
   insertConversation(deps.db, row);
-  deps.hub.notify('conversations', [actor.id, otherUserId]);
+  notifyMembers(deps, [actor.id, otherUserId]);
   return findConversation(deps.db, row.id)!;
 }
 
 /**
- * POST /api/conversations: the pair's conversation; the existing one when the two already have one
- * (`created: false`), never with oneself or with an inactive or unknown user.
+ * The pair's conversation; the existing one when the two already have one (`created: false`), never with oneself
+ * or with an inactive or unknown user.
  */
 export function openConversation(
   deps: AppDeps,
@@ -129,19 +186,165 @@ export function openConversation(
   participantId: string,
 ): { conversation: ConversationView; created: boolean } {
   if (participantId === actor.id) badRequest(CHAT_MESSAGES.notWithYourself);
-  const existing = findConversation(deps.db, conversationIdOf(actor.id, participantId));
-  if (existing && sideOf(existing, actor.id)) {
-    return { conversation: loadConversationView(deps, actor, existing.id), created: false };
+  const id = conversationIdOf(actor.id, participantId);
+  if (findConversation(deps.db, id) && isMember(deps.db, id, actor.id)) {
+    return { conversation: loadConversationView(deps, actor, id), created: false };
   }
-  const row = createConversation(deps, actor, participantId);
+  const row = createDirectConversation(deps, actor, participantId);
   return { conversation: loadConversationView(deps, actor, row.id), created: true };
 }
 
-function toMessageView(row: MessageWithSender, conversation: ConversationRow, viewerId: string): MessageView {
+/**
+ * POST /api/conversations (decision 143): one other colleague opens the pair's one-to-one chat as before; several
+ * start a group, which needs a name, with its creator as a member.
+ */
+export function createConversation(
+  deps: AppDeps,
+  actor: SessionUser,
+  body: CreateConversationBody,
+): { conversation: ConversationView; created: boolean } {
+  const others = [...new Set(body.memberIds ?? [body.participantId!])].filter((id) => id !== actor.id);
+  if (others.length === 0) return badRequest(CHAT_MESSAGES.notWithYourself);
+  if (others.length === 1) return openConversation(deps, actor, others[0]);
+  if (body.name === undefined) return badRequest(CHAT_MESSAGES.groupNameRequired);
+  requireColleagues(deps, others);
+  const at = deps.now();
+  const id = randomUUID();
+  const members = [actor.id, ...others];
+  insertConversation(
+    deps.db,
+    {
+      id,
+      kind: 'group',
+      name: body.name,
+      house: null,
+      createdBy: actor.id,
+      userAId: null,
+      userBId: null,
+      lastMessageAt: null,
+      createdAt: at,
+      updatedAt: at,
+    },
+    members,
+  );
+  notifyMembers(deps, members);
+  return { conversation: loadConversationView(deps, actor, id), created: true };
+}
+
+/** A group whose members this actor may change: house and one-to-one chats are fixed (409), others 403. */
+function requireManagedGroup(deps: AppDeps, actor: SessionUser, id: string): ConversationRow {
+  const row = requireConversation(deps, actor, id);
+  if (row.kind === 'house') conflict(CHAT_MESSAGES.houseMembersFixed);
+  if (row.kind === 'direct') conflict(CHAT_MESSAGES.directMembersFixed);
+  if (!canManageGroup(actor, row)) forbidden(CHAT_MESSAGES.notMembersManager);
+  return row;
+}
+
+/**
+ * POST /api/conversations/{id}/members: its creator or an admin adds active colleagues to a group; each is in at once,
+ * pulls its messages, and has nothing unread from before they joined.
+ */
+export function addMembers(deps: AppDeps, actor: SessionUser, id: string, body: AddMembersBody): ConversationView {
+  const row = requireManagedGroup(deps, actor, id);
+  const before = listMemberIds(deps.db, id);
+  const added = [...new Set(body.userIds)].filter((userId) => !before.includes(userId));
+  requireColleagues(deps, added);
+  if (added.length > 0) {
+    joinMembers(deps.db, id, added, deps.now(), row.lastMessageAt ?? 0);
+    notifyMembers(deps, [...before, ...added], true);
+  }
+  return loadConversationView(deps, actor, id);
+}
+
+/**
+ * DELETE /api/conversations/{id}/members/{userId}: its creator or an admin removes a member of a group; anyone removes
+ * themselves (leaveConversation). The removed member's next pull brings tombstones of it and its messages.
+ */
+export function removeMember(deps: AppDeps, actor: SessionUser, id: string, userId: string): void {
+  if (userId === actor.id) return leaveConversation(deps, actor, id);
+  requireManagedGroup(deps, actor, id);
+  const before = listMemberIds(deps.db, id);
+  if (!before.includes(userId)) notFound(CHAT_MESSAGES.userNotFound);
+  leaveMembers(deps.db, id, [userId], deps.now());
+  notifyMembers(deps, before, true);
+}
+
+/**
+ * POST /api/conversations/{id}/leave: a member leaves a group, or an admin a house chat they joined; staff of a house
+ * stay in its chat while they work there (409), and a one-to-one chat keeps its two members (409).
+ */
+export function leaveConversation(deps: AppDeps, actor: SessionUser, id: string): void {
+  const row = requireConversation(deps, actor, id);
+  if (row.kind === 'direct') conflict(CHAT_MESSAGES.directMembersFixed);
+  if (
+    row.kind === 'house' &&
+    housesByUser(deps, [actor.id])
+      .get(actor.id)
+      ?.includes(row.house ?? '')
+  ) {
+    conflict(CHAT_MESSAGES.houseMembersFixed);
+  }
+  const before = listMemberIds(deps.db, id);
+  leaveMembers(deps.db, id, [actor.id], deps.now());
+  notifyMembers(deps, before, true);
+}
+
+/**
+ * POST /api/conversations/{id}/join: an admin joins a house's chat (decision 143); a member already in answers it as
+ * it is. Other chats are joined by being added (409); a staff member outside the house gets 404, as for any chat.
+ */
+export function joinConversation(deps: AppDeps, actor: SessionUser, id: string): ConversationView {
+  const row = findConversation(deps.db, id);
+  const member = row !== undefined && isMember(deps.db, id, actor.id);
+  if (!row || (!member && (row.kind !== 'house' || !canJoinHouseChat(actor)))) {
+    return notFound(CHAT_MESSAGES.conversationNotFound);
+  }
+  if (row.kind !== 'house') conflict(CHAT_MESSAGES.joinHouseOnly);
+  if (!member) {
+    const before = listMemberIds(deps.db, id);
+    joinMembers(deps.db, id, [actor.id], deps.now(), row.lastMessageAt ?? 0);
+    notifyMembers(deps, [...before, actor.id], true);
+  }
+  return loadConversationView(deps, actor, id);
+}
+
+/** PATCH /api/conversations/{id}: a group's name (its creator or admins) and one's own mute, any kind of chat. */
+export function updateConversation(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: UpdateConversationBody,
+): ConversationView {
+  const row = requireConversation(deps, actor, id);
+  if (body.name !== undefined) {
+    if (row.kind !== 'group') conflict(CHAT_MESSAGES.onlyGroupRenamed);
+    if (!canManageGroup(actor, row)) forbidden(CHAT_MESSAGES.notRenamer);
+  }
+  deps.db.transaction(() => {
+    if (body.name !== undefined && body.name !== row.name) renameConversation(deps.db, id, body.name, deps.now());
+    if (body.muted !== undefined) setMuted(deps, actor, row, body.muted);
+  });
+  notifyMembers(deps, listMemberIds(deps.db, id));
+  return loadConversationView(deps, actor, id);
+}
+
+/** Sets the actor's mute of a conversation they are in, when it changes. */
+function setMuted(deps: AppDeps, actor: SessionUser, row: ConversationRow, muted: boolean): void {
+  const current = findMemberRow(deps.db, row.id, actor.id)?.muted ?? false;
+  if (current !== muted) updateMuted(deps.db, row.id, actor.id, muted, deps.now());
+}
+
+/** The mute pushed through sync: the conversation is one the actor is in (the handler checked). */
+export function muteConversation(deps: AppDeps, actor: SessionUser, id: string, muted: boolean): void {
+  const row = requireConversation(deps, actor, id);
+  setMuted(deps, actor, row, muted);
+  notifyMembers(deps, listMemberIds(deps.db, id));
+}
+
+function toMessageView(row: MessageWithSender, conversation: ConversationRow, members: Membership, viewerId: string) {
   const { message } = row;
-  const marks = readMarks(conversation, viewerId);
   const mine = message.senderId === viewerId;
-  return {
+  const base = {
     id: message.id,
     conversationId: message.conversationId,
     content: message.content,
@@ -149,13 +352,22 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, vi
     sender: { firstName: message.senderId ? (row.senderFirstName ?? '') : DELETED_AUTHOR.firstName },
     createdAt: new Date(message.createdAt).toISOString(),
     writtenAt: new Date(message.writtenAt).toISOString(),
-    isRead: message.createdAt <= (mine ? marks.other : marks.mine),
   };
+  const seenBy = members.memberIds.filter(
+    (id) => id !== message.senderId && (members.marks.get(id) ?? 0) >= message.createdAt,
+  );
+  if (conversation.kind === 'direct') {
+    const other = otherSideOf(conversation, viewerId);
+    const mark = mine ? (other ? (members.marks.get(other) ?? 0) : 0) : (members.marks.get(viewerId) ?? 0);
+    return { ...base, isRead: message.createdAt <= mark } satisfies MessageView;
+  }
+  const isRead = mine ? seenBy.length > 0 : message.createdAt <= (members.marks.get(viewerId) ?? 0);
+  return { ...base, isRead, seenBy } satisfies MessageView;
 }
 
 /**
  * GET /api/conversations/{id}/messages: a page of messages, oldest first (MessageView, docs/api-chat-alerts.md), and the cursor of
- * the page before it when there is one; participants only. `before` must name a message of this
+ * the page before it when there is one; members only. `before` must name a message of this
  * conversation: any other id, another conversation's included, is the same 400.
  */
 export function listMessages(
@@ -173,8 +385,9 @@ export function listMessages(
   // One more than asked says whether an older page exists without a second query.
   const rows = listMessagesOf(deps.db, conversation.id, query.limit + 1, before);
   const page = rows.slice(0, query.limit).reverse();
+  const members = membershipOf(deps, conversation.id);
   return {
-    messages: page.map((row) => toMessageView(row, conversation, actor.id)),
+    messages: page.map((row) => toMessageView(row, conversation, members, actor.id)),
     nextCursor: rows.length > query.limit && page[0] ? page[0].message.id : null,
   };
 }
@@ -186,20 +399,21 @@ export function listMessages(
  */
 function conversationForMessage(deps: AppDeps, actor: SessionUser, conversationId: string): ConversationRow {
   const row = findConversation(deps.db, conversationId);
-  if (row) return sideOf(row, actor.id) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
+  if (row) return requireConversation(deps, actor, conversationId);
   const pair = participantsOf(conversationId);
   const otherId = pair?.[0] === actor.id ? pair[1] : pair?.[1] === actor.id ? pair[0] : null;
   if (!otherId) return notFound(CHAT_MESSAGES.conversationNotFound);
   const other = findChatUser(deps.db, otherId);
   if (!other || !other.isActive || other.pendingApproval) notFound(CHAT_MESSAGES.conversationNotFound);
-  return createConversation(deps, actor, otherId);
+  return createDirectConversation(deps, actor, otherId);
 }
 
 /**
  * POST /api/conversations/{id}/messages and a message pushed through sync: stored at the server's time
- * (strictly after the conversation's previous message, so order and read marks are exact), told to the two
- * participants' streams, and pushed to the recipient's devices. The same message sent again is stored once.
- * Its written time (what the chat shows) is the device's, bounded by that and the sender's account (decision 119).
+ * (strictly after the conversation's previous message, so order and read marks are exact), told to the
+ * members' streams, and pushed to the other members' devices but those who muted it. The same message sent again
+ * is stored once. Its written time (what the chat shows) is the device's, bounded by that and the sender's account
+ * (decision 119).
  */
 export function sendMessage(
   deps: AppDeps,
@@ -214,12 +428,14 @@ export function sendMessage(
         conflict(CHAT_MESSAGES.messageExists);
       }
       const conversation = requireConversation(deps, actor, conversationId);
-      return toMessageView(findMessageWithSender(deps.db, existing.id)!, conversation, actor.id);
+      const members = membershipOf(deps, conversation.id);
+      return toMessageView(findMessageWithSender(deps.db, existing.id)!, conversation, members, actor.id);
     }
   }
   const conversation = conversationForMessage(deps, actor, conversationId);
-  const recipientId = readMarks(conversation, actor.id).otherId;
-  if (!recipientId) return badRequest(CHAT_MESSAGES.participantDeleted);
+  if (conversation.kind === 'direct' && !otherSideOf(conversation, actor.id)) {
+    return badRequest(CHAT_MESSAGES.participantDeleted);
+  }
   const id = body.id ?? randomUUID();
   const createdAt = Math.max(deps.now(), (conversation.lastMessageAt ?? 0) + 1);
   const writtenAt = boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), createdAt);
@@ -231,21 +447,23 @@ export function sendMessage(
     createdAt,
     writtenAt,
   });
-  const participants = participantIds(conversation);
-  deps.hub.notify('messages', participants);
-  deps.hub.notify('conversations', participants);
-  pushToUsers(deps, [recipientId], chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
-    key: `chat:${conversation.id}`,
-    summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
-  });
+  const members = membershipOf(deps, conversation.id);
+  notifyMembers(deps, members.memberIds, true);
+  const recipients = members.memberIds.filter((userId) => userId !== actor.id && !members.muted.has(userId));
+  if (recipients.length > 0) {
+    pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
+      key: `chat:${conversation.id}`,
+      summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
+    });
+  }
   const stored = findConversation(deps.db, conversation.id)!;
-  return toMessageView(findMessageWithSender(deps.db, id)!, stored, actor.id);
+  return toMessageView(findMessageWithSender(deps.db, id)!, stored, members, actor.id);
 }
 
 /**
- * PATCH /api/conversations/{id}/read, and a read mark pushed through sync: the user has read the other
- * side's messages up to `upTo` (a message's createdAt; by default the newest). The mark only moves forward
- * and never past the newest message.
+ * PATCH /api/conversations/{id}/read, and a read mark pushed through sync: the user has read others' messages up to
+ * `upTo` (a message's createdAt; by default the newest). The mark only moves forward and never past the newest
+ * message.
  */
 export function markConversationRead(
   deps: AppDeps,
@@ -254,15 +472,27 @@ export function markConversationRead(
   upTo?: number,
 ): ConversationView {
   const conversation = requireConversation(deps, actor, conversationId);
-  const side = sideOf(conversation, actor.id)!;
   const newest = conversation.lastMessageAt ?? 0;
-  const current = side === 'a' ? conversation.aReadUpTo : conversation.bReadUpTo;
+  const current = findMemberRow(deps.db, conversation.id, actor.id)?.readUpTo ?? 0;
   const mark = Math.min(upTo ?? newest, newest);
   if (mark > current) {
-    updateReadMark(deps.db, conversation.id, side, mark, deps.now());
-    deps.hub.notify('conversations', participantIds(conversation));
+    updateReadMark(deps.db, conversation.id, actor.id, mark, deps.now());
+    notifyMembers(deps, listMemberIds(deps.db, conversation.id));
   }
   return loadConversationView(deps, actor, conversation.id);
+}
+
+/** POST /api/conversations/{id}/read: read up to a message of the conversation, named by its id. */
+export function readUpToMessage(
+  deps: AppDeps,
+  actor: SessionUser,
+  conversationId: string,
+  body: ReadConversationBody,
+): ConversationView {
+  const conversation = requireConversation(deps, actor, conversationId);
+  const message = findMessage(deps.db, body.upTo);
+  if (message?.conversationId !== conversation.id) return badRequest(CHAT_MESSAGES.invalidUpTo);
+  return markConversationRead(deps, actor, conversationId, message.createdAt);
 }
 
 /** GET /api/messages/unread-count: messages from others not yet read, across the user's conversations. */
@@ -270,23 +500,85 @@ export function countUnreadMessages(deps: AppDeps, actor: SessionUser): Count {
   return { count: countUnreadOf(deps.db, actor.id) };
 }
 
-/** Before an account is deleted: its conversations stay for the other side, its messages as "Deleted user". */
+/** Before an account is deleted: its conversations stay for the others, its messages as "Deleted user". */
 export function releaseChatParticipant(deps: AppDeps, userId: string): void {
-  const touched = listConversationsOf(deps.db, userId).flatMap((row) => participantIds(row.conversation));
-  releaseParticipant(deps.db, userId);
-  if (touched.length === 0) return;
-  deps.hub.notify('conversations', touched);
-  deps.hub.notify('messages', touched);
+  const ids = listConversationsOf(deps.db, userId).map((row) => row.conversation.id);
+  const touched = ids.flatMap((id) => listMemberIds(deps.db, id));
+  releaseParticipant(deps.db, userId, ids);
+  notifyMembers(deps, touched, true);
 }
 
-/** A conversation as replication sends it to one of its participants (docs/sync.md). */
-export function toConversationDoc(row: ConversationRow, viewerId: string): ConversationDoc {
-  const marks = readMarks(row, viewerId);
+/**
+ * Called in the transaction that changes a user's houses or role (decision 143): the chats of houses they joined or
+ * left, and house chats an admin joined that they may no longer be in, get a new place in their feed, so their next
+ * pull brings them, or their tombstones; the others in those chats pull the new member list.
+ */
+export function houseChatAccessChanged(
+  deps: AppDeps,
+  userId: string,
+  before: { role: Role; houses: readonly string[] },
+  after: { role: Role; houses: readonly string[] },
+): void {
+  const at = deps.now();
+  const joined = after.houses.filter((h) => !before.houses.includes(h)).map(houseChatIdOf);
+  const left = before.houses.filter((h) => !after.houses.includes(h)).map(houseChatIdOf);
+  if (!canJoinHouseChat({ role: after.role })) {
+    for (const row of listOpenHouseRowsOf(deps.db, userId)) {
+      if (!after.houses.includes(row.house) && !left.includes(row.conversationId)) left.push(row.conversationId);
+    }
+  }
+  if (joined.length + left.length === 0) return;
+  insertHouseChats(deps.db, after.houses, at);
+  const told = new Set<string>([userId]);
+  for (const id of joined) {
+    joinMembers(deps.db, id, [userId], at, findConversation(deps.db, id)?.lastMessageAt ?? 0);
+    for (const member of listMemberIds(deps.db, id)) told.add(member);
+  }
+  for (const id of left) {
+    if (!findConversation(deps.db, id)) continue;
+    leaveMembers(deps.db, id, [userId], at);
+    for (const member of listMemberIds(deps.db, id)) told.add(member);
+  }
+  notifyMembers(deps, told, true);
+}
+
+/**
+ * Called when an account is activated or deactivated: its house chats' member lists change (derived from the account
+ * being live), so they move up the change feed of those who stay.
+ */
+export function houseChatMembersChanged(deps: AppDeps, userId: string, houses: readonly string[]): void {
+  const at = deps.now();
+  const ids = [...houses.map(houseChatIdOf), ...listOpenHouseRowsOf(deps.db, userId).map((r) => r.conversationId)];
+  const told = new Set<string>();
+  deps.db.transaction(() => {
+    for (const id of new Set(ids)) {
+      if (!findConversation(deps.db, id)) continue;
+      touchConversation(deps.db, id, at);
+      for (const member of listMemberIds(deps.db, id)) told.add(member);
+    }
+  });
+  notifyMembers(deps, told);
+}
+
+// Sync -----------------------------------------------------------------------------------------------------------
+
+/** A conversation as replication sends it to one of its members (docs/sync.md; decision 143). */
+function toConversationDoc(row: ConversationRow, members: Membership, viewerId: string): ConversationDoc {
+  const other = otherSideOf(row, viewerId);
   return {
     id: row.id,
-    otherUserId: marks.otherId,
-    readUpTo: marks.mine,
-    otherReadUpTo: marks.other,
+    kind: row.kind,
+    name: row.name,
+    house: row.house,
+    memberIds: members.memberIds,
+    createdBy: row.createdBy,
+    otherUserId: other,
+    readUpTo: members.marks.get(viewerId) ?? 0,
+    otherReadUpTo: other ? (members.marks.get(other) ?? 0) : 0,
+    readMarks: Object.fromEntries(
+      members.memberIds.filter((id) => id !== viewerId).map((id) => [id, members.marks.get(id) ?? 0]),
+    ),
+    muted: members.muted.has(viewerId),
     lastMessageAt: row.lastMessageAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -294,17 +586,47 @@ export function toConversationDoc(row: ConversationRow, viewerId: string): Conve
   };
 }
 
+/** What a former member pulls of a conversation: nothing of it but that it is gone. */
+function conversationTombstone(row: ConversationRow): ConversationDoc {
+  return {
+    id: row.id,
+    kind: row.kind,
+    name: null,
+    house: null,
+    memberIds: [],
+    createdBy: null,
+    otherUserId: null,
+    readUpTo: 0,
+    otherReadUpTo: 0,
+    readMarks: {},
+    muted: false,
+    lastMessageAt: null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    _deleted: true,
+  };
+}
+
 /** The conversation as this user would pull it; null when they are not in it. */
 export function findConversationDoc(deps: AppDeps, id: string, actor: SessionUser): ConversationDoc | null {
   const row = findConversation(deps.db, id);
-  return row && sideOf(row, actor.id) ? toConversationDoc(row, actor.id) : null;
+  return row && isMember(deps.db, id, actor.id) ? toConversationDoc(row, membershipOf(deps, id), actor.id) : null;
 }
 
+/** A user's conversations after a checkpoint: those they are in, and tombstones of those they left (decision 143). */
 export function listConversationDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return listConversationsSince(deps.db, actor.id, seq, id, limit).map((row) => ({
-    seq: row.serverSeq,
-    doc: toConversationDoc(row, actor.id),
-  }));
+  const feed = listConversationFeed(deps.db, actor.id, seq, id, limit);
+  const rows = new Map(
+    listConversationsByIds(
+      deps.db,
+      feed.map((f) => f.id),
+    ).map((row) => [row.id, row]),
+  );
+  return feed.map((f) => {
+    const row = rows.get(f.id)!; // read with the feed, nothing deletes a conversation
+    const doc = f.visible ? toConversationDoc(row, membershipOf(deps, row.id), actor.id) : conversationTombstone(row);
+    return { seq: f.seq, doc };
+  });
 }
 
 export function toMessageDoc(row: MessageRow): MessageDoc {
@@ -319,17 +641,24 @@ export function toMessageDoc(row: MessageRow): MessageDoc {
   };
 }
 
-/** The message as this user would pull it; null when it is not in one of their conversations. */
+/** The message as this user would pull it; null when it is not in a conversation they are in. */
 export function findMessageDoc(deps: AppDeps, id: string, actor: SessionUser): MessageDoc | null {
   const row = findMessage(deps.db, id);
-  if (!row) return null;
-  const conversation = findConversation(deps.db, row.conversationId);
-  return conversation && sideOf(conversation, actor.id) ? toMessageDoc(row) : null;
+  return row && isMember(deps.db, row.conversationId, actor.id) ? toMessageDoc(row) : null;
 }
 
+/** A user's messages after a checkpoint: of the conversations they are in, and tombstones of those they left. */
 export function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return listMessagesSince(deps.db, actor.id, seq, id, limit).map((row) => ({
-    seq: row.serverSeq,
-    doc: toMessageDoc(row),
-  }));
+  const feed = listMessageFeed(deps.db, actor.id, seq, id, limit);
+  const rows = new Map(
+    listMessagesByIds(
+      deps.db,
+      feed.map((f) => f.id),
+    ).map((row) => [row.id, row]),
+  );
+  return feed.map((f) => {
+    const row = rows.get(f.id)!; // read with the feed, nothing deletes a message
+    const doc = toMessageDoc(row);
+    return { seq: f.seq, doc: f.visible ? doc : { ...doc, senderId: null, content: '', _deleted: true } };
+  });
 }

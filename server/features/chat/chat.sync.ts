@@ -10,27 +10,31 @@ import {
   listConversationDocsSince,
   listMessageDocsSince,
   markConversationRead,
+  muteConversation,
   openConversation,
   sendMessage,
 } from './chat.service';
 
 const UserIdSchema = z.string({ message: 'otherUserId is required' }).min(1, 'otherUserId is required').max(100);
 const ReadMarkSchema = z.number({ message: 'readUpTo must be a time in milliseconds' }).int().nonnegative();
+const MutedSchema = z.boolean({ message: 'muted must be true or false' });
 const ConversationIdSchema = z.string({ message: 'conversationId is required' }).min(1).max(250);
 
 /**
- * Conversations replicate both ways, only to their two participants. A new document opens the pair's
- * conversation (its id must be made from the pair); a change of `readUpTo` marks messages read. Each side
- * writes only its own read mark, so the last push wins; a mark older than the server's answers the master.
+ * Conversations replicate both ways, only to their current members (decision 143). A new document opens a pair's
+ * one-to-one chat (its id must be made from the pair); groups are started through REST. A member writes only their
+ * own read mark and mute, so the last push wins; a mark older than the server's answers the master. Someone who is
+ * not in the conversation gets a tombstone, never its master.
  */
 export const conversationsSync: SyncHandler<ConversationDoc> = {
   pull: (deps, actor, seq, id, limit) => listConversationDocsSince(deps, actor, seq, id, limit),
   findMaster: (deps, id, actor) => findConversationDoc(deps, id, actor),
   lastPushWins: true,
   apply(deps, actor, doc, master) {
-    const { otherUserId, readUpTo } = doc as Partial<ConversationDoc>;
+    const { otherUserId, readUpTo, muted } = doc as Partial<ConversationDoc>;
     if (doc._deleted) badRequest('Conversations cannot be deleted');
     const mark = readUpTo === undefined ? 0 : parseInput(ReadMarkSchema, readUpTo);
+    const mute = muted === undefined ? undefined : parseInput(MutedSchema, muted);
     if (!master) {
       const other = parseInput(UserIdSchema, otherUserId);
       if (doc.id !== conversationIdOf(actor.id, other)) {
@@ -38,18 +42,24 @@ export const conversationsSync: SyncHandler<ConversationDoc> = {
       }
       openConversation(deps, actor, other);
       if (mark > 0) markConversationRead(deps, actor, doc.id, mark);
+      if (mute) muteConversation(deps, actor, doc.id, mute);
       return;
     }
-    if (otherUserId !== master.otherUserId) badRequest('The participants of a conversation cannot change');
+    // A device from before groups sends no otherUserId change; a group's is null on both sides.
+    if (otherUserId !== undefined && otherUserId !== master.otherUserId) {
+      badRequest('The participants of a conversation cannot change');
+    }
     if (mark < master.readUpTo) conflict('This conversation has been read further on another device');
     if (mark > master.readUpTo) markConversationRead(deps, actor, doc.id, mark);
+    if (mute !== undefined && mute !== master.muted) muteConversation(deps, actor, doc.id, mute);
   },
 };
 
 /**
- * Messages replicate both ways, only to the two participants of their conversation. A new document is
- * sendMessage (the same rules as REST: a participant, trimmed non-empty content, server time and sender);
- * messages are never changed or deleted. Someone else's conversation answers a tombstone, never its master.
+ * Messages replicate both ways, only to the current members of their conversation; a member who left pulls
+ * tombstones. A new document is sendMessage (the same rules as REST: a member, trimmed non-empty content, server
+ * time and sender); messages are never changed or deleted. Someone else's conversation answers a tombstone, never
+ * its master.
  */
 export const messagesSync: SyncHandler<MessageDoc> = {
   pull: (deps, actor, seq, id, limit) => listMessageDocsSince(deps, actor, seq, id, limit),

@@ -70,6 +70,13 @@ describe('access to the chat calls', () => {
   it.each([
     ['GET', '/api/conversations'],
     ['POST', '/api/conversations', { participantId: 'x' }],
+    ['POST', '/api/conversations', { memberIds: ['x', 'y'], name: 'Team' }],
+    ['PATCH', '/api/conversations/x', { muted: true }],
+    ['POST', '/api/conversations/x/members', { userIds: ['y'] }],
+    ['DELETE', '/api/conversations/x/members/y'],
+    ['POST', '/api/conversations/x/join'],
+    ['POST', '/api/conversations/x/leave'],
+    ['POST', '/api/conversations/x/read', { upTo: 'm' }],
     ['GET', '/api/conversations/x/messages'],
     ['POST', '/api/conversations/x/messages', { content: 'Hi' }],
     ['PATCH', '/api/conversations/x/read'],
@@ -118,6 +125,11 @@ describe('POST /api/conversations', () => {
     expect(first.status).toBe(201);
     expect(first.body).toEqual({
       id: conversationIdOf(a.user.id, b.user.id),
+      kind: 'direct',
+      name: null,
+      memberIds: [a.user.id, b.user.id].sort(),
+      createdBy: null,
+      muted: false,
       otherUser: { id: b.user.id, firstName: 'Dev', lastName: 'Driver', role: 'admin', profileImageUrl: null },
       unreadCount: 0,
       lastMessage: null,
@@ -320,7 +332,7 @@ describe('unread counts and read marks', () => {
     expect((await b.client.get('/api/messages/unread-count')).body).toEqual({ count: 3 });
     expect((await a.client.get('/api/messages/unread-count')).body).toEqual({ count: 1 });
     const list = await conversationsOf(b.client);
-    expect(list.map((cv) => [cv.otherUser.firstName, cv.unreadCount, cv.lastMessage?.content])).toEqual([
+    expect(list.map((cv) => [cv.otherUser?.firstName, cv.unreadCount, cv.lastMessage?.content])).toEqual([
       ['Ann', 2, 'reply'],
       ['Cy', 1, 'three'],
     ]);
@@ -422,9 +434,16 @@ describe('sync: conversations and messages', () => {
     // The conversation document pushed afterwards finds the conversation already there.
     const conversation: ConversationDoc = {
       id,
+      kind: 'direct',
+      name: null,
+      house: null,
+      memberIds: [a.user.id, b.user.id].sort(),
+      createdBy: null,
       otherUserId: b.user.id,
       readUpTo: 0,
       otherReadUpTo: 0,
+      readMarks: {},
+      muted: false,
       lastMessageAt: null,
       createdAt: 0,
       updatedAt: 0,
@@ -473,9 +492,16 @@ describe('sync: conversations and messages', () => {
     const id = conversationIdOf(a.user.id, b.user.id);
     const doc: ConversationDoc = {
       id,
+      kind: 'direct',
+      name: null,
+      house: null,
+      memberIds: [a.user.id, b.user.id].sort(),
+      createdBy: null,
       otherUserId: b.user.id,
       readUpTo: 0,
       otherReadUpTo: 0,
+      readMarks: {},
+      muted: false,
       lastMessageAt: null,
       createdAt: 0,
       updatedAt: 0,

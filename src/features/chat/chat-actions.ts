@@ -12,9 +12,16 @@ export async function openConversation(db: UserDatabase, meId: string, otherUser
   if (existing) return id;
   const doc: ConversationLocal = {
     id,
+    kind: 'direct',
+    name: null,
+    house: null,
+    memberIds: [meId, otherUserId].sort(),
+    createdBy: null,
     otherUserId,
     readUpTo: 0,
     otherReadUpTo: 0,
+    readMarks: { [otherUserId]: 0 },
+    muted: false,
     lastMessageAt: null,
     createdAt: now,
     updatedAt: now,

@@ -4,9 +4,16 @@ import { matchesContact, newestFromOther, summariseConversations } from './chat-
 
 const conversation = (id: string, otherUserId: string, readUpTo = 0, createdAt = 1): ConversationLocal => ({
   id,
+  kind: 'direct',
+  name: null,
+  house: null,
+  memberIds: ['me', otherUserId],
+  createdBy: null,
   otherUserId,
   readUpTo,
   otherReadUpTo: 0,
+  readMarks: { [otherUserId]: 0 },
+  muted: false,
   lastMessageAt: null,
   createdAt,
   updatedAt: createdAt,
@@ -41,6 +48,22 @@ describe('conversation list', () => {
     expect(rows.map((r) => r.id)).toEqual(['me:bob', 'me:ann']);
     expect(rows[1]).toMatchObject({ unreadCount: 2, lastMessage: { content: 'See you then' }, lastMessageAt: 40 });
     expect(rows[0]).toMatchObject({ unreadCount: 0, lastMessage: null, lastMessageAt: null });
+  });
+
+  it('leaves groups and house chats out until their screens come, so none shows as "Deleted user"', () => {
+    const house: ConversationLocal = {
+      ...conversation('house:Main Road', 'x'),
+      kind: 'house',
+      name: 'Main Road',
+      house: 'Main Road',
+      otherUserId: null,
+    };
+    const team: ConversationLocal = { ...conversation('g1', 'x'), kind: 'group', name: 'Team', otherUserId: null };
+    const rows = summariseConversations(
+      [house, team, conversation('me:ann', 'ann')],
+      [message('house:Main Road', 'ann', 10), message('g1', 'ann', 11), message('me:ann', 'ann', 12)],
+    );
+    expect(rows.map((r) => [r.id, r.unreadCount])).toEqual([['me:ann', 1]]);
   });
 
   it('moves the read mark to the newest message from the other person only', () => {

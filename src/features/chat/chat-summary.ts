@@ -13,9 +13,10 @@ export interface ConversationSummary {
 }
 
 /**
- * Conversations with their last message and unread count, the most recent first (a conversation without
+ * One-to-one conversations with their last message and unread count, the most recent first (a conversation without
  * messages by its creation time). A message from the other person is unread after the reader's mark
- * (decision 31); one's own messages, pending ones included, never count.
+ * (decision 31); one's own messages, pending ones included, never count. Groups and house chats wait for their
+ * screens (decision 143).
  */
 export function summariseConversations(
   conversations: readonly ConversationLocal[],
@@ -28,6 +29,7 @@ export function summariseConversations(
     byConversation.set(message.conversationId, list);
   }
   return conversations
+    .filter((conversation) => conversation.kind === 'direct')
     .map((conversation) => {
       const list = byConversation.get(conversation.id) ?? [];
       let last: MessageLocal | null = null;

@@ -13,9 +13,16 @@ const START = 1_700_000_000_000;
 
 const conversation = (id: string, otherUserId: string | null, readUpTo = 0): ConversationLocal => ({
   id,
+  kind: 'direct',
+  name: null,
+  house: null,
+  memberIds: otherUserId ? ['me', otherUserId] : ['me'],
+  createdBy: null,
   otherUserId,
   readUpTo,
   otherReadUpTo: 0,
+  readMarks: otherUserId ? { [otherUserId]: 0 } : {},
+  muted: false,
   lastMessageAt: null,
   createdAt: START,
   updatedAt: START,

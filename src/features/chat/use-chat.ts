@@ -34,7 +34,8 @@ function rowMessages$(db: UserDatabase, conversation: ConversationLocal): Observ
 export function conversationSummaries$(db: UserDatabase): Observable<ConversationSummary[]> {
   return db.conversations.find().$.pipe(
     switchMap((docs) => {
-      const conversations = docs.map((doc): ConversationLocal => doc._data);
+      // Groups and house chats wait for their screens (decision 143): their messages are not read for the list.
+      const conversations = docs.map((doc): ConversationLocal => doc._data).filter((c) => c.kind === 'direct');
       if (conversations.length === 0) return of(NONE);
       return combineLatest(conversations.map((conversation) => rowMessages$(db, conversation))).pipe(
         map((lists) => summariseConversations(conversations, lists.flat())),
