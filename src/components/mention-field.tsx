@@ -103,7 +103,7 @@ export function useMentionField<E extends TextField>({
 }): { fieldProps: MentionFieldProps<E>; suggestions: ReactNode } {
   const [caret, setCaret] = useState<number | null>(null);
   const [active, setActive] = useState(0);
-  // Escape closes the list for this `@` until another is typed.
+  // Escape, or a pick, closes the list for this `@` until another is typed.
   const [dismissed, setDismissed] = useState<number | null>(null);
   const query = caret === null ? null : mentionQueryAt(value, caret);
   const typed = query?.query ?? null;
@@ -122,6 +122,8 @@ export function useMentionField<E extends TextField>({
     }
     setCaret(next.caret);
     setActive(0);
+    // The name just written is not a query any more: the list opens again only for another `@`.
+    setDismissed(query.start);
     pending.current = next.caret;
     // The caret goes after the inserted name once React has written the new text.
     requestAnimationFrame(() => {
@@ -137,12 +139,16 @@ export function useMentionField<E extends TextField>({
   const fieldProps: MentionFieldProps<E> = {
     ...(multiline ? {} : { role: 'combobox' as const, 'aria-expanded': open }),
     'aria-autocomplete': 'list',
-    'aria-controls': listId,
+    // Only while the list is there: a reference to no element is an error for assistive technology.
+    'aria-controls': open ? listId : undefined,
     'aria-activedescendant': open ? `${listId}-${current}` : undefined,
     onChange: (event) => {
-      onValueChange(event.target.value);
-      setCaret(event.target.selectionStart);
+      const { value: text, selectionStart } = event.target;
+      onValueChange(text);
+      setCaret(selectionStart);
       setActive(0);
+      // A freshly typed `@` asks again, even where a closed list's `@` was.
+      if (selectionStart !== null && mentionQueryAt(text, selectionStart)?.query === '') setDismissed(null);
     },
     onSelect: track,
     onKeyDown: (event) => {
@@ -164,7 +170,7 @@ export interface MentionFieldProps<E extends TextField> {
   role?: 'combobox';
   'aria-autocomplete': 'list';
   'aria-expanded'?: boolean;
-  'aria-controls': string;
+  'aria-controls': string | undefined;
   'aria-activedescendant': string | undefined;
   onChange: (event: ChangeEvent<E>) => void;
   onSelect: (event: SyntheticEvent<E>) => void;
