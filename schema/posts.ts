@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from './constants';
 import { ClientIdSchema, WrittenAtSchema } from './common';
 import { ConfirmBySchema, RequiresConfirmationSchema } from './confirmations';
+import { MentionsSchema } from './mentions';
 import {
   COMMENT_CONTENT_MAX,
   DEFAULT_POST_CATEGORY,
@@ -100,6 +101,8 @@ export const CreatePostBodySchema = z
     confirmBy: ConfirmBySchema.optional().transform((value) => value ?? null),
     /** Missing or null: published at once (decision 141). */
     publishAt: PublishAtSchema.optional(),
+    /** User ids and `house:<name>` mentioned in the text (decision 144). */
+    mentions: MentionsSchema.default([]),
   })
   .refine((body) => body.images.length + body.attachments.length <= LIMITS.postUploaderFiles, {
     message: POST_MESSAGES.tooManyFiles,
@@ -130,6 +133,8 @@ export const UpdatePostBodySchema = z.object({
   confirmBy: ConfirmBySchema.optional(),
   /** A scheduled post only: its new time; null publishes it now; missing keeps it (decision 141). */
   publishAt: PublishAtSchema.optional(),
+  /** The post's whole mention list; missing keeps the stored one. Only people newly mentioned are told (decision 144). */
+  mentions: MentionsSchema.optional(),
 });
 export type UpdatePostBody = z.infer<typeof UpdatePostBodySchema>;
 
@@ -171,6 +176,8 @@ export const CreateCommentBodySchema = z.object({
     .max(COMMENT_CONTENT_MAX, POST_MESSAGES.commentTooLong),
   /** When the author wrote it, by the device's clock; the server bounds it (decision 119). */
   writtenAt: WrittenAtSchema,
+  /** User ids and `house:<name>` mentioned in the text (decision 144). */
+  mentions: MentionsSchema.default([]),
 });
 export type CreateCommentBody = z.infer<typeof CreateCommentBodySchema>;
 
@@ -217,6 +224,8 @@ export const PostViewSchema = z.object({
   reactionCounts: z.partialRecord(ReactionTypeSchema, z.number().int().positive()),
   userReaction: ReactionTypeSchema.nullable(),
   commentCount: z.number().int().nonnegative(),
+  /** User ids and `house:<name>` the post mentions, as the server kept them (decision 144). */
+  mentions: z.array(z.string()),
 });
 export type PostView = z.infer<typeof PostViewSchema>;
 
@@ -236,6 +245,8 @@ export const CommentViewSchema = z.object({
   /** ISO 8601: when the author wrote it (decision 119). */
   writtenAt: z.string(),
   author: PostAuthorSchema.omit({ role: true }),
+  /** User ids and `house:<name>` the comment mentions, as the server kept them (decision 144). */
+  mentions: z.array(z.string()),
 });
 export type CommentView = z.infer<typeof CommentViewSchema>;
 

@@ -123,8 +123,16 @@ export type PushStatus = z.infer<typeof PushStatusSchema>;
 /** Answer of POST /api/test-notification/{userId}: how many of the user's subscriptions it was sent to. */
 export const TestNotificationResultSchema = z.object({ sent: z.number().int().nonnegative() });
 
-/** `confirm_reminder`: a post still to confirm is due (decision 136). */
-export const PUSH_TYPES = ['chat', 'urgent', 'announcement', 'test', 'reminder', 'confirm_reminder'] as const;
+/** `confirm_reminder`: a post still to confirm is due (decision 136); `mention`: someone mentioned the user (decision 144). */
+export const PUSH_TYPES = [
+  'chat',
+  'urgent',
+  'announcement',
+  'test',
+  'reminder',
+  'confirm_reminder',
+  'mention',
+] as const;
 export type PushType = (typeof PUSH_TYPES)[number];
 
 /**

@@ -86,6 +86,11 @@ export const PostDocSchema = z.object({
    * writable field after); null or missing: at once. No pull carries it: a scheduled post is in none (decision 141).
    */
   publishAt: z.string().nullable().optional(),
+  /**
+   * User ids and `house:<name>` mentioned in the text, as the server kept them (decision 144); every pulled post has
+   * it, a device's unsent post from before it may lack it (it then mentions nobody, or keeps what an edit's post had).
+   */
+  mentions: z.array(z.string()).optional(),
   _deleted: z.boolean(),
 });
 export type PostDoc = z.infer<typeof PostDocSchema>;
@@ -99,6 +104,11 @@ export const CommentDocSchema = z.object({
   /** When the author wrote it (device clock), never before the post could be seen nor after createdAt. */
   writtenAt: millis,
   updatedAt: millis,
+  /**
+   * User ids and `house:<name>` mentioned in the text, as the server kept them (decision 144), set with the create;
+   * every pulled comment has it, a device's unsent comment from before it may lack it.
+   */
+  mentions: z.array(z.string()).optional(),
   _deleted: z.boolean(),
 });
 export type CommentDoc = z.infer<typeof CommentDocSchema>;
@@ -210,6 +220,15 @@ export const AcknowledgementDocSchema = z.object({
    */
   writtenAt: millis.nullable(),
   viewedAt: millis.nullable(),
+  /**
+   * A mention entry (decision 144), id `mention:${postId or commentId}:${userId}`: the bell's "<name> mentioned you".
+   * It asks for no acknowledgement; the user writes only `viewedAt`. False (or missing, before version 2) on an alert.
+   */
+  mention: z.boolean().optional(),
+  /** A mention entry's author; null on an alert, or once that account is deleted. */
+  mentionedBy: z.string().nullable().optional(),
+  /** The comment a mention entry is about; null when the mention is in the post itself, and on an alert. */
+  commentId: z.string().nullable().optional(),
   _deleted: z.boolean(),
 });
 export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;

@@ -476,6 +476,7 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
         confirmBy: null,
         images: [],
         attachments: [],
+        mentions: [],
       });
       const posted = clock;
       const later = () => Math.min(posted + Math.floor((0.1 + random() * 20) * HOUR_MS), now - 60_000);
@@ -485,7 +486,7 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
       for (let c = 0; c < commenters && lines.length > 0; c += 1) {
         clock = later();
         const [line] = lines.splice(Math.floor(random() * lines.length), 1);
-        addComment(deps, pick(others), id, { content: line });
+        addComment(deps, pick(others), id, { content: line, mentions: [] });
       }
       const reactors = [...others].sort(() => random() - 0.5).slice(0, Math.floor(random() * 9));
       for (const person of reactors) {

@@ -16,6 +16,11 @@ describe('notification click target', () => {
     expect(notificationTargetUrl({ type: 'confirm_reminder', postId: 'p 3' })).toBe('/?highlightPost=p%203');
   });
 
+  it('highlights the post a mention is in, and opens the feed for a summary of mentions', () => {
+    expect(notificationTargetUrl({ type: 'mention', postId: 'p 4' })).toBe('/?highlightPost=p%204');
+    expect(notificationTargetUrl({ type: 'mention' })).toBe('/');
+  });
+
   it('opens the feed for a test push or missing data', () => {
     expect(notificationTargetUrl({ type: 'test' })).toBe('/');
     expect(notificationTargetUrl(undefined)).toBe('/');

@@ -7,12 +7,12 @@ export interface NotificationData {
 }
 
 /** Push types whose click shows their post (schema/push.ts). */
-const POST_TYPES: readonly string[] = ['urgent', 'reminder', 'announcement', 'confirm_reminder'];
+const POST_TYPES: readonly string[] = ['urgent', 'reminder', 'announcement', 'confirm_reminder', 'mention'];
 
 /**
  * Where a notification click takes the app (docs/behaviour.md, "Notifications"): a chat message opens the chat, an
- * urgent post or its reminder scrolls to the post and highlights it, as do an announcement and a reminder to confirm a
- * post (decision 137), anything else the home feed. A path with query, resolved against the app's origin by the caller.
+ * urgent post or its reminder scrolls to the post and highlights it, as do an announcement, a reminder to confirm a
+ * post (decision 137) and a mention (decision 144), anything else the home feed. A path with query, resolved against the app's origin by the caller.
  */
 export function notificationTargetUrl(data: NotificationData | null | undefined): string {
   if (data?.type === 'chat') return '/?openChat=true';

@@ -214,6 +214,8 @@ export const posts = sqliteTable(
     requiresConfirmation: integer('requires_confirmation', { mode: 'boolean' }).notNull().default(false),
     /** YYYY-MM-DD in the provider's time zone: when confirmations are due; null when none is set. */
     confirmBy: text('confirm_by'),
+    /** JSON array of the user ids and `house:<name>` the post mentions, as kept by the server (decision 144). */
+    mentions: text('mentions').notNull().default('[]'),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
   },
@@ -254,6 +256,8 @@ export const scheduledPosts = sqliteTable(
     writtenAt: integer('written_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     editedBy: text('edited_by').references(() => users.id, { onDelete: 'set null' }),
+    /** As posts.mentions; nobody is told until it is published (decision 144). */
+    mentions: text('mentions').notNull().default('[]'),
   },
   (t) => [index('scheduled_posts_publish_idx').on(t.publishAt), index('scheduled_posts_author_idx').on(t.authorId)],
 );
@@ -271,6 +275,8 @@ export const comments = sqliteTable(
     /** The device's time of writing, bounded by the server (decision 119). */
     writtenAt: integer('written_at').notNull().default(0),
     updatedAt: integer('updated_at').notNull(),
+    /** JSON array of the user ids and `house:<name>` the comment mentions, as kept by the server (decision 144). */
+    mentions: text('mentions').notNull().default('[]'),
     deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
     serverSeq: integer('server_seq').notNull(),
   },
@@ -458,6 +464,39 @@ export const acknowledgements = sqliteTable(
     index('acknowledgements_due_idx')
       .on(t.createdAt)
       .where(sql`acknowledged_at IS NULL AND reminded_at IS NULL AND deleted = 0`),
+  ],
+);
+
+/**
+ * The bell's mention entries (decision 144): one per person told of a mention in a post or a comment, id
+ * `mention:${commentId ?? postId}:${userId}`, so a person is told of one post or comment once whatever is re-sent or
+ * edited. They replicate in the user's `acknowledgements` collection beside the alert rows; viewed_at is set once when
+ * the bell shows them, and a tombstone (deleted) is an entry whose post or comment was deleted.
+ */
+export const mentionEntries = sqliteTable(
+  'mention_entries',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    postId: text('post_id')
+      .notNull()
+      .references(() => posts.id, { onDelete: 'cascade' }),
+    /** Null when the mention is in the post itself. */
+    commentId: text('comment_id'),
+    /** Who mentioned them; null once that account is deleted. */
+    mentionedBy: text('mentioned_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: integer('created_at').notNull(),
+    viewedAt: integer('viewed_at'),
+    deleted: integer('deleted', { mode: 'boolean' }).notNull().default(false),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [
+    index('mention_entries_user_seq_idx').on(t.userId, t.serverSeq, t.id),
+    index('mention_entries_seq_idx').on(t.serverSeq, t.id),
+    index('mention_entries_post_idx').on(t.postId),
+    index('mention_entries_comment_idx').on(t.commentId),
   ],
 );
 

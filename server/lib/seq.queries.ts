@@ -43,5 +43,8 @@ const PUSHED_TABLES = {
  * nothing (a retry, the same value again): the pusher still needs the stored version (docs/sync.md, Push).
  */
 export function touchRow(db: Db, collection: keyof typeof PUSHED_TABLES, id: string): void {
-  db.$client.prepare(`UPDATE ${PUSHED_TABLES[collection]} SET server_seq = ? WHERE id = ?`).run(nextSeq(db), id);
+  // The user's mention entries travel in the acknowledgements collection from their own table (decision 144).
+  const table =
+    collection === 'acknowledgements' && id.startsWith('mention:') ? 'mention_entries' : PUSHED_TABLES[collection];
+  db.$client.prepare(`UPDATE ${table} SET server_seq = ? WHERE id = ?`).run(nextSeq(db), id);
 }

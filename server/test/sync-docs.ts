@@ -21,6 +21,7 @@ export function newPostDoc(overrides: Partial<PostDoc> = {}): PostDoc {
     writtenAt: at,
     updatedAt: at,
     editedBy: null,
+    mentions: [],
     _deleted: false,
     ...overrides,
   };

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, type ReactElement } from 'react';
 import { cx } from '../lib/cx';
 import { elementTiming } from '../lib/when-presented';
 import { linkify } from '../lib/linkify';
+import { splitMentions } from '../../schema/mention-rules';
 
 /** Lines a folded post shows (post-text-folded in feed.css); shorter texts are never measured. */
 const FOLD_LINES = 10;
@@ -12,23 +13,37 @@ function mayFold(text: string): boolean {
   return text.length >= FOLD_MIN_CHARS || text.split('\n').length > FOLD_LINES;
 }
 
+type ShownPart = ReturnType<typeof linkify>[number] | { kind: 'mention'; text: string };
+
+/** The text's parts: mentions (by the names in `mentionNames`, decision 144), links, and plain text. */
+function partsOf(text: string, mentionNames: ReadonlyMap<string, string> | undefined): ShownPart[] {
+  if (!mentionNames || mentionNames.size === 0) return linkify(text);
+  return splitMentions(text, mentionNames).flatMap((part): ShownPart[] =>
+    part.kind === 'mention' ? [{ kind: 'mention', text: part.text }] : linkify(part.text),
+  );
+}
+
 /**
  * Post or comment text as plain text: line breaks kept by CSS, web addresses as links opening in a new
- * tab. React escapes every run, so markup such as <script> shows as the characters typed. With `fold`, a text
- * longer than ten lines shows its first ten and "Show more" (decision 128).
+ * tab, and `@Name` of a mention as a name chip (decision 144). React escapes every run, so markup such as <script>
+ * shows as the characters typed. With `fold`, a text longer than ten lines shows its first ten and "Show more"
+ * (decision 128).
  */
 export function PostText({
   text,
   className,
   timing,
   fold = false,
+  mentionNames,
 }: {
   text: string;
   className?: string;
   timing?: string;
   fold?: boolean;
+  /** The names the text's mentions show as, by mention (a user id or `house:<name>`). */
+  mentionNames?: ReadonlyMap<string, string>;
 }) {
-  const parts = useMemo(() => linkify(text), [text]);
+  const parts = useMemo(() => partsOf(text, mentionNames), [text, mentionNames]);
   const body = (
     <p className={cx('post-text', className)} {...(timing ? elementTiming(timing) : undefined)}>
       {parts.map((part, index) =>
@@ -36,6 +51,10 @@ export function PostText({
           <a key={index} href={part.href} target="_blank" rel="noopener noreferrer">
             {part.text}
           </a>
+        ) : part.kind === 'mention' ? (
+          <span key={index} className="mention-chip">
+            {part.text}
+          </span>
         ) : (
           part.text
         ),

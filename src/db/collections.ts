@@ -224,12 +224,15 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
         5: keepPending,
         // Version 6 carries publishAt: an unsent post from before has none, so it is published when sent (decision 141).
         6: keepPending,
+        // Version 7 carries mentions: an unsent post from before has none and mentions nobody (decision 144).
+        7: keepPending,
       },
     },
     comments: {
       schema: commentsSchema,
       conflictHandler: conflictHandlerFor('comments', undefined, report),
-      migrationStrategies: { 1: keepPendingWritten('createdAt') },
+      // Version 2 carries mentions: an unsent comment from before mentions nobody (decision 144).
+      migrationStrategies: { 1: keepPendingWritten('createdAt'), 2: keepPending },
     },
     reactions: {
       schema: reactionsSchema,
@@ -249,7 +252,8 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
     acknowledgements: {
       schema: acknowledgementsSchema,
       conflictHandler: conflictHandlerFor('acknowledgements'),
-      migrationStrategies: { 1: keepPendingWritten('acknowledgedAt') },
+      // Version 2 carries mention entries beside the alert rows (decision 144).
+      migrationStrategies: { 1: keepPendingWritten('acknowledgedAt'), 2: keepPending },
     },
     residents: {
       schema: residentsSchema,

@@ -33,6 +33,15 @@ describe('the post draft kept on the device', () => {
     expect(readPostDraft('db-ann', storage)).toBeNull();
   });
 
+  it('keeps who the draft mentions, and reads a draft from before mentions as mentioning nobody', () => {
+    const storage = memoryStorage();
+    const mentioning = { ...draft, content: '@Ann Lee can you cover?', mentions: ['user-ann', 'house:Giles House'] };
+    writePostDraft('db-ann', mentioning, storage);
+    expect(readPostDraft('db-ann', storage)).toEqual(mentioning);
+    storage.setItem('sp_post_draft|db-ann', JSON.stringify({ ...draft, mentions: 'everyone' }));
+    expect(readPostDraft('db-ann', storage)?.mentions).toBeUndefined();
+  });
+
   it('reads anything unreadable as no draft', () => {
     const storage = memoryStorage();
     storage.setItem('sp_post_draft|db-ann', '{"content": 5}');

@@ -11,6 +11,8 @@ export interface SavedPostDraft {
   houseTags: string[];
   /** Urgent posts: the houses the alert is addressed to; empty means all staff. */
   audienceHouses: string[];
+  /** Who the text mentions (decision 144); a draft kept before mentions has none. */
+  mentions?: string[];
 }
 
 const PREFIX = 'sp_post_draft|';
@@ -27,10 +29,10 @@ export function readPostDraft(databaseName: string, storage = local()): SavedPos
   try {
     const saved: unknown = JSON.parse(storage?.getItem(PREFIX + databaseName) ?? 'null');
     if (typeof saved !== 'object' || saved === null) return null;
-    const { content, category, isUrgent, houseTags, audienceHouses } = saved as Record<string, unknown>;
+    const { content, category, isUrgent, houseTags, audienceHouses, mentions } = saved as Record<string, unknown>;
     if (typeof content !== 'string' || typeof category !== 'string' || typeof isUrgent !== 'boolean') return null;
     if (!strings(houseTags) || !strings(audienceHouses)) return null;
-    return { content, category, isUrgent, houseTags, audienceHouses };
+    return { content, category, isUrgent, houseTags, audienceHouses, ...(strings(mentions) ? { mentions } : {}) };
   } catch {
     return null;
   }

@@ -42,7 +42,8 @@ type Local<T> = Omit<T, '_deleted'> & { localPending: boolean };
 /**
  * `reactions` is the server's: a post written on this device has none until the stored version comes back. An unsent
  * post kept from before version 5 has no `requiresConfirmation` nor `confirmBy`: it leaves them as the server has them
- * (decision 137). `publishAt` is only on the author's own post scheduled on this device (version 6, decision 141).
+ * (decision 137). `publishAt` is only on the author's own post scheduled on this device (version 6, decision 141). An
+ * unsent post or comment kept from before version 7 (posts) or 2 (comments) has no `mentions` (decision 144).
  */
 export type PostLocal = Omit<Local<PostDoc>, 'reactions' | 'requiresConfirmation' | 'confirmBy'> & {
   reactions?: PostReactions;
@@ -107,21 +108,22 @@ export const RX_SCHEMAS: {
   }),
   posts: rxSchemaOf<PostLocal>(PostDocSchema, {
     title: 'posts',
-    version: 6,
+    version: 7,
     primaryKey: 'id',
     indexes: ['createdAt', 'localPending'],
     local,
     maxLength: { id: ID, authorId: ID, category: 40, editedBy: ID },
-    optional: ['reactions', 'requiresConfirmation', 'confirmBy', 'publishAt'],
+    optional: ['reactions', 'requiresConfirmation', 'confirmBy', 'publishAt', 'mentions'],
     stored: { attachments: storedAttachments },
   }),
   comments: rxSchemaOf<CommentLocal>(CommentDocSchema, {
     title: 'comments',
-    version: 1,
+    version: 2,
     primaryKey: 'id',
     indexes: [['postId', 'createdAt'], 'localPending'],
     local,
     maxLength: { id: ID, postId: ID, authorId: ID },
+    optional: ['mentions'],
   }),
   /** Only the user's own reaction documents (version 1; everyone's are on the posts since decision 74). */
   reactions: rxSchemaOf<ReactionLocal>(ReactionDocSchema, {
@@ -150,9 +152,10 @@ export const RX_SCHEMAS: {
     local,
     maxLength: { id: ID, conversationId: PAIR_ID, senderId: ID },
   }),
+  /** The user's alert rows and, since version 2, their mention entries (decision 144). */
   acknowledgements: rxSchemaOf<AcknowledgementLocal>(AcknowledgementDocSchema, {
     title: 'acknowledgements',
-    version: 1,
+    version: 2,
     primaryKey: 'id',
     indexes: ['localPending'],
     local,

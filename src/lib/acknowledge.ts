@@ -15,3 +15,15 @@ export async function writeAcknowledgement(db: UserDatabase, acknowledgementId: 
     localPending: true,
   });
 }
+
+/**
+ * Marks the user's mention entries seen (the bell showed them): locally, pushed by replication, so it works offline;
+ * the server keeps its own time (decision 144). Entries already seen are left as they are.
+ */
+export async function markMentionsViewed(db: UserDatabase, ids: readonly string[], now = Date.now()) {
+  if (ids.length === 0) return;
+  const docs = await db.acknowledgements.findByIds([...ids]).exec();
+  for (const doc of docs.values()) {
+    if (doc.mention && doc.viewedAt === null) await doc.incrementalPatch({ viewedAt: now, localPending: true });
+  }
+}

@@ -19,6 +19,11 @@ import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit } from '../audit/audit.service';
 import { groupByHouse, houseGroupsCsv, housesOfPairs, parseHouseList } from '../houses/houses.service';
 import {
+  countUnviewedMentionEntries,
+  listMentionEntryDocsOfUsersSince,
+  listMentionEntryDocsSince,
+} from '../mentions/mentions.service';
+import {
   announcementPush,
   announcementsSummaryPush,
   PUSH_OPTIONS,
@@ -208,9 +213,12 @@ export function listUnacknowledgedAlerts(deps: AppDeps, actor: SessionUser): Eme
   }));
 }
 
-/** GET /api/notifications/unviewed-count: the user's urgent posts not yet seen in the bell or acknowledged. */
+/**
+ * GET /api/notifications/unviewed-count: the user's urgent posts not yet seen in the bell or acknowledged, and their
+ * mention entries not yet seen (decision 144).
+ */
 export function countUnviewedAlerts(deps: AppDeps, actor: SessionUser): Count {
-  return { count: countUnviewed(deps.db, actor.id) };
+  return { count: countUnviewed(deps.db, actor.id) + countUnviewedMentionEntries(deps, actor) };
 }
 
 /**
@@ -370,14 +378,38 @@ export function findAcknowledgementDoc(deps: AppDeps, id: string, actor: Session
   return row && row.userId === actor.id ? toAcknowledgementDoc(row) : null;
 }
 
-/** The alert lists of several users changed after a sequence, by user (decision 131): one read for all of them. */
+/** A document with the sequence it was written at, as pulls carry them. */
+interface SeqDoc {
+  seq: number;
+  doc: AcknowledgementDoc;
+}
+
+/** Two lists in feed order, (seq, id), merged into one in that order, at most `limit` long. */
+function mergedInFeedOrder(a: SeqDoc[], b: SeqDoc[], limit = Infinity): SeqDoc[] {
+  const before = (x: SeqDoc, y: SeqDoc) => x.seq < y.seq || (x.seq === y.seq && x.doc.id < y.doc.id);
+  const merged: SeqDoc[] = [];
+  let i = 0;
+  let j = 0;
+  while (merged.length < limit && (i < a.length || j < b.length)) {
+    merged.push(j >= b.length || (i < a.length && before(a[i], b[j])) ? a[i++] : b[j++]);
+  }
+  return merged;
+}
+
+/**
+ * The alert lists of several users changed after a sequence, by user (decision 131): one read for all of them, and
+ * one of their mention entries, which travel in the same collection (decision 144).
+ */
 export function listAcknowledgementDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number) {
-  const byUser = new Map<string, { seq: number; doc: AcknowledgementDoc }[]>();
+  const byUser = new Map<string, SeqDoc[]>();
   for (const row of listAllAcknowledgementsSince(deps.db, seq)) {
     if (!userIds.has(row.userId)) continue;
     let rows = byUser.get(row.userId);
     if (!rows) byUser.set(row.userId, (rows = []));
     rows.push({ seq: row.serverSeq, doc: toAcknowledgementDoc(row) });
+  }
+  for (const [userId, entries] of listMentionEntryDocsOfUsersSince(deps, userIds, seq)) {
+    byUser.set(userId, mergedInFeedOrder(byUser.get(userId) ?? [], entries));
   }
   return byUser;
 }
@@ -389,8 +421,10 @@ export function listAcknowledgementDocsSince(
   id: string,
   limit: number,
 ) {
-  return listAcknowledgementsSince(deps.db, actor.id, seq, id, limit).map((row) => ({
+  const alerts = listAcknowledgementsSince(deps.db, actor.id, seq, id, limit).map((row) => ({
     seq: row.serverSeq,
     doc: toAcknowledgementDoc(row),
   }));
+  // Mention entries share the collection and the sequence: the page is the first `limit` of both (decision 144).
+  return mergedInFeedOrder(alerts, listMentionEntryDocsSince(deps, actor, seq, id, limit), limit);
 }

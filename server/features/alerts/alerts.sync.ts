@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { ALERT_MESSAGES, AcknowledgeBodySchema } from '../../../schema/alerts';
+import { MENTION_MESSAGES } from '../../../schema/mentions';
 import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
+import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, forbidden, notFound } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
-import type { SyncHandler } from '../sync/sync.service';
+import { findMentionEntryDoc, isMentionEntryId, markMentionViewed } from '../mentions/mentions.service';
+import type { PushedDoc, SyncHandler } from '../sync/sync.service';
 import {
   acknowledgeRow,
   findAcknowledgementDoc,
@@ -19,14 +22,17 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
  * documents, for urgent posts and posts requiring confirmation (decision 136); the user sets `acknowledgedAt`
  * (acknowledgeRow: the alert's acknowledgement or the confirmation, as REST, with the device's `writtenAt`) and
  * `viewedAt` (the bell), each once, with the server's time. Only that user writes them, so the last push wins; withdrawing either answers the
- * master, and a document the server never made answers a tombstone.
+ * master, and a document the server never made answers a tombstone. The user's mention entries travel here too
+ * (id `mention:…`, decision 144): the user sets only their `viewedAt`.
  */
 export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
   pull: (deps, actor, seq, id, limit) => listAcknowledgementDocsSince(deps, actor, seq, id, limit),
   pullOfUsers: (deps, userIds, seq) => listAcknowledgementDocsOfUsersSince(deps, userIds, seq),
-  findMaster: (deps, id, actor) => findAcknowledgementDoc(deps, id, actor),
+  findMaster: (deps, id, actor) =>
+    isMentionEntryId(id) ? findMentionEntryDoc(deps, id, actor) : findAcknowledgementDoc(deps, id, actor),
   lastPushWins: true,
   apply(deps, actor, doc, master, meta) {
+    if (isMentionEntryId(doc.id)) return applyMentionEntry(deps, actor, doc, master);
     const { postId, acknowledgedAt, viewedAt, writtenAt } = doc as Partial<AcknowledgementDoc>;
     const post = parseInput(PostIdSchema, postId);
     if (doc.id !== acknowledgementId(post, actor.id)) forbidden(ALERT_MESSAGES.ownOnly);
@@ -39,3 +45,11 @@ export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
     } else if (viewedAt != null && master.viewedAt === null) markAlertsViewed(deps, actor, [post]);
   },
 };
+
+/** A mention entry pushed back: the user's own, seen in the bell; nothing else of it is theirs to change. */
+function applyMentionEntry(deps: AppDeps, actor: SessionUser, doc: PushedDoc, master: AcknowledgementDoc | null): void {
+  if (!master || master._deleted) return notFound(MENTION_MESSAGES.notFound);
+  const { viewedAt } = doc as Partial<AcknowledgementDoc>;
+  if (doc._deleted || (master.viewedAt !== null && viewedAt == null)) badRequest(ALERT_MESSAGES.cannotWithdraw);
+  if (viewedAt != null && master.viewedAt === null) markMentionViewed(deps, actor, doc.id);
+}

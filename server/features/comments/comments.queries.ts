@@ -38,6 +38,7 @@ const insertCommentQuery = preparedFor((db) =>
       createdAt: sql.placeholder('createdAt'),
       writtenAt: sql.placeholder('writtenAt'),
       updatedAt: sql.placeholder('updatedAt'),
+      mentions: sql.placeholder('mentions'),
       deleted: sql.placeholder('deleted'),
       serverSeq: sql.placeholder('serverSeq'),
     })
@@ -47,7 +48,7 @@ const insertCommentQuery = preparedFor((db) =>
 /** A new comment at the next sequence; prepared, as a push of offline comments inserts many in a row. */
 export function insertComment(db: Db, row: NewCommentRow): void {
   db.transaction(() => {
-    insertCommentQuery(db).run({ authorId: null, deleted: false, ...row, serverSeq: nextSeq(db) });
+    insertCommentQuery(db).run({ authorId: null, mentions: '[]', deleted: false, ...row, serverSeq: nextSeq(db) });
   });
 }
 
@@ -55,7 +56,7 @@ export function insertComment(db: Db, row: NewCommentRow): void {
 export function markCommentDeleted(db: Db, id: string, at: number): void {
   db.transaction(() => {
     db.update(comments)
-      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db), content: '' })
+      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db), content: '', mentions: '[]' })
       .where(eq(comments.id, id))
       .run();
   });

@@ -6,7 +6,8 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit, textFingerprint } from '../audit/audit.service';
-import { requirePost, toAuthor } from '../posts/posts.service';
+import { keptMentions, notifyMentions, withdrawMentions } from '../mentions/mentions.service';
+import { parseList, postAudienceOf, requirePost, toAuthor } from '../posts/posts.service';
 import {
   findComment,
   findCommentWithAuthor,
@@ -28,6 +29,7 @@ function toCommentView({ comment, author }: CommentWithAuthor): CommentView {
     createdAt: new Date(comment.createdAt).toISOString(),
     writtenAt: new Date(comment.writtenAt).toISOString(),
     author: shown,
+    mentions: parseList<string>(comment.mentions),
   };
 }
 
@@ -62,6 +64,7 @@ export function writeComment(deps: AppDeps, actor: SessionUser, postId: string, 
   const id = body.id ?? randomUUID();
   const at = deps.now();
   const seen = post.authorId === actor.id ? post.writtenAt : post.createdAt;
+  const mentions = keptMentions(deps, body.mentions);
   insertComment(deps.db, {
     id,
     postId,
@@ -70,9 +73,19 @@ export function writeComment(deps: AppDeps, actor: SessionUser, postId: string, 
     createdAt: at,
     writtenAt: boundWrittenAt(body.writtenAt, seen, at),
     updatedAt: at,
+    mentions: JSON.stringify(mentions),
     deleted: false,
   });
   deps.hub.notify('comments');
+  // Only the comment's first arrival tells anyone: a re-send returned above (decision 144).
+  const source = {
+    postId,
+    commentId: id,
+    authorId: actor.id,
+    authorFirstName: actor.firstName,
+    audienceHouses: postAudienceOf(deps, postId),
+  };
+  notifyMentions(deps, source, mentions);
   return id;
 }
 
@@ -109,6 +122,7 @@ export function deleteComment(deps: AppDeps, actor: SessionUser, id: string, met
     }
   });
   deps.hub.notify('comments');
+  withdrawMentions(deps, { commentId: id });
 }
 
 /** A comment as replication sends it; a tombstone carries no content. */
@@ -121,6 +135,7 @@ export function toCommentDoc(row: CommentRow): CommentDoc {
     createdAt: row.createdAt,
     writtenAt: row.writtenAt,
     updatedAt: row.updatedAt,
+    mentions: row.deleted ? [] : parseList<string>(row.mentions),
     _deleted: row.deleted,
   };
 }

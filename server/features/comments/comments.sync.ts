@@ -14,14 +14,14 @@ export const commentsSync: SyncHandler<CommentDoc> = {
   sameForEveryone: true,
   findMaster: (deps, id) => findCommentDoc(deps, id),
   apply(deps, actor, doc, master, meta) {
-    const { postId, content, writtenAt } = doc as Partial<CommentDoc>;
+    const { postId, content, writtenAt, mentions } = doc as Partial<CommentDoc>;
     if (!master) {
       if (doc._deleted) return;
       writeComment(
         deps,
         actor,
         parseInput(PostIdSchema, postId),
-        parseInput(CreateCommentBodySchema, { id: doc.id, content, writtenAt }),
+        parseInput(CreateCommentBodySchema, { id: doc.id, content, writtenAt, mentions }),
       );
       return;
     }

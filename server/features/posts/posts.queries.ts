@@ -75,6 +75,7 @@ const insertPostQuery = preparedFor((db) =>
       editedBy: sql.placeholder('editedBy'),
       requiresConfirmation: sql.placeholder('requiresConfirmation'),
       confirmBy: sql.placeholder('confirmBy'),
+      mentions: sql.placeholder('mentions'),
       deleted: sql.placeholder('deleted'),
       serverSeq: sql.placeholder('serverSeq'),
     })
@@ -93,6 +94,7 @@ export function insertPost(db: Db, row: NewPostRow): void {
       editedBy: null,
       requiresConfirmation: false,
       confirmBy: null,
+      mentions: '[]',
       deleted: false,
       ...row,
       serverSeq: nextSeq(db),
@@ -114,6 +116,7 @@ export function updatePost(
     | 'editedBy'
     | 'requiresConfirmation'
     | 'confirmBy'
+    | 'mentions'
   >,
 ): void {
   db.transaction(() => {
@@ -142,6 +145,7 @@ export function markPostDeleted(db: Db, id: string, at: number): void {
         audienceHouses: '[]',
         images: '[]',
         attachments: '[]',
+        mentions: '[]',
       })
       .where(eq(posts.id, id))
       .run();
@@ -206,7 +210,8 @@ function prepareFeedQueries(db: Db) {
         `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
                 p.created_at, p.updated_at, p.deleted, p.server_seq,
                 u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses,
-                p.written_at, p.edited_by, e.first_name, e.last_name, p.requires_confirmation, p.confirm_by
+                p.written_at, p.edited_by, e.first_name, e.last_name, p.requires_confirmation, p.confirm_by,
+                p.mentions
          FROM posts p LEFT JOIN users u ON u.id = p.author_id LEFT JOIN users e ON e.id = p.edited_by
          WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
@@ -259,6 +264,7 @@ type FeedPageRow = [
   editorLastName: string | null,
   requiresConfirmation: number,
   confirmBy: string | null,
+  mentions: string,
 ];
 
 function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
@@ -279,6 +285,7 @@ function toPostWithAuthor(r: FeedPageRow): PostWithAuthor {
       editedBy: r[19],
       requiresConfirmation: r[22] === 1,
       confirmBy: r[23],
+      mentions: r[24],
       deleted: r[10] === 1,
       serverSeq: r[11],
     },

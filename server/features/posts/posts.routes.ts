@@ -22,8 +22,8 @@ const texts = (form: FormFields, key: string) =>
 const files = (form: FormFields, key: string) =>
   [...(form[key] ?? []), ...(form[`${key}[]`] ?? [])].filter((v): v is File => typeof v !== 'string');
 
-/** House lists (houseTags, audienceHouses) arrive repeated, or as one JSON list as older forms send them. */
-function houseListOf(form: FormFields, key: 'houseTags' | 'audienceHouses'): unknown {
+/** Lists (houseTags, audienceHouses, mentions) arrive repeated, or as one JSON list as older forms send them. */
+function houseListOf(form: FormFields, key: 'houseTags' | 'audienceHouses' | 'mentions'): unknown {
   const values = texts(form, key);
   if (values.length === 1 && values[0].trim().startsWith('[')) {
     try {
@@ -49,6 +49,7 @@ async function readPostForm(c: Context<AppEnv>) {
     attachments: texts(form, 'attachments').map((value) => ({ id: uploadIdFromUrl(value) ?? value })),
     writtenAt: texts(form, 'writtenAt')[0],
     publishAt: texts(form, 'publishAt')[0] || undefined,
+    mentions: houseListOf(form, 'mentions') as string[],
   };
   const body = parseInput(CreatePostBodySchema, input);
   return { body, files: { images: files(form, 'images'), attachments: files(form, 'attachments') } };

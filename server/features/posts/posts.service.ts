@@ -31,6 +31,7 @@ import { announcePost, syncAlertAudience } from '../alerts/alerts.service';
 import { recordAudit, textFingerprint } from '../audit/audit.service';
 import { viewerConfirmations } from '../confirmations/confirmations.service';
 import { accountCreatedAt } from '../users/users.service';
+import { keptMentions, notifyMentions, withdrawMentions } from '../mentions/mentions.service';
 import { checkFiles, discardUploads, forgetUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
 import {
   countComments,
@@ -133,6 +134,7 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     reactionCounts: counts.get(post.id)?.reactionCounts ?? {},
     userReaction: counts.get(post.id)?.userReaction ?? null,
     commentCount: comments.get(post.id) ?? 0,
+    mentions: parseList<string>(post.mentions),
   }));
 }
 
@@ -341,6 +343,7 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
     audienceHouses: JSON.stringify(body.audienceHouses),
     images: JSON.stringify(files.images),
     attachments: JSON.stringify(files.attachments),
+    mentions: JSON.stringify(keptMentions(deps, body.mentions)),
     requiresConfirmation: body.requiresConfirmation,
     confirmBy: body.confirmBy,
     createdAt: at,
@@ -356,6 +359,7 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
   deps.hub.notify('posts');
   // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
   announcePost(deps, id);
+  notifyPostMentions(deps, id, []);
   return id;
 }
 
@@ -403,6 +407,7 @@ export function toScheduledView({ post, author, editor }: ScheduledPostWithAutho
     reactionCounts: {},
     userReaction: null,
     commentCount: 0,
+    mentions: parseList<string>(post.mentions),
     publishAt: new Date(post.publishAt).toISOString(),
   };
 }
@@ -415,7 +420,31 @@ export function publishScheduledPost(deps: AppDeps, id: string): boolean {
   if (!publishScheduledPostRow(deps.db, id, deps.now())) return false;
   deps.hub.notify('posts');
   announcePost(deps, id);
+  notifyPostMentions(deps, id, []);
   return true;
+}
+
+/**
+ * Tells the people a published post newly mentions (those `before` did not), as its author names them; a scheduled
+ * post tells nobody until it is published (decision 144).
+ */
+function notifyPostMentions(deps: AppDeps, id: string, before: string[]): void {
+  const row = findPostWithAuthor(deps.db, id);
+  if (!row || row.post.deleted) return;
+  const { post, author } = row;
+  const source = {
+    postId: id,
+    commentId: null,
+    authorId: post.authorId,
+    authorFirstName: toAuthor(author).firstName,
+    audienceHouses: parseList<string>(post.audienceHouses),
+  };
+  notifyMentions(deps, source, parseList<string>(post.mentions), before);
+}
+
+/** What a comment's mentions need of its post: who may see it (decision 144). */
+export function postAudienceOf(deps: AppDeps, id: string): string[] {
+  return parseList<string>(requirePost(deps, id).audienceHouses);
 }
 
 /**
@@ -498,7 +527,9 @@ function editedFields(deps: AppDeps, actor: SessionUser, post: EditablePost, bod
   );
   checkHouses(deps, houseTags);
   checkHouses(deps, audienceHouses);
+  const mentions = body.mentions === undefined ? post.mentions : JSON.stringify(keptMentions(deps, body.mentions));
   const next = {
+    mentions,
     content: body.content,
     category,
     isUrgent,
@@ -522,6 +553,7 @@ type EditablePost = Pick<
   | 'confirmBy'
   | 'editedBy'
   | 'updatedAt'
+  | 'mentions'
 >;
 
 /**
@@ -560,6 +592,8 @@ export function editPost(
   });
   deps.hub.notify('posts');
   syncAlertAudience(deps, id);
+  // Only people newly mentioned are told; one already mentioned is not told again (decision 144).
+  notifyPostMentions(deps, id, parseList<string>(post.mentions));
   return loadPostView(deps, id, actor.id);
 }
 
@@ -649,8 +683,9 @@ export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: 
   deps.hub.notify('posts');
   deps.hub.notify('comments');
   deps.hub.notify('reactions');
-  // Withdraws the alert from those who have not acknowledged it.
+  // Withdraws the alert from those who have not acknowledged it, and the mentions from the bells.
   syncAlertAudience(deps, id);
+  withdrawMentions(deps, { postId: id });
 }
 
 /** Cancels a scheduled post with its files; only the author or an admin may, and an admin's cancel is audited. */
@@ -718,6 +753,7 @@ export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
     images: live ? parseList<string>(row.images) : [],
     attachments: live ? parseList<Attachment>(row.attachments) : [],
     reactions: live ? reactions : {},
+    mentions: live ? parseList<string>(row.mentions) : [],
     createdAt: row.createdAt,
     writtenAt: row.writtenAt,
     updatedAt: row.updatedAt,

@@ -19,7 +19,8 @@ import {
  * `_deleted` is deletePost, any other change is editPost: the author or an admin, the same validation as REST.
  * The author, times and counts are the server's; pictures and attachments are fixed once posted. A new post whose
  * `publishAt` is still ahead is scheduled: in no pull until published, its author's (or an admin's) later pushes of it
- * edit or cancel it (decision 141).
+ * edit or cancel it (decision 141). `mentions` go as with REST: a device's post from before them keeps the stored ones
+ * (decision 144).
  */
 export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
@@ -30,7 +31,7 @@ export const postsSync: SyncHandler<PostDoc> = {
   apply(deps, actor, doc, master, meta) {
     const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt, publishAt } =
       doc as Partial<PostDoc>;
-    const { requiresConfirmation: confirmation, confirmBy } = doc as Partial<PostDoc>;
+    const { requiresConfirmation: confirmation, confirmBy, mentions } = doc as Partial<PostDoc>;
     if (!master) {
       if (doc._deleted) return; // written and removed while offline: nothing to keep
       writePost(
@@ -49,6 +50,7 @@ export const postsSync: SyncHandler<PostDoc> = {
           requiresConfirmation: confirmation,
           confirmBy,
           publishAt,
+          mentions,
         }),
       );
       return;
@@ -74,6 +76,7 @@ export const postsSync: SyncHandler<PostDoc> = {
         audienceHouses: keepsAudience ? undefined : audienceHouses,
         requiresConfirmation: confirmation,
         confirmBy,
+        mentions,
       }),
       meta,
     );

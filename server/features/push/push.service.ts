@@ -343,6 +343,16 @@ export function announcementPush(authorFirstName: string, postId: string): PushP
   };
 }
 
+/** Someone mentioned the user in a post or comment (decision 144): who, and the post to open; never the text. */
+export function mentionPush(authorFirstName: string, postId: string, commentId: string | null): PushPayload {
+  return {
+    title: 'You were mentioned',
+    body: `${authorFirstName} mentioned you${commentId ? ' in a comment' : ''}. Open Staff Portal to read it.`,
+    tag: `mention-${commentId ?? postId}`,
+    data: { type: 'mention', postId },
+  };
+}
+
 const plural = (count: number, word: string) => `${count} more new ${word}${count === 1 ? '' : 's'}`;
 
 /** Stands for the announcements held back from one author (decision 125); opens the feed. */
@@ -365,6 +375,16 @@ export function chatSummaryPush(senderFirstName: string, conversationId: string,
   };
 }
 
+/** Stands for the mentions held back from one author (decision 125); opens the feed. */
+export function mentionsSummaryPush(authorFirstName: string, heldCount: number): PushPayload {
+  return {
+    title: 'You were mentioned',
+    body: `${authorFirstName} mentioned you ${heldCount} more time${heldCount === 1 ? '' : 's'}. Open Staff Portal to read them.`,
+    tag: 'mentions',
+    data: { type: 'mention' },
+  };
+}
+
 export function testPush(): PushPayload {
   return {
     title: 'Staff Portal',
@@ -374,9 +394,10 @@ export function testPush(): PushPayload {
   };
 }
 
-/** Delivery options: alerts and chat go at once and keep a day; announcements are normal priority. */
+/** Delivery options: alerts and chat go at once and keep a day; announcements and mentions are normal priority. */
 export const PUSH_OPTIONS = {
   urgent: { ttlSeconds: DAY_SECONDS, urgency: 'high' },
   chat: { ttlSeconds: DAY_SECONDS, urgency: 'high' },
   announcement: { ttlSeconds: 3 * DAY_SECONDS, urgency: 'normal' },
+  mention: { ttlSeconds: DAY_SECONDS, urgency: 'normal' },
 } as const satisfies Record<string, PushOptions>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AcknowledgementLocal, PostLocal } from '../../db/collections';
-import { alertsToShow, formatDuration, formatRelativeTime } from './alert-list';
+import { alertsToShow, formatDuration, formatRelativeTime, mentionNotices } from './alert-list';
 
 const post = (id: string, createdAt: number, isUrgent = true): PostLocal => ({
   id,
@@ -55,6 +55,12 @@ describe('alerts the modal shows', () => {
     ]);
   });
 
+  it('leaves out mention entries, which ask for no acknowledgement', () => {
+    const posts = new Map([[post('urgent', 10).id, post('urgent', 10)]]);
+    const mention: AcknowledgementLocal = { ...ack('urgent', null), id: 'mention:urgent:me', mention: true };
+    expect(alertsToShow([mention], posts)).toEqual([]);
+  });
+
   it('writes times relative to now', () => {
     const now = 1_000_000_000;
     expect(formatRelativeTime(now - 5_000, now)).toBe('just now');
@@ -67,5 +73,49 @@ describe('alerts the modal shows', () => {
     expect(formatDuration(45)).toBe('45 s');
     expect(formatDuration(185)).toBe('3 min 5 s');
     expect(formatDuration(2 * 3600 + 4 * 60)).toBe('2 h 4 min');
+  });
+});
+
+describe('mentions in the bell', () => {
+  const entry = (id: string, createdAt: number, by: string | null, overrides: Partial<AcknowledgementLocal> = {}) => ({
+    ...ack(id, null),
+    id: `mention:${id}:me`,
+    createdAt,
+    mention: true,
+    mentionedBy: by,
+    commentId: null,
+    ...overrides,
+  });
+  const nameOf = (id: string | null) => (id === 'ann' ? 'Ann Lee' : 'Deleted User');
+
+  it("says who mentioned the user, newest first, at most the bell's number, and only mention entries", () => {
+    const notices = mentionNotices(
+      [
+        entry('p1', 10, 'ann'),
+        entry('p2', 30, null, { commentId: 'c2', viewedAt: 31 }),
+        ack('alert', null),
+        entry('p3', 20, 'ann'),
+      ],
+      nameOf,
+      2,
+    );
+    expect(notices).toEqual([
+      {
+        id: 'mention:p2:me',
+        postId: 'p2',
+        commentId: 'c2',
+        text: 'Deleted User mentioned you',
+        createdAt: 30,
+        viewed: true,
+      },
+      {
+        id: 'mention:p3:me',
+        postId: 'p3',
+        commentId: null,
+        text: 'Ann Lee mentioned you',
+        createdAt: 20,
+        viewed: false,
+      },
+    ]);
   });
 });

@@ -20,11 +20,45 @@ export function alertsToShow(
   const rows: PendingAlert[] = [];
   for (const ack of acknowledgements) {
     const post = posts.get(ack.postId);
-    if (!post?.isUrgent) continue;
+    // A mention entry asks for no acknowledgement (decision 144).
+    if (!post?.isUrgent || ack.mention) continue;
     const savedOffline = ack.acknowledgedAt !== null && ack.localPending;
     if (ack.acknowledgedAt === null || savedOffline) rows.push({ post, acknowledgementId: ack.id, savedOffline });
   }
   return rows.sort((a, b) => b.post.createdAt - a.post.createdAt);
+}
+
+/** One mention in the bell (decision 144): "<name> mentioned you", linking to its post. */
+export interface MentionNotice {
+  id: string;
+  postId: string;
+  commentId: string | null;
+  text: string;
+  createdAt: number;
+  viewed: boolean;
+}
+
+/**
+ * The user's mention entries the bell shows, newest first, at most `max`: from their `acknowledgements` documents
+ * marked `mention`, with the name of who mentioned them from the directory.
+ */
+export function mentionNotices(
+  acknowledgements: readonly AcknowledgementLocal[],
+  nameOf: (userId: string | null) => string,
+  max: number,
+): MentionNotice[] {
+  return acknowledgements
+    .filter((ack) => ack.mention)
+    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? -1 : 1))
+    .slice(0, max)
+    .map((ack) => ({
+      id: ack.id,
+      postId: ack.postId,
+      commentId: ack.commentId ?? null,
+      text: `${nameOf(ack.mentionedBy ?? null)} mentioned you`,
+      createdAt: ack.createdAt,
+      viewed: ack.viewedAt !== null,
+    }));
 }
 
 /**

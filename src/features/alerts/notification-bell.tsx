@@ -1,5 +1,5 @@
 import { useSetAtom } from 'jotai';
-import { AlertTriangle, Bell } from 'lucide-react';
+import { AlertTriangle, AtSign, Bell } from 'lucide-react';
 import { useMemo } from 'react';
 import { combineLatest, map } from 'rxjs';
 import type { CurrentUser } from '../../../schema/auth';
@@ -12,23 +12,26 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '../../components/ui/dropdown-menu';
-import type { PostLocal } from '../../db/collections';
+import type { AcknowledgementLocal, PostLocal } from '../../db/collections';
 import { useLocalStore } from '../../db/local-store-state';
+import { markMentionsViewed } from '../../lib/acknowledge';
 import { api } from '../../lib/api';
 import { CountBadge } from '../../components/ui/count-badge';
 import { highlightRequestAtom } from '../../lib/highlight-state';
 import { useAuthors } from '../../lib/use-authors';
 import { useObservable } from '../../lib/use-observable';
-import { formatRelativeTime } from './alert-list';
+import { formatRelativeTime, mentionNotices } from './alert-list';
 import './alerts.css';
 import { useUnviewedCount } from './use-unviewed-count';
 
 const NO_POSTS: PostLocal[] = [];
+const NO_ACKS: AcknowledgementLocal[] = [];
 
 /**
  * The notification bell (docs/behaviour.md, "Notifications"): the badge is the server's unviewed count; it lists the
- * user's newest urgent alerts (at most 5); opening it marks those viewed and resets the badge from the answer;
- * choosing one scrolls to the post and highlights it.
+ * user's newest urgent alerts (at most 5) and the newest times someone mentioned them (at most 5, decision 144);
+ * opening it marks those viewed and resets the badge from the answer; choosing one scrolls to the post and
+ * highlights it.
  */
 export function NotificationBell({ user }: { user: CurrentUser }) {
   const store = useLocalStore();
@@ -36,6 +39,15 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
   const authors = useAuthors(store, user);
   const [count, setCount] = useUnviewedCount(db);
   const requestHighlight = useSetAtom(highlightRequestAtom);
+  const acks$ = useMemo(
+    () =>
+      db?.acknowledgements
+        .find({ selector: { userId: user.id } })
+        .$.pipe(map((docs) => docs.map((doc): AcknowledgementLocal => doc._data))) ?? null,
+    [db, user.id],
+  );
+  const acks = useObservable(acks$, NO_ACKS).value;
+  const mentions = useMemo(() => mentionNotices(acks, (id) => authors(id).name, LIMITS.bellMaxPosts), [acks, authors]);
   const posts$ = useMemo(
     () =>
       db
@@ -44,7 +56,7 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
             db.posts.find({ selector: { isUrgent: true } }).$,
           ]).pipe(
             map(([acks, posts]) => {
-              const mine = new Set(acks.map((ack) => ack.postId));
+              const mine = new Set(acks.filter((ack) => !ack.mention).map((ack) => ack.postId));
               return posts
                 .map((doc): PostLocal => doc._data)
                 .filter((post) => mine.has(post.id))
@@ -58,8 +70,13 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
   const posts = useObservable(posts$, NO_POSTS).value;
 
   const onOpenChange = (open: boolean) => {
-    if (!open || posts.length === 0) return;
+    if (!open || (posts.length === 0 && mentions.length === 0)) return;
     setCount(0);
+    if (db) {
+      const unseen = mentions.filter((mention) => !mention.viewed).map((mention) => mention.id);
+      void markMentionsViewed(db, unseen).catch((error: unknown) => console.error('Could not mark mentions', error));
+    }
+    if (posts.length === 0) return;
     api
       .post('/api/notifications/mark-viewed', { postIds: posts.map((post) => post.id) })
       .then(async (answer) => {
@@ -102,6 +119,28 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
             </DropdownMenuItem>
           ))
         )}
+        {mentions.length > 0 ? (
+          <>
+            <DropdownMenuSeparator />
+            <DropdownMenuLabel>Mentions</DropdownMenuLabel>
+            {mentions.map((mention) => (
+              <DropdownMenuItem
+                key={mention.id}
+                className="bell-item"
+                onSelect={() => requestHighlight({ postId: mention.postId, seq: Date.now() })}
+              >
+                <AtSign aria-hidden size={16} className="bell-item-icon" />
+                <span className="bell-item-text">
+                  <span className="bell-item-content">{mention.text}</span>
+                  <span className="muted">
+                    {mention.commentId ? 'In a comment · ' : ''}
+                    {formatRelativeTime(mention.createdAt)}
+                  </span>
+                </span>
+              </DropdownMenuItem>
+            ))}
+          </>
+        ) : null}
       </DropdownMenuContent>
     </DropdownMenu>
   );

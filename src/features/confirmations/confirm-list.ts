@@ -26,7 +26,8 @@ function byDue(a: string | null, b: string | null): number {
 
 /** Whether this acknowledgement document asks the user to confirm this post and they have not yet (decision 136). */
 export function asksConfirmation(ack: AcknowledgementLocal, post: PostLocal | undefined): post is PostLocal {
-  return post?.requiresConfirmation === true && ack.acknowledgedAt === null;
+  // A mention entry in the same collection asks for nothing (decision 144).
+  return post?.requiresConfirmation === true && ack.acknowledgedAt === null && !ack.mention;
 }
 
 /**

@@ -55,6 +55,12 @@ describe('"To confirm"', () => {
     ]);
   });
 
+  it('does not list a post the user is only mentioned in', () => {
+    const posts = new Map([[asked('asked', null).id, asked('asked', null)]]);
+    const mention = ack('asked', { id: 'mention:asked:me', mention: true, mentionedBy: 'ann', commentId: null });
+    expect(outstandingPosts([mention], posts, '2026-11-26')).toEqual([]);
+  });
+
   it('names the device’s own calendar day', () => {
     expect(localDay(new Date(2026, 0, 5, 23, 30).getTime())).toBe('2026-01-05');
   });

@@ -92,8 +92,17 @@ export async function deletePost(db: UserDatabase, postId: string): Promise<void
   await doc.incrementalModify((data) => ({ ...data, localPending: true, _deleted: true }));
 }
 
-/** Adds a comment with a client-made id, so a retry after a lost answer is stored once. */
-export async function addComment(db: UserDatabase, postId: string, authorId: string, content: string): Promise<void> {
+/**
+ * Adds a comment with a client-made id, so a retry after a lost answer is stored once, and those it mentions are told
+ * once (decision 144).
+ */
+export async function addComment(
+  db: UserDatabase,
+  postId: string,
+  authorId: string,
+  content: string,
+  mentions: readonly string[] = [],
+): Promise<void> {
   const now = Date.now();
   await db.comments.insert({
     id: crypto.randomUUID(),
@@ -103,6 +112,7 @@ export async function addComment(db: UserDatabase, postId: string, authorId: str
     createdAt: now,
     writtenAt: now,
     updatedAt: now,
+    mentions: [...mentions],
     localPending: true,
   });
 }

@@ -1,6 +1,6 @@
 import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'lucide-react';
 import { useSetAtom } from 'jotai';
-import { memo, useId, useState, type ComponentType } from 'react';
+import { memo, useId, useMemo, useState, type ComponentType } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { canEditPost, canRequireConfirmation, canSeeAlertReport } from '../../../schema/permissions';
 import { categoryLabel } from '../../../schema/post-rules';
@@ -21,6 +21,7 @@ import { PostImages } from './post-images';
 import { PostText } from '../../components/post-text';
 import { ReactionBar } from './reaction-bar';
 import type { AuthorLookup } from '../../lib/use-authors';
+import { mentionNamesOf } from '../../lib/mentions';
 
 export interface PostCardProps {
   db: UserDatabase | null;
@@ -122,6 +123,7 @@ const PostCardBody = memo(function PostCardBody({
   const editPost = useSetAtom(editingPostAtom);
   const [deleting, setDeleting] = useState(false);
   const author = authors(post.authorId);
+  const mentionNames = useMemo(() => mentionNamesOf(post.mentions, (id) => authors(id).name), [post.mentions, authors]);
   const mayEdit = canEditPost(user, post);
 
   return (
@@ -170,7 +172,7 @@ const PostCardBody = memo(function PostCardBody({
         ) : null}
       </header>
 
-      <PostText text={post.content} timing={POST_TEXT_TIMING} fold />
+      <PostText text={post.content} timing={POST_TEXT_TIMING} fold mentionNames={mentionNames} />
 
       {post.houseTags.length > 0 ? (
         <ul className="post-houses" aria-label="Houses">

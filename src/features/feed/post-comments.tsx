@@ -1,8 +1,10 @@
 import { CloudUpload, MessageCircle, Send, Trash } from 'lucide-react';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
 import { canDeleteComment } from '../../../schema/permissions';
+import { MENTIONS_MAX } from '../../../schema/mention-rules';
 import { COMMENT_CONTENT_MAX } from '../../../schema/post-rules';
+import { useMentionCandidates, useMentionField } from '../../components/mention-field';
 import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
@@ -10,6 +12,8 @@ import { Button } from '../../components/ui/button';
 import { Label } from '../../components/ui/label';
 import type { CommentLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
+import { useLocalStore } from '../../db/local-store-state';
+import { mentionNamesOf, mentionsInText } from '../../lib/mentions';
 import { toast } from '../../lib/toast';
 import { addComment, deleteComment } from './feed-actions';
 import { PostText } from '../../components/post-text';
@@ -76,6 +80,10 @@ function CommentItem({
   authors: AuthorLookup;
 }) {
   const author = authors(comment.authorId);
+  const mentionNames = useMemo(
+    () => mentionNamesOf(comment.mentions, (id) => authors(id).name),
+    [comment.mentions, authors],
+  );
   const remove = async () => {
     if (!db) return;
     try {
@@ -106,7 +114,7 @@ function CommentItem({
             </span>
           ) : null}
         </div>
-        <PostText text={comment.content} className="comment-text" />
+        <PostText text={comment.content} className="comment-text" mentionNames={mentionNames} />
       </div>
       {canDeleteComment(user, comment) ? (
         <Button
@@ -137,8 +145,20 @@ export function CommentsPanel({
   const inputId = useId();
   const { comments, ready } = usePostComments(db, postId, true);
   const [draft, setDraft] = useState('');
+  const [mentions, setMentions] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const field = useRef<HTMLInputElement>(null);
+  const store = useLocalStore();
+  const candidates = useMentionCandidates(store, user);
+  const mention = useMentionField({
+    listId: `${inputId}-mentions`,
+    field,
+    value: draft,
+    onValueChange: setDraft,
+    candidates,
+    mentions,
+    onMentionsChange: setMentions,
+  });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -146,8 +166,11 @@ export function CommentsPanel({
     if (!content || !db || busy) return;
     setBusy(true);
     try {
-      await addComment(db, postId, user.id, content);
+      // A name taken out of the text again mentions nobody (decision 144).
+      const kept = mentionsInText(mentions, content, (id) => authors(id).name, MENTIONS_MAX);
+      await addComment(db, postId, user.id, content, kept);
       setDraft('');
+      setMentions([]);
     } catch (error) {
       console.error('Could not add the comment', error);
       toast({ title: 'Error', description: 'Failed to add comment. Please try again.', variant: 'destructive' });
@@ -178,8 +201,9 @@ export function CommentsPanel({
           placeholder="Write a comment..."
           value={draft}
           maxLength={COMMENT_CONTENT_MAX}
-          onChange={(event) => setDraft(event.target.value)}
+          {...mention.fieldProps}
         />
+        {mention.suggestions}
         <EmojiButton field={field} onInsert={setDraft} disabled={busy} />
         <Button type="submit" size="icon" aria-label="Add comment" disabled={!draft.trim() || busy || !db}>
           <Send aria-hidden size={16} />

@@ -11,6 +11,10 @@ import {
 } from '../../../schema/post-rules';
 import { isAllowedUploadName, UPLOAD_MESSAGES } from '../../../schema/upload-rules';
 import { EmojiButton } from '../../components/emoji/emoji-button';
+import { useMentionCandidates, useMentionField } from '../../components/mention-field';
+import { MENTIONS_MAX } from '../../../schema/mention-rules';
+import { mentionsInText } from '../../lib/mentions';
+import { useAuthors } from '../../lib/use-authors';
 import { UserAvatar } from '../../components/ui/avatar';
 import { Button } from '../../components/ui/button';
 import { Input } from '../../components/ui/input';
@@ -72,6 +76,8 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   const draftKey = databaseNameFor(user.id);
   const [saved] = useState(() => readPostDraft(draftKey));
   const [content, setContent] = useState(saved?.content ?? '');
+  // Who the text mentions, kept with the draft (decision 144).
+  const [mentions, setMentions] = useState<string[]>(saved?.mentions ?? []);
   const contentField = useRef<HTMLTextAreaElement>(null);
   const [category, setCategory] = useState<PostCategory>(
     () => (saved && toPostCategory(saved.category)) ?? DEFAULT_POST_CATEGORY,
@@ -91,15 +97,29 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
   // The options stay folded until the composer is used, so phones see the feed sooner.
   const [active, setActive] = useState(false);
   const open = active || content !== '' || files.length > 0;
-  const connection = useConnection(useLocalStore());
+  const store = useLocalStore();
+  const connection = useConnection(store);
+  const authors = useAuthors(store, user);
+  const candidates = useMentionCandidates(store, user);
+  const mention = useMentionField({
+    listId: `${id}-mentions`,
+    field: contentField,
+    value: content,
+    onValueChange: setContent,
+    candidates,
+    mentions,
+    onMentionsChange: setMentions,
+    multiline: true,
+  });
 
   const blank = content.trim() === '';
 
   // Every change is kept at once (a reload may come at any moment); an empty composer keeps nothing.
   useEffect(() => {
-    const draft = { content, category, isUrgent, houseTags, audienceHouses: audienceHousesOf(addressed, audience) };
+    const audienceHouses = audienceHousesOf(addressed, audience);
+    const draft = { content, category, isUrgent, houseTags, audienceHouses, mentions };
     writePostDraft(draftKey, content.trim() === '' ? null : draft);
-  }, [draftKey, content, category, isUrgent, houseTags, audience, addressed]);
+  }, [draftKey, content, category, isUrgent, houseTags, audience, addressed, mentions]);
 
   const chooseCategory = (next: PostCategory) => {
     setCategory(next);
@@ -115,6 +135,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
 
   const reset = () => {
     setContent('');
+    setMentions([]);
     setCategory(DEFAULT_POST_CATEGORY);
     setUrgent(false);
     setHouseTags([]);
@@ -144,6 +165,8 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
           audienceHouses: audienceHousesOf(addressed, audience),
           ...storedConfirmation(confirmation),
           publishAt,
+          // A name taken out of the text again mentions nobody (decision 144).
+          mentions: mentionsInText(mentions, content, (userId) => authors(userId).name, MENTIONS_MAX),
         },
         files: files.map((f) => f.file),
         onUpload: (n, total) => setBusy(`Uploading ${n} of ${total}...`),
@@ -187,7 +210,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
             ref={contentField}
             id={`${id}-content`}
             value={content}
-            onChange={(event) => setContent(event.target.value)}
+            {...mention.fieldProps}
             onFocus={() => setActive(true)}
             placeholder={`What's happening, ${user.firstName || 'there'}? Share an update with your team...`}
             rows={open ? 3 : 2}
@@ -195,6 +218,7 @@ export const PostComposer = memo(function PostComposer({ db, user }: { db: UserD
             maxLength={POST_CONTENT_MAX}
             disabled={Boolean(busy)}
           />
+          {mention.suggestions}
         </div>
 
         <ComposerFileList

@@ -17,6 +17,8 @@ export interface PostDraft {
   confirmBy?: string | null;
   /** ISO 8601: when the post is to be published; missing or null: at once (decision 141). */
   publishAt?: string | null;
+  /** User ids and `house:<name>` the text mentions (decision 144); missing: none. */
+  mentions?: string[];
 }
 
 /** An upload as a post's attachment: the fields the server stores (schema/posts AttachmentSchema). */
@@ -59,6 +61,7 @@ export function buildPostDoc(
     writtenAt: now,
     updatedAt: now,
     editedBy: null,
+    mentions: draft.mentions ?? [],
     // Only on a scheduled post: the feed then shows it under "Scheduled" until it is published (decision 141).
     ...(draft.publishAt ? { publishAt: draft.publishAt } : {}),
     localPending: true,
