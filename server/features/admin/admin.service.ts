@@ -1,3 +1,4 @@
+import { startJob, type Job } from '../../lib/jobs';
 import { randomUUID } from 'node:crypto';
 import type {
   AdminUser,
@@ -250,19 +251,8 @@ export function expireAccounts(deps: AppDeps): number {
 }
 
 /** The access expiry of the server process: checks every `everyMs` (a minute); `check` runs one at once (tests). */
-export function startAccessExpiry(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
-  const check = () => {
-    try {
-      return expireAccounts(deps);
-    } catch (error) {
-      deps.log.error('Ending expired access failed', error);
-      return 0;
-    }
-  };
-  const timer = setInterval(check, everyMs);
-  timer.unref();
-  return { check, stop: () => clearInterval(timer) };
-}
+export const startAccessExpiry = (deps: AppDeps, everyMs: number): Job =>
+  startJob(deps, 'Ending expired access', everyMs, () => expireAccounts(deps));
 
 /** Changes a member's role. */
 export function setStaffRole(

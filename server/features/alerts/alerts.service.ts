@@ -1,3 +1,4 @@
+import { startJob, type Job } from '../../lib/jobs';
 import { iso, rememberingIso } from '../../lib/iso';
 import {
   ALERT_MESSAGES,
@@ -344,19 +345,8 @@ export function sendDueReminders(deps: AppDeps): number {
 }
 
 /** The reminder scheduler of the server process: checks every `everyMs`; `check` runs one at once (tests). */
-export function startAlertReminders(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
-  const check = () => {
-    try {
-      return sendDueReminders(deps);
-    } catch (error) {
-      deps.log.error('Alert reminders failed', error);
-      return 0;
-    }
-  };
-  const timer = setInterval(check, everyMs);
-  timer.unref();
-  return { check, stop: () => clearInterval(timer) };
-}
+export const startAlertReminders = (deps: AppDeps, everyMs: number): Job =>
+  startJob(deps, 'Alert reminders', everyMs, () => sendDueReminders(deps));
 
 /** One alert in a user's list as replication sends it. */
 export function toAcknowledgementDoc(row: AcknowledgementRow): AcknowledgementDoc {

@@ -1,3 +1,4 @@
+import { startJob, type Job } from '../../lib/jobs';
 import { iso } from '../../lib/iso';
 import {
   CONFIRM_CSV_COLUMNS,
@@ -199,16 +200,5 @@ export function sendDueConfirmReminders(deps: AppDeps): number {
 }
 
 /** The confirmation reminder scheduler of the server process: checks every `everyMs`; `check` runs one (tests). */
-export function startConfirmReminders(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
-  const check = () => {
-    try {
-      return sendDueConfirmReminders(deps);
-    } catch (error) {
-      deps.log.error('Confirmation reminders failed', error);
-      return 0;
-    }
-  };
-  const timer = setInterval(check, everyMs);
-  timer.unref();
-  return { check, stop: () => clearInterval(timer) };
-}
+export const startConfirmReminders = (deps: AppDeps, everyMs: number): Job =>
+  startJob(deps, 'Confirmation reminders', everyMs, () => sendDueConfirmReminders(deps));

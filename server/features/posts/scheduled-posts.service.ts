@@ -1,3 +1,4 @@
+import { startJob, type Job } from '../../lib/jobs';
 import { canSeeAllScheduledPosts } from '../../../schema/permissions';
 import type { ScheduledPostView } from '../../../schema/posts';
 import type { AppDeps, SessionUser } from '../../lib/context';
@@ -22,16 +23,5 @@ export function publishDuePosts(deps: AppDeps): number {
 }
 
 /** The scheduled-post publisher of the server process: checks every `everyMs`; `check` runs one at once (tests). */
-export function startPostPublisher(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
-  const check = () => {
-    try {
-      return publishDuePosts(deps);
-    } catch (error) {
-      deps.log.error('Publishing scheduled posts failed', error);
-      return 0;
-    }
-  };
-  const timer = setInterval(check, everyMs);
-  timer.unref();
-  return { check, stop: () => clearInterval(timer) };
-}
+export const startPostPublisher = (deps: AppDeps, everyMs: number): Job =>
+  startJob(deps, 'Publishing scheduled posts', everyMs, () => publishDuePosts(deps));
