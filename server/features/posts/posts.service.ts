@@ -115,7 +115,18 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     viewerId,
     rows.filter((r) => r.post.requiresConfirmation).map((r) => r.post.id),
   );
-  return rows.map(({ post, author, editor }) => ({
+  return rows.map((row) => ({
+    ...postFieldsOf(row),
+    confirmedAt: confirmed.get(row.post.id) ?? null,
+    reactionCounts: counts.get(row.post.id)?.reactionCounts ?? {},
+    userReaction: counts.get(row.post.id)?.userReaction ?? null,
+    commentCount: comments.get(row.post.id) ?? 0,
+  }));
+}
+
+/** What a PostView says of the post itself, the same for a published and a scheduled one; the viewer's part apart. */
+function postFieldsOf({ post, author, editor }: PostWithAuthor | ScheduledPostWithAuthor) {
+  return {
     id: post.id,
     content: post.content,
     category: post.category,
@@ -126,16 +137,12 @@ function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostV
     attachments: parseList<Attachment>(post.attachments),
     requiresConfirmation: post.requiresConfirmation,
     confirmBy: post.confirmBy,
-    confirmedAt: confirmed.get(post.id) ?? null,
     createdAt: new Date(post.createdAt).toISOString(),
     writtenAt: new Date(post.writtenAt).toISOString(),
     author: toAuthor(author),
     editedBy: toEditor(editor),
-    reactionCounts: counts.get(post.id)?.reactionCounts ?? {},
-    userReaction: counts.get(post.id)?.userReaction ?? null,
-    commentCount: comments.get(post.id) ?? 0,
     mentions: parseList<string>(post.mentions),
-  }));
+  };
 }
 
 /** One post as the viewer sees it. */
@@ -387,28 +394,14 @@ function loadAnyPostView(deps: AppDeps, id: string, viewerId: string): PostView 
 }
 
 /** A scheduled post as its author and admins see it: nobody has reacted, commented or confirmed yet. */
-export function toScheduledView({ post, author, editor }: ScheduledPostWithAuthor): ScheduledPostView {
+export function toScheduledView(row: ScheduledPostWithAuthor): ScheduledPostView {
   return {
-    id: post.id,
-    content: post.content,
-    category: post.category,
-    isUrgent: post.isUrgent,
-    houseTags: parseList<string>(post.houseTags),
-    audienceHouses: parseList<string>(post.audienceHouses),
-    images: parseList<string>(post.images),
-    attachments: parseList<Attachment>(post.attachments),
-    requiresConfirmation: post.requiresConfirmation,
-    confirmBy: post.confirmBy,
+    ...postFieldsOf(row),
     confirmedAt: null,
-    createdAt: new Date(post.createdAt).toISOString(),
-    writtenAt: new Date(post.writtenAt).toISOString(),
-    author: toAuthor(author),
-    editedBy: toEditor(editor),
     reactionCounts: {},
     userReaction: null,
     commentCount: 0,
-    mentions: parseList<string>(post.mentions),
-    publishAt: new Date(post.publishAt).toISOString(),
+    publishAt: new Date(row.post.publishAt).toISOString(),
   };
 }
 
