@@ -25,17 +25,17 @@ export function currentSeq(db: Db): number {
   return readSeq(db).get()?.seq ?? 0;
 }
 
-/** The tables of the collections a client pushes to, by collection. */
+/** The tables of the collections a client pushes to, by collection (openings of both kinds: decision 142). */
 const PUSHED_TABLES = {
-  posts: 'posts',
-  comments: 'comments',
-  reactions: 'reactions',
-  conversations: 'conversations',
-  messages: 'messages',
-  acknowledgements: 'acknowledgements',
-  residents: 'residents',
-  residentViews: 'resident_views',
-  handovers: 'handovers',
+  posts: ['posts'],
+  comments: ['comments'],
+  reactions: ['reactions'],
+  conversations: ['conversations'],
+  messages: ['messages'],
+  acknowledgements: ['acknowledgements'],
+  residents: ['residents'],
+  residentViews: ['resident_views', 'handover_views'],
+  handovers: ['handovers'],
 } as const;
 
 /**
@@ -43,5 +43,8 @@ const PUSHED_TABLES = {
  * nothing (a retry, the same value again): the pusher still needs the stored version (docs/sync.md, Push).
  */
 export function touchRow(db: Db, collection: keyof typeof PUSHED_TABLES, id: string): void {
-  db.$client.prepare(`UPDATE ${PUSHED_TABLES[collection]} SET server_seq = ? WHERE id = ?`).run(nextSeq(db), id);
+  const seq = nextSeq(db);
+  for (const table of PUSHED_TABLES[collection]) {
+    db.$client.prepare(`UPDATE ${table} SET server_seq = ? WHERE id = ?`).run(seq, id);
+  }
 }

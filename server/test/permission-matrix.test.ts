@@ -983,6 +983,26 @@ describe('a pushed document that belongs to someone else', () => {
     expect(await find('otherStaff', 'residentViews', view.id)).toBeUndefined();
   });
 
+  it('residentViews: an opening of another house’s handover notes is refused and audits nothing', async () => {
+    const id = await gilesHandover();
+    const opening = {
+      id: randomUUID(),
+      residentId: '',
+      house: 'Giles House',
+      handoverIds: [id],
+      viewedAt: Date.now(),
+      _deleted: false,
+    };
+    const refused = await pushAsOther('residentViews', { newDocumentState: opening });
+    expect(refused).toMatchObject({ id: opening.id, _deleted: true });
+    const audited = t.db.$client
+      .prepare(
+        "SELECT count(*) AS n FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?",
+      )
+      .get(id, users.otherStaff.id);
+    expect(audited).toEqual({ n: 0 });
+  });
+
   it('handovers: marking read or adding to another house’s note is refused and not applied', async () => {
     const id = await gilesHandover();
     const master = await find('staff', 'handovers', id);

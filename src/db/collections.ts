@@ -232,7 +232,12 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
       conflictHandler: conflictHandlerFor('residents'),
       migrationStrategies: { 1: keepPending },
     },
-    residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
+    residentViews: {
+      schema: residentViewsSchema,
+      conflictHandler: conflictHandlerFor('residentViews'),
+      // Version 1 adds openings of handover notes (decision 142): a profile opening not yet sent stays as it is.
+      migrationStrategies: { 1: keepPending },
+    },
     // The server takes only what is new (a note, addenda, the user's read): a conflict is a refusal (decision 138).
     handovers: { schema: handoversSchema, conflictHandler: conflictHandlerFor('handovers') },
   };
