@@ -229,6 +229,28 @@ export interface HandoverReads {
   others: HandoverReader[];
 }
 
+/** One house and day of the handover report: notes written, and the reads of the next shift against those expected. */
+export const HandoverReportRowSchema = z.object({
+  house: z.string(),
+  /** YYYY-MM-DD in the provider's time zone (TIME_ZONE). */
+  day: z.string(),
+  notes: z.number().int(),
+  reads: z.number().int(),
+  expected: z.number().int(),
+  /** The share read, rounded to a whole percent; null when no read was expected (nobody else in the house). */
+  percent: z.number().int().nullable(),
+});
+export type HandoverReportRow = z.infer<typeof HandoverReportRowSchema>;
+
+/** GET /api/handovers/report: the CSV's figures as JSON, for the report on the admin page (decision 142). */
+export const HandoverReportSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  house: z.string().nullable(),
+  rows: z.array(HandoverReportRowSchema),
+});
+export type HandoverReport = z.infer<typeof HandoverReportSchema>;
+
 /** GET /api/handovers/report.csv: one line per house and day. */
 export const HANDOVER_REPORT_COLUMNS = [
   'House',

@@ -719,6 +719,11 @@ const ROWS: Row[] = [
     call: () => ({ path: '/api/houses/Giles%20House/handovers', json: { shift: 'Night', content: 'Quiet night' } }),
   },
   {
+    route: 'GET /api/handovers/report',
+    expected: { ...houseOnly(403, 200), otherStaff: 403 },
+    call: () => ({ path: '/api/handovers/report?from=2026-01-01&to=2026-01-31' }),
+  },
+  {
     route: 'GET /api/handovers/report.csv',
     expected: { ...houseOnly(403, 200), otherStaff: 403 },
     call: () => ({ path: '/api/handovers/report.csv?from=2026-01-01&to=2026-01-31' }),

@@ -13,7 +13,9 @@ import {
   type HandoverPerson,
   type HandoverReader,
   type HandoverReads,
+  type HandoverReport,
   type HandoverReportQuery,
+  type HandoverReportRow,
   type HandoverView,
 } from '../../../schema/handovers';
 import type { Role } from '../../../schema/roles';
@@ -426,13 +428,12 @@ function notifyReaders(deps: AppDeps, house: string): void {
 
 // Report ---------------------------------------------------------------------------------------------------------
 
-const percent = (part: number, whole: number) => (whole === 0 ? '' : `${Math.round((part / whole) * 100)}%`);
-
 /**
- * GET /api/handovers/report.csv (admins): per house and day (TIME_ZONE), the notes written and how many of the reads
- * expected from the next shift (each note's on-shift members) were made. Hidden notes are left out.
+ * GET /api/handovers/report (admins): per house and day (TIME_ZONE), the notes written and how many of the reads
+ * expected from the next shift (each note's on-shift members) were made. Hidden notes are left out. The CSV and the
+ * JSON form are this one function's figures (decision 142).
  */
-export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): Iterator<string> {
+export function handoverReport(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): HandoverReport {
   if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.reportForbidden);
   if (query.house !== undefined) requireKnownHouse(deps, query.house);
   const zone = deps.config.timeZone;
@@ -445,11 +446,11 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
     startOfLocalDay(dayAfter, zone),
   );
   const parts = loadParts(deps, rows);
-  const lines = new Map<string, { house: string; day: string; notes: number; reads: number; expected: number }>();
+  const lines = new Map<string, HandoverReportRow>();
   for (const row of rows) {
     const day = localDayAndHour(row.createdAt, zone).day;
     const key = `${row.house}\n${day}`;
-    const line = lines.get(key) ?? { house: row.house, day, notes: 0, reads: 0, expected: 0 };
+    const line = lines.get(key) ?? { house: row.house, day, notes: 0, reads: 0, expected: 0, percent: null };
     const { readCount, onShiftCount } = readCounts(parts, row);
     lines.set(key, {
       ...line,
@@ -458,10 +459,20 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
       expected: line.expected + onShiftCount,
     });
   }
+  const withShare = [...lines.values()].map((l) => ({
+    ...l,
+    percent: l.expected === 0 ? null : Math.round((l.reads / l.expected) * 100),
+  }));
+  return { from: query.from, to: query.to, house: query.house ?? null, rows: withShare };
+}
+
+/** GET /api/handovers/report.csv (admins): the report's lines, cells through the formula guard. */
+export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): Iterator<string> {
+  const report = handoverReport(deps, actor, query);
   return (function* () {
     yield csvLine(HANDOVER_REPORT_COLUMNS);
-    for (const l of lines.values())
-      yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, percent(l.reads, l.expected)]);
+    for (const l of report.rows)
+      yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, l.percent === null ? '' : `${l.percent}%`]);
   })();
 }
 

@@ -306,6 +306,56 @@ describe('report', () => {
   });
 });
 
+describe('the report as JSON', () => {
+  it('answers the figures of the CSV per house and day, to admins only', async () => {
+    const t3 = await startTestServer({ TIME_ZONE: 'UTC' });
+    try {
+      const { client: w, user: wu } = await t3.signedIn();
+      const { client: r, user: ru } = await t3.signedIn();
+      const { client: sole, user: su } = await t3.signedIn();
+      const { client: a } = await t3.signedIn({ role: 'admin' });
+      t3.setHouses(wu.id, [HOUSE]);
+      t3.setHouses(ru.id, [HOUSE]);
+      t3.setHouses(su.id, ['Tudor Way']);
+      const first = await w.post(list(HOUSE), { shift: 'Day', content: 'One' });
+      await w.post(list(HOUSE), { shift: 'Night', content: 'Two' });
+      await r.post(`/api/handovers/${first.body.id as string}/read`);
+      const hidden = await w.post(list(HOUSE), { shift: 'Night', content: 'Wrong house' });
+      await a.post(`/api/handovers/${hidden.body.id as string}/hide`);
+      // Nobody else works in Tudor Way: no read is expected, so no share.
+      await sole.post(list('Tudor Way'), { shift: 'Day', content: 'Nobody else here' });
+      const day = new Date().toISOString().slice(0, 10);
+      const path = `/api/handovers/report?from=${day}&to=${day}`;
+
+      const res = await a.get(path);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        from: day,
+        to: day,
+        house: null,
+        rows: expect.arrayContaining([
+          { house: HOUSE, day, notes: 2, reads: 1, expected: 2, percent: 50 },
+          { house: 'Tudor Way', day, notes: 1, reads: 0, expected: 0, percent: null },
+        ]),
+      });
+      const csv = await a.get(`/api/handovers/report.csv?from=${day}&to=${day}`);
+      expect(csv.text).toContain(`"${HOUSE}","${day}","2","1","2","50%"`);
+      const one = await a.get(`${path}&house=${encodeURIComponent(HOUSE)}`);
+      expect(one.body).toMatchObject({ house: HOUSE, rows: [{ house: HOUSE, notes: 2 }] });
+
+      expect((await w.get(path)).status).toBe(403);
+      expect((await w.get(path)).body.message).toBe(HANDOVER_MESSAGES.reportForbidden);
+      expect((await a.get(`${path}&house=Nowhere`)).status).toBe(404);
+      const backwards = await a.get(`/api/handovers/report?from=${day}&to=2000-01-01`);
+      expect(backwards.status).toBe(400);
+      expect(backwards.body.details).toEqual([{ path: 'to', message: HANDOVER_MESSAGES.reportRange }]);
+      expect((await t3.client().get(path)).status).toBe(401);
+    } finally {
+      await t3.close();
+    }
+  });
+});
+
 describe('sync', () => {
   const doc = (over: Partial<HandoverDoc> = {}): HandoverDoc => ({
     id: randomUUID(),

@@ -24,6 +24,7 @@ import {
   writeHandoverNote,
 } from './handover-actions';
 import { HandoverNote } from './handover-note';
+import { defaultReportRange, handoverReportQuery, HandoverReportTable } from './handover-report';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
 const HOUSE = 'Giles House';
@@ -352,5 +353,36 @@ describe('what the Handover screen shows', () => {
     expect(admin).toContain('Hidden from staff');
     expect(admin).not.toContain('>Hide<');
     expect(render('admin', true)).toContain('>Hide<');
+  });
+});
+
+describe('the handover report on the admin page', () => {
+  it('asks for the last week by default, every house unless one is chosen, and links the CSV of the same query', () => {
+    expect(defaultReportRange(new Date(2026, 0, 3, 9, 30))).toEqual({ from: '2025-12-28', to: '2026-01-03' });
+    expect(handoverReportQuery('all', '2026-01-01', '2026-01-07')).toBe('from=2026-01-01&to=2026-01-07');
+    expect(handoverReportQuery(HOUSE, '2026-01-01', '2026-01-07')).toBe(
+      'from=2026-01-01&to=2026-01-07&house=Giles+House',
+    );
+  });
+
+  it('shows per house and day the notes written, the reads of the next shift and the share read', () => {
+    const html = renderToStaticMarkup(
+      createElement(HandoverReportTable, {
+        report: {
+          from: '2026-01-01',
+          to: '2026-01-07',
+          house: null,
+          rows: [
+            { house: HOUSE, day: '2026-01-02', notes: 3, reads: 4, expected: 6, percent: 67 },
+            { house: OTHER, day: '2026-01-02', notes: 1, reads: 0, expected: 0, percent: null },
+          ],
+        },
+      }),
+    );
+    expect(html).toContain('Read by the next shift');
+    expect(html).toContain('<td>Giles House</td><td>02/01/2026</td><td>3</td><td>4 of 6</td><td>67%</td>');
+    expect(html).toContain('No one else on shift');
+    const empty = createElement(HandoverReportTable, { report: { from: 'a', to: 'b', house: null, rows: [] } });
+    expect(renderToStaticMarkup(empty)).toContain('No handover notes in these days.');
   });
 });
