@@ -65,6 +65,8 @@ export const SYNC_WRITABLE_FIELDS = {
     'confirmBy',
     'images',
     'attachments',
+    // Changed only while the post is scheduled, by its author or an admin; refused once published (decision 142).
+    'publishAt',
   ],
   comments: ['postId', 'content'],
   reactions: ['postId', 'type'],

@@ -83,8 +83,9 @@ export const PostDocSchema = z.object({
   /** Set by the server: who last edited the post when that was not its author, else null (decision 126). */
   editedBy: z.string().nullable(),
   /**
-   * ISO 8601: when a scheduled post is to be published, given once with the create by its author's device (not a
-   * writable field after); null or missing: at once. No pull carries it: a scheduled post is in none (decision 141).
+   * ISO 8601: when a scheduled post is to be published, given with the create by its author's device; null or missing:
+   * at once. Writable while the post is scheduled (a new time, null: now), refused once published (decision 142). No
+   * pull carries it: a scheduled post is in none (decision 141).
    */
   publishAt: z.string().nullable().optional(),
   _deleted: z.boolean(),
