@@ -13,7 +13,7 @@ const serverCounts = (content: string) => ({
   scheduled: serverRows('SELECT count(*) AS n FROM scheduled_posts WHERE content = ?', [content])[0].n,
 });
 
-test('a scheduled post reaches a colleague only at its time; one written offline with a past time publishes once', async ({
+test('a scheduled post reaches a colleague only at its time; one written offline with a past time publishes once; edits and cancels made offline go once', async ({
   browser,
   wifi,
   wifiContext: adminContext,
@@ -75,8 +75,10 @@ test('a scheduled post reaches a colleague only at its time; one written offline
   const card = admin.locator('.scheduled-card').filter({ hasText: meeting });
   await wifi.off(adminContext);
   await card.getByRole('button', { name: 'Edit' }).click();
-  await card.getByLabel('Post content').fill(moved);
-  await card.getByRole('button', { name: 'Save' }).click();
+  // The one card being edited: its words are now the form's, which the filter above no longer finds.
+  const editing = admin.locator('.scheduled-edit');
+  await editing.getByLabel('Post content').fill(moved);
+  await editing.getByRole('button', { name: 'Save' }).click();
   const movedCard = admin.locator('.scheduled-card').filter({ hasText: moved });
   await expect(movedCard).toBeVisible();
   expect(serverCounts(moved)).toEqual({ published: 0, scheduled: 0 });
