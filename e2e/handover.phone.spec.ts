@@ -76,6 +76,23 @@ test('a night-shift member writes a handover note offline; the morning shift rea
       ),
     [{ user_id: userIdOf(reader.email) }],
   );
+  // Showing the note on the morning phone is audited, once for its few openings (decision 142).
+  const [{ id: noteId }] = serverRows('SELECT id FROM handovers WHERE content = ?', [words]);
+  const auditContext = await browser.newContext();
+  const audit = auditContext.request;
+  expect(
+    (await audit.post('/api/auth/login', { data: { email: ADMIN.email, password: ADMIN.password } })).status(),
+  ).toBe(200);
+  const openings = async () => {
+    const query = new URLSearchParams({ action: 'handover.viewed', actor: userIdOf(reader.email), limit: '200' });
+    const res = await audit.get(`/api/admin/audit?${query}`);
+    const { entries } = (await res.json()) as { entries: { target: { id: string } | null }[] }; // GET /api/admin/audit
+    return entries.filter((entry) => entry.target?.id === noteId).length;
+  };
+  await expect.poll(openings, { timeout: 20_000 }).toBe(1);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(await openings()).toBe(1);
+  await auditContext.close();
   await expect(card.getByRole('button', { name: /^Read by 1 of \d+ on shift$/ })).toBeVisible();
   await card.getByRole('button', { name: /^Read by 1 of/ }).click();
   await expect(card).toContainText(`${reader.name}: read`);

@@ -13,14 +13,14 @@ const serverCounts = (content: string) => ({
   scheduled: serverRows('SELECT count(*) AS n FROM scheduled_posts WHERE content = ?', [content])[0].n,
 });
 
-test('a scheduled post reaches a colleague only at its time; one written offline with a past time publishes once', async ({
+test('a scheduled post reaches a colleague only at its time; one written offline with a past time publishes once; edits and cancels made offline go once', async ({
   browser,
   wifi,
   wifiContext: adminContext,
   wifiPage: admin,
 }) => {
   // The post waits for its minute (the field has no seconds): up to 80 s, on top of the journey.
-  test.setTimeout(200_000);
+  test.setTimeout(260_000);
   const staff = await createStaffMember(browser, 'Scheduled');
   const readerContext = await browser.newContext();
   const reader = await readerContext.newPage();
@@ -64,5 +64,31 @@ test('a scheduled post reaches a colleague only at its time; one written offline
   await expect(reader.getByRole('article').filter({ hasText: late })).toBeVisible({ timeout: 30_000 });
   await expect(admin.getByRole('article').filter({ hasText: late })).toBeVisible();
   await expectServerHolds(() => serverCounts(late), { published: 1, scheduled: 0 });
+
+  // Edited and then cancelled offline: each change reaches the server once the Wi-Fi is back (decision 142).
+  const meeting = `Staff meeting at 2 ${word}`;
+  const moved = `Staff meeting at 3 ${word}`;
+  await composer.getByLabel('Post content').fill(meeting);
+  await composer.getByLabel('Schedule (optional)').fill(scheduleValue(new Date(Date.now() + 3 * 3_600_000)));
+  await composer.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await expectServerHolds(() => serverCounts(meeting), { published: 0, scheduled: 1 });
+  const card = admin.locator('.scheduled-card').filter({ hasText: meeting });
+  await wifi.off(adminContext);
+  await card.getByRole('button', { name: 'Edit' }).click();
+  // The one card being edited: its words are now the form's, which the filter above no longer finds.
+  const editing = admin.locator('.scheduled-edit');
+  await editing.getByLabel('Post content').fill(moved);
+  await editing.getByRole('button', { name: 'Save' }).click();
+  const movedCard = admin.locator('.scheduled-card').filter({ hasText: moved });
+  await expect(movedCard).toBeVisible();
+  expect(serverCounts(moved)).toEqual({ published: 0, scheduled: 0 });
+  await wifi.on(adminContext);
+  await expectServerHolds(() => serverCounts(moved), { published: 0, scheduled: 1 });
+  await wifi.off(adminContext);
+  admin.once('dialog', (dialog) => void dialog.accept());
+  await movedCard.getByRole('button', { name: 'Cancel' }).click();
+  await expect(movedCard).toHaveCount(0);
+  await wifi.on(adminContext);
+  await expectServerHolds(() => serverCounts(moved), { published: 0, scheduled: 0 });
   await readerContext.close();
 });

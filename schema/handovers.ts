@@ -13,6 +13,8 @@ export const HANDOVER_PAGE_DEFAULT = 20;
 export const HANDOVER_PAGE_MAX = 100;
 /** Most days one report covers. */
 export const HANDOVER_REPORT_DAYS_MAX = 366;
+/** Most notes one recorded opening of the Handover screen names; a device splits a longer list (decision 142). */
+export const HANDOVER_VIEW_IDS_MAX = 100;
 
 /** The shifts when SHIFTS is not set: name and start time in the provider's time zone (TIME_ZONE). */
 export const DEFAULT_SHIFTS = 'Day 07:00,Evening 15:00,Night 22:00';
@@ -37,6 +39,8 @@ export const HANDOVER_MESSAGES = {
   reportRange: `to must not be before from, and a report covers at most ${HANDOVER_REPORT_DAYS_MAX} days`,
   pushedCorrection: 'A handover note is corrected online, in its first hour',
   pushedDelete: 'A handover note cannot be deleted; an administrator can hide one written in the wrong house',
+  viewIds: `handoverIds must name 1 to ${HANDOVER_VIEW_IDS_MAX} notes`,
+  viewHouse: 'handoverIds must name notes of the house shown',
 } as const;
 
 /** One shift of the provider's day: its name and start (minutes after local midnight). */
@@ -224,6 +228,28 @@ export interface HandoverReads {
   /** Readers who are not on shift for this note (an administrator, someone who left the house since). */
   others: HandoverReader[];
 }
+
+/** One house and day of the handover report: notes written, and the reads of the next shift against those expected. */
+export const HandoverReportRowSchema = z.object({
+  house: z.string(),
+  /** YYYY-MM-DD in the provider's time zone (TIME_ZONE). */
+  day: z.string(),
+  notes: z.number().int(),
+  reads: z.number().int(),
+  expected: z.number().int(),
+  /** The share read, rounded to a whole percent; null when no read was expected (nobody else in the house). */
+  percent: z.number().int().nullable(),
+});
+export type HandoverReportRow = z.infer<typeof HandoverReportRowSchema>;
+
+/** GET /api/handovers/report: the CSV's figures as JSON, for the report on the admin page (decision 142). */
+export const HandoverReportSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  house: z.string().nullable(),
+  rows: z.array(HandoverReportRowSchema),
+});
+export type HandoverReport = z.infer<typeof HandoverReportSchema>;
 
 /** GET /api/handovers/report.csv: one line per house and day. */
 export const HANDOVER_REPORT_COLUMNS = [

@@ -66,6 +66,8 @@ export const SYNC_WRITABLE_FIELDS = {
     'images',
     'attachments',
     'mentions',
+    // Changed only while the post is scheduled, by its author or an admin; refused once published (decision 142).
+    'publishAt',
   ],
   comments: ['postId', 'content', 'mentions'],
   reactions: ['postId', 'type'],

@@ -1,5 +1,6 @@
 /** Replication wire types (docs/sync.md): what pull answers, what push sends, and the live stream's events. */
 import { z } from 'zod';
+import { HANDOVER_MESSAGES, HANDOVER_VIEW_IDS_MAX } from './handovers';
 import { AttachmentSchema, ReactionTypeSchema } from './posts';
 import { RoleSchema } from './roles';
 import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
@@ -82,8 +83,9 @@ export const PostDocSchema = z.object({
   /** Set by the server: who last edited the post when that was not its author, else null (decision 126). */
   editedBy: z.string().nullable(),
   /**
-   * ISO 8601: when a scheduled post is to be published, given once with the create by its author's device (not a
-   * writable field after); null or missing: at once. No pull carries it: a scheduled post is in none (decision 141).
+   * ISO 8601: when a scheduled post is to be published, given with the create by its author's device; null or missing:
+   * at once. Writable while the post is scheduled (a new time, null: now), refused once published (decision 142). No
+   * pull carries it: a scheduled post is in none (decision 141).
    */
   publishAt: z.string().nullable().optional(),
   /**
@@ -275,14 +277,37 @@ export const ViewedAtSchema = z
   .nonnegative('viewedAt must be a time in milliseconds')
   .max(Date.UTC(9999, 11, 31, 23, 59, 59, 999), 'viewedAt must be a time before the year 10000');
 
+/**
+ * The same collection carries openings of the Handover screen (decision 142): `handoverIds` (the notes shown) and
+ * `house` instead of a resident, whose id is then empty; the server writes `handover.viewed` for each note.
+ */
 export const ResidentViewDocSchema = z.object({
   id: z.string(),
+  /** The resident whose profile was opened; '' for an opening of handover notes. */
   residentId: z.string(),
-  /** When the profile was opened, by the device's clock (kept in the audit details). */
+  /** When the profile or the notes were shown, by the device's clock (kept in the audit details). */
   viewedAt: ViewedAtSchema,
+  /** An opening of handover notes: the house shown. */
+  house: z.string().optional(),
+  /** An opening of handover notes: the ids of the notes on screen. */
+  handoverIds: z.array(z.string()).optional(),
   _deleted: z.boolean(),
 });
 export type ResidentViewDoc = z.infer<typeof ResidentViewDocSchema>;
+
+/** A pushed opening of handover notes, as the server takes it (decision 142). */
+export const HandoverViewPushSchema = z.object({
+  id: z.uuid({ message: 'id must be a UUID' }),
+  house: z.string({ message: 'house is required' }).min(1, 'house is required').max(100),
+  handoverIds: z
+    .array(z.string({ message: HANDOVER_MESSAGES.viewIds }).min(1, HANDOVER_MESSAGES.viewIds).max(100), {
+      message: HANDOVER_MESSAGES.viewIds,
+    })
+    .min(1, HANDOVER_MESSAGES.viewIds)
+    .max(HANDOVER_VIEW_IDS_MAX, HANDOVER_MESSAGES.viewIds),
+  viewedAt: ViewedAtSchema,
+});
+export type HandoverViewPush = z.infer<typeof HandoverViewPushSchema>;
 
 /** An addendum inside its note's document: appended by any reader, never changed (decision 138). */
 export const HandoverAddendumDocSchema = z.object({

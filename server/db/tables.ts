@@ -683,6 +683,27 @@ export const handoverReads = sqliteTable(
 );
 
 /**
+ * Openings of a house's handover notes on a device, pushed in the synced collection residentViews (decision 142): the
+ * id makes a re-push harmless; the audit log holds `handover.viewed` per note. Pulled back by the viewer, as tombstones.
+ */
+export const handoverViews = sqliteTable(
+  'handover_views',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    house: text('house').notNull(),
+    /** JSON array of the ids of the notes shown. */
+    handoverIds: text('handover_ids').notNull(),
+    /** The device's time of the opening, bounded (decision 130). */
+    viewedAt: integer('viewed_at').notNull(),
+    /** The server's time of arrival. */
+    recordedAt: integer('recorded_at').notNull(),
+    serverSeq: integer('server_seq').notNull(),
+  },
+  (t) => [index('handover_views_user_seq_idx').on(t.userId, t.serverSeq, t.id)],
+);
+
+/**
  * When a user began or stopped seeing a house's notes (joined or left it, became or stopped being an admin): the
  * sequence makes their next pull bring that house's notes, or their tombstones (decision 138).
  */

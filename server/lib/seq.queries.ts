@@ -25,17 +25,17 @@ export function currentSeq(db: Db): number {
   return readSeq(db).get()?.seq ?? 0;
 }
 
-/** The tables of the collections a client pushes to, by collection. */
+/** The tables of the collections a client pushes to, by collection (openings of both kinds: decision 142). */
 const PUSHED_TABLES = {
-  posts: 'posts',
-  comments: 'comments',
-  reactions: 'reactions',
-  conversations: 'conversations',
-  messages: 'messages',
-  acknowledgements: 'acknowledgements',
-  residents: 'residents',
-  residentViews: 'resident_views',
-  handovers: 'handovers',
+  posts: ['posts'],
+  comments: ['comments'],
+  reactions: ['reactions'],
+  conversations: ['conversations'],
+  messages: ['messages'],
+  acknowledgements: ['acknowledgements'],
+  residents: ['residents'],
+  residentViews: ['resident_views', 'handover_views'],
+  handovers: ['handovers'],
 } as const;
 
 /**
@@ -44,7 +44,10 @@ const PUSHED_TABLES = {
  */
 export function touchRow(db: Db, collection: keyof typeof PUSHED_TABLES, id: string): void {
   // The user's mention entries travel in the acknowledgements collection from their own table (decision 144).
-  const table =
-    collection === 'acknowledgements' && id.startsWith('mention:') ? 'mention_entries' : PUSHED_TABLES[collection];
-  db.$client.prepare(`UPDATE ${table} SET server_seq = ? WHERE id = ?`).run(nextSeq(db), id);
+  const tables =
+    collection === 'acknowledgements' && id.startsWith('mention:') ? ['mention_entries'] : PUSHED_TABLES[collection];
+  const seq = nextSeq(db);
+  for (const table of tables) {
+    db.$client.prepare(`UPDATE ${table} SET server_seq = ? WHERE id = ?`).run(seq, id);
+  }
 }

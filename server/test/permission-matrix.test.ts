@@ -782,6 +782,11 @@ const ROWS: Row[] = [
     call: () => ({ path: '/api/houses/Giles%20House/handovers', json: { shift: 'Night', content: 'Quiet night' } }),
   },
   {
+    route: 'GET /api/handovers/report',
+    expected: { ...houseOnly(403, 200), otherStaff: 403 },
+    call: () => ({ path: '/api/handovers/report?from=2026-01-01&to=2026-01-31' }),
+  },
+  {
     route: 'GET /api/handovers/report.csv',
     expected: { ...houseOnly(403, 200), otherStaff: 403 },
     call: () => ({ path: '/api/handovers/report.csv?from=2026-01-01&to=2026-01-31' }),
@@ -1056,6 +1061,26 @@ describe('a pushed document that belongs to someone else', () => {
     const refused = await pushAsOther('residentViews', { newDocumentState: view });
     expect(refused).toMatchObject({ id: view.id, _deleted: true });
     expect(await find('otherStaff', 'residentViews', view.id)).toBeUndefined();
+  });
+
+  it('residentViews: an opening of another house’s handover notes is refused and audits nothing', async () => {
+    const id = await gilesHandover();
+    const opening = {
+      id: randomUUID(),
+      residentId: '',
+      house: 'Giles House',
+      handoverIds: [id],
+      viewedAt: Date.now(),
+      _deleted: false,
+    };
+    const refused = await pushAsOther('residentViews', { newDocumentState: opening });
+    expect(refused).toMatchObject({ id: opening.id, _deleted: true });
+    const audited = t.db.$client
+      .prepare(
+        "SELECT count(*) AS n FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?",
+      )
+      .get(id, users.otherStaff.id);
+    expect(audited).toEqual({ n: 0 });
   });
 
   it('handovers: marking read or adding to another house’s note is refused and not applied', async () => {

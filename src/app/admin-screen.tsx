@@ -17,6 +17,7 @@ import { PageSpinner } from '../components/ui/spinner';
 import { AddStaffForm } from '../features/admin/add-staff-form';
 import { AuditLog } from '../features/audit/audit-log';
 import { ConfirmationOverview } from '../features/confirmations/confirmation-overview';
+import { HandoverReportCard } from '../features/handovers/handover-report';
 import { SuggestionList } from '../features/suggestions/suggestion-list';
 import { useAdminUsers } from '../features/admin/use-admin-users';
 import { UserList } from '../features/admin/user-list';
@@ -89,6 +90,7 @@ function AdministratorPage({ user }: { user: CurrentUser }) {
           </CardContent>
         </Card>
         {canRequireConfirmation(user) ? <ConfirmationOverview /> : null}
+        {user.isAdmin ? <HandoverReportCard /> : null}
       </main>
       <CopyrightFooter />
     </div>
@@ -134,6 +136,7 @@ function AdminPanel({ user }: { user: CurrentUser }) {
           <UserList users={state.users} selfId={user.id} onChanged={replaced} onDeleted={removed} />
         ) : null}
         <ConfirmationOverview />
+        <HandoverReportCard />
         <SuggestionList />
         <AuditLog />
       </main>

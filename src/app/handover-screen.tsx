@@ -9,7 +9,7 @@ import { useLocalStore } from '../db/local-store-state';
 import { handoverHousesOf } from '../features/handovers/handover-actions';
 import { HandoverForm } from '../features/handovers/handover-form';
 import { HandoverNote } from '../features/handovers/handover-note';
-import { useDirectory, useHandoverNotes, useShifts } from '../features/handovers/use-handovers';
+import { useDirectory, useHandoverNotes, useHandoverOpening, useShifts } from '../features/handovers/use-handovers';
 import { residentsInHouse, useResidents } from '../features/residents/use-residents';
 import { useAuthors } from '../lib/use-authors';
 import { useHouses } from '../lib/use-houses';
@@ -31,6 +31,7 @@ export function HandoverScreen({ user }: { user: CurrentUser }) {
   const [picked, setPicked] = useState<string | null>(null);
   const house = picked && houses.includes(picked) ? picked : (houses[0] ?? null);
   const notes = useHandoverNotes(store, house);
+  useHandoverOpening(store, user.id, house, notes);
   const shifts = useShifts(house);
   const byId = useMemo(() => new Map(residents.map((resident) => [resident.id, resident])), [residents]);
   const houseResidents = useMemo(() => residentsInHouse(residents, house), [residents, house]);

@@ -166,15 +166,27 @@ export function conflictHandlerFor(
         return realMasterState;
       }
       const from = base ?? assumedMasterState;
-      if (!from) return resolveCreate(realMasterState, newDocumentState, fields);
+      if (!from)
+        return unscheduledIfPublished(realMasterState, resolveCreate(realMasterState, newDocumentState, fields));
       if (newDocumentState._deleted) return { ...realMasterState, _deleted: true, localPending: true };
       const merged: AnyDoc = { ...realMasterState, localPending: true };
       for (const f of fields) {
         if (!sameJson(newDocumentState[f], from[f])) merged[f] = newDocumentState[f];
       }
-      return merged;
+      return unscheduledIfPublished(realMasterState, merged);
     },
   };
+}
+
+/**
+ * A post the server has published takes no time from this device: a new time set here meanwhile would be refused and
+ * take the user's other changes with it, so it is dropped and the rest is sent (decision 142).
+ */
+function unscheduledIfPublished(real: AnyDoc, merged: AnyDoc): AnyDoc {
+  if (typeof real.publishAt === 'string' || merged.publishAt === undefined) return merged;
+  const { publishAt, ...rest } = merged;
+  void publishAt;
+  return { ...rest, _deleted: merged._deleted };
 }
 
 /** Collections whose documents a client deletes, where a delete wins over what the server has (docs/sync.md). */
@@ -260,7 +272,12 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
       conflictHandler: conflictHandlerFor('residents'),
       migrationStrategies: { 1: keepPending },
     },
-    residentViews: { schema: residentViewsSchema, conflictHandler: conflictHandlerFor('residentViews') },
+    residentViews: {
+      schema: residentViewsSchema,
+      conflictHandler: conflictHandlerFor('residentViews'),
+      // Version 1 adds openings of handover notes (decision 142): a profile opening not yet sent stays as it is.
+      migrationStrategies: { 1: keepPending },
+    },
     // The server takes only what is new (a note, addenda, the user's read): a conflict is a refusal (decision 138).
     handovers: { schema: handoversSchema, conflictHandler: conflictHandlerFor('handovers') },
   };

@@ -19,6 +19,7 @@ import {
   messagesSchema,
   postsSchema,
   reactionsSchema,
+  residentViewsSchema,
   usersSchema,
 } from './collections';
 import { brokenStarter, recordingStarter } from './in-process-worker';
@@ -414,5 +415,31 @@ describe('schema migration', () => {
     expect(posts.map((doc) => doc.id)).toEqual(['unsent']);
     // Not scheduled: it is published when it is sent (decision 141).
     expect('publishAt' in posts[0]).toBe(false);
+  });
+
+  it('keeps a profile opening not yet sent from before openings of handover notes; recorded ones are dropped', async () => {
+    const old = await olderDatabase('user-openings');
+    await old.addCollections({
+      // A schema of the collection's earlier version, whose type RxDB cannot know.
+      residentViews: { schema: olderSchema(residentViewsSchema, 0, 'house', 'handoverIds') as never },
+    });
+    await old.residentViews.bulkInsert([
+      { id: 'sent', residentId: 'r1', viewedAt: 1, localPending: false },
+      { id: 'unsent', residentId: 'r1', viewedAt: 2, localPending: true },
+    ]);
+    await old.close();
+
+    const db = await openUserDatabase('user-openings', env);
+    const views = (await db.residentViews.find().exec()).map((doc) => doc.toMutableJSON());
+    expect(views).toEqual([{ id: 'unsent', residentId: 'r1', viewedAt: 2, localPending: true }]);
+    await db.residentViews.insert({
+      id: 'handover-opening',
+      residentId: '',
+      house: 'Giles House',
+      handoverIds: ['note-1', 'note-2'],
+      viewedAt: 3,
+      localPending: true,
+    });
+    expect(await db.residentViews.count().exec()).toBe(2);
   });
 });

@@ -20,6 +20,7 @@ import {
   setPendingPhotosEnvironment,
   type PendingPhoto,
 } from '../features/residents/pending-photos';
+import { recordHandoverOpening } from '../features/handovers/handover-actions';
 import { recordResidentView, sendResidentPhoto } from '../features/residents/residents-api';
 import { NetworkError } from '../lib/api';
 import type { ResidentLocal } from './collections';
@@ -204,6 +205,33 @@ describe('kept work', () => {
     expect(readMergeNotices(databaseNameFor(carer.user.id))).toMatchObject([
       { collection: 'residents', id: residentId, mine: ['medication'], theirs: ['likeToBeCall'], both: [] },
     ]);
+  });
+
+  it('seals an opening of handover notes made offline, naming no note or house readably, and sends it at the next sign-in', async () => {
+    const carer = await t.signedIn();
+    t.setHouses(carer.user.id, ['Giles House']);
+    const { client: colleague, user: colleagueUser } = await t.signedIn();
+    t.setHouses(colleagueUser.id, ['Giles House']);
+    const created = await colleague.post(`/api/houses/${encodeURIComponent('Giles House')}/handovers`, {
+      shift: 'Night',
+      content: 'Fluids encouraged',
+    });
+    const noteId = (created.body as { id: string }).id; // a created note answers the note
+    const device = await makeDevice(carer, ['handovers', 'residentViews']);
+    // A store opened with some collections only: the opening needs only residentViews.
+    await recordHandoverOpening(device.db as UserDatabase, 'Giles House', [noteId]);
+
+    await sealUnsentRows(device.db, carer.user.id, publicKey);
+    await device.db.remove();
+    const sealed = (await listKeptEntries(carer.user.id)).map((e) => new TextDecoder().decode(e.data)).join();
+    expect(sealed).not.toContain(noteId);
+    expect(sealed).not.toContain('Giles House');
+
+    await sendKeptWork(carer.user.id, { baseUrl: t.url, fetch: fetchAs(carer.client) });
+    expect(await listKeptEntries(carer.user.id)).toEqual([]);
+    expect(
+      rows('audit_log', "action = 'handover.viewed' AND actor_id = ? AND target_id = ?", carer.user.id, noteId),
+    ).toHaveLength(1);
   });
 
   it('seals a resident photo chosen offline with its edit, restores it only for its author, and stores it once', async () => {

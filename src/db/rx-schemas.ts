@@ -174,14 +174,18 @@ export const RX_SCHEMAS: {
     local,
     maxLength: { id: ID, name: ID, createdBy: ID },
   }),
-  /** Openings of a full profile waiting to reach the audit log (push; they come back as tombstones). */
+  /**
+   * Openings of a full profile, and (version 1) of a house's handover notes, waiting to reach the audit log (push;
+   * they come back as tombstones; decision 142).
+   */
   residentViews: rxSchemaOf<ResidentViewLocal>(ResidentViewDocSchema, {
     title: 'resident views',
-    version: 0,
+    version: 1,
     primaryKey: 'id',
     indexes: ['localPending'],
     local,
-    maxLength: { id: ID, residentId: ID },
+    maxLength: { id: ID, residentId: ID, house: 100 },
+    optional: ['house', 'handoverIds'],
   }),
   /**
    * Shift handover notes of the user's houses (decision 140): health data, wiped at sign-out (unsent ones sealed

@@ -1,12 +1,21 @@
 import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { handoverAccess, handoverAddenda, handoverReads, handovers, userHouses, users } from '../../db/tables';
+import {
+  handoverAccess,
+  handoverAddenda,
+  handoverReads,
+  handovers,
+  handoverViews,
+  userHouses,
+  users,
+} from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type HandoverRow = typeof handovers.$inferSelect;
 export type NewHandoverRow = Omit<HandoverRow, 'serverSeq' | 'correctedAt' | 'hidden' | 'hiddenAt' | 'hiddenBy'>;
 export type AddendumRow = typeof handoverAddenda.$inferSelect;
 export type ReadRow = typeof handoverReads.$inferSelect;
+export type HandoverViewRow = typeof handoverViews.$inferSelect;
 
 /** A person as notes name them; the columns are null once the account is deleted. */
 export interface PersonRow {
@@ -236,4 +245,62 @@ export function listHandoversBetween(db: Db, houses: string[], from: number, to:
     )
     .orderBy(asc(handovers.house), asc(handovers.createdAt))
     .all();
+}
+
+// Openings on a device (decision 142) -----------------------------------------------------------------------------
+
+export function findHandoverView(db: Db, id: string): HandoverViewRow | undefined {
+  return db.select().from(handoverViews).where(eq(handoverViews.id, id)).get();
+}
+
+export function insertHandoverView(db: Db, row: Omit<HandoverViewRow, 'serverSeq'>): void {
+  db.insert(handoverViews)
+    .values({ ...row, serverSeq: nextSeq(db) })
+    .run();
+}
+
+/** A user's recorded openings after a checkpoint, recorded since `since` (older ones are no longer pulled). */
+export function listHandoverViewsSince(
+  db: Db,
+  userId: string,
+  seq: number,
+  id: string,
+  since: number,
+  limit: number,
+): HandoverViewRow[] {
+  return db
+    .select()
+    .from(handoverViews)
+    .where(
+      and(
+        eq(handoverViews.userId, userId),
+        sql`(${handoverViews.serverSeq}, ${handoverViews.id}) > (${seq}, ${id})`,
+        sql`${handoverViews.recordedAt} >= ${since}`,
+      ),
+    )
+    .orderBy(asc(handoverViews.serverSeq), asc(handoverViews.id))
+    .limit(limit)
+    .all();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Whether the audit log holds a `handover.viewed` of this note by this user whose time of viewing lies strictly between
+ * `from` and `to`: its `details.viewedAt`, else its `at` (REST openings before decision 142), as for a resident's
+ * openings (decision 130); never after `at`, so only the user's entries since `from` are read, through the index.
+ */
+export function hasHandoverViewBetween(db: Db, userId: string, handoverId: string, from: number, to: number): boolean {
+  const row = db.$client
+    .prepare(
+      `SELECT 1 FROM audit_log INDEXED BY audit_log_actor_idx
+       WHERE actor_id = @userId AND at > @from AND action = 'handover.viewed' AND target_id = @handoverId
+         AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
+           > @fromIso
+         AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
+           < @toIso
+       LIMIT 1`,
+    )
+    .get({ userId, handoverId, from, fromIso: iso(from), toIso: iso(to) });
+  return row !== undefined;
 }

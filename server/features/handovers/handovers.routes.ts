@@ -17,6 +17,7 @@ import {
   addAddendum,
   correctHandover,
   createHandover,
+  handoverReport,
   handoverReportCsv,
   hideHandover,
   listHandoverReads,
@@ -47,6 +48,9 @@ export const handoverRoutes = new Hono<AppEnv>()
       ),
   )
   // Before /handovers/:id: Hono matches in order.
+  .get('/handovers/report', requireUser, validate('query', HandoverReportQuerySchema), (c) =>
+    c.json(handoverReport(c.var.deps, c.var.user, c.req.valid('query'))),
+  )
   .get('/handovers/report.csv', requireUser, validate('query', HandoverReportQuerySchema), (c) => {
     const query = c.req.valid('query');
     const lines = handoverReportCsv(c.var.deps, c.var.user, query);

@@ -13,11 +13,14 @@ import {
   type HandoverPerson,
   type HandoverReader,
   type HandoverReads,
+  type HandoverReport,
   type HandoverReportQuery,
+  type HandoverReportRow,
   type HandoverView,
 } from '../../../schema/handovers';
 import type { Role } from '../../../schema/roles';
-import type { HandoverDoc } from '../../../schema/sync';
+import { KEPT_MAX_AGE_MS } from '../../../schema/kept-rules';
+import type { HandoverDoc, HandoverViewPush, ResidentViewDoc } from '../../../schema/sync';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { csvLine } from '../../lib/csv';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
@@ -32,12 +35,16 @@ import {
   bumpHandover,
   findAddendum,
   findHandover,
+  findHandoverView,
+  hasHandoverViewBetween,
   insertAddendum,
   insertHandover,
+  insertHandoverView,
   insertRead,
   listAddenda,
   listHandoversBetween,
   listHandoversForUser,
+  listHandoverViewsSince,
   listHouseHandovers,
   listHouseMembers,
   listPeople,
@@ -47,6 +54,7 @@ import {
   type AddendumRow,
   listHouseReaderIds,
   type HandoverRow,
+  type HandoverViewRow,
   type PersonRow,
   type ReadRow,
 } from './handovers.queries';
@@ -224,10 +232,13 @@ export function listHandovers(
   };
 }
 
-/** GET /api/handovers/{id}: one note; every opening is audited (`handover.viewed`), as a resident's profile is. */
+/**
+ * GET /api/handovers/{id}: one note; every opening is audited (`handover.viewed`, with the time it was seen, so the
+ * device's openings of the same note are compared with it: decision 142).
+ */
 export function viewHandover(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverView {
   const row = requireVisible(deps, actor, id);
-  audit(deps, actor, 'handover.viewed', id, meta, { house: row.house });
+  audit(deps, actor, 'handover.viewed', id, meta, { house: row.house, viewedAt: iso(deps.now()), via: 'api' });
   return toView(loadParts(deps, [row]), row, actor.id);
 }
 
@@ -369,7 +380,12 @@ export function markHandoverRead(
 /** GET /api/handovers/{id}/reads: who on shift has read the note, and when; audited as an opening. */
 export function listHandoverReads(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverReads {
   const row = requireVisible(deps, actor, id);
-  audit(deps, actor, 'handover.viewed', id, meta, { house: row.house, reads: true });
+  audit(deps, actor, 'handover.viewed', id, meta, {
+    house: row.house,
+    reads: true,
+    viewedAt: iso(deps.now()),
+    via: 'api',
+  });
   const parts = loadParts(deps, [row]);
   const reads = new Map((parts.reads.get(id) ?? []).map((r) => [r.userId, r.readAt]));
   const onShift = onShiftOf(parts, row);
@@ -412,13 +428,12 @@ function notifyReaders(deps: AppDeps, house: string): void {
 
 // Report ---------------------------------------------------------------------------------------------------------
 
-const percent = (part: number, whole: number) => (whole === 0 ? '' : `${Math.round((part / whole) * 100)}%`);
-
 /**
- * GET /api/handovers/report.csv (admins): per house and day (TIME_ZONE), the notes written and how many of the reads
- * expected from the next shift (each note's on-shift members) were made. Hidden notes are left out.
+ * GET /api/handovers/report (admins): per house and day (TIME_ZONE), the notes written and how many of the reads
+ * expected from the next shift (each note's on-shift members) were made. Hidden notes are left out. The CSV and the
+ * JSON form are this one function's figures (decision 142).
  */
-export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): Iterator<string> {
+export function handoverReport(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): HandoverReport {
   if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.reportForbidden);
   if (query.house !== undefined) requireKnownHouse(deps, query.house);
   const zone = deps.config.timeZone;
@@ -431,11 +446,11 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
     startOfLocalDay(dayAfter, zone),
   );
   const parts = loadParts(deps, rows);
-  const lines = new Map<string, { house: string; day: string; notes: number; reads: number; expected: number }>();
+  const lines = new Map<string, HandoverReportRow>();
   for (const row of rows) {
     const day = localDayAndHour(row.createdAt, zone).day;
     const key = `${row.house}\n${day}`;
-    const line = lines.get(key) ?? { house: row.house, day, notes: 0, reads: 0, expected: 0 };
+    const line = lines.get(key) ?? { house: row.house, day, notes: 0, reads: 0, expected: 0, percent: null };
     const { readCount, onShiftCount } = readCounts(parts, row);
     lines.set(key, {
       ...line,
@@ -444,10 +459,20 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
       expected: line.expected + onShiftCount,
     });
   }
+  const withShare = [...lines.values()].map((l) => ({
+    ...l,
+    percent: l.expected === 0 ? null : Math.round((l.reads / l.expected) * 100),
+  }));
+  return { from: query.from, to: query.to, house: query.house ?? null, rows: withShare };
+}
+
+/** GET /api/handovers/report.csv (admins): the report's lines, cells through the formula guard. */
+export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): Iterator<string> {
+  const report = handoverReport(deps, actor, query);
   return (function* () {
     yield csvLine(HANDOVER_REPORT_COLUMNS);
-    for (const l of lines.values())
-      yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, percent(l.reads, l.expected)]);
+    for (const l of report.rows)
+      yield csvLine([l.house, l.day, l.notes, l.reads, l.expected, l.percent === null ? '' : `${l.percent}%`]);
   })();
 }
 
@@ -528,4 +553,69 @@ export function findHandoverDoc(deps: AppDeps, id: string, actor: SessionUser): 
   const row = findHandover(deps.db, id);
   if (!row || !canSee(deps, actor, row)) return null;
   return toDoc(loadParts(deps, [row]), row, actor, true);
+}
+
+// Openings on a device (decision 142) -----------------------------------------------------------------------------
+
+/** A note's openings on devices are audited once per person in this span, as a resident's (decision 130). */
+const VIEW_AUDIT_GAP_MS = 5 * 60 * 1000;
+/** Recorded openings are pulled back (as tombstones) for a day: long enough for the device that sent them. */
+const VIEW_PULL_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * An opening of the Handover screen pushed by the device that showed it (offline ones later): every note named must be
+ * one the user sees now, of the house named (404 or 400 refuses the row alone). Stored once by its id; each note gets
+ * `handover.viewed` unless the log holds one of it by the same person seen within five minutes of it, the device's
+ * time bounded to the kept-work window as for a resident's opening (decision 130).
+ */
+export function recordHandoverView(deps: AppDeps, actor: SessionUser, view: HandoverViewPush, meta: RequestMeta): void {
+  const ids = [...new Set(view.handoverIds)];
+  const rows = ids.map((id) => requireVisible(deps, actor, id));
+  if (rows.some((row) => row.house !== view.house)) badRequest(HANDOVER_MESSAGES.viewHouse);
+  if (findHandoverView(deps.db, view.id)) conflict('This view has already been recorded');
+  const at = deps.now();
+  const viewedAt = boundWrittenAt(view.viewedAt, at - KEPT_MAX_AGE_MS, at);
+  deps.db.transaction(() => {
+    insertHandoverView(deps.db, {
+      id: view.id,
+      userId: actor.id,
+      house: view.house,
+      handoverIds: JSON.stringify(ids),
+      viewedAt,
+      recordedAt: at,
+    });
+    for (const id of ids) {
+      if (hasHandoverViewBetween(deps.db, actor.id, id, viewedAt - VIEW_AUDIT_GAP_MS, viewedAt + VIEW_AUDIT_GAP_MS))
+        continue;
+      audit(deps, actor, 'handover.viewed', id, meta, { house: view.house, viewedAt: iso(viewedAt), via: 'app' });
+    }
+  });
+  deps.hub.notify('residentViews', [actor.id]);
+}
+
+/** A recorded opening goes back to its device only as a tombstone: recorded, so it can be forgotten there. */
+function toHandoverViewDoc(row: HandoverViewRow): ResidentViewDoc {
+  return {
+    id: row.id,
+    residentId: '',
+    viewedAt: row.viewedAt,
+    house: row.house,
+    handoverIds: parseList<string>(row.handoverIds),
+    _deleted: true,
+  };
+}
+
+/** The user's recorded openings of handover notes after a checkpoint, for the residentViews pull. */
+export function listHandoverViewDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  const since = deps.now() - VIEW_PULL_WINDOW_MS;
+  return listHandoverViewsSince(deps.db, actor.id, seq, id, since, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: toHandoverViewDoc(row),
+  }));
+}
+
+/** The recorded opening with this id, if it is the actor's own. */
+export function findHandoverViewDoc(deps: AppDeps, id: string, actor: SessionUser): ResidentViewDoc | null {
+  const row = findHandoverView(deps.db, id);
+  return row && row.userId === actor.id ? toHandoverViewDoc(row) : null;
 }

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDOVER_MESSAGES, type HandoverPage, type HandoverReads, type HandoverView } from '../../../schema/handovers';
-import type { HandoverDoc, PullResponse } from '../../../schema/sync';
+import {
+  HANDOVER_MESSAGES,
+  HANDOVER_VIEW_IDS_MAX,
+  type HandoverPage,
+  type HandoverReads,
+  type HandoverView,
+} from '../../../schema/handovers';
+import type { HandoverDoc, PullResponse, ResidentViewDoc } from '../../../schema/sync';
 import { loadConfig } from '../../config';
 import { startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
 
@@ -300,6 +306,56 @@ describe('report', () => {
   });
 });
 
+describe('the report as JSON', () => {
+  it('answers the figures of the CSV per house and day, to admins only', async () => {
+    const t3 = await startTestServer({ TIME_ZONE: 'UTC' });
+    try {
+      const { client: w, user: wu } = await t3.signedIn();
+      const { client: r, user: ru } = await t3.signedIn();
+      const { client: sole, user: su } = await t3.signedIn();
+      const { client: a } = await t3.signedIn({ role: 'admin' });
+      t3.setHouses(wu.id, [HOUSE]);
+      t3.setHouses(ru.id, [HOUSE]);
+      t3.setHouses(su.id, ['Tudor Way']);
+      const first = await w.post(list(HOUSE), { shift: 'Day', content: 'One' });
+      await w.post(list(HOUSE), { shift: 'Night', content: 'Two' });
+      await r.post(`/api/handovers/${first.body.id as string}/read`);
+      const hidden = await w.post(list(HOUSE), { shift: 'Night', content: 'Wrong house' });
+      await a.post(`/api/handovers/${hidden.body.id as string}/hide`);
+      // Nobody else works in Tudor Way: no read is expected, so no share.
+      await sole.post(list('Tudor Way'), { shift: 'Day', content: 'Nobody else here' });
+      const day = new Date().toISOString().slice(0, 10);
+      const path = `/api/handovers/report?from=${day}&to=${day}`;
+
+      const res = await a.get(path);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        from: day,
+        to: day,
+        house: null,
+        rows: expect.arrayContaining([
+          { house: HOUSE, day, notes: 2, reads: 1, expected: 2, percent: 50 },
+          { house: 'Tudor Way', day, notes: 1, reads: 0, expected: 0, percent: null },
+        ]),
+      });
+      const csv = await a.get(`/api/handovers/report.csv?from=${day}&to=${day}`);
+      expect(csv.text).toContain(`"${HOUSE}","${day}","2","1","2","50%"`);
+      const one = await a.get(`${path}&house=${encodeURIComponent(HOUSE)}`);
+      expect(one.body).toMatchObject({ house: HOUSE, rows: [{ house: HOUSE, notes: 2 }] });
+
+      expect((await w.get(path)).status).toBe(403);
+      expect((await w.get(path)).body.message).toBe(HANDOVER_MESSAGES.reportForbidden);
+      expect((await a.get(`${path}&house=Nowhere`)).status).toBe(404);
+      const backwards = await a.get(`/api/handovers/report?from=${day}&to=2000-01-01`);
+      expect(backwards.status).toBe(400);
+      expect(backwards.body.details).toEqual([{ path: 'to', message: HANDOVER_MESSAGES.reportRange }]);
+      expect((await t3.client().get(path)).status).toBe(401);
+    } finally {
+      await t3.close();
+    }
+  });
+});
+
 describe('sync', () => {
   const doc = (over: Partial<HandoverDoc> = {}): HandoverDoc => ({
     id: randomUUID(),
@@ -397,6 +453,95 @@ describe('sync', () => {
     const left = await pull(mover, joined.checkpoint.seq, joined.checkpoint.id);
     expect(left.documents.find((d) => d.id === note.id)).toMatchObject({ _deleted: true, content: '' });
     expect((await mover.get(`/api/handovers/${note.id}`)).status).toBe(404);
+  });
+});
+
+describe('openings on a device', () => {
+  const FIVE_MINUTES = 5 * 60 * 1000;
+  const opening = (handoverIds: string[], viewedAt: number, house = HOUSE) => ({
+    id: randomUUID(),
+    residentId: '',
+    house,
+    handoverIds,
+    viewedAt,
+    _deleted: false,
+  });
+  const pushViews = (client: TestClient, docs: ReturnType<typeof opening>[]) =>
+    client.post(
+      '/api/sync/residentViews/push',
+      docs.map((newDocumentState) => ({ newDocumentState })),
+    );
+  const viewsOf = (noteId: string, actorId: string) =>
+    auditFor(noteId).filter((a) => a.action === 'handover.viewed' && a.actor_id === actorId);
+  const serverNow = () => t.server.deps.now();
+
+  it('audits each note shown once per person in five minutes, by the time it was seen, and hands the opening back as a tombstone', async () => {
+    const [a, b] = [await write('First'), await write('Second')];
+    const seen = serverNow() - 20 * 60 * 1000;
+    const first = opening([a.id, b.id], seen);
+    expect((await pushViews(reader, [first])).body).toEqual({ conflicts: [] });
+    for (const note of [a, b]) {
+      expect(viewsOf(note.id, readerId).map((v) => JSON.parse(v.details ?? '{}'))).toEqual([
+        { house: HOUSE, viewedAt: new Date(seen).toISOString(), via: 'app' },
+      ]);
+    }
+    // Two minutes later (kept offline, sent later): the same span; six minutes later: a new entry.
+    const soon = opening([b.id, a.id], seen + 2 * 60 * 1000);
+    const later = opening([a.id], seen + FIVE_MINUTES + 60 * 1000);
+    expect((await pushViews(reader, [soon, later])).body).toEqual({ conflicts: [] });
+    expect(viewsOf(a.id, readerId)).toHaveLength(2);
+    expect(viewsOf(b.id, readerId)).toHaveLength(1);
+    // A retry of a recorded opening is answered as recorded and audits nothing more.
+    expect((await pushViews(reader, [first])).body).toEqual({ conflicts: [{ ...first, _deleted: true }] });
+    expect(viewsOf(a.id, readerId)).toHaveLength(2);
+
+    const mine = (await reader.get('/api/sync/residentViews/pull?seq=0&id='))
+      .body as unknown as PullResponse<ResidentViewDoc>;
+    expect(mine.documents).toContainEqual({ ...first, _deleted: true });
+    const theirs = (await writer.get('/api/sync/residentViews/pull?seq=0&id='))
+      .body as unknown as PullResponse<ResidentViewDoc>;
+    expect(theirs.documents.some((d) => d.id === first.id)).toBe(false);
+  });
+
+  it('counts an opening through REST in the same five minutes', async () => {
+    const note = await write('Opened online first');
+    expect((await reader.get(`/api/handovers/${note.id}`)).status).toBe(200);
+    expect((await pushViews(reader, [opening([note.id], serverNow() - 60 * 1000)])).body).toEqual({ conflicts: [] });
+    expect(viewsOf(note.id, readerId).map((v) => JSON.parse(v.details ?? '{}').via)).toEqual(['api']);
+  });
+
+  it('refuses an opening naming a note the user may not see, alone in its batch', async () => {
+    const note = await write('Only for Apps House');
+    const now = serverNow();
+    const foreign = opening([note.id], now, HOUSE);
+    expect((await pushViews(outsider, [foreign])).body).toEqual({ conflicts: [{ ...foreign, _deleted: true }] });
+    const unknown = opening([note.id, randomUUID()], now);
+    const otherHouse = opening([note.id], now, OTHER);
+    const good = opening([note.id], now);
+    const res = await pushViews(reader, [unknown, otherHouse, good]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      conflicts: [
+        { ...unknown, _deleted: true },
+        { ...otherHouse, _deleted: true },
+      ],
+    });
+    expect(viewsOf(note.id, readerId)).toHaveLength(1);
+    expect(auditFor(note.id).filter((a) => a.action === 'handover.viewed' && a.actor_id !== readerId)).toEqual([]);
+    const stored = t.db.$client.prepare('SELECT id FROM handover_views WHERE id IN (?, ?, ?, ?)');
+    expect(stored.all(foreign.id, unknown.id, otherHouse.id, good.id)).toEqual([{ id: good.id }]);
+  });
+
+  it('refuses an opening with no notes or more than a device sends at once', async () => {
+    const note = await write();
+    const empty = opening([], serverNow());
+    const tooMany = opening(
+      Array.from({ length: HANDOVER_VIEW_IDS_MAX + 1 }, () => note.id),
+      serverNow(),
+    );
+    const res = await pushViews(reader, [empty, tooMany]);
+    expect(res.body.conflicts).toHaveLength(2);
+    expect(viewsOf(note.id, readerId)).toEqual([]);
   });
 });
 

@@ -19,8 +19,8 @@ import {
  * `_deleted` is deletePost, any other change is editPost: the author or an admin, the same validation as REST.
  * The author, times and counts are the server's; pictures and attachments are fixed once posted. A new post whose
  * `publishAt` is still ahead is scheduled: in no pull until published, its author's (or an admin's) later pushes of it
- * edit or cancel it (decision 141). `mentions` go as with REST: a device's post from before them keeps the stored ones
- * (decision 144).
+ * edit, move or cancel it (decisions 141 and 142). `mentions` go as with REST: a device's post from before them keeps
+ * the stored ones (decision 144).
  */
 export const postsSync: SyncHandler<PostDoc> = {
   pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
@@ -64,6 +64,8 @@ export const postsSync: SyncHandler<PostDoc> = {
     // dropped the audience of a post that is not urgent, so the stored one stays unless it makes the post urgent
     // (decisions 136 and 137).
     const keepsAudience = confirmation === undefined && isUrgent !== true && requiresConfirmation(deps, doc.id);
+    // A new time (null: now) moves a scheduled post; on a published one editPost refuses it (decision 142).
+    const movedTo = publishAt === undefined || sameJson(publishAt, master.publishAt ?? null) ? undefined : publishAt;
     editPost(
       deps,
       actor,
@@ -77,6 +79,7 @@ export const postsSync: SyncHandler<PostDoc> = {
         requiresConfirmation: confirmation,
         confirmBy,
         mentions,
+        publishAt: movedTo,
       }),
       meta,
     );

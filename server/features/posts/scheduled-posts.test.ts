@@ -42,6 +42,10 @@ const pulledIds = async (client: TestClient) =>
   ((await client.get('/api/sync/posts/pull?limit=500')).body as unknown as PullResponse<PostDoc>).documents.map(
     (d) => d.id,
   );
+const pulledDoc = async (client: TestClient, id: string) =>
+  ((await client.get('/api/sync/posts/pull?limit=500')).body as unknown as PullResponse<PostDoc>).documents.find(
+    (d) => d.id === id,
+  );
 const scheduledOf = async (client: TestClient) =>
   (await client.get('/api/posts/scheduled')).body as unknown as ScheduledPostView[];
 
@@ -236,5 +240,55 @@ describe('scheduled posts through sync', () => {
     t.advance(60 * MINUTE);
     t.server.publisher.check();
     expect(isPublished(t, doc.id)).toBe(false);
+  });
+
+  it('moves a scheduled post pushed with a new time, publishes one pushed with a past time, and refuses a time on a published post', async () => {
+    const author = await t.signedIn();
+    const admin = await t.signedIn({ role: 'admin' });
+    const push = (newDocumentState: PostDoc, assumedMasterState: PostDoc | null) =>
+      author.client.post('/api/sync/posts/push', [{ newDocumentState, assumedMasterState }]);
+    const doc = { ...newPostDoc({ content: 'Supervision', publishAt: serverTimeIn(30 * MINUTE) }) };
+    expect((await push(doc, null)).body.conflicts).toEqual([]);
+    const master = { ...doc, authorId: author.user.id };
+
+    const later = serverTimeIn(90 * MINUTE);
+    const moved = { ...master, publishAt: later };
+    expect((await push(moved, master)).body.conflicts).toEqual([]);
+    expect((await scheduledOf(author.client)).find((p) => p.id === doc.id)).toMatchObject({ publishAt: later });
+
+    // An admin moves it meanwhile: the author's push from the earlier state is a conflict answering the new time.
+    const adminTime = serverTimeIn(120 * MINUTE);
+    expect(
+      (await admin.client.patch(`/api/posts/${doc.id}`, { content: 'Supervision', publishAt: adminTime })).status,
+    ).toBe(200);
+    const stale = await push({ ...moved, content: 'Supervision at 3' }, moved);
+    expect(stale.body.conflicts).toMatchObject([{ id: doc.id, publishAt: adminTime, content: 'Supervision' }]);
+
+    const [current] = stale.body.conflicts as PostDoc[]; // a push answers the conflicting masters
+    expect((await push({ ...current, publishAt: serverTimeIn(-MINUTE) }, current)).body.conflicts).toEqual([]);
+    expect(isPublished(t, doc.id)).toBe(true);
+    expect((await scheduledOf(author.client)).some((p) => p.id === doc.id)).toBe(false);
+
+    const published = (await pulledDoc(author.client, doc.id))!;
+    expect(published.publishAt).toBeUndefined();
+    const refused = await push({ ...published, content: 'Too late', publishAt: serverTimeIn(60 * MINUTE) }, published);
+    expect(refused.body.conflicts).toMatchObject([{ id: doc.id, content: 'Supervision' }]);
+    // The same time it already had (none) is no change: the words go through.
+    expect((await push({ ...published, content: 'Supervision, notes attached' }, published)).body.conflicts).toEqual(
+      [],
+    );
+    expect((await pulledDoc(author.client, doc.id))!.content).toBe('Supervision, notes attached');
+  });
+
+  it('publishes a scheduled post pushed with no time (null) at once', async () => {
+    const author = await t.signedIn();
+    const doc = newPostDoc({ content: 'Now, not later', publishAt: serverTimeIn(30 * MINUTE) });
+    await author.client.post('/api/sync/posts/push', [{ newDocumentState: doc, assumedMasterState: null }]);
+    const master = { ...doc, authorId: author.user.id };
+    const res = await author.client.post('/api/sync/posts/push', [
+      { newDocumentState: { ...master, publishAt: null }, assumedMasterState: master },
+    ]);
+    expect(res.body.conflicts).toEqual([]);
+    expect(isPublished(t, doc.id)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RESIDENT_MESSAGES, ResidentEditSchema } from '../../../schema/residents';
 import {
+  HandoverViewPushSchema,
   ResidentDocSchema,
   SYNC_WRITABLE_FIELDS,
   ViewedAtSchema,
@@ -9,6 +10,7 @@ import {
 } from '../../../schema/sync';
 import { badRequest, forbidden } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
+import { findHandoverViewDoc, listHandoverViewDocsSince, recordHandoverView } from '../handovers/handovers.service';
 import type { SyncHandler } from '../sync/sync.service';
 import {
   editResidentFromDevice,
@@ -56,15 +58,36 @@ const PushedViewSchema = z.object({
   viewedAt: ViewedAtSchema,
 });
 
+/** Two lists of pulled rows, each in (seq, id) order, merged in that order and cut at `limit`. */
+function mergeInOrder<D extends { id: string }>(
+  a: { seq: number; doc: D }[],
+  b: { seq: number; doc: D }[],
+  limit: number,
+): { seq: number; doc: D }[] {
+  const before = (x: { seq: number; doc: D }, y: { seq: number; doc: D }) =>
+    x.seq - y.seq || (x.doc.id < y.doc.id ? -1 : x.doc.id > y.doc.id ? 1 : 0);
+  return [...a, ...b].sort(before).slice(0, limit);
+}
+
 /**
- * Openings of a full profile, pushed by the device that showed it (offline ones when the connection returns):
- * the server records each once and writes the audit entry. Only the viewer pulls them back, as tombstones.
+ * Openings pushed by the device that showed them (offline ones when the connection returns): of a full profile, or of
+ * a house's handover notes (a row with `handoverIds`, decision 142), each recorded once and written to the audit log
+ * by its feature's service. Only the viewer pulls them back, as tombstones.
  */
 export const residentViewsSync: SyncHandler<ResidentViewDoc> = {
-  pull: (deps, actor, seq, id, limit) => listResidentViewDocsSince(deps, actor, seq, id, limit),
-  findMaster: (deps, id, actor) => findResidentViewDoc(deps, id, actor),
+  pull: (deps, actor, seq, id, limit) =>
+    mergeInOrder(
+      listResidentViewDocsSince(deps, actor, seq, id, limit),
+      listHandoverViewDocsSince(deps, actor, seq, id, limit),
+      limit,
+    ),
+  findMaster: (deps, id, actor) => findResidentViewDoc(deps, id, actor) ?? findHandoverViewDoc(deps, id, actor),
   apply(deps, actor, doc, master, meta) {
     if (master || doc._deleted) return; // already recorded, or nothing to record
+    if (doc.handoverIds !== undefined) {
+      recordHandoverView(deps, actor, parseInput(HandoverViewPushSchema, doc), meta);
+      return;
+    }
     recordResidentView(deps, actor, parseInput(PushedViewSchema, doc), meta);
   },
 };

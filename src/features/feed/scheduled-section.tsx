@@ -11,10 +11,12 @@ import { Label } from '../../components/ui/label';
 import { Textarea } from '../../components/ui/textarea';
 import type { PostLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
+import { useLocalStore } from '../../db/local-store-state';
 import { api, ApiError, serverMessageOf } from '../../lib/api';
 import { toast } from '../../lib/toast';
 import { useOnline } from '../../lib/use-online';
 import { localInputOf, publishAtOf } from './scheduled-posts';
+import { cancelOnDevice, rescheduleOnDevice, settleScheduled } from './scheduled-sync';
 
 /** One row of the section: the server's view when it has one, else the device's own unsent post. */
 interface ScheduledRow {
@@ -22,6 +24,8 @@ interface ScheduledRow {
   content: string;
   publishAt: string;
   authorName: string | null;
+  /** The user's own post, held by this device: changed here, offline too (decision 142). */
+  onDevice: boolean;
 }
 
 /**
@@ -47,24 +51,52 @@ function useServerScheduled(enabled: boolean, key: string): [ScheduledPostView[]
 }
 
 /**
- * Marks the device's scheduled posts the server has as sent: no pull will bring them back until they are published,
- * and a pulled copy is what otherwise clears `localPending` (the "not yet sent" count).
+ * Reads the list again once the replication has sent what the device changed (an edit or a time made offline), so the
+ * change is marked sent against the server's list: no pull brings a scheduled post back (decision 142).
  */
-function useSettleSent(db: UserDatabase | null, own: readonly PostLocal[], server: ScheduledPostView[] | null) {
+function useRefreshWhenSent(waiting: boolean, key: string, refresh: () => void) {
+  const store = useLocalStore();
+  useEffect(() => {
+    if (!waiting || !store) return;
+    let live = true;
+    void store.sync.awaitInSync().then(
+      () => live && refresh(),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [waiting, key, store, refresh]);
+}
+
+/** Whether the server holds this post nowhere, neither scheduled nor published: its comments answer 404 then. */
+async function isGoneFromServer(id: string): Promise<boolean> {
+  try {
+    await api.get(`/api/posts/${encodeURIComponent(id)}/comments`);
+    return false;
+  } catch (error) {
+    return error instanceof ApiError && error.status === 404;
+  }
+}
+
+/**
+ * Follows the server's list with the device's own scheduled posts (decision 142): marks sent what it holds, takes an
+ * admin's edit, removes what an admin cancelled.
+ */
+function useSettleScheduled(db: UserDatabase | null, own: readonly PostLocal[], server: ScheduledPostView[] | null) {
   useEffect(() => {
     if (!db || !server) return;
-    const known = new Set(server.map((post) => post.id));
-    for (const post of own) {
-      if (!post.localPending || !known.has(post.id)) continue;
-      void db.posts
-        .findOne(post.id)
-        .exec()
-        .then((doc) => doc?.incrementalPatch({ localPending: false }));
-    }
+    void settleScheduled(db, own, server, isGoneFromServer).catch(() => {
+      // The store closed (sign-out) or the connection went: the next list read settles it.
+    });
   }, [db, own, server]);
 }
 
-/** The feed's "Scheduled" section: the user's own scheduled posts (an admin's: everyone's), with Edit and Cancel. */
+/**
+ * The feed's "Scheduled" section: the user's own scheduled posts (an admin's: everyone's), with Edit and Cancel. The
+ * user's own are changed on the device, offline too, and sent once (decision 142); a colleague's, which only an admin
+ * sees and the device does not hold, through REST when online.
+ */
 export function ScheduledSection({
   db,
   user,
@@ -76,58 +108,56 @@ export function ScheduledSection({
 }) {
   const online = useOnline();
   const admin = canSeeAllScheduledPosts(user);
-  const [server, refresh] = useServerScheduled(online && (admin || posts.length > 0), posts.map((p) => p.id).join());
-  useSettleSent(db, posts, server);
+  const key = posts.map((p) => `${p.id}:${p.localPending ? 1 : 0}`).join();
+  const enabled = online && (admin || posts.length > 0);
+  const [server, refresh] = useServerScheduled(enabled, key);
+  useRefreshWhenSent(enabled && posts.some((post) => post.localPending), key, refresh);
+  // Cancelled, or published now, on this device: gone from the section before the server's list says so.
+  const [cancelled, setCancelled] = useState<ReadonlySet<string>>(() => new Set());
+  useSettleScheduled(db, posts, server);
 
-  const rows: ScheduledRow[] = (server ?? []).map((post) => ({
-    id: post.id,
-    content: post.content,
-    publishAt: post.publishAt,
-    authorName: post.author.id === user.id ? null : displayName(post.author),
-  }));
+  const mine = new Map(posts.map((post) => [post.id, post]));
+  const rows: ScheduledRow[] = [];
+  for (const post of server ?? []) {
+    if (cancelled.has(post.id)) continue;
+    const local = mine.get(post.id);
+    // A change made here and not yet sent shows as made; otherwise the server's (an admin's edit).
+    const shown =
+      local?.localPending && local.publishAt ? { content: local.content, publishAt: local.publishAt } : post;
+    const authorName = post.author.id === user.id ? null : displayName(post.author);
+    rows.push({ id: post.id, content: shown.content, publishAt: shown.publishAt, authorName, onDevice: !!local });
+  }
   const listed = new Set(rows.map((row) => row.id));
   for (const post of posts) {
-    if (!listed.has(post.id) && post.publishAt) {
-      rows.push({ id: post.id, content: post.content, publishAt: post.publishAt, authorName: null });
+    if (!listed.has(post.id) && !cancelled.has(post.id) && post.publishAt) {
+      rows.push({ id: post.id, content: post.content, publishAt: post.publishAt, authorName: null, onDevice: true });
     }
   }
   rows.sort((a, b) => Date.parse(a.publishAt) - Date.parse(b.publishAt));
   if (rows.length === 0) return null;
 
-  const local = (id: string) => db?.posts.findOne(id).exec() ?? Promise.resolve(null);
   const save = async (row: ScheduledRow, content: string, publishAt: string | null) => {
-    // The answer is a PostView, with publishAt while still scheduled (docs/api-feed.md).
-    const answer = (await api.patch(`/api/posts/${row.id}`, { content, publishAt })) as Partial<ScheduledPostView>;
-    const doc = await local(row.id);
-    // Still scheduled: the device's copy follows; published now: the pull brings the post in its place.
-    if (doc && answer.publishAt) {
-      await doc.incrementalPatch({
-        content: answer.content ?? content,
-        publishAt: answer.publishAt,
-        localPending: false,
-      });
+    if (row.onDevice && db) {
+      await rescheduleOnDevice(db, row.id, content, publishAt);
+      if (publishAt === null) setCancelled((before) => new Set([...before, row.id]));
+      return;
     }
+    await api.patch(`/api/posts/${row.id}`, { content, publishAt });
     refresh();
   };
   const cancel = async (row: ScheduledRow) => {
-    try {
-      await api.delete(`/api/posts/${row.id}`);
-    } catch (error) {
-      // Neither scheduled nor published any more (an admin cancelled it): only this device's copy is left.
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    if (row.onDevice && db) {
+      await cancelOnDevice(db, row.id);
+      setCancelled((before) => new Set([...before, row.id]));
+      return;
     }
-    await (await local(row.id))?.remove();
+    await api.delete(`/api/posts/${row.id}`);
     refresh();
   };
 
   return (
     <section className="scheduled-list" aria-label="Scheduled">
       <h2 className="scheduled-title">Scheduled</h2>
-      {online ? null : (
-        <p className="scheduled-offline">
-          You are offline: scheduled posts can be edited or cancelled once you are back online.
-        </p>
-      )}
       {rows.map((row) => (
         <ScheduledCard key={row.id} row={row} online={online} onSave={save} onCancel={cancel} />
       ))}
@@ -151,6 +181,8 @@ function ScheduledCard({
   const [content, setContent] = useState(row.content);
   const [when, setWhen] = useState(() => localInputOf(row.publishAt));
   const [busy, setBusy] = useState(false);
+  // The user's own post is changed on the device; a colleague's (an admin's view) only through the server.
+  const usable = online || row.onDevice;
 
   const run = async (work: () => Promise<void>, failure: string) => {
     setBusy(true);
@@ -170,6 +202,11 @@ function ScheduledCard({
         Scheduled for {formatDateTime(row.publishAt)}
         {row.authorName ? ` · by ${row.authorName}` : ''}
       </p>
+      {usable ? null : (
+        <p className="scheduled-offline">
+          You are offline: a colleague’s scheduled post can be changed once you are back online.
+        </p>
+      )}
       {editing ? (
         <form
           className="scheduled-edit"
@@ -195,7 +232,7 @@ function ScheduledCard({
             disabled={busy}
           />
           <div className="scheduled-actions">
-            <Button type="submit" disabled={busy || !online || content.trim() === ''}>
+            <Button type="submit" disabled={busy || !usable || content.trim() === ''}>
               Save
             </Button>
             <Button type="button" variant="outline" onClick={() => setEditing(false)} disabled={busy}>
@@ -207,7 +244,7 @@ function ScheduledCard({
         <>
           <p className="scheduled-content">{row.content}</p>
           <div className="scheduled-actions">
-            <Button type="button" variant="outline" onClick={() => setEditing(true)} disabled={!online || busy}>
+            <Button type="button" variant="outline" onClick={() => setEditing(true)} disabled={!usable || busy}>
               Edit
             </Button>
             <Button
@@ -218,7 +255,7 @@ function ScheduledCard({
                   void run(() => onCancel(row), 'Failed to cancel the scheduled post');
                 }
               }}
-              disabled={!online || busy}
+              disabled={!usable || busy}
             >
               Cancel
             </Button>

@@ -1,5 +1,5 @@
-import { HANDOVER_CONTENT_MAX, HANDOVER_CORRECTION_MS } from '../../../schema/handovers';
-import type { DirectoryUserLocal, HandoverLocal } from '../../db/collections';
+import { HANDOVER_CONTENT_MAX, HANDOVER_CORRECTION_MS, HANDOVER_VIEW_IDS_MAX } from '../../../schema/handovers';
+import type { DirectoryUserLocal, HandoverLocal, ResidentViewLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { api } from '../../lib/api';
 
@@ -70,6 +70,31 @@ export async function markHandoverRead(db: UserDatabase, noteId: string): Promis
   await doc.incrementalModify((latest) =>
     latest.readAt === null ? { ...latest, readAt: now, localPending: true } : latest,
   );
+}
+
+/**
+ * The notes of a house on screen whose opening the server can audit: those it has. A note this user wrote here and has
+ * not sent yet is left out (the server refuses an opening naming an id it does not know; its create is audited).
+ */
+export function openedNoteIds(notes: readonly HandoverLocal[], house: string, userId: string): string[] {
+  return notes
+    .filter((note) => note.house === house && !(note.localPending && note.authorId === userId))
+    .map((note) => note.id);
+}
+
+/**
+ * Notes that this device showed a house's handover notes: residentViews documents (decision 142) the replication
+ * pushes at once or when the connection returns, at most HANDOVER_VIEW_IDS_MAX notes each; the server audits
+ * `handover.viewed` once per note and person in five minutes.
+ */
+export async function recordHandoverOpening(db: UserDatabase, house: string, handoverIds: readonly string[]) {
+  const viewedAt = Date.now();
+  const rows: ResidentViewLocal[] = [];
+  for (let i = 0; i < handoverIds.length; i += HANDOVER_VIEW_IDS_MAX) {
+    const ids = handoverIds.slice(i, i + HANDOVER_VIEW_IDS_MAX);
+    rows.push({ id: crypto.randomUUID(), residentId: '', house, handoverIds: ids, viewedAt, localPending: true });
+  }
+  if (rows.length > 0) await db.residentViews.bulkInsert(rows);
 }
 
 /** Who "Read by N of M on shift" counts, and who of them has read the note (decision 138's definition). */

@@ -18,10 +18,13 @@ import {
   checkHandoverContent,
   handoverHousesOf,
   markHandoverRead,
+  openedNoteIds,
   readSummaryOf,
+  recordHandoverOpening,
   writeHandoverNote,
 } from './handover-actions';
 import { HandoverNote } from './handover-note';
+import { defaultReportRange, handoverReportQuery, HandoverReportTable } from './handover-report';
 
 const env = { indexedDB, IDBKeyRange, multiInstance: false };
 const HOUSE = 'Giles House';
@@ -36,10 +39,10 @@ afterAll(async () => {
 });
 
 /** One phone of a staff member of `house`: its own session, a store with handover notes only, a network switch. */
-async function makePhone(house: string) {
+async function makePhone(house: string, names: Parameters<typeof createSyncedDatabase>[2] = ['handovers']) {
   const { user, client } = await t.signedIn();
   t.setHouses(user.id, [house]);
-  const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env, ['handovers']);
+  const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env, names);
   const pushes: string[] = [];
   const phone = {
     user,
@@ -162,6 +165,85 @@ describe('handover notes on the device', () => {
   });
 });
 
+describe('openings of the Handover screen (decision 142)', () => {
+  const viewedBy = (noteId: string, userId: string) =>
+    t.db.$client
+      .prepare("SELECT details FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?")
+      .all(noteId, userId) as { details: string }[];
+
+  it('records the notes shown offline, sends each opening once when back online, and keeps nothing of them', async () => {
+    const night = await makePhone(HOUSE);
+    const morning = await makePhone(HOUSE, ['handovers', 'residentViews']);
+    try {
+      const ids: string[] = [];
+      for (const content of ['Door alarm fixed', 'Mary slept well']) {
+        const created = await night.client.post(`/api/houses/${encodeURIComponent(HOUSE)}/handovers`, {
+          shift: 'Night',
+          content,
+        });
+        ids.push((created.body as { id: string }).id); // a created note answers the note
+      }
+      morning.start();
+      await morning.sync!.initialSyncDone;
+      for (const id of ids) await until(morning, id, () => true);
+
+      morning.online = false;
+      const own = await writeHandoverNote(morning.db, morning.user.id, {
+        house: HOUSE,
+        shift: 'Day',
+        content: 'Written offline, not sent yet',
+        residentIds: [],
+      });
+      const notes = (await morning.db.handovers.find().exec()).map((doc) => doc.toJSON() as HandoverLocal);
+      const shown = openedNoteIds(notes, HOUSE, morning.user.id);
+      // The house's notes on the phone (earlier tests' too), but not the one written here and not sent yet.
+      expect(shown).toEqual(expect.arrayContaining(ids));
+      expect(shown).not.toContain(own);
+      await recordHandoverOpening(morning.db, HOUSE, shown);
+      await recordHandoverOpening(morning.db, HOUSE, shown);
+      const waiting = (await morning.db.residentViews.find().exec()).map((doc) => doc.id);
+      expect(waiting).toHaveLength(2);
+      expect(viewedBy(ids[0], morning.user.id)).toEqual([]);
+
+      await morning.goOnline();
+      await until(morning, own, (note) => !note.localPending);
+      for (let i = 0; i < 200 && (await morning.db.residentViews.count().exec()) > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await morning.db.residentViews.count().exec()).toBe(0);
+      // Each opening was sent once; the two, seconds apart, are one audit entry per note.
+      const sent = morning.pushes.filter((body) => waiting.some((id) => body.includes(id)));
+      for (const id of waiting) expect(sent.filter((body) => body.includes(id))).toHaveLength(1);
+      const stored = t.db.$client.prepare('SELECT id FROM handover_views WHERE user_id = ?').all(morning.user.id);
+      expect(stored).toHaveLength(2);
+      for (const id of ids) {
+        expect(viewedBy(id, morning.user.id).map((row) => JSON.parse(row.details))).toMatchObject([
+          { house: HOUSE, via: 'app' },
+        ]);
+      }
+      expect(viewedBy(own, morning.user.id)).toEqual([]);
+    } finally {
+      await Promise.all([night.close(), morning.close()]);
+    }
+  });
+
+  it('names at most 100 notes in one opening', async () => {
+    const phone = await makePhone(HOUSE, ['residentViews']);
+    try {
+      const ids = Array.from({ length: 230 }, () => randomUUID());
+      await recordHandoverOpening(phone.db, HOUSE, ids);
+      const rows = (await phone.db.residentViews.find().exec()).map((doc) => doc.toJSON());
+      expect(rows.map((row) => row.handoverIds?.length ?? 0).sort((a, b) => b - a)).toEqual([100, 100, 30]);
+      expect(rows.flatMap((row) => row.handoverIds ?? []).sort()).toEqual([...ids].sort());
+      expect(rows.every((row) => row.house === HOUSE && row.residentId === '' && row.localPending)).toBe(true);
+      await recordHandoverOpening(phone.db, HOUSE, []);
+      expect(await phone.db.residentViews.count().exec()).toBe(3);
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
 describe('what the Handover screen shows', () => {
   const person = (id: string, houses: string[], over: Partial<DirectoryUserLocal> = {}): DirectoryUserLocal => ({
     id,
@@ -271,5 +353,36 @@ describe('what the Handover screen shows', () => {
     expect(admin).toContain('Hidden from staff');
     expect(admin).not.toContain('>Hide<');
     expect(render('admin', true)).toContain('>Hide<');
+  });
+});
+
+describe('the handover report on the admin page', () => {
+  it('asks for the last week by default, every house unless one is chosen, and links the CSV of the same query', () => {
+    expect(defaultReportRange(new Date(2026, 0, 3, 9, 30))).toEqual({ from: '2025-12-28', to: '2026-01-03' });
+    expect(handoverReportQuery('all', '2026-01-01', '2026-01-07')).toBe('from=2026-01-01&to=2026-01-07');
+    expect(handoverReportQuery(HOUSE, '2026-01-01', '2026-01-07')).toBe(
+      'from=2026-01-01&to=2026-01-07&house=Giles+House',
+    );
+  });
+
+  it('shows per house and day the notes written, the reads of the next shift and the share read', () => {
+    const html = renderToStaticMarkup(
+      createElement(HandoverReportTable, {
+        report: {
+          from: '2026-01-01',
+          to: '2026-01-07',
+          house: null,
+          rows: [
+            { house: HOUSE, day: '2026-01-02', notes: 3, reads: 4, expected: 6, percent: 67 },
+            { house: OTHER, day: '2026-01-02', notes: 1, reads: 0, expected: 0, percent: null },
+          ],
+        },
+      }),
+    );
+    expect(html).toContain('Read by the next shift');
+    expect(html).toContain('<td>Giles House</td><td>02/01/2026</td><td>3</td><td>4 of 6</td><td>67%</td>');
+    expect(html).toContain('No one else on shift');
+    const empty = createElement(HandoverReportTable, { report: { from: 'a', to: 'b', house: null, rows: [] } });
+    expect(renderToStaticMarkup(empty)).toContain('No handover notes in these days.');
   });
 });

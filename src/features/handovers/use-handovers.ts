@@ -3,7 +3,7 @@ import { map } from 'rxjs';
 import type { DirectoryUserLocal, HandoverLocal } from '../../db/collections';
 import type { LocalStore } from '../../db/local-store-state';
 import { useObservable } from '../../lib/use-observable';
-import { fetchShifts, type ShiftChoice } from './handover-actions';
+import { fetchShifts, openedNoteIds, recordHandoverOpening, type ShiftChoice } from './handover-actions';
 
 const NO_USERS: DirectoryUserLocal[] = [];
 const NO_NOTES: HandoverLocal[] = [];
@@ -71,4 +71,23 @@ export function useShifts(house: string | null): ShiftChoice {
     };
   }, [house]);
   return choice;
+}
+
+/**
+ * Records that the screen shows these notes of a house (decision 142), offline too: once when they are shown, again
+ * when the set shown changes (a note arrives or is sent); the server keeps one audit entry per note in five minutes.
+ */
+export function useHandoverOpening(
+  store: LocalStore | null,
+  userId: string,
+  house: string | null,
+  notes: readonly HandoverLocal[],
+): void {
+  const shown = house ? openedNoteIds(notes, house, userId).sort().join(' ') : '';
+  useEffect(() => {
+    if (!store || !house || !shown) return;
+    void recordHandoverOpening(store.db, house, shown.split(' ')).catch(() => {
+      // The store closed (sign-out) while the screen was on: nothing is left to record in.
+    });
+  }, [store, house, shown]);
 }
