@@ -227,6 +227,8 @@ export interface ReportRow {
   writtenAt: number | null;
   remindedAt: number | null;
   confirmReminders: number;
+  /** The member's houses joined by U+001F, in no order; null for none. */
+  houseList: string | null;
 }
 
 /** A post's audience with each member's acknowledgement or confirmation and reminders, by name (both reports). */
@@ -242,6 +244,10 @@ const reportRowsQuery = preparedFor((db) =>
       writtenAt: acknowledgements.writtenAt,
       remindedAt: acknowledgements.remindedAt,
       confirmReminders: acknowledgements.confirmReminders,
+      // In the same read: a second query of (member, house) pairs cost the report a fifth of its time.
+      houseList: sql<
+        string | null
+      >`(SELECT group_concat(${userHouses.house}, char(31)) FROM ${userHouses} WHERE ${userHouses.userId} = ${users.id})`,
     })
     .from(acknowledgements)
     .innerJoin(users, eq(users.id, acknowledgements.userId))
@@ -253,20 +259,6 @@ const reportRowsQuery = preparedFor((db) =>
 /** Prepared: a report of a post to every member of staff reads thousands of rows while an admin waits. */
 export function listReportRows(db: Db, postId: string): ReportRow[] {
   return reportRowsQuery(db).all({ postId });
-}
-
-const reportHousesQuery = preparedFor((db) =>
-  db
-    .select({ userId: userHouses.userId, house: userHouses.house })
-    .from(acknowledgements)
-    .innerJoin(userHouses, eq(userHouses.userId, acknowledgements.userId))
-    .where(and(eq(acknowledgements.postId, sql.placeholder('postId')), eq(acknowledgements.deleted, false)))
-    .prepare(),
-);
-
-/** The houses of a post's audience, as (user, house) pairs: one read, not one list of thousands of ids. */
-export function listReportHouses(db: Db, postId: string): { userId: string; house: string }[] {
-  return reportHousesQuery(db).all({ postId });
 }
 
 export interface DueReminderRow {

@@ -18,7 +18,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
 import { recordAudit } from '../audit/audit.service';
-import { groupByHouse, houseGroupsCsv, housesOfPairs, parseHouseList } from '../houses/houses.service';
+import { groupByHouse, houseGroupsCsv, houseOrder, parseHouseList } from '../houses/houses.service';
 import {
   countUnviewedMentionEntries,
   listMentionEntryDocsOfUsersSince,
@@ -43,7 +43,6 @@ import {
   listAllAcknowledgementsSince,
   listAudienceIds,
   listDueReminders,
-  listReportHouses,
   listReportRows,
   listUnacknowledged,
   updateAcknowledged,
@@ -258,10 +257,12 @@ export function reportAudience<M>(
   postId: string,
   member: (row: AudienceRow, at: (ms: number) => string) => M,
 ): ({ userId: string; firstName: string; lastName: string; houses: string[]; isActive: boolean } & M)[] {
-  const houses = housesOfPairs(deps, listReportHouses(deps.db, postId));
+  const inOrder = houseOrder(deps);
   const at = rememberingIso();
   return listReportRows(deps.db, postId).map((row) => {
-    const withHouses = Object.assign(row, { houses: houses.get(row.userId) ?? [] });
+    const houses = row.houseList === null ? [] : row.houseList.split('\u001f');
+    if (houses.length > 1) houses.sort(inOrder);
+    const withHouses = Object.assign(row, { houses });
     const { userId, firstName, lastName, isActive } = row;
     return { userId, firstName, lastName, houses: withHouses.houses, isActive, ...member(withHouses, at) };
   });

@@ -14,9 +14,7 @@ export function checkHouseNames(deps: AppDeps, names: string[]): void {
 
 /** Houses in the order of the house list; names no longer in it (a renamed organisation) last. */
 export function sortHouses(deps: AppDeps, names: string[]): string[] {
-  const order = listHouses(deps.config.orgName);
-  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
-  return [...names].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return [...names].sort(houseOrder(deps));
 }
 
 /** Each user's houses, in house-list order: of the given users, or of everyone. */
@@ -29,9 +27,7 @@ export function housesOfPairs(
   deps: AppDeps,
   pairs: readonly { userId: string; house: string }[],
 ): Map<string, string[]> {
-  const order = listHouses(deps.config.orgName);
-  const ranks = new Map(order.map((name, i) => [name, i]));
-  const rank = (name: string) => ranks.get(name) ?? order.length;
+  const inOrder = houseOrder(deps);
   const byUser = new Map<string, string[]>();
   for (const { userId, house } of pairs) {
     const list = byUser.get(userId);
@@ -39,9 +35,17 @@ export function housesOfPairs(
     else byUser.set(userId, [house]);
   }
   for (const list of byUser.values()) {
-    if (list.length > 1) list.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    if (list.length > 1) list.sort(inOrder);
   }
   return byUser;
+}
+
+/** Compares houses as the house list orders them; houses no longer in it after, by name. */
+export function houseOrder(deps: AppDeps): (a: string, b: string) => number {
+  const order = listHouses(deps.config.orgName);
+  const ranks = new Map(order.map((name, i) => [name, i]));
+  const rank = (name: string) => ranks.get(name) ?? order.length;
+  return (a, b) => rank(a) - rank(b) || a.localeCompare(b);
 }
 
 /**
