@@ -1,5 +1,5 @@
 import { useAtom } from 'jotai';
-import { ArrowLeft, Clock, MessageCirclePlus, Search, Send, X } from 'lucide-react';
+import { ArrowLeft, BellOff, Clock, Home, MessageCirclePlus, Search, Send, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import {
   useEffect,
@@ -19,6 +19,7 @@ import { roleLabel } from '../../../schema/role-rules';
 import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
+import type { ConversationLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
 import { useBackCloses } from '../../lib/back-closes';
@@ -28,9 +29,9 @@ import { useObservable } from '../../lib/use-observable';
 import { markConversationRead, openConversation, sendMessage } from './chat-actions';
 import { CountBadge } from '../../components/ui/count-badge';
 import { chatOpenAtom } from './chat-state';
-import { matchesContact, newestFromOther } from './chat-summary';
+import { matchesContact, newestFromOther, newestFromOthers, seenBy, type ConversationSummary } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
-import { useChatContacts, useConversations } from './use-chat';
+import { useChatContacts, useConversation, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
 
@@ -62,7 +63,15 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
     setOpen(next);
     if (!next) setView({ kind: 'list' });
   };
-  const title = view.kind === 'list' ? 'Messages' : view.kind === 'new' ? 'New Chat' : authors(view.otherUserId).name;
+  const current = useConversation(db, view.kind === 'conversation' ? view.id : null);
+  const title =
+    view.kind === 'list'
+      ? 'Messages'
+      : view.kind === 'new'
+        ? 'New Chat'
+        : current && current.kind !== 'direct'
+          ? (current.name ?? current.house ?? '')
+          : authors(view.otherUserId).name;
   const returnFocus = useReturnFocus({});
   useBackCloses(open, () => close(false));
   return (
@@ -100,6 +109,7 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
           {!db ? null : view.kind === 'list' ? (
             <ConversationList
               db={db}
+              me={user}
               authors={authors}
               onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
               onNew={() => setView({ kind: 'new' })}
@@ -111,7 +121,15 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
             />
           ) : (
-            <ConversationView key={view.id} db={db} me={user} conversationId={view.id} otherUserId={view.otherUserId} />
+            <ConversationView
+              key={view.id}
+              db={db}
+              me={user}
+              authors={authors}
+              conversation={current}
+              conversationId={view.id}
+              otherUserId={view.otherUserId}
+            />
           )}
         </DialogPrimitive.Content>
       </DialogPrimitive.Portal>
@@ -119,20 +137,31 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
   );
 }
 
+/** A house chat's or group's picture: its kind's icon on the avatar circle. */
+function ConversationIcon({ kind }: { kind: ConversationSummary['kind'] }) {
+  return (
+    <span className="chat-group-avatar" aria-hidden>
+      {kind === 'house' ? <Home size={20} /> : <Users size={20} />}
+    </span>
+  );
+}
+
 function ConversationList({
   db,
+  me,
   authors,
   onOpen,
   onNew,
 }: {
   db: UserDatabase;
+  me: CurrentUser;
   authors: (id: string | null) => AuthorView;
   onOpen: (id: string, otherUserId: string | null) => void;
   onNew: () => void;
 }) {
-  const { conversations: all, ready } = useConversations(db);
-  // A conversation without a message (opened and left, or from an earlier version) is not listed.
-  const conversations = useMemo(() => all.filter((row) => row.lastMessage !== null), [all]);
+  const { conversations: all, ready } = useConversations(db, me.id);
+  // A one-to-one chat without a message (opened and left) is not listed; a house chat or group is (decision 146).
+  const conversations = useMemo(() => all.filter((row) => row.lastMessage !== null || row.kind !== 'direct'), [all]);
   if (ready && conversations.length === 0) {
     return (
       <div className="chat-empty">
@@ -147,18 +176,27 @@ function ConversationList({
   return (
     <ul className="chat-list" aria-label="Conversations">
       {conversations.map((row) => {
+        const direct = row.kind === 'direct';
         const other = authors(row.otherUserId);
+        const sender = row.lastMessage && !direct ? authors(row.lastMessage.senderId) : null;
         return (
           <li key={row.id}>
             <button type="button" className="chat-row" onClick={() => onOpen(row.id, row.otherUserId)}>
-              <UserAvatar user={other} size={40} />
+              {direct ? <UserAvatar user={other} size={40} /> : <ConversationIcon kind={row.kind} />}
               <span className="chat-row-text">
                 <span className="chat-row-top">
-                  <span className="chat-row-name">{other.name}</span>
+                  <span className="chat-row-name">{direct ? other.name : row.name}</span>
+                  {row.muted ? <BellOff aria-label="Muted" size={14} className="chat-row-muted" /> : null}
                   {row.lastMessageAt ? <time className="chat-row-time">{listTime(row.lastMessageAt)}</time> : null}
                 </span>
-                <span className="chat-row-role">{other.role ? roleLabel(other.role) : ''}</span>
-                <span className="chat-row-last">{row.lastMessage?.content ?? 'No messages yet'}</span>
+                <span className="chat-row-role">
+                  {direct ? (other.role ? roleLabel(other.role) : '') : row.kind === 'house' ? 'House chat' : 'Group'}
+                </span>
+                <span className="chat-row-last">
+                  {row.lastMessage
+                    ? `${sender ? `${row.lastMessage.senderId === me.id ? 'You' : sender.firstName || sender.name}: ` : ''}${row.lastMessage.content}`
+                    : 'No messages yet'}
+                </span>
               </span>
               <CountBadge count={row.unreadCount} />
               {row.unreadCount > 0 ? <span className="visually-hidden">{`, ${row.unreadCount} unread`}</span> : null}
@@ -235,14 +273,21 @@ const NEAR_BOTTOM = 80;
 function ConversationView({
   db,
   me,
+  authors,
+  conversation,
   conversationId,
   otherUserId,
 }: {
   db: UserDatabase;
   me: CurrentUser;
+  authors: (id: string | null) => AuthorView;
+  /** Null for a one-to-one chat opened from New Chat and not yet written. */
+  conversation: ConversationLocal | null;
   conversationId: string;
   otherUserId: string | null;
 }) {
+  const shared = conversation !== null && conversation.kind !== 'direct';
+  const [seenOf, setSeenOf] = useState<string | null>(null);
   // Only the newest page is rendered; scrolling up reads the page before (decision 73).
   const paged = useMemo(() => pagedMessages(db, conversationId, CHAT_SCREEN_PAGE), [db, conversationId]);
   const page = useObservable(paged.page$, EMPTY_PAGE).value;
@@ -258,7 +303,7 @@ function ConversationView({
 
   // Opening a conversation with unread messages marks it read (docs/behaviour.md, "Chat"), and so do new ones while
   // open.
-  const newest = newestFromOther(messages, otherUserId);
+  const newest = shared ? newestFromOthers(messages, me.id) : newestFromOther(messages, otherUserId);
   useEffect(() => {
     if (newest !== null) void markConversationRead(db, conversationId, newest);
   }, [db, conversationId, newest]);
@@ -315,8 +360,10 @@ function ConversationView({
         ) : null}
         {messages.map((message) => {
           const own = message.senderId === me.id;
+          const seen = own && conversation && !message.localPending ? seenBy(conversation, message) : [];
           return (
             <li key={message.id} className={cx('chat-message', own ? 'chat-message-own' : 'chat-message-other')}>
+              {shared && !own ? <span className="chat-sender">{authors(message.senderId).name}</span> : null}
               <p className="chat-bubble">{message.content}</p>
               <span className="chat-meta">
                 <WrittenTime
@@ -330,7 +377,25 @@ function ConversationView({
                     Waiting to send
                   </span>
                 ) : null}
+                {seen.length > 0 && !shared ? <span className="chat-seen">Seen</span> : null}
+                {seen.length > 0 && shared ? (
+                  <button
+                    type="button"
+                    className="chat-seen chat-seen-button"
+                    aria-expanded={seenOf === message.id}
+                    onClick={() => setSeenOf(seenOf === message.id ? null : message.id)}
+                  >
+                    {`Seen by ${seen.length}`}
+                  </button>
+                ) : null}
               </span>
+              {seenOf === message.id && shared ? (
+                <ul className="chat-seen-names" aria-label="Seen by">
+                  {seen.map((id) => (
+                    <li key={id}>{authors(id).name}</li>
+                  ))}
+                </ul>
+              ) : null}
             </li>
           );
         })}
