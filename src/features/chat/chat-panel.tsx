@@ -31,13 +31,20 @@ import { CountBadge } from '../../components/ui/count-badge';
 import { chatOpenAtom } from './chat-state';
 import { matchesContact, newestFromOther, newestFromOthers, seenBy, type ConversationSummary } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
+import { JoinHouseChats, MembersView } from './members-view';
+import { NewGroupForm } from './new-group';
 import { useChatContacts, useConversation, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
 
 const EMPTY_PAGE: MessagePage = { messages: [], hasOlder: false, since: 0 };
 
-type View = { kind: 'list' } | { kind: 'new' } | { kind: 'conversation'; id: string; otherUserId: string | null };
+type View =
+  | { kind: 'list' }
+  | { kind: 'new' }
+  | { kind: 'new-group' }
+  | { kind: 'conversation'; id: string; otherUserId: string | null }
+  | { kind: 'members'; id: string };
 
 /** The last message's time: HH:mm today, else the date (message time HH:mm; docs/behaviour.md, "Chat"). */
 function listTime(at: number): string {
@@ -63,15 +70,29 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
     setOpen(next);
     if (!next) setView({ kind: 'list' });
   };
-  const current = useConversation(db, view.kind === 'conversation' ? view.id : null);
+  const shownId = view.kind === 'conversation' || view.kind === 'members' ? view.id : null;
+  const current = useConversation(db, shownId);
+  const shared = current !== null && current.kind !== 'direct';
+  // A group or house chat that leaves the device while shown (left, removed) closes to the list (decision 146).
+  const wasShown = useRef<string | null>(null);
+  useEffect(() => {
+    if (current && shared) wasShown.current = current.id;
+    else if (!current && shownId !== null && wasShown.current === shownId) setView({ kind: 'list' });
+  }, [current, shared, shownId]);
   const title =
     view.kind === 'list'
       ? 'Messages'
       : view.kind === 'new'
         ? 'New Chat'
-        : current && current.kind !== 'direct'
-          ? (current.name ?? current.house ?? '')
-          : authors(view.otherUserId).name;
+        : view.kind === 'new-group'
+          ? 'New Group'
+          : shared
+            ? `${current.name ?? current.house ?? ''}${view.kind === 'members' ? ': members' : ''}`
+            : view.kind === 'conversation'
+              ? authors(view.otherUserId).name
+              : '';
+  const back = () =>
+    setView(view.kind === 'members' ? { kind: 'conversation', id: view.id, otherUserId: null } : { kind: 'list' });
   const returnFocus = useReturnFocus({});
   useBackCloses(open, () => close(false));
   return (
@@ -84,8 +105,8 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               <button
                 type="button"
                 className="header-icon-button"
-                aria-label="Back to conversations"
-                onClick={() => setView({ kind: 'list' })}
+                aria-label={view.kind === 'members' ? 'Back to the conversation' : 'Back to conversations'}
+                onClick={back}
               >
                 <ArrowLeft aria-hidden size={18} />
               </button>
@@ -101,6 +122,26 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
                 <MessageCirclePlus aria-hidden size={18} />
               </button>
             ) : null}
+            {view.kind === 'list' ? (
+              <button
+                type="button"
+                className="header-icon-button"
+                aria-label="New group"
+                onClick={() => setView({ kind: 'new-group' })}
+              >
+                <Users aria-hidden size={18} />
+              </button>
+            ) : null}
+            {view.kind === 'conversation' && shared ? (
+              <button
+                type="button"
+                className="header-icon-button"
+                aria-label="Members"
+                onClick={() => setView({ kind: 'members', id: view.id })}
+              >
+                <Users aria-hidden size={18} />
+              </button>
+            ) : null}
             <DialogPrimitive.Close className="header-icon-button" aria-label="Close chat">
               <X aria-hidden size={18} />
             </DialogPrimitive.Close>
@@ -114,6 +155,18 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
               onNew={() => setView({ kind: 'new' })}
             />
+          ) : view.kind === 'new-group' ? (
+            <NewGroupForm db={db} me={user} onOpen={(id) => setView({ kind: 'conversation', id, otherUserId: null })} />
+          ) : view.kind === 'members' ? (
+            current ? (
+              <MembersView
+                db={db}
+                me={user}
+                conversation={current}
+                authors={authors}
+                onLeft={() => setView({ kind: 'list' })}
+              />
+            ) : null
           ) : view.kind === 'new' ? (
             <NewChatList
               db={db}
@@ -170,41 +223,46 @@ function ConversationList({
           <MessageCirclePlus aria-hidden size={18} />
           Start a new chat
         </button>
+        <JoinHouseChats me={me} inChats={new Set()} onOpen={(id) => onOpen(id, null)} />
       </div>
     );
   }
+  const inChats = new Set(all.map((row) => row.id));
   return (
-    <ul className="chat-list" aria-label="Conversations">
-      {conversations.map((row) => {
-        const direct = row.kind === 'direct';
-        const other = authors(row.otherUserId);
-        const sender = row.lastMessage && !direct ? authors(row.lastMessage.senderId) : null;
-        return (
-          <li key={row.id}>
-            <button type="button" className="chat-row" onClick={() => onOpen(row.id, row.otherUserId)}>
-              {direct ? <UserAvatar user={other} size={40} /> : <ConversationIcon kind={row.kind} />}
-              <span className="chat-row-text">
-                <span className="chat-row-top">
-                  <span className="chat-row-name">{direct ? other.name : row.name}</span>
-                  {row.muted ? <BellOff aria-label="Muted" size={14} className="chat-row-muted" /> : null}
-                  {row.lastMessageAt ? <time className="chat-row-time">{listTime(row.lastMessageAt)}</time> : null}
+    <>
+      <ul className="chat-list" aria-label="Conversations">
+        {conversations.map((row) => {
+          const direct = row.kind === 'direct';
+          const other = authors(row.otherUserId);
+          const sender = row.lastMessage && !direct ? authors(row.lastMessage.senderId) : null;
+          return (
+            <li key={row.id}>
+              <button type="button" className="chat-row" onClick={() => onOpen(row.id, row.otherUserId)}>
+                {direct ? <UserAvatar user={other} size={40} /> : <ConversationIcon kind={row.kind} />}
+                <span className="chat-row-text">
+                  <span className="chat-row-top">
+                    <span className="chat-row-name">{direct ? other.name : row.name}</span>
+                    {row.muted ? <BellOff aria-label="Muted" size={14} className="chat-row-muted" /> : null}
+                    {row.lastMessageAt ? <time className="chat-row-time">{listTime(row.lastMessageAt)}</time> : null}
+                  </span>
+                  <span className="chat-row-role">
+                    {direct ? (other.role ? roleLabel(other.role) : '') : row.kind === 'house' ? 'House chat' : 'Group'}
+                  </span>
+                  <span className="chat-row-last">
+                    {row.lastMessage
+                      ? `${sender ? `${row.lastMessage.senderId === me.id ? 'You' : sender.firstName || sender.name}: ` : ''}${row.lastMessage.content}`
+                      : 'No messages yet'}
+                  </span>
                 </span>
-                <span className="chat-row-role">
-                  {direct ? (other.role ? roleLabel(other.role) : '') : row.kind === 'house' ? 'House chat' : 'Group'}
-                </span>
-                <span className="chat-row-last">
-                  {row.lastMessage
-                    ? `${sender ? `${row.lastMessage.senderId === me.id ? 'You' : sender.firstName || sender.name}: ` : ''}${row.lastMessage.content}`
-                    : 'No messages yet'}
-                </span>
-              </span>
-              <CountBadge count={row.unreadCount} />
-              {row.unreadCount > 0 ? <span className="visually-hidden">{`, ${row.unreadCount} unread`}</span> : null}
-            </button>
-          </li>
-        );
-      })}
-    </ul>
+                <CountBadge count={row.unreadCount} />
+                {row.unreadCount > 0 ? <span className="visually-hidden">{`, ${row.unreadCount} unread`}</span> : null}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      <JoinHouseChats me={me} inChats={inChats} onOpen={(id) => onOpen(id, null)} />
+    </>
   );
 }
 
