@@ -76,4 +76,23 @@ describe('a conversation the user left', () => {
       subscription.unsubscribe();
     }
   });
+
+  it('blanks an unsent message that the server refused and sent back deleted with its words', async () => {
+    await db.conversations.insert(group('g1'));
+    const refused = message('g1', 'me', 5, true);
+    await db.messages.insert(refused);
+    const subscription = dropLeftConversations(db);
+    try {
+      // The refusal arrives as the replication writes it: the document, deleted, its content as it was.
+      await (await db.messages.findOne(refused.id).exec())!.remove();
+      await expect
+        .poll(async () => (await db.messages.storageInstance.findDocumentsById([refused.id], true))[0]?.content)
+        .toBe('');
+      const [stored] = await db.messages.storageInstance.findDocumentsById([refused.id], true);
+      expect(stored).toMatchObject({ _deleted: true, content: '' });
+      expect(await db.messages.find().exec()).toEqual([]);
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
 });

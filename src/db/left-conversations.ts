@@ -1,4 +1,4 @@
-import { concatMap, from, type Subscription } from 'rxjs';
+import { concatMap, filter, from, type Subscription } from 'rxjs';
 import type { MessageLocal } from './collections';
 import type { UserDatabase } from './database';
 
@@ -16,11 +16,34 @@ export async function dropConversationMessages(db: UserDatabase, conversationId:
 }
 
 /**
+ * Blanks a message that was deleted with its words still in it: a message the server refused (its conversation was
+ * left meanwhile) comes back as its own document, deleted (docs/sync.md, "Push"). Written again blank, as the server's
+ * state so it is not sent as new, then deleted again: that delete's answer leaves the replication's copy blank too.
+ */
+export async function blankDeletedMessage(db: UserDatabase, message: MessageLocal): Promise<void> {
+  await db.messages.upsert({ ...message, content: '', localPending: false });
+  await (await db.messages.findOne(message.id).exec())?.remove();
+}
+
+/**
  * Whenever a conversation's tombstone arrives (the user left it or was removed, decision 143), its messages leave the
- * device with it, one conversation after another. Ends with the database.
+ * device with it, one conversation after another; a message deleted with its words still in it is blanked. Unsubscribe
+ * to stop.
  */
 export function dropLeftConversations(db: UserDatabase): Subscription {
-  return db.conversations.remove$
+  const blanking = db.messages.remove$
+    .pipe(
+      filter((event) => Boolean(event.documentData?.content)),
+      concatMap((event) =>
+        from(
+          blankDeletedMessage(db, stripStored(event.documentData)).catch((error: unknown) => {
+            console.warn('Could not blank a refused message', error);
+          }),
+        ),
+      ),
+    )
+    .subscribe();
+  const dropping = db.conversations.remove$
     .pipe(
       concatMap((event) =>
         from(
@@ -32,4 +55,12 @@ export function dropLeftConversations(db: UserDatabase): Subscription {
       ),
     )
     .subscribe();
+  dropping.add(blanking);
+  return dropping;
+}
+
+/** The message's own fields, without RxDB's stored ones (`_rev`, `_meta`, `_attachments`, `_deleted`). */
+function stripStored(doc: MessageLocal): MessageLocal {
+  const { id, conversationId, senderId, content, createdAt, writtenAt, localPending } = doc;
+  return { id, conversationId, senderId, content, createdAt, writtenAt, localPending };
 }
