@@ -19,7 +19,7 @@ import { roleLabel } from '../../../schema/role-rules';
 import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
-import type { ConversationLocal } from '../../db/collections';
+import type { ConversationLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
 import { useBackCloses } from '../../lib/back-closes';
@@ -31,6 +31,7 @@ import { CountBadge } from '../../components/ui/count-badge';
 import { chatOpenAtom } from './chat-state';
 import { matchesContact, newestFromOther, newestFromOthers, seenBy, type ConversationSummary } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
+import { searchMessages } from './chat-search';
 import { JoinHouseChats, MembersView } from './members-view';
 import { NewGroupForm } from './new-group';
 import { useChatContacts, useConversation, useConversations } from './use-chat';
@@ -75,6 +76,10 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
   const shared = current !== null && current.kind !== 'direct';
   // A group or house chat that leaves the device while shown (left, removed) closes to the list (decision 146).
   const wasShown = useRef<string | null>(null);
+  useEffect(() => {
+    // Each opening waits for its own document before it can see it go.
+    wasShown.current = null;
+  }, [shownId]);
   useEffect(() => {
     if (current && shared) wasShown.current = current.id;
     else if (!current && shownId !== null && wasShown.current === shownId) setView({ kind: 'list' });
@@ -213,6 +218,8 @@ function ConversationList({
   onNew: () => void;
 }) {
   const { conversations: all, ready } = useConversations(db, me.id);
+  const [search, setSearch] = useState('');
+  const searchId = useId();
   // A one-to-one chat without a message (opened and left) is not listed; a house chat or group is (decision 146).
   const conversations = useMemo(() => all.filter((row) => row.lastMessage !== null || row.kind !== 'direct'), [all]);
   if (ready && conversations.length === 0) {
@@ -228,9 +235,35 @@ function ConversationList({
     );
   }
   const inChats = new Set(all.map((row) => row.id));
+  const nameOf = (row: ConversationSummary) =>
+    row.kind === 'direct' ? authors(row.otherUserId).name : (row.name ?? '');
+  const searching = search.trim() !== '';
   return (
     <>
-      <ul className="chat-list" aria-label="Conversations">
+      <div className="chat-search">
+        <label htmlFor={searchId} className="visually-hidden">
+          Search messages
+        </label>
+        <Search aria-hidden size={16} className="chat-search-icon" />
+        <input
+          id={searchId}
+          className="input chat-search-input"
+          type="search"
+          placeholder="Search messages..."
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
+      </div>
+      {searching ? (
+        <FoundMessages
+          db={db}
+          search={search}
+          conversations={all}
+          nameOf={nameOf}
+          onOpen={(row) => onOpen(row.id, row.otherUserId)}
+        />
+      ) : null}
+      <ul className="chat-list" aria-label="Conversations" hidden={searching}>
         {conversations.map((row) => {
           const direct = row.kind === 'direct';
           const other = authors(row.otherUserId);
@@ -261,8 +294,57 @@ function ConversationList({
           );
         })}
       </ul>
-      <JoinHouseChats me={me} inChats={inChats} onOpen={(id) => onOpen(id, null)} />
+      {searching ? null : <JoinHouseChats me={me} inChats={inChats} onOpen={(id) => onOpen(id, null)} />}
     </>
+  );
+}
+
+/** Search in chat (decision 146): the device's own messages that match, each with its conversation; a tap opens it. */
+function FoundMessages({
+  db,
+  search,
+  conversations,
+  nameOf,
+  onOpen,
+}: {
+  db: UserDatabase;
+  search: string;
+  conversations: readonly ConversationSummary[];
+  nameOf: (row: ConversationSummary) => string;
+  onOpen: (row: ConversationSummary) => void;
+}) {
+  const [found, setFound] = useState<MessageLocal[] | null>(null);
+  useEffect(() => {
+    let current = true;
+    void searchMessages(db, search).then((messages) => {
+      if (current) setFound(messages);
+    });
+    return () => {
+      current = false;
+    };
+  }, [db, search]);
+  const byId = new Map(conversations.map((row) => [row.id, row]));
+  const shown = (found ?? []).flatMap((message) => {
+    const row = byId.get(message.conversationId);
+    return row ? [{ message, row }] : [];
+  });
+  if (found !== null && shown.length === 0) return <p className="chat-empty">No messages match your search.</p>;
+  return (
+    <ul className="chat-list" aria-label="Found messages">
+      {shown.map(({ message, row }) => (
+        <li key={message.id}>
+          <button type="button" className="chat-row" onClick={() => onOpen(row)}>
+            <span className="chat-row-text">
+              <span className="chat-row-top">
+                <span className="chat-row-name">{nameOf(row)}</span>
+                <time className="chat-row-time">{listTime(message.createdAt)}</time>
+              </span>
+              <span className="chat-row-last">{message.content}</span>
+            </span>
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }
 
