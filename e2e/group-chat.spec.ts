@@ -33,6 +33,40 @@ async function openHouseChat(page: Page): Promise<void> {
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
 }
 
+/** Every record of the app's local stores on a page, as text (what anyone with the phone could read). */
+function deviceText(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const names = (await indexedDB.databases())
+      .map((info) => info.name ?? '')
+      .filter((name) => name.startsWith('rxdb-'));
+    const texts = await Promise.all(
+      names.map(
+        (name) =>
+          new Promise<string>((resolve) => {
+            const open = indexedDB.open(name);
+            open.onsuccess = () => {
+              const db = open.result;
+              const stores = [...db.objectStoreNames];
+              if (stores.length === 0) return resolve('');
+              const tx = db.transaction(stores);
+              const parts: string[] = [];
+              for (const store of stores) {
+                const all = tx.objectStore(store).getAll();
+                all.onsuccess = () => parts.push(JSON.stringify(all.result));
+              }
+              tx.oncomplete = () => {
+                db.close();
+                resolve(parts.join(''));
+              };
+            };
+            open.onerror = () => resolve('');
+          }),
+      ),
+    );
+    return texts.join('');
+  });
+}
+
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
   await page.getByRole('textbox', { name: 'Message' }).press('Enter');
@@ -85,6 +119,17 @@ test('three colleagues of a house: messages written offline in the house chat ar
   await expect(names).toContainText(benAccount.name);
   await expect(names).toContainText(catAccount.name);
 
+  // Search in chat finds Ann's message on Ben's phone, with its conversation, and opens it.
+  await ben.getByRole('button', { name: 'Back to conversations' }).click();
+  await ben.getByLabel('Search messages').fill('NOTE two');
+  const found = ben.getByRole('list', { name: 'Found messages' }).getByRole('button');
+  await expect(found).toHaveCount(1);
+  await expect(found).toContainText(HOUSE);
+  await expect(found).toContainText('Offline note two');
+  await found.click();
+  await expect(ben.getByRole('dialog', { name: HOUSE })).toBeVisible();
+  await expect(ben.getByRole('list', { name: 'Messages' })).toContainText('Offline note two');
+
   // The server holds each message exactly once.
   await expectServerHolds(
     () =>
@@ -93,4 +138,59 @@ test('three colleagues of a house: messages written offline in the house chat ar
   );
   await benContext.close();
   await catContext.close();
+});
+
+test('a group started with New Group; a member removed while their phone is offline loses it on reconnecting', async ({
+  browser,
+  wifi,
+  wifiContext,
+  wifiPage: cat,
+}) => {
+  const [annAccount, benAccount, catAccount] = await Promise.all(
+    ['Ann', 'Ben', 'Cat'].map((name) => createStaffMember(browser, name)),
+  );
+  const annContext = await browser.newContext();
+  const ann = await annContext.newPage();
+  await Promise.all([signInSynced(ann, annAccount), signInSynced(cat, catAccount)]);
+
+  // Ann starts "Night team" with Ben and Cat: a name is required first.
+  await ann.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await ann.getByRole('button', { name: 'New group' }).click();
+  const pick = ann.getByRole('list', { name: 'Colleagues to add' });
+  await pick.getByText(benAccount.name).click();
+  await pick.getByText(catAccount.name).click();
+  await ann.getByRole('button', { name: /^Start group/ }).click();
+  await expect(ann.getByRole('alert')).toHaveText('A group needs a name');
+  await ann.getByLabel('Group name').fill('Night team');
+  await ann.getByRole('button', { name: 'Start group with 2' }).click();
+  await expect(ann.getByRole('textbox', { name: 'Message' })).toBeVisible();
+  await expect(ann.getByRole('dialog', { name: 'Night team' })).toBeVisible();
+  await send(ann, 'Welcome to the night team');
+
+  // Cat has it, then her phone goes offline and she writes; meanwhile Ann removes her.
+  await cat.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  const catRow = cat.getByRole('list', { name: 'Conversations' }).getByRole('button', { name: /Night team/ });
+  await catRow.click();
+  await expect(cat.getByRole('list', { name: 'Messages' })).toContainText('Welcome to the night team');
+  await wifi.off(wifiContext);
+  await send(cat, 'Written on the bus');
+  await expect(cat.getByText('Waiting to send')).toHaveCount(1);
+  await ann.getByRole('button', { name: 'Members' }).click();
+  await ann.getByRole('button', { name: `Remove ${catAccount.name}` }).click();
+  await expect(ann.getByRole('list', { name: 'Members' })).not.toContainText(catAccount.name);
+
+  // Back online, the group and its messages leave Cat's phone; the server never took her message.
+  await wifi.on(wifiContext);
+  // The open group closes to the list, which no longer has it.
+  await expect(cat.getByRole('dialog', { name: 'Messages' })).toBeVisible({ timeout: 20_000 });
+  await expect(cat.getByRole('dialog', { name: 'Messages' })).not.toContainText('Night team');
+  // Nothing of its words stays in the phone's own store.
+  await expect
+    .poll(() => deviceText(cat), { timeout: 20_000 })
+    .not.toMatch(/Written on the bus|Welcome to the night team/);
+  await expectServerHolds(
+    () => serverRows('SELECT content FROM messages WHERE content = ?', ['Written on the bus']),
+    [],
+  );
+  await annContext.close();
 });
