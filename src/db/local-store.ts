@@ -1,4 +1,4 @@
-import { firstValueFrom } from 'rxjs';
+import { firstValueFrom, type Subscription } from 'rxjs';
 import { appStore } from '../lib/store';
 import {
   destroyUserDatabase,
@@ -10,6 +10,7 @@ import {
 } from './database';
 import { databaseNameFor } from './database-name';
 import { takePrefetchedPull } from './first-pull';
+import { dropLeftConversations } from './left-conversations';
 import { deliverKeptWork } from './kept-send';
 import { countWaitingFiles, keptPublicKey, sealUnsentRows, sealWaitingFiles, waitingFilesUsers } from './kept-work';
 import { forgetLostChanges } from './lost-changes-store';
@@ -21,6 +22,8 @@ import type { SyncCollection } from '../../schema/sync';
 export { localStoreAtom, useLocalStore, type LocalStore } from './local-store-state';
 
 let opening: Promise<LocalStore | null> | null = null;
+/** The watch that removes the messages of conversations the user left, while the store runs. */
+let dropping: Subscription | null = null;
 
 /**
  * Opens the user's database and starts replicating it; calling again for the same user returns the same store.
@@ -53,6 +56,8 @@ export function startLocalStore(
       // The feed's first pages, when the sign-in already asked for them (decision 97).
       takePrefetched: (path) => takePrefetchedPull(userId, path),
     });
+    // A conversation the user left or was removed from leaves the device with its messages (decision 146).
+    dropping = dropLeftConversations(db);
     const store = { userId, db, sync };
     // Kept work that could not go before (offline, a server fault) goes once the server is reachable again.
     sync.connected$.subscribe((connected) => {
@@ -76,6 +81,8 @@ export function startLocalStore(
 export async function stopLocalStore(): Promise<void> {
   const store = appStore.get(localStoreAtom);
   appStore.set(localStoreAtom, null);
+  dropping?.unsubscribe();
+  dropping = null;
   if (typeof document !== 'undefined') delete document.documentElement.dataset.sync;
   await store?.sync.stop();
 }

@@ -29,7 +29,7 @@ export function ChatButton({
   alwaysInHeader?: boolean;
 } & Omit<ComponentProps<'button'>, 'children' | 'className'>) {
   const store = useLocalStore();
-  const unread = useUnreadChatCount(store?.db ?? null);
+  const unread = useUnreadChatCount(store?.db ?? null, store?.userId ?? '');
   const open = useSetAtom(chatOpenAtom);
   const label = unread > 0 ? `Chat, ${unread} unread` : 'Chat';
   return (

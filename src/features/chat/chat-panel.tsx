@@ -1,5 +1,5 @@
 import { useAtom } from 'jotai';
-import { ArrowLeft, Clock, MessageCirclePlus, Search, Send, X } from 'lucide-react';
+import { ArrowLeft, BellOff, Clock, Home, MessageCirclePlus, Search, Send, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import {
   useEffect,
@@ -19,6 +19,7 @@ import { roleLabel } from '../../../schema/role-rules';
 import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
+import type { ConversationLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
 import { useBackCloses } from '../../lib/back-closes';
@@ -28,15 +29,23 @@ import { useObservable } from '../../lib/use-observable';
 import { markConversationRead, openConversation, sendMessage } from './chat-actions';
 import { CountBadge } from '../../components/ui/count-badge';
 import { chatOpenAtom } from './chat-state';
-import { matchesContact, newestFromOther } from './chat-summary';
+import { matchesContact, newestFromOther, newestFromOthers, seenBy, type ConversationSummary } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
-import { useChatContacts, useConversations } from './use-chat';
+import { searchMessages } from './chat-search';
+import { JoinHouseChats, MembersView } from './members-view';
+import { NewGroupForm } from './new-group';
+import { useChatContacts, useConversation, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
 
 const EMPTY_PAGE: MessagePage = { messages: [], hasOlder: false, since: 0 };
 
-type View = { kind: 'list' } | { kind: 'new' } | { kind: 'conversation'; id: string; otherUserId: string | null };
+type View =
+  | { kind: 'list' }
+  | { kind: 'new' }
+  | { kind: 'new-group' }
+  | { kind: 'conversation'; id: string; otherUserId: string | null }
+  | { kind: 'members'; id: string };
 
 /** The last message's time: HH:mm today, else the date (message time HH:mm; docs/behaviour.md, "Chat"). */
 function listTime(at: number): string {
@@ -62,7 +71,33 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
     setOpen(next);
     if (!next) setView({ kind: 'list' });
   };
-  const title = view.kind === 'list' ? 'Messages' : view.kind === 'new' ? 'New Chat' : authors(view.otherUserId).name;
+  const shownId = view.kind === 'conversation' || view.kind === 'members' ? view.id : null;
+  const current = useConversation(db, shownId);
+  const shared = current !== null && current.kind !== 'direct';
+  // A group or house chat that leaves the device while shown (left, removed) closes to the list (decision 146).
+  const wasShown = useRef<string | null>(null);
+  useEffect(() => {
+    // Each opening waits for its own document before it can see it go.
+    wasShown.current = null;
+  }, [shownId]);
+  useEffect(() => {
+    if (current && shared) wasShown.current = current.id;
+    else if (!current && shownId !== null && wasShown.current === shownId) setView({ kind: 'list' });
+  }, [current, shared, shownId]);
+  const title =
+    view.kind === 'list'
+      ? 'Messages'
+      : view.kind === 'new'
+        ? 'New Chat'
+        : view.kind === 'new-group'
+          ? 'New Group'
+          : shared
+            ? `${current.name ?? current.house ?? ''}${view.kind === 'members' ? ': members' : ''}`
+            : view.kind === 'conversation'
+              ? authors(view.otherUserId).name
+              : '';
+  const back = () =>
+    setView(view.kind === 'members' ? { kind: 'conversation', id: view.id, otherUserId: null } : { kind: 'list' });
   const returnFocus = useReturnFocus({});
   useBackCloses(open, () => close(false));
   return (
@@ -75,8 +110,8 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               <button
                 type="button"
                 className="header-icon-button"
-                aria-label="Back to conversations"
-                onClick={() => setView({ kind: 'list' })}
+                aria-label={view.kind === 'members' ? 'Back to the conversation' : 'Back to conversations'}
+                onClick={back}
               >
                 <ArrowLeft aria-hidden size={18} />
               </button>
@@ -92,6 +127,26 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
                 <MessageCirclePlus aria-hidden size={18} />
               </button>
             ) : null}
+            {view.kind === 'list' ? (
+              <button
+                type="button"
+                className="header-icon-button"
+                aria-label="New group"
+                onClick={() => setView({ kind: 'new-group' })}
+              >
+                <Users aria-hidden size={18} />
+              </button>
+            ) : null}
+            {view.kind === 'conversation' && shared ? (
+              <button
+                type="button"
+                className="header-icon-button"
+                aria-label="Members"
+                onClick={() => setView({ kind: 'members', id: view.id })}
+              >
+                <Users aria-hidden size={18} />
+              </button>
+            ) : null}
             <DialogPrimitive.Close className="header-icon-button" aria-label="Close chat">
               <X aria-hidden size={18} />
             </DialogPrimitive.Close>
@@ -100,10 +155,23 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
           {!db ? null : view.kind === 'list' ? (
             <ConversationList
               db={db}
+              me={user}
               authors={authors}
               onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
               onNew={() => setView({ kind: 'new' })}
             />
+          ) : view.kind === 'new-group' ? (
+            <NewGroupForm db={db} me={user} onOpen={(id) => setView({ kind: 'conversation', id, otherUserId: null })} />
+          ) : view.kind === 'members' ? (
+            current ? (
+              <MembersView
+                db={db}
+                me={user}
+                conversation={current}
+                authors={authors}
+                onLeft={() => setView({ kind: 'list' })}
+              />
+            ) : null
           ) : view.kind === 'new' ? (
             <NewChatList
               db={db}
@@ -111,7 +179,15 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               onOpen={(id, otherUserId) => setView({ kind: 'conversation', id, otherUserId })}
             />
           ) : (
-            <ConversationView key={view.id} db={db} me={user} conversationId={view.id} otherUserId={view.otherUserId} />
+            <ConversationView
+              key={view.id}
+              db={db}
+              me={user}
+              authors={authors}
+              conversation={current}
+              conversationId={view.id}
+              otherUserId={view.otherUserId}
+            />
           )}
         </DialogPrimitive.Content>
       </DialogPrimitive.Portal>
@@ -119,20 +195,33 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
   );
 }
 
+/** A house chat's or group's picture: its kind's icon on the avatar circle. */
+function ConversationIcon({ kind }: { kind: ConversationSummary['kind'] }) {
+  return (
+    <span className="chat-group-avatar" aria-hidden>
+      {kind === 'house' ? <Home size={20} /> : <Users size={20} />}
+    </span>
+  );
+}
+
 function ConversationList({
   db,
+  me,
   authors,
   onOpen,
   onNew,
 }: {
   db: UserDatabase;
+  me: CurrentUser;
   authors: (id: string | null) => AuthorView;
   onOpen: (id: string, otherUserId: string | null) => void;
   onNew: () => void;
 }) {
-  const { conversations: all, ready } = useConversations(db);
-  // A conversation without a message (opened and left, or from an earlier version) is not listed.
-  const conversations = useMemo(() => all.filter((row) => row.lastMessage !== null), [all]);
+  const { conversations: all, ready } = useConversations(db, me.id);
+  const [search, setSearch] = useState('');
+  const searchId = useId();
+  // A one-to-one chat without a message (opened and left) is not listed; a house chat or group is (decision 146).
+  const conversations = useMemo(() => all.filter((row) => row.lastMessage !== null || row.kind !== 'direct'), [all]);
   if (ready && conversations.length === 0) {
     return (
       <div className="chat-empty">
@@ -141,31 +230,120 @@ function ConversationList({
           <MessageCirclePlus aria-hidden size={18} />
           Start a new chat
         </button>
+        <JoinHouseChats me={me} inChats={new Set()} onOpen={(id) => onOpen(id, null)} />
       </div>
     );
   }
+  const inChats = new Set(all.map((row) => row.id));
+  const nameOf = (row: ConversationSummary) =>
+    row.kind === 'direct' ? authors(row.otherUserId).name : (row.name ?? '');
+  const searching = search.trim() !== '';
   return (
-    <ul className="chat-list" aria-label="Conversations">
-      {conversations.map((row) => {
-        const other = authors(row.otherUserId);
-        return (
-          <li key={row.id}>
-            <button type="button" className="chat-row" onClick={() => onOpen(row.id, row.otherUserId)}>
-              <UserAvatar user={other} size={40} />
-              <span className="chat-row-text">
-                <span className="chat-row-top">
-                  <span className="chat-row-name">{other.name}</span>
-                  {row.lastMessageAt ? <time className="chat-row-time">{listTime(row.lastMessageAt)}</time> : null}
+    <>
+      <div className="chat-search">
+        <label htmlFor={searchId} className="visually-hidden">
+          Search messages
+        </label>
+        <Search aria-hidden size={16} className="chat-search-icon" />
+        <input
+          id={searchId}
+          className="input chat-search-input"
+          type="search"
+          placeholder="Search messages..."
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+        />
+      </div>
+      {searching ? (
+        <FoundMessages
+          db={db}
+          search={search}
+          conversations={all}
+          nameOf={nameOf}
+          onOpen={(row) => onOpen(row.id, row.otherUserId)}
+        />
+      ) : null}
+      <ul className="chat-list" aria-label="Conversations" hidden={searching}>
+        {conversations.map((row) => {
+          const direct = row.kind === 'direct';
+          const other = authors(row.otherUserId);
+          const sender = row.lastMessage && !direct ? authors(row.lastMessage.senderId) : null;
+          return (
+            <li key={row.id}>
+              <button type="button" className="chat-row" onClick={() => onOpen(row.id, row.otherUserId)}>
+                {direct ? <UserAvatar user={other} size={40} /> : <ConversationIcon kind={row.kind} />}
+                <span className="chat-row-text">
+                  <span className="chat-row-top">
+                    <span className="chat-row-name">{direct ? other.name : row.name}</span>
+                    {row.muted ? <BellOff aria-label="Muted" size={14} className="chat-row-muted" /> : null}
+                    {row.lastMessageAt ? <time className="chat-row-time">{listTime(row.lastMessageAt)}</time> : null}
+                  </span>
+                  <span className="chat-row-role">
+                    {direct ? (other.role ? roleLabel(other.role) : '') : row.kind === 'house' ? 'House chat' : 'Group'}
+                  </span>
+                  <span className="chat-row-last">
+                    {row.lastMessage
+                      ? `${sender ? `${row.lastMessage.senderId === me.id ? 'You' : sender.firstName || sender.name}: ` : ''}${row.lastMessage.content}`
+                      : 'No messages yet'}
+                  </span>
                 </span>
-                <span className="chat-row-role">{other.role ? roleLabel(other.role) : ''}</span>
-                <span className="chat-row-last">{row.lastMessage?.content ?? 'No messages yet'}</span>
+                <CountBadge count={row.unreadCount} />
+                {row.unreadCount > 0 ? <span className="visually-hidden">{`, ${row.unreadCount} unread`}</span> : null}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      {searching ? null : <JoinHouseChats me={me} inChats={inChats} onOpen={(id) => onOpen(id, null)} />}
+    </>
+  );
+}
+
+/** Search in chat (decision 146): the device's own messages that match, each with its conversation; a tap opens it. */
+function FoundMessages({
+  db,
+  search,
+  conversations,
+  nameOf,
+  onOpen,
+}: {
+  db: UserDatabase;
+  search: string;
+  conversations: readonly ConversationSummary[];
+  nameOf: (row: ConversationSummary) => string;
+  onOpen: (row: ConversationSummary) => void;
+}) {
+  const [found, setFound] = useState<MessageLocal[] | null>(null);
+  useEffect(() => {
+    let current = true;
+    void searchMessages(db, search).then((messages) => {
+      if (current) setFound(messages);
+    });
+    return () => {
+      current = false;
+    };
+  }, [db, search]);
+  const byId = new Map(conversations.map((row) => [row.id, row]));
+  const shown = (found ?? []).flatMap((message) => {
+    const row = byId.get(message.conversationId);
+    return row ? [{ message, row }] : [];
+  });
+  if (found !== null && shown.length === 0) return <p className="chat-empty">No messages match your search.</p>;
+  return (
+    <ul className="chat-list" aria-label="Found messages">
+      {shown.map(({ message, row }) => (
+        <li key={message.id}>
+          <button type="button" className="chat-row" onClick={() => onOpen(row)}>
+            <span className="chat-row-text">
+              <span className="chat-row-top">
+                <span className="chat-row-name">{nameOf(row)}</span>
+                <time className="chat-row-time">{listTime(message.createdAt)}</time>
               </span>
-              <CountBadge count={row.unreadCount} />
-              {row.unreadCount > 0 ? <span className="visually-hidden">{`, ${row.unreadCount} unread`}</span> : null}
-            </button>
-          </li>
-        );
-      })}
+              <span className="chat-row-last">{message.content}</span>
+            </span>
+          </button>
+        </li>
+      ))}
     </ul>
   );
 }
@@ -235,14 +413,21 @@ const NEAR_BOTTOM = 80;
 function ConversationView({
   db,
   me,
+  authors,
+  conversation,
   conversationId,
   otherUserId,
 }: {
   db: UserDatabase;
   me: CurrentUser;
+  authors: (id: string | null) => AuthorView;
+  /** Null for a one-to-one chat opened from New Chat and not yet written. */
+  conversation: ConversationLocal | null;
   conversationId: string;
   otherUserId: string | null;
 }) {
+  const shared = conversation !== null && conversation.kind !== 'direct';
+  const [seenOf, setSeenOf] = useState<string | null>(null);
   // Only the newest page is rendered; scrolling up reads the page before (decision 73).
   const paged = useMemo(() => pagedMessages(db, conversationId, CHAT_SCREEN_PAGE), [db, conversationId]);
   const page = useObservable(paged.page$, EMPTY_PAGE).value;
@@ -258,7 +443,7 @@ function ConversationView({
 
   // Opening a conversation with unread messages marks it read (docs/behaviour.md, "Chat"), and so do new ones while
   // open.
-  const newest = newestFromOther(messages, otherUserId);
+  const newest = shared ? newestFromOthers(messages, me.id) : newestFromOther(messages, otherUserId);
   useEffect(() => {
     if (newest !== null) void markConversationRead(db, conversationId, newest);
   }, [db, conversationId, newest]);
@@ -315,8 +500,10 @@ function ConversationView({
         ) : null}
         {messages.map((message) => {
           const own = message.senderId === me.id;
+          const seen = own && conversation && !message.localPending ? seenBy(conversation, message) : [];
           return (
             <li key={message.id} className={cx('chat-message', own ? 'chat-message-own' : 'chat-message-other')}>
+              {shared && !own ? <span className="chat-sender">{authors(message.senderId).name}</span> : null}
               <p className="chat-bubble">{message.content}</p>
               <span className="chat-meta">
                 <WrittenTime
@@ -330,7 +517,25 @@ function ConversationView({
                     Waiting to send
                   </span>
                 ) : null}
+                {seen.length > 0 && !shared ? <span className="chat-seen">Seen</span> : null}
+                {seen.length > 0 && shared ? (
+                  <button
+                    type="button"
+                    className="chat-seen chat-seen-button"
+                    aria-expanded={seenOf === message.id}
+                    onClick={() => setSeenOf(seenOf === message.id ? null : message.id)}
+                  >
+                    {`Seen by ${seen.length}`}
+                  </button>
+                ) : null}
               </span>
+              {seenOf === message.id && shared ? (
+                <ul className="chat-seen-names" aria-label="Seen by">
+                  {seen.map((id) => (
+                    <li key={id}>{authors(id).name}</li>
+                  ))}
+                </ul>
+              ) : null}
             </li>
           );
         })}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
-import { matchesContact, newestFromOther, summariseConversations } from './chat-summary';
+import { matchesContact, newestFromOther, newestFromOthers, seenBy, summariseConversations } from './chat-summary';
 
 const conversation = (id: string, otherUserId: string, readUpTo = 0, createdAt = 1): ConversationLocal => ({
   id,
@@ -44,13 +44,14 @@ describe('conversation list', () => {
         message('me:ann', 'me', 40, 'See you then'),
         message('me:ann', 'ann', 35),
       ],
+      'me',
     );
     expect(rows.map((r) => r.id)).toEqual(['me:bob', 'me:ann']);
     expect(rows[1]).toMatchObject({ unreadCount: 2, lastMessage: { content: 'See you then' }, lastMessageAt: 40 });
     expect(rows[0]).toMatchObject({ unreadCount: 0, lastMessage: null, lastMessageAt: null });
   });
 
-  it('leaves groups and house chats out until their screens come, so none shows as "Deleted user"', () => {
+  it('lists house chats by their house and groups by their name, counting everyone’s messages but one’s own', () => {
     const house: ConversationLocal = {
       ...conversation('house:Main Road', 'x'),
       kind: 'house',
@@ -58,18 +59,51 @@ describe('conversation list', () => {
       house: 'Main Road',
       otherUserId: null,
     };
-    const team: ConversationLocal = { ...conversation('g1', 'x'), kind: 'group', name: 'Team', otherUserId: null };
+    const team: ConversationLocal = {
+      ...conversation('g1', 'x', 11),
+      kind: 'group',
+      name: 'Team',
+      otherUserId: null,
+      muted: true,
+    };
+    const pending: MessageLocal = { ...message('house:Main Road', 'me', 14), localPending: true };
     const rows = summariseConversations(
       [house, team, conversation('me:ann', 'ann')],
-      [message('house:Main Road', 'ann', 10), message('g1', 'ann', 11), message('me:ann', 'ann', 12)],
+      [
+        message('house:Main Road', 'ann', 10),
+        message('house:Main Road', 'bob', 13),
+        pending,
+        message('g1', 'ann', 11),
+        message('g1', 'bob', 15),
+        message('me:ann', 'ann', 12),
+      ],
+      'me',
     );
-    expect(rows.map((r) => [r.id, r.unreadCount])).toEqual([['me:ann', 1]]);
+    expect(rows.map((r) => [r.id, r.kind, r.name, r.unreadCount, r.muted])).toEqual([
+      ['g1', 'group', 'Team', 1, true],
+      ['house:Main Road', 'house', 'Main Road', 2, false],
+      ['me:ann', 'direct', null, 1, false],
+    ]);
+  });
+
+  it('counts a group message as seen by the other members whose mark is at or after it', () => {
+    const team = { memberIds: ['me', 'ann', 'bob', 'cat'], readMarks: { ann: 20, bob: 19, cat: 25 } };
+    expect(seenBy(team, { senderId: 'me', createdAt: 20 })).toEqual(['ann', 'cat']);
+    // The sender is never among those who saw it, and a member without a mark saw nothing.
+    expect(seenBy(team, { senderId: 'cat', createdAt: 10 })).toEqual(['ann', 'bob']);
+    expect(seenBy({ memberIds: ['me', 'dan'], readMarks: {} }, { senderId: 'me', createdAt: 1 })).toEqual([]);
   });
 
   it('moves the read mark to the newest message from the other person only', () => {
     const list = [message('c', 'ann', 10), message('c', 'me', 20), message('c', 'ann', 15)];
     expect(newestFromOther(list, 'ann')).toBe(15);
     expect(newestFromOther(list, null)).toBeNull();
+  });
+
+  it('moves a group’s read mark to the newest message from anyone else that has arrived', () => {
+    const list = [message('g', 'ann', 10), message('g', 'bob', 15), { ...message('g', 'cat', 30), localPending: true }];
+    expect(newestFromOthers([...list, message('g', 'me', 20)], 'me')).toBe(15);
+    expect(newestFromOthers([message('g', 'me', 20)], 'me')).toBeNull();
   });
 });
 

@@ -53,7 +53,7 @@ afterEach(async () => {
 async function everything(): Promise<ConversationSummary[]> {
   const conversations = (await db.conversations.find().exec()).map((doc) => doc.toMutableJSON());
   const messages = (await db.messages.find().exec()).map((doc) => doc.toMutableJSON());
-  return summariseConversations(conversations, messages);
+  return summariseConversations(conversations, messages, 'me');
 }
 
 describe('the conversation list', () => {
@@ -73,7 +73,7 @@ describe('the conversation list', () => {
       message('me:cat', 'cat', 999),
       message('me:cat', 'me', 1000),
     ]);
-    const list$ = conversationSummaries$(db);
+    const list$ = conversationSummaries$(db, 'me');
     const rows = await firstValueFrom(list$);
     expect(rows).toEqual(await everything());
     expect(rows.map((row) => [row.id, row.unreadCount, row.lastMessage?.content])).toEqual([
@@ -94,5 +94,38 @@ describe('the conversation list', () => {
     );
     await (await db.conversations.findOne('me:ann').exec())!.incrementalPatch({ readUpTo: START + 300 });
     expect(await read).toEqual(await everything());
+  });
+
+  it('lists house chats and groups beside one-to-one chats, a muted one still counted', async () => {
+    const house: ConversationLocal = {
+      ...conversation('house:Main Road', null),
+      kind: 'house',
+      name: 'Main Road',
+      house: 'Main Road',
+      memberIds: ['me', 'ann', 'ben'],
+    };
+    const team: ConversationLocal = {
+      ...conversation('g1', null, START + 10),
+      kind: 'group',
+      name: 'Night team',
+      memberIds: ['me', 'ann', 'ben'],
+      muted: true,
+    };
+    await db.conversations.bulkInsert([house, team, conversation('me:ann', 'ann')]);
+    await db.messages.bulkInsert([
+      message('house:Main Road', 'ann', 20),
+      message('house:Main Road', 'ben', 21),
+      message('g1', 'ben', 5),
+      message('g1', 'ann', 30),
+      message('g1', 'me', 31),
+      message('me:ann', 'ann', 40),
+    ]);
+    const rows = await firstValueFrom(conversationSummaries$(db, 'me'));
+    expect(rows).toEqual(await everything());
+    expect(rows.map((row) => [row.id, row.kind, row.name, row.unreadCount])).toEqual([
+      ['me:ann', 'direct', null, 1],
+      ['g1', 'group', 'Night team', 1],
+      ['house:Main Road', 'house', 'Main Road', 2],
+    ]);
   });
 });

@@ -31,29 +31,32 @@ function rowMessages$(db: UserDatabase, conversation: ConversationLocal): Observ
  * The conversation list (docs/behaviour.md, "Chat"), live from the local database: delivery is the sync
  * stream, not polling. Each row reads only its newest and unread messages, never the whole history.
  */
-export function conversationSummaries$(db: UserDatabase): Observable<ConversationSummary[]> {
+export function conversationSummaries$(db: UserDatabase, meId: string): Observable<ConversationSummary[]> {
   return db.conversations.find().$.pipe(
     switchMap((docs) => {
-      // Groups and house chats wait for their screens (decision 143): their messages are not read for the list.
-      const conversations = docs.map((doc): ConversationLocal => doc._data).filter((c) => c.kind === 'direct');
+      // Every kind: one-to-one chats, house chats and groups (decision 146).
+      const conversations = docs.map((doc): ConversationLocal => doc._data);
       if (conversations.length === 0) return of(NONE);
       return combineLatest(conversations.map((conversation) => rowMessages$(db, conversation))).pipe(
-        map((lists) => summariseConversations(conversations, lists.flat())),
+        map((lists) => summariseConversations(conversations, lists.flat(), meId)),
       );
     }),
   );
 }
 
 /** The conversation list, live from the local database. */
-export function useConversations(db: UserDatabase | null): { conversations: ConversationSummary[]; ready: boolean } {
-  const rows$ = useMemo(() => (db ? conversationSummaries$(db) : null), [db]);
+export function useConversations(
+  db: UserDatabase | null,
+  meId: string,
+): { conversations: ConversationSummary[]; ready: boolean } {
+  const rows$ = useMemo(() => (db ? conversationSummaries$(db, meId) : null), [db, meId]);
   const { value, ready } = useObservable(rows$, NONE);
   return { conversations: value, ready };
 }
 
-/** Unread messages across all conversations: the Chat button's badge. */
-export function useUnreadChatCount(db: UserDatabase | null): number {
-  const { conversations } = useConversations(db);
+/** Unread messages across all conversations of every kind, muted ones included: the Chat button's badge. */
+export function useUnreadChatCount(db: UserDatabase | null, meId: string): number {
+  const { conversations } = useConversations(db, meId);
   return conversations.reduce((sum, row) => sum + row.unreadCount, 0);
 }
 
@@ -72,4 +75,13 @@ export function useChatContacts(db: UserDatabase | null, meId: string): Director
     [db, meId],
   );
   return useObservable(users$, NO_USERS).value;
+}
+
+/** One conversation's local document, live; null while it is not on the device (not yet written, or left). */
+export function useConversation(db: UserDatabase | null, id: string | null): ConversationLocal | null {
+  const doc$ = useMemo(
+    () => (db && id ? db.conversations.findOne(id).$.pipe(map((doc) => (doc ? doc._data : null))) : null),
+    [db, id],
+  );
+  return useObservable(doc$, null).value;
 }

@@ -1,0 +1,196 @@
+import type { Browser, Page } from '@playwright/test';
+import { houseChatIdOf } from '../schema/chat-rules';
+import { ADMIN, createStaffMember, expect, expectServerHolds, signInSynced, test, userIdOf } from './fixtures';
+import { serverRows } from './support/offline';
+
+const HOUSE = 'Flora Innes House';
+
+/** Puts staff in a house through the admin API, as the admin page's Houses dialog does (e2e/accounts.spec.ts walks it). */
+async function putInHouse(browser: Browser, emails: string[]): Promise<void> {
+  const context = await browser.newContext();
+  try {
+    const signedIn = await context.request.post('/api/auth/login', {
+      data: { email: ADMIN.email, password: ADMIN.password },
+    });
+    expect(signedIn.status()).toBe(200);
+    for (const email of emails) {
+      const res = await context.request.put(`/api/admin/users/${userIdOf(email)}/houses`, {
+        data: { houses: [HOUSE] },
+      });
+      expect(res.status(), `${email} joins ${HOUSE}`).toBe(200);
+    }
+  } finally {
+    await context.close();
+  }
+}
+
+async function openHouseChat(page: Page): Promise<void> {
+  await page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await page
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('button', { name: new RegExp(HOUSE) })
+    .click();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible();
+}
+
+/** Every record of the app's local stores on a page, as text (what anyone with the phone could read). */
+function deviceText(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const names = (await indexedDB.databases())
+      .map((info) => info.name ?? '')
+      .filter((name) => name.startsWith('rxdb-'));
+    const texts = await Promise.all(
+      names.map(
+        (name) =>
+          new Promise<string>((resolve) => {
+            const open = indexedDB.open(name);
+            open.onsuccess = () => {
+              const db = open.result;
+              const stores = [...db.objectStoreNames];
+              if (stores.length === 0) return resolve('');
+              const tx = db.transaction(stores);
+              const parts: string[] = [];
+              for (const store of stores) {
+                const all = tx.objectStore(store).getAll();
+                all.onsuccess = () => parts.push(JSON.stringify(all.result));
+              }
+              tx.oncomplete = () => {
+                db.close();
+                resolve(parts.join(''));
+              };
+            };
+            open.onerror = () => resolve('');
+          }),
+      ),
+    );
+    return texts.join('');
+  });
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+}
+
+test('three colleagues of a house: messages written offline in the house chat arrive once, in order, and are "Seen by 2"', async ({
+  browser,
+  wifi,
+  wifiContext,
+  wifiPage: ann,
+}) => {
+  const people = await Promise.all(['Ann', 'Ben', 'Cat'].map((name) => createStaffMember(browser, name)));
+  await putInHouse(
+    browser,
+    people.map((person) => person.email),
+  );
+  const [annAccount, benAccount, catAccount] = people;
+  const benContext = await browser.newContext();
+  const catContext = await browser.newContext();
+  const ben = await benContext.newPage();
+  const cat = await catContext.newPage();
+  await Promise.all([signInSynced(ann, annAccount), signInSynced(ben, benAccount), signInSynced(cat, catAccount)]);
+
+  // Ann opens her house chat, loses the connection and writes three messages; they wait on her phone.
+  await openHouseChat(ann);
+  await wifi.off(wifiContext);
+  const lines = ['Offline note one', 'Offline note two', 'Offline note three'];
+  for (const line of lines) await send(ann, line);
+  await expect(ann.getByText('Waiting to send')).toHaveCount(3);
+  await wifi.on(wifiContext);
+  await expect(ann.getByText('Waiting to send')).toHaveCount(0, { timeout: 20_000 });
+
+  // Ben and Cat see the house chat unread, then each message once and in order, under Ann's name.
+  for (const page of [ben, cat]) {
+    await expect(
+      page.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }),
+    ).toHaveAccessibleName('Chat, 3 unread');
+    await openHouseChat(page);
+    const messages = page.getByRole('list', { name: 'Messages' });
+    await expect(messages.getByRole('listitem').filter({ hasText: 'Offline note' })).toHaveCount(3);
+    const texts = await messages.getByRole('listitem').filter({ hasText: 'Offline note' }).allTextContents();
+    expect(texts.map((text) => lines.findIndex((line) => text.includes(line)))).toEqual([0, 1, 2]);
+    expect(texts.every((text) => text.includes(annAccount.name))).toBe(true);
+  }
+
+  // Both opened it: Ann sees "Seen by 2" and, on a tap, their names.
+  const last = ann.getByRole('list', { name: 'Messages' }).getByRole('listitem').filter({ hasText: lines[2] });
+  await last.getByRole('button', { name: 'Seen by 2' }).click();
+  const names = ann.getByRole('list', { name: 'Seen by' });
+  await expect(names).toContainText(benAccount.name);
+  await expect(names).toContainText(catAccount.name);
+
+  // Search in chat finds Ann's message on Ben's phone, with its conversation, and opens it.
+  await ben.getByRole('button', { name: 'Back to conversations' }).click();
+  await ben.getByLabel('Search messages').fill('NOTE two');
+  const found = ben.getByRole('list', { name: 'Found messages' }).getByRole('button');
+  await expect(found).toHaveCount(1);
+  await expect(found).toContainText(HOUSE);
+  await expect(found).toContainText('Offline note two');
+  await found.click();
+  await expect(ben.getByRole('dialog', { name: HOUSE })).toBeVisible();
+  await expect(ben.getByRole('list', { name: 'Messages' })).toContainText('Offline note two');
+
+  // The server holds each message exactly once.
+  await expectServerHolds(
+    () =>
+      serverRows('SELECT content FROM messages WHERE conversation_id = ? ORDER BY created_at', [houseChatIdOf(HOUSE)]),
+    lines.map((content) => ({ content })),
+  );
+  await benContext.close();
+  await catContext.close();
+});
+
+test('a group started with New Group; a member removed while their phone is offline loses it on reconnecting', async ({
+  browser,
+  wifi,
+  wifiContext,
+  wifiPage: cat,
+}) => {
+  const [annAccount, benAccount, catAccount] = await Promise.all(
+    ['Ann', 'Ben', 'Cat'].map((name) => createStaffMember(browser, name)),
+  );
+  const annContext = await browser.newContext();
+  const ann = await annContext.newPage();
+  await Promise.all([signInSynced(ann, annAccount), signInSynced(cat, catAccount)]);
+
+  // Ann starts "Night team" with Ben and Cat: a name is required first.
+  await ann.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await ann.getByRole('button', { name: 'New group' }).click();
+  const pick = ann.getByRole('list', { name: 'Colleagues to add' });
+  await pick.getByText(benAccount.name).click();
+  await pick.getByText(catAccount.name).click();
+  await ann.getByRole('button', { name: /^Start group/ }).click();
+  await expect(ann.getByRole('alert')).toHaveText('A group needs a name');
+  await ann.getByLabel('Group name').fill('Night team');
+  await ann.getByRole('button', { name: 'Start group with 2' }).click();
+  await expect(ann.getByRole('textbox', { name: 'Message' })).toBeVisible();
+  await expect(ann.getByRole('dialog', { name: 'Night team' })).toBeVisible();
+  await send(ann, 'Welcome to the night team');
+
+  // Cat has it, then her phone goes offline and she writes; meanwhile Ann removes her.
+  await cat.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  const catRow = cat.getByRole('list', { name: 'Conversations' }).getByRole('button', { name: /Night team/ });
+  await catRow.click();
+  await expect(cat.getByRole('list', { name: 'Messages' })).toContainText('Welcome to the night team');
+  await wifi.off(wifiContext);
+  await send(cat, 'Written on the bus');
+  await expect(cat.getByText('Waiting to send')).toHaveCount(1);
+  await ann.getByRole('button', { name: 'Members' }).click();
+  await ann.getByRole('button', { name: `Remove ${catAccount.name}` }).click();
+  await expect(ann.getByRole('list', { name: 'Members' })).not.toContainText(catAccount.name);
+
+  // Back online, the group and its messages leave Cat's phone; the server never took her message.
+  await wifi.on(wifiContext);
+  // The open group closes to the list, which no longer has it.
+  await expect(cat.getByRole('dialog', { name: 'Messages' })).toBeVisible({ timeout: 20_000 });
+  await expect(cat.getByRole('dialog', { name: 'Messages' })).not.toContainText('Night team');
+  // Nothing of its words stays in the phone's own store.
+  await expect
+    .poll(() => deviceText(cat), { timeout: 20_000 })
+    .not.toMatch(/Written on the bus|Welcome to the night team/);
+  await expectServerHolds(
+    () => serverRows('SELECT content FROM messages WHERE content = ?', ['Written on the bus']),
+    [],
+  );
+  await annContext.close();
+});
