@@ -1,7 +1,7 @@
 /** Replication wire types (docs/sync.md): what pull answers, what push sends, and the live stream's events. */
 import { z } from 'zod';
 import { AttachmentSchema, ReactionTypeSchema } from './posts';
-import { RoleSchema } from './roles';
+import { AccountTypeSchema, RoleSchema } from './roles';
 import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
 import { PUSH_ROWS_MAX, SERVED_COLLECTIONS } from './sync-protocol';
 
@@ -138,6 +138,8 @@ export const DirectoryUserDocSchema = z.object({
   isActive: z.boolean(),
   /** The houses the colleague works in (set on the admin page). */
   houses: z.array(z.string()),
+  /** Employee, bank or agency: the latter two show a small badge beside the name (decision 147). */
+  type: AccountTypeSchema,
   updatedAt: millis,
   _deleted: z.boolean(),
 });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DirectoryUserDoc, PullResponse } from '../../../schema/sync';
+import { updateUser } from '../users/users.queries';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
 let t: TestServer;
@@ -113,5 +115,22 @@ describe('agency and bank staff', () => {
     expect(JSON.parse(audit[0].details)).toMatchObject({ type: 'agency' });
     // Once is enough: a later check finds nothing more to end.
     expect(t.server.accessExpiry.check()).toBe(0);
+  });
+});
+
+describe('the directory of agency and bank staff (decision 147)', () => {
+  it('carries each colleague type, and a change of type alone brings the colleague in the next pull', async () => {
+    const { user, client } = await t.signedIn();
+    const created = await admin.post('/api/admin/users', newcomer({ type: 'agency', accessEndsAt: ahead(DAY) }));
+    const first = (await client.get('/api/sync/users/pull?limit=1000'))
+      .body as unknown as PullResponse<DirectoryUserDoc>;
+    expect(first.documents.find((doc) => doc.id === created.body.id)).toMatchObject({ type: 'agency' });
+    expect(first.documents.find((doc) => doc.id === user.id)).toMatchObject({ type: 'employee' });
+
+    updateUser(t.db, created.body.id as string, { accountType: 'bank' });
+    const { seq, id } = first.checkpoint;
+    const next = (await client.get(`/api/sync/users/pull?seq=${seq}&id=${id}`))
+      .body as unknown as PullResponse<DirectoryUserDoc>;
+    expect(next.documents.map((doc) => [doc.id, doc.type])).toEqual([[created.body.id, 'bank']]);
   });
 });

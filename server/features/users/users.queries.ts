@@ -46,7 +46,11 @@ export function listUsers(db: Db): UserRow[] {
 }
 
 /** Fields the synced staff directory shows: a change to one of them moves the user up the change feed. */
-const DIRECTORY_FIELDS = ['firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'pendingApproval'] as const;
+const DIRECTORY_FIELDS = [
+  ...['firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'pendingApproval'],
+  // The directory's Agency / Bank badge (decision 147).
+  'accountType',
+] as const;
 
 /** Active accounts whose access end (bank and agency staff) is at or before `at` (decision 145). */
 export function listAccessEnded(db: Db, at: number): UserRow[] {

@@ -72,6 +72,7 @@ export function toDirectoryUserDoc(row: UserRow, houses: string[] = []): Directo
     profileImageUrl: row.profileImageUrl ?? null,
     isActive: row.isActive,
     houses,
+    type: row.accountType,
     updatedAt: row.updatedAt,
     _deleted: false,
   };
@@ -87,6 +88,7 @@ export function deletedDirectoryUserDoc(id: string): DirectoryUserDoc {
     profileImageUrl: null,
     isActive: false,
     houses: [],
+    type: 'employee',
     updatedAt: 0,
     _deleted: true,
   };
