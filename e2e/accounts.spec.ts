@@ -106,6 +106,50 @@ test('the admin adds a member; the invited member sets a password and signs in',
   await expect(page.getByText('System Administrator access required.')).toBeVisible();
 });
 
+/** A datetime-local value `hours` from now, in the browser's time zone (the runner's). */
+function localInHours(hours: number): string {
+  const d = new Date(Date.now() + hours * 3_600_000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+test('the admin adds an agency worker with an end, filters by type and extends the access (decision 147)', async ({
+  page,
+}) => {
+  const email = uniqueEmail('agency');
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto('/admin');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('First Name').fill('Agnes');
+  await page.getByLabel('Last Name').fill('Agency');
+  await page.getByRole('combobox', { name: 'Type', exact: true }).click();
+  await page.getByRole('option', { name: 'Agency staff' }).click();
+  await page.getByRole('button', { name: 'Add Staff Member' }).click();
+  await expect(page.getByText('Agency access must end within 7 days').first()).toBeVisible();
+
+  await page.getByLabel('Access ends').fill(localInHours(53));
+  await page.getByRole('button', { name: 'Add Staff Member' }).click();
+  await expect(page.getByText('User created successfully').first()).toBeVisible();
+  const row = page.getByTestId(`user-${email}`);
+  await expect(row.getByText('Agency', { exact: true })).toBeVisible();
+  await expect(row.getByText('Access ends in 2 days')).toBeVisible();
+
+  await page.getByRole('combobox', { name: 'Filter by type' }).click();
+  await page.getByRole('option', { name: 'Employee' }).click();
+  await expect(row).toHaveCount(0);
+  await page.getByRole('combobox', { name: 'Filter by type' }).click();
+  await page.getByRole('option', { name: 'Agency staff' }).click();
+  await expect(row).toBeVisible();
+  await expect(page.getByTestId(`user-${ADMIN.email}`)).toHaveCount(0);
+
+  await row.getByRole('button', { name: 'Edit User' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Access ends').fill(localInHours(6 * 24 + 5));
+  await dialog.getByRole('button', { name: 'Save Changes' }).click();
+  await expect(page.getByText('User updated successfully').first()).toBeVisible();
+  await expect(row.getByText('Access ends in 6 days')).toBeVisible();
+});
+
 test('inactivity: a warning at 25 minutes, sign-out at 30', async ({ page }) => {
   await page.clock.install();
   await signIn(page, ADMIN.email, ADMIN.password);

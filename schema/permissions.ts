@@ -1,3 +1,4 @@
+import type { AccountType } from './role-rules';
 import type { Role } from './roles';
 
 /** The parts of a user that permission rules look at. */
@@ -74,4 +75,9 @@ export function canManageGroup(actor: Actor, group: { createdBy: string | null }
 /** Joining the chat of a house one does not work in: admins and system admins (decision 143). */
 export function canJoinHouseChat(actor: Pick<Actor, 'role'>): boolean {
   return actor.role === 'admin' || actor.role === 'system_admin';
+}
+
+/** Bank and agency staff see residents and handover notes of the houses they work in only (decision 147). */
+export function isLimitedToOwnHouses(account: { type: AccountType }): boolean {
+  return account.type !== 'employee';
 }

@@ -26,6 +26,12 @@ export const ACCOUNT_TYPE_LABELS: Record<AccountType, string> = {
   agency: 'Agency staff',
 };
 
+/** The small badge beside an agency or bank worker's name in the app (decision 147); employees have none. */
+export const ACCOUNT_TYPE_BADGES: Record<Exclude<AccountType, 'employee'>, string> = {
+  bank: 'Bank',
+  agency: 'Agency',
+};
+
 /** User types the Add New Staff Member form offers (docs/behaviour.md, "Administration"). */
 export const USER_TYPES = ['staff', 'admin', 'master_admin'] as const;
 export type UserType = (typeof USER_TYPES)[number];

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { HANDOVER_MESSAGES, HANDOVER_VIEW_IDS_MAX } from './handovers';
 import { AttachmentSchema, ReactionTypeSchema } from './posts';
-import { RoleSchema } from './roles';
+import { AccountTypeSchema, RoleSchema } from './roles';
 import { PULL_LIMIT_DEFAULT, PULL_LIMIT_MAX } from './sync-limits';
 import { PUSH_ROWS_MAX, SERVED_COLLECTIONS } from './sync-protocol';
 
@@ -140,6 +140,8 @@ export const DirectoryUserDocSchema = z.object({
   isActive: z.boolean(),
   /** The houses the colleague works in (set on the admin page). */
   houses: z.array(z.string()),
+  /** Employee, bank or agency: the latter two show a small badge beside the name (decision 147). */
+  type: AccountTypeSchema,
   updatedAt: millis,
   _deleted: z.boolean(),
 });

@@ -1,3 +1,4 @@
+import { startAccessDigest } from './features/admin/access.service';
 import { startAccessExpiry } from './features/admin/admin.service';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +39,8 @@ export interface RunningServer {
   publisher: { check: () => number };
   /** The end of bank and agency staff's access (decision 145); `check()` ends those due at once (tests). */
   accessExpiry: { check: () => number };
+  /** The daily e-mail of accounts whose access ends within 48 hours (decision 147). */
+  accessDigest: { check: () => number };
   /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
   heldPushes: { flush: () => number };
   /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
@@ -118,6 +121,8 @@ export async function startServer(
   const uploadSweeps = startUploadSweeps(deps);
   // Within a minute of its end, an agency or bank worker's access is gone (decision 145).
   const accessExpiry = startAccessExpiry(deps, 60_000);
+  // Once a day, System Administrators hear of accounts whose access ends within 48 hours (decision 147).
+  const accessDigest = startAccessDigest(deps, 60 * 60_000);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -141,6 +146,7 @@ export async function startServer(
     confirmReminders,
     publisher,
     accessExpiry,
+    accessDigest,
     heldPushes,
     uploadSweeps,
     outbox,
@@ -152,6 +158,7 @@ export async function startServer(
       confirmReminders.stop();
       publisher.stop();
       accessExpiry.stop();
+      accessDigest.stop();
       const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {

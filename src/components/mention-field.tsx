@@ -12,6 +12,7 @@ import { map } from 'rxjs';
 import type { CurrentUser } from '../../schema/auth';
 import { MENTIONS_MAX } from '../../schema/mention-rules';
 import type { DirectoryUserLocal } from '../db/collections';
+import { AccountTypeBadge } from './account-type-badge';
 import type { LocalStore } from '../db/local-store-state';
 import {
   insertMention,
@@ -65,7 +66,10 @@ export function MentionSuggestions({
             onPick(index);
           }}
         >
-          <span className="mention-option-name">@{option.label}</span>
+          <span className="mention-option-name">
+            @{option.label}
+            <AccountTypeBadge type={option.type} />
+          </span>
           {option.detail ? <span className="mention-option-detail muted">{option.detail}</span> : null}
         </li>
       ))}

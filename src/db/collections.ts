@@ -33,6 +33,8 @@ export type {
 
 /** Documents stored under schema version 0 (before alert audiences and houses) gain the new list fields empty. */
 const addHouses = (doc: Record<string, unknown>) => ({ ...doc, houses: [] });
+/** The local copy stays readable offline; the re-pull a new version starts brings the real types (decision 147). */
+const addType = (doc: Record<string, unknown>) => ({ ...doc, type: 'employee' });
 const addAudience = (doc: Record<string, unknown>) => ({ ...doc, audienceHouses: [] });
 /**
  * A new schema version starts a fresh replication state (RxDB keeps it per version), so the collection is
@@ -223,7 +225,11 @@ export interface SyncedCollections {
 /** Everything addCollections needs for the synced collections; `report` hears of changes a delete won over. */
 export function syncedCollections(bases: MergeBases = new Map(), report?: (change: LostChange) => void) {
   return {
-    users: { schema: usersSchema, conflictHandler: conflictHandlerFor('users'), migrationStrategies: { 1: addHouses } },
+    users: {
+      schema: usersSchema,
+      conflictHandler: conflictHandlerFor('users'),
+      migrationStrategies: { 1: addHouses, 2: addType },
+    },
     posts: {
       schema: postsSchema,
       conflictHandler: conflictHandlerFor('posts', bases, report),

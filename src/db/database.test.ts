@@ -212,7 +212,7 @@ describe('schema migration', () => {
           ...SCHEDULE,
         ) as never,
       },
-      users: { schema: olderSchema(usersSchema, 0, 'houses') as never },
+      users: { schema: olderSchema(usersSchema, 0, 'houses', 'type') as never },
     });
     // Not yet sent: posts the server already has are pulled again after a version change (decision 74).
     await old.posts.insert({
@@ -228,14 +228,31 @@ describe('schema migration', () => {
       updatedAt: 1,
       localPending: true,
     });
-    const { houses, ...oldColleague } = colleague;
-    void houses;
+    const { houses, type, ...oldColleague } = colleague;
+    void [houses, type];
     await old.users.insert(oldColleague);
     await old.close();
 
     const db = await openUserDatabase('user-migrate', env);
     expect((await db.posts.findOne('post-1').exec())?.audienceHouses).toEqual([]);
     expect((await db.users.findOne('user-2').exec())?.houses).toEqual([]);
+  });
+
+  it('keeps colleagues stored under version 1 readable offline, as employees until the re-pull (decision 147)', async () => {
+    const old = await olderDatabase('user-types');
+    await old.addCollections({
+      users: {
+        schema: olderSchema(usersSchema, 1, 'type') as never,
+        migrationStrategies: { 1: (doc: unknown) => doc },
+      },
+    });
+    const { type, ...oldColleague } = colleague;
+    void type;
+    await old.users.insert(oldColleague);
+    await old.close();
+
+    const db = await openUserDatabase('user-types', env);
+    expect((await db.users.findOne('user-2').exec())?.toJSON()).toMatchObject({ firstName: 'Ada', type: 'employee' });
   });
 
   it('keeps only unsent posts and reactions from before reactions moved onto the posts; the rest is pulled again', async () => {

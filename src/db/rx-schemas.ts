@@ -98,9 +98,10 @@ export const RX_SCHEMAS: {
   residentViews: RxJsonSchema<ResidentViewLocal>;
   handovers: RxJsonSchema<HandoverLocal>;
 } = {
+  /** Version 2 carries each colleague's account type, for the Agency / Bank badge (decision 147). */
   users: rxSchemaOf<DirectoryUserLocal>(DirectoryUserDocSchema, {
     title: 'staff directory',
-    version: 1,
+    version: 2,
     primaryKey: 'id',
     indexes: ['localPending'],
     local,

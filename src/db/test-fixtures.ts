@@ -10,6 +10,7 @@ export const colleague: DirectoryUserLocal = {
   profileImageUrl: null,
   isActive: true,
   houses: [],
+  type: 'employee',
   updatedAt: 1_700_000_000_000,
   localPending: false,
 };

@@ -1,5 +1,6 @@
 import { houseMention, mentionedHouse } from '../../schema/mention-rules';
 import { displayName } from '../../schema/format';
+import type { AccountType } from '../../schema/role-rules';
 import type { DirectoryUserLocal } from '../db/collections';
 
 /**
@@ -13,6 +14,8 @@ export interface MentionCandidate {
   label: string;
   /** A second line: "House" for a house, else the colleague's houses. */
   detail: string;
+  /** A colleague's account type, for the Agency / Bank badge (decision 147); none for a house. */
+  type?: AccountType;
 }
 
 /** Suggestions shown at once, at most. */
@@ -22,13 +25,15 @@ const QUERY_MAX = 40;
 
 /** Active colleagues (not oneself) by name, then the houses: what `@` may offer. */
 export function mentionCandidates(
-  users: readonly Pick<DirectoryUserLocal, 'id' | 'firstName' | 'lastName' | 'isActive' | 'houses'>[],
+  users: readonly (Pick<DirectoryUserLocal, 'id' | 'firstName' | 'lastName' | 'isActive' | 'houses'> & {
+    type?: AccountType;
+  })[],
   houses: readonly string[],
   meId: string,
 ): MentionCandidate[] {
   const people = users
     .filter((user) => user.isActive && user.id !== meId)
-    .map((user) => ({ mention: user.id, label: displayName(user), detail: user.houses.join(', ') }))
+    .map((user) => ({ mention: user.id, label: displayName(user), detail: user.houses.join(', '), type: user.type }))
     .sort((a, b) => a.label.localeCompare(b.label));
   return [...people, ...houses.map((house) => ({ mention: houseMention(house), label: house, detail: 'House' }))];
 }

@@ -3,7 +3,7 @@ import { map } from 'rxjs';
 import type { CurrentUser } from '../../schema/auth';
 import { DELETED_AUTHOR } from '../../schema/post-rules';
 import { displayName } from '../../schema/format';
-import type { Role } from '../../schema/role-rules';
+import type { AccountType, Role } from '../../schema/role-rules';
 import type { DirectoryUserLocal } from '../db/collections';
 import type { LocalStore } from '../db/local-store-state';
 import { useObservable } from './use-observable';
@@ -16,6 +16,8 @@ export interface AuthorView {
   role: Role | null;
   profileImageUrl: string | null;
   name: string;
+  /** Bank and agency staff carry a badge beside their name (decision 147); null when unknown. */
+  type: AccountType | null;
 }
 
 export const DELETED_AUTHOR_VIEW: AuthorView = {
@@ -24,13 +26,16 @@ export const DELETED_AUTHOR_VIEW: AuthorView = {
   role: null,
   profileImageUrl: null,
   name: displayName(DELETED_AUTHOR),
+  type: null,
 };
 
 export type AuthorLookup = (authorId: string | null) => AuthorView;
 
 const NO_USERS: DirectoryUserLocal[] = [];
 
-function toAuthorView(user: Pick<DirectoryUserLocal, 'id' | 'firstName' | 'lastName' | 'role' | 'profileImageUrl'>) {
+function toAuthorView(
+  user: Pick<DirectoryUserLocal, 'id' | 'firstName' | 'lastName' | 'role' | 'profileImageUrl'> & { type?: AccountType },
+): AuthorView {
   return {
     id: user.id,
     firstName: user.firstName,
@@ -38,6 +43,7 @@ function toAuthorView(user: Pick<DirectoryUserLocal, 'id' | 'firstName' | 'lastN
     role: user.role,
     profileImageUrl: user.profileImageUrl,
     name: displayName(user),
+    type: user.type ?? null,
   };
 }
 

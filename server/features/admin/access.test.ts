@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DirectoryUserDoc, PullResponse } from '../../../schema/sync';
+import { updateUser } from '../users/users.queries';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
 let t: TestServer;
@@ -113,5 +115,69 @@ describe('agency and bank staff', () => {
     expect(JSON.parse(audit[0].details)).toMatchObject({ type: 'agency' });
     // Once is enough: a later check finds nothing more to end.
     expect(t.server.accessExpiry.check()).toBe(0);
+  });
+});
+
+describe('the directory of agency and bank staff (decision 147)', () => {
+  it('carries each colleague type, and a change of type alone brings the colleague in the next pull', async () => {
+    const { user, client } = await t.signedIn();
+    const created = await admin.post('/api/admin/users', newcomer({ type: 'agency', accessEndsAt: ahead(DAY) }));
+    const first = (await client.get('/api/sync/users/pull?limit=1000'))
+      .body as unknown as PullResponse<DirectoryUserDoc>;
+    expect(first.documents.find((doc) => doc.id === created.body.id)).toMatchObject({ type: 'agency' });
+    expect(first.documents.find((doc) => doc.id === user.id)).toMatchObject({ type: 'employee' });
+
+    updateUser(t.db, created.body.id as string, { accountType: 'bank' });
+    const { seq, id } = first.checkpoint;
+    const next = (await client.get(`/api/sync/users/pull?seq=${seq}&id=${id}`))
+      .body as unknown as PullResponse<DirectoryUserDoc>;
+    expect(next.documents.map((doc) => [doc.id, doc.type])).toEqual([[created.body.id, 'bank']]);
+  });
+});
+
+describe('the daily e-mail of access ending soon (decision 147)', () => {
+  it('lists accounts ending within 48 hours to System Administrators once a day, and sends nothing when none', async () => {
+    const digest = t.server.accessDigest;
+    // Accounts other tests made end within days: let them pass, and their access with them.
+    t.advance(8 * DAY);
+    t.server.accessExpiry.check();
+    expect(digest.check()).toBe(0);
+    expect(t.smtp.to(ADMIN.email).filter((m) => m.subject.includes('access ending soon'))).toHaveLength(0);
+
+    const login = async () => {
+      admin = t.client();
+      await admin.post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password });
+    };
+    await login();
+    const clock = () => t.server.deps.now();
+    const at = (ms: number) => new Date(clock() + ms).toISOString();
+    const soon = await admin.post('/api/admin/users', {
+      ...newcomer({ type: 'agency', accessEndsAt: at(30 * HOUR) }),
+      firstName: 'Sooner',
+    });
+    const later = await admin.post('/api/admin/users', {
+      ...newcomer({ type: 'bank', accessEndsAt: at(60 * HOUR) }),
+      firstName: 'Later',
+    });
+    const employee = await admin.post('/api/admin/users', { ...newcomer({}), firstName: 'Everyday' });
+    expect([soon.status, later.status, employee.status]).toEqual([201, 201, 201]);
+    const other = await t.buildUser({ role: 'system_admin' });
+
+    expect(digest.check()).toBe(2);
+    const mail = await t.smtp.waitFor(ADMIN.email);
+    expect(mail.subject).toBe('Staff Portal: access ending soon');
+    const body = mail.raw.replace(/=\r?\n/g, '');
+    expect(body).toContain('Sooner Agency (Agency staff): access ends');
+    expect(body).not.toContain('Later');
+    expect(body).not.toContain('Everyday');
+    await t.smtp.waitFor(other.email);
+
+    // The day sent is kept in the settings table: a second check that day, even after a restart, sends nothing.
+    expect(digest.check()).toBe(0);
+    t.advance(DAY);
+    expect(digest.check()).toBe(2);
+    const next = (await t.smtp.waitFor(ADMIN.email, 2)).raw.replace(/=\r?\n/g, '');
+    expect(next).toContain('Sooner Agency (Agency staff)');
+    expect(next).toContain('Later Agency (Bank staff)');
   });
 });

@@ -20,6 +20,7 @@ import { houseChatAccessChanged, houseChatMembersChanged, releaseChatParticipant
 import { queueMail } from '../mail/mail.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
 import { handoverAccessChanged } from '../handovers/handovers.service';
+import { residentAccessChanged } from '../residents/residents.service';
 import { removeSubscriptionsOf } from '../push/push.service';
 import {
   countOtherActiveSystemAdmins,
@@ -187,6 +188,8 @@ export function editStaffMember(
     // A link mailed to the old address must not set the password of the account at the new one.
     if (body.email !== target.email) spendMailedLinks(deps, id);
     roleChanged(deps, target, body.role);
+    const houses = housesByUser(deps, [id]).get(id) ?? [];
+    residentAccessChanged(deps, { type: target.accountType, houses }, { type, houses });
   });
   directoryChanged(deps);
   audit(deps, actor, meta, 'admin.user_updated', id, {
@@ -333,6 +336,11 @@ export function setStaffHouses(
   const houses = deps.db.transaction(() => {
     const after = setUserHouses(deps, target.id, body.houses);
     handoverAccessChanged(deps, target.id, { role: target.role, houses: before }, { role: target.role, houses: after });
+    residentAccessChanged(
+      deps,
+      { type: target.accountType, houses: before },
+      { type: target.accountType, houses: after },
+    );
     houseChatAccessChanged(
       deps,
       target.id,

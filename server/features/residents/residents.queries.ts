@@ -42,6 +42,17 @@ export function listActiveResidents(db: Db) {
     .all();
 }
 
+/** Moves residents up the change feed unchanged: who may see them changed (decision 147). */
+export function touchResidents(db: Db, ids: readonly string[]): void {
+  db.transaction(() => {
+    for (const id of ids)
+      db.update(residents)
+        .set({ serverSeq: nextSeq(db) })
+        .where(eq(residents.id, id))
+        .run();
+  });
+}
+
 /** A new profile and its first version, in one transaction. */
 export function insertResident(db: Db, row: NewResidentRow, version: NewResidentVersionRow): void {
   db.transaction(() => {

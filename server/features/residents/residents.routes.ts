@@ -61,7 +61,7 @@ async function readResidentForm(c: Context<AppEnv>): Promise<{ input: Record<str
 
 /** Residents (docs/api-residents.md): any active staff member reads, adds and edits; admins archive. */
 export const residentRoutes = new Hono<AppEnv>()
-  .get('/residents', requireUser, (c) => c.json(listResidents(c.var.deps)))
+  .get('/residents', requireUser, (c) => c.json(listResidents(c.var.deps, c.var.user)))
   .post('/residents', requireUser, async (c) => {
     const { input, photo } = await readResidentForm(c);
     const body = parseInput(CreateResidentBodySchema, input);
@@ -92,5 +92,5 @@ export const residentRoutes = new Hono<AppEnv>()
     return c.json({ archived: true });
   })
   .get('/residents/:id/history', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(listResidentHistory(c.var.deps, c.req.valid('param').id)),
+    c.json(listResidentHistory(c.var.deps, c.var.user, c.req.valid('param').id)),
   );

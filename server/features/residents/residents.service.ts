@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { listHouses } from '../../../schema/constants';
 import { DELETED_AUTHOR } from '../../../schema/posts';
-import { canArchiveResident } from '../../../schema/permissions';
+import { canArchiveResident, isLimitedToOwnHouses } from '../../../schema/permissions';
+import type { AccountType } from '../../../schema/role-rules';
 import {
   RESIDENT_HISTORY_MAX,
   RESIDENT_MESSAGES,
@@ -32,6 +33,8 @@ import { checkUploadedFile, type PictureSizes } from '../../lib/files';
 import { boundWrittenAt } from '../../lib/written-at';
 import { KEPT_MAX_AGE_MS } from '../../../schema/kept-rules';
 import { recordAudit } from '../audit/audit.service';
+import { housesByUser } from '../houses/houses.service';
+import { accountTypeOf } from '../users/users.service';
 import { parseList } from '../posts/posts.service';
 import {
   findResident,
@@ -51,6 +54,7 @@ import {
   type ResidentRow,
   type ResidentViewRow,
   type UserNameRow,
+  touchResidents,
 } from './residents.queries';
 
 /** An opening of a profile is audited once in this time per person and resident (decision 130). */
@@ -105,6 +109,22 @@ function toColumns(fields: ResidentFields) {
 function requireActiveResident(deps: AppDeps, id: string): ResidentRow {
   const row = findResident(deps.db, id);
   return row && !row.archived ? row : notFound(RESIDENT_MESSAGES.notFound);
+}
+
+/** The houses whose residents a user sees, or null for every resident: bank and agency staff see their own (decision 147). */
+function residentHousesOf(deps: AppDeps, userId: string): string[] | null {
+  if (!isLimitedToOwnHouses({ type: accountTypeOf(deps, userId) })) return null;
+  return housesByUser(deps, [userId]).get(userId) ?? [];
+}
+
+function isResidentOf(row: ResidentRow, houses: readonly string[] | null): boolean {
+  return houses === null || parseList<string>(row.houseTags).some((house) => houses.includes(house));
+}
+
+/** An active resident the user may see; any other is "not found", as if it were not there (decision 147). */
+function requireSeenResident(deps: AppDeps, actor: SessionUser, id: string): ResidentRow {
+  const row = requireActiveResident(deps, id);
+  return isResidentOf(row, residentHousesOf(deps, actor.id)) ? row : notFound(RESIDENT_MESSAGES.notFound);
 }
 
 function checkHouses(deps: AppDeps, houseTags: string[]): void {
@@ -181,9 +201,12 @@ export function openResidentPhoto(deps: AppDeps, name: string): { file: string; 
 
 // Profiles ---------------------------------------------------------------------------------------------------
 
-/** GET /api/residents: active residents by name (docs/api-residents.md). */
-export function listResidents(deps: AppDeps): ResidentView[] {
-  return listActiveResidents(deps.db).map(({ resident, creator }) => toResidentView(resident, creator));
+/** GET /api/residents: active residents by name (docs/api-residents.md); bank and agency staff their houses' only. */
+export function listResidents(deps: AppDeps, actor: SessionUser): ResidentView[] {
+  const houses = residentHousesOf(deps, actor.id);
+  return listActiveResidents(deps.db)
+    .filter(({ resident }) => isResidentOf(resident, houses))
+    .map(({ resident, creator }) => toResidentView(resident, creator));
 }
 
 /**
@@ -193,6 +216,7 @@ export function listResidents(deps: AppDeps): ResidentView[] {
 export function viewResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): ResidentView {
   const found = findResidentWithCreator(deps.db, id);
   if (!found || found.resident.archived) return notFound(RESIDENT_MESSAGES.notFound);
+  if (!isResidentOf(found.resident, residentHousesOf(deps, actor.id))) return notFound(RESIDENT_MESSAGES.notFound);
   const at = deps.now();
   deps.db.transaction(() => {
     if (!isViewAudited(deps, actor, id, at))
@@ -328,7 +352,7 @@ export async function editResident(
   photo: File | null,
   meta: RequestMeta,
 ): Promise<ResidentEditAnswer> {
-  requireActiveResident(deps, id);
+  requireSeenResident(deps, actor, id);
   const { removePhoto, baseUpdatedAt, photoKey, ...sent } = body;
   const key = photo ? (photoKey ?? null) : null;
   // A photo sent again after its answer was lost: it is stored already (decision 123).
@@ -374,7 +398,7 @@ export function editResidentFromDevice(
   edit: { base: ResidentFields; next: ResidentEdit },
   meta: RequestMeta,
 ): FieldMerge | undefined {
-  const saved = saveResidentEdit(deps, actor, requireActiveResident(deps, id), edit.base, edit.next, meta);
+  const saved = saveResidentEdit(deps, actor, requireSeenResident(deps, actor, id), edit.base, edit.next, meta);
   if (saved.changed) deps.hub.notify('residents');
   return mergeToTell(saved);
 }
@@ -407,8 +431,8 @@ export function archiveResident(deps: AppDeps, actor: SessionUser, id: string, m
 }
 
 /** GET /api/residents/{id}/history: the versions of an active resident, newest first. */
-export function listResidentHistory(deps: AppDeps, id: string): ResidentVersionView[] {
-  requireActiveResident(deps, id);
+export function listResidentHistory(deps: AppDeps, actor: SessionUser, id: string): ResidentVersionView[] {
+  requireSeenResident(deps, actor, id);
   return listResidentVersions(deps.db, id, RESIDENT_HISTORY_MAX).map(({ version, user }) => ({
     version: version.version,
     action: version.action,
@@ -420,9 +444,9 @@ export function listResidentHistory(deps: AppDeps, id: string): ResidentVersionV
 
 // Sync -------------------------------------------------------------------------------------------------------
 
-/** A resident as replication sends it; an archived one is a tombstone with no content. */
-export function toResidentDoc(row: ResidentRow): ResidentDoc {
-  const live = !row.archived;
+/** A resident as replication sends it; an archived one, or one the puller may not see, is a tombstone with no content. */
+export function toResidentDoc(row: ResidentRow, seen = true): ResidentDoc {
+  const live = !row.archived && seen;
   const fields = toResidentFields(row);
   const blank: ResidentFields = {
     name: '',
@@ -450,14 +474,41 @@ export function toResidentDoc(row: ResidentRow): ResidentDoc {
 }
 
 /** The stored resident as pull sends it (an archived one a tombstone), or null for an unknown id. */
-export function findResidentDoc(deps: AppDeps, id: string): ResidentDoc | null {
+export function findResidentDoc(deps: AppDeps, id: string, actor: SessionUser): ResidentDoc | null {
   const row = findResident(deps.db, id);
-  return row ? toResidentDoc(row) : null;
+  return row ? toResidentDoc(row, isResidentOf(row, residentHousesOf(deps, actor.id))) : null;
 }
 
-/** Residents changed after a checkpoint (every active staff member sees every active resident). */
-export function listResidentDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  return listResidentsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toResidentDoc(row) }));
+/** Residents changed after a checkpoint: every active one, but bank and agency staff only their houses' (decision 147). */
+export function listResidentDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  const houses = residentHousesOf(deps, actor.id);
+  return listResidentsSince(deps.db, seq, id, limit).map((row) => ({
+    seq: row.serverSeq,
+    doc: toResidentDoc(row, isResidentOf(row, houses)),
+  }));
+}
+
+/**
+ * Called when an account's type or houses change: the residents it began or stopped seeing move up the change feed,
+ * so its next pull brings them, or their tombstones (decision 147). Residents are few; others pull them again unchanged.
+ */
+export function residentAccessChanged(
+  deps: AppDeps,
+  before: { type: AccountType; houses: readonly string[] },
+  after: { type: AccountType; houses: readonly string[] },
+): void {
+  const was = isLimitedToOwnHouses(before) ? before.houses : null;
+  const is = isLimitedToOwnHouses(after) ? after.houses : null;
+  if (was === null && is === null) return;
+  const changed = listActiveResidents(deps.db)
+    .map(({ resident }) => resident)
+    .filter((row) => isResidentOf(row, was) !== isResidentOf(row, is));
+  if (changed.length === 0) return;
+  touchResidents(
+    deps.db,
+    changed.map((row) => row.id),
+  );
+  deps.hub.notify('residents');
 }
 
 /** A recorded view goes back to its device only as a tombstone: recorded, so it can be forgotten there. */

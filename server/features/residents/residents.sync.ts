@@ -31,14 +31,15 @@ const EditBaseSchema = ResidentDocSchema.omit({
 });
 
 /**
- * Every active staff member pulls every active resident; an archived one arrives as a tombstone with no content.
+ * Every active staff member pulls every active resident, bank and agency staff only their houses' (decision 147); an
+ * archived one, or one not theirs, arrives as a tombstone with no content.
  * Devices push edits of a profile's text and houses (decision 120): the server merges each field by field from the
  * state it was made from, through the service the REST edit uses. Adding, archiving and the photo go through REST.
  */
 export const residentsSync: SyncHandler<ResidentDoc> = {
-  pull: (deps, _actor, seq, id, limit) => listResidentDocsSince(deps, seq, id, limit),
-  sameForEveryone: true,
-  findMaster: (deps, id) => findResidentDoc(deps, id),
+  // Not the same for everyone: bank and agency staff pull their houses' residents only (decision 147).
+  pull: (deps, actor, seq, id, limit) => listResidentDocsSince(deps, actor, seq, id, limit),
+  findMaster: (deps, id, actor) => findResidentDoc(deps, id, actor),
   mergesFields: true,
   mergesOnServer: true,
   apply(deps, actor, doc, master, meta, base) {

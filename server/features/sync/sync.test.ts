@@ -672,6 +672,7 @@ describe('the staff directory', () => {
       profileImageUrl: null,
       isActive: true,
       houses: [],
+      type: 'employee',
       updatedAt: colleague.updatedAt,
       _deleted: false,
     });

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, lte, ne, sql } from 'drizzle-orm';
 import { preparedFor, type Db } from '../../db/client';
 import { deletedUsers, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
@@ -46,7 +46,30 @@ export function listUsers(db: Db): UserRow[] {
 }
 
 /** Fields the synced staff directory shows: a change to one of them moves the user up the change feed. */
-const DIRECTORY_FIELDS = ['firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'pendingApproval'] as const;
+const DIRECTORY_FIELDS = [
+  ...['firstName', 'lastName', 'role', 'profileImageUrl', 'isActive', 'pendingApproval'],
+  // The directory's Agency / Bank badge (decision 147).
+  'accountType',
+] as const;
+
+/** Active accounts whose access ends after `from` and at or before `to`, soonest first (decision 147). */
+export function listAccessEndingBetween(db: Db, from: number, to: number): UserRow[] {
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.isActive, true), gt(users.accessEndsAt, from), lte(users.accessEndsAt, to)))
+    .orderBy(asc(users.accessEndsAt), asc(users.firstName), asc(users.lastName))
+    .all();
+}
+
+/** Active System Administrators: who hears of the server's own work (decision 147). */
+export function listActiveSystemAdmins(db: Db): UserRow[] {
+  return db
+    .select()
+    .from(users)
+    .where(and(eq(users.role, 'system_admin'), eq(users.isActive, true)))
+    .all();
+}
 
 /** Active accounts whose access end (bank and agency staff) is at or before `at` (decision 145). */
 export function listAccessEnded(db: Db, at: number): UserRow[] {

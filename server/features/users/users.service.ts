@@ -1,5 +1,6 @@
 import type { AdminUser } from '../../../schema/admin';
 import type { CurrentUser } from '../../../schema/auth';
+import type { AccountType } from '../../../schema/role-rules';
 import type { DirectoryUserDoc } from '../../../schema/sync';
 import { uploadIdFromUrl } from '../../../schema/uploads';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
@@ -72,6 +73,7 @@ export function toDirectoryUserDoc(row: UserRow, houses: string[] = []): Directo
     profileImageUrl: row.profileImageUrl ?? null,
     isActive: row.isActive,
     houses,
+    type: row.accountType,
     updatedAt: row.updatedAt,
     _deleted: false,
   };
@@ -87,6 +89,7 @@ export function deletedDirectoryUserDoc(id: string): DirectoryUserDoc {
     profileImageUrl: null,
     isActive: false,
     houses: [],
+    type: 'employee',
     updatedAt: 0,
     _deleted: true,
   };
@@ -146,4 +149,9 @@ export async function changeProfilePicture(
   const previousId = previous ? uploadIdFromUrl(previous) : null;
   if (previousId && previousId !== upload.id) await discardOwnUpload(deps, actor, previousId);
   return toCurrentUser(findUserById(deps.db, actor.id) ?? notFound('User not found'));
+}
+
+/** An account's type (decision 145); a deleted account counts as an employee, as it sees nothing anyway. */
+export function accountTypeOf(deps: AppDeps, userId: string): AccountType {
+  return findUserById(deps.db, userId)?.accountType ?? 'employee';
 }

@@ -1,13 +1,15 @@
 import { UserPlus } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { CreateUserBodySchema, type AdminUser } from '../../../schema/admin';
-import { USER_TYPES, USER_TYPE_LABELS, type UserType } from '../../../schema/role-rules';
+import { USER_TYPES, USER_TYPE_LABELS, type AccountType, type UserType } from '../../../schema/role-rules';
 import { Button } from '../../components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
 import { FieldFrame, TextField } from '../../components/ui/field';
 import { Select } from '../../components/ui/select';
 import { InlineSpinner } from '../../components/ui/spinner';
 import { useFormValidation } from '../../lib/form';
+import { accessEndFor } from './access-end';
+import { AccessFields } from './access-fields';
 import { createUser } from './admin-api';
 import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
 
@@ -22,8 +24,14 @@ export function AddStaffForm({ onCreated }: { onCreated: (user: AdminUser) => vo
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
   const [userType, setUserType] = useState<UserType>('staff');
+  const [type, setType] = useState<AccountType>('employee');
+  const [accessEnds, setAccessEnds] = useState('');
   const [busy, setBusy] = useState(false);
-  const { errors, check, reset } = useFormValidation(CreateUserBodySchema, { email, firstName, lastName, userType });
+  const accessEndsAt = accessEndFor(type, accessEnds);
+  const { errors, check, reset } = useFormValidation(CreateUserBodySchema, {
+    ...{ email, firstName, lastName, userType },
+    ...{ type, accessEndsAt },
+  });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -37,6 +45,8 @@ export function AddStaffForm({ onCreated }: { onCreated: (user: AdminUser) => vo
       setFirstName('');
       setLastName('');
       setUserType('staff');
+      setType('employee');
+      setAccessEnds('');
       reset();
     } catch (error) {
       toastAdminFailure('Failed to create user', error);
@@ -92,6 +102,14 @@ export function AddStaffForm({ onCreated }: { onCreated: (user: AdminUser) => vo
           <FieldFrame id="add-user-type" label="User Type" error={errors.userType}>
             <Select id="add-user-type" value={userType} onValueChange={setUserType} options={USER_TYPE_OPTIONS} />
           </FieldFrame>
+          <AccessFields
+            idPrefix="add"
+            type={type}
+            onTypeChange={setType}
+            accessEnds={accessEnds}
+            onAccessEndsChange={setAccessEnds}
+            errors={errors}
+          />
           <Button type="submit" disabled={busy}>
             {busy ? <InlineSpinner /> : null}
             {busy ? 'Adding...' : 'Add Staff Member'}

@@ -1,7 +1,7 @@
 import { Pencil } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { EditUserBodySchema, type AdminUser } from '../../../schema/admin';
-import type { Role } from '../../../schema/role-rules';
+import type { AccountType, Role } from '../../../schema/role-rules';
 import { Button } from '../../components/ui/button';
 import {
   Dialog,
@@ -16,6 +16,8 @@ import { FieldFrame, TextField } from '../../components/ui/field';
 import { Select } from '../../components/ui/select';
 import { InlineSpinner } from '../../components/ui/spinner';
 import { useFormValidation } from '../../lib/form';
+import { editedAccessEnd, toLocalInput } from './access-end';
+import { AccessFields } from './access-fields';
 import { editUser } from './admin-api';
 import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
 import { ROLE_OPTIONS } from './role-options';
@@ -26,7 +28,7 @@ interface EditUserDialogProps {
   onSaved: (user: AdminUser) => void;
 }
 
-/** "Edit User": email, names and role (docs/behaviour.md, "Administration"). */
+/** "Edit User": email, names, role, type and access end (docs/behaviour.md, "Administration"). */
 export function EditUserDialog({ user, disabled, onSaved }: EditUserDialogProps) {
   const [open, setOpen] = useState(false);
   return (
@@ -60,8 +62,13 @@ function EditUserForm({ user, onSaved }: { user: AdminUser; onSaved: (user: Admi
   const [firstName, setFirstName] = useState(user.firstName);
   const [lastName, setLastName] = useState(user.lastName);
   const [role, setRole] = useState<Role>(user.role);
+  const [type, setType] = useState<AccountType>(user.type);
+  const [accessEnds, setAccessEnds] = useState(toLocalInput(user.accessEndsAt));
   const [busy, setBusy] = useState(false);
-  const { errors, check } = useFormValidation(EditUserBodySchema, { email, firstName, lastName, role });
+  const { errors, check } = useFormValidation(EditUserBodySchema, {
+    ...{ email, firstName, lastName, role, type },
+    ...editedAccessEnd(user, type, accessEnds),
+  });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -108,6 +115,14 @@ function EditUserForm({ user, onSaved }: { user: AdminUser; onSaved: (user: Admi
       <FieldFrame id="edit-role" label="Role" error={errors.role}>
         <Select id="edit-role" value={role} onValueChange={setRole} options={ROLE_OPTIONS} />
       </FieldFrame>
+      <AccessFields
+        idPrefix="edit"
+        type={type}
+        onTypeChange={setType}
+        accessEnds={accessEnds}
+        onAccessEndsChange={setAccessEnds}
+        errors={errors}
+      />
       <DialogFooter>
         <DialogClose asChild>
           <Button variant="outline">Cancel</Button>

@@ -15,6 +15,9 @@ import { EditUserDialog } from './edit-user-dialog';
 import { UserHousesDialog } from './user-houses-dialog';
 import { ROLE_OPTIONS } from './role-options';
 import { EmailAddress } from '../../components/email-address';
+import { AccountTypeBadge } from '../../components/account-type-badge';
+import { accessEndText } from './access-end';
+import { useNow } from './use-now';
 
 function StatusBadge({ user }: { user: AdminUser }) {
   if (user.pendingApproval) return <Badge tone="warning">Pending approval</Badge>;
@@ -36,6 +39,8 @@ export function UserRow({ user, isSelf, onChanged, onDeleted }: UserRowProps) {
   const requested = user.requestedRole ? toRole(user.requestedRole) : 'staff';
   const [approveAs, setApproveAs] = useState<Role>(requested);
   const locked = isSelf || busy;
+  const now = useNow();
+  const accessEnd = accessEndText(user.accessEndsAt, now);
 
   async function run(action: () => Promise<AdminUser>, success: (saved: AdminUser) => string, failure: string) {
     setBusy(true);
@@ -83,6 +88,7 @@ export function UserRow({ user, isSelf, onChanged, onDeleted }: UserRowProps) {
           </p>
           {user.pendingApproval ? <p className="user-requested">Requested role: {ROLE_LABELS[requested]}</p> : null}
           {user.houses.length > 0 ? <p className="user-houses">Houses: {user.houses.join(', ')}</p> : null}
+          {accessEnd ? <p className="user-access-end">{accessEnd}</p> : null}
           <p className="user-dates">
             Joined {formatDateTime(user.createdAt)}
             {user.lastLoginAt ? ` · Last login ${formatDateTime(user.lastLoginAt)}` : ''}
@@ -90,6 +96,7 @@ export function UserRow({ user, isSelf, onChanged, onDeleted }: UserRowProps) {
         </div>
         <div className="user-badges">
           <Badge tone={user.role === 'staff' ? 'neutral' : 'brand'}>{roleLabel(user.role)}</Badge>
+          <AccountTypeBadge type={user.type} />
           <StatusBadge user={user} />
         </div>
       </div>

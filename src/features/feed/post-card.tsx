@@ -1,4 +1,5 @@
 import { CloudUpload, House, Pencil, Trash, TriangleExclamationPoint } from 'lucide-react';
+import { AccountTypeBadge } from '../../components/account-type-badge';
 import { useSetAtom } from 'jotai';
 import { memo, useId, useMemo, useState, type ComponentType } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
@@ -139,6 +140,7 @@ const PostCardBody = memo(function PostCardBody({
         <div className="post-byline">
           <h3 className="post-author" id={`${id}-author`}>
             {author.name}
+            <AccountTypeBadge type={author.type} />
           </h3>
           <div className="post-meta" id={`${id}-meta`}>
             {author.role ? <span className="post-role">{roleLabel(author.role)}</span> : null}

@@ -253,6 +253,7 @@ describe('what the Handover screen shows', () => {
     profileImageUrl: null,
     isActive: true,
     houses,
+    type: 'employee',
     updatedAt: 1,
     localPending: false,
     ...over,
