@@ -26,8 +26,8 @@ const HELPERS = new Set([
   'load-writer.ts',
   'results-file.ts',
 ]);
-/** A bench that has not finished by then is stopped and reported as failed. */
-const TIMEOUT_MS = 10 * 60_000;
+/** A bench that has not finished by then is stopped and reported as failed (active load with its baseline takes about 15 minutes). */
+const TIMEOUT_MS = 25 * 60_000;
 
 /** Runs one bench script, echoing its output, and returns the figures it printed and how it ended. */
 function runBench(script: string): Promise<{ figures: BenchFigure[]; code: number | null; seconds: number }> {
