@@ -244,7 +244,7 @@ const reportRowsQuery = preparedFor((db) =>
       writtenAt: acknowledgements.writtenAt,
       remindedAt: acknowledgements.remindedAt,
       confirmReminders: acknowledgements.confirmReminders,
-      // In the same read: a second query of (member, house) pairs cost the report a fifth of its time.
+      // The houses in the same read: one query for a report of thousands, not a second one of (member, house) pairs.
       houseList: sql<
         string | null
       >`(SELECT group_concat(${userHouses.house}, char(31)) FROM ${userHouses} WHERE ${userHouses.userId} = ${users.id})`,

@@ -240,20 +240,13 @@ function ConversationList({
   const searching = search.trim() !== '';
   return (
     <>
-      <div className="chat-search">
-        <label htmlFor={searchId} className="visually-hidden">
-          Search messages
-        </label>
-        <Search aria-hidden size={16} className="chat-search-icon" />
-        <input
-          id={searchId}
-          className="input chat-search-input"
-          type="search"
-          placeholder="Search messages..."
-          value={search}
-          onChange={(event) => setSearch(event.target.value)}
-        />
-      </div>
+      <SearchBox
+        id={searchId}
+        label="Search messages"
+        placeholder="Search messages..."
+        value={search}
+        onChange={setSearch}
+      />
       {searching ? (
         <FoundMessages
           db={db}
@@ -369,20 +362,13 @@ function NewChatList({
   if (contacts.length === 0) return <p className="chat-empty">No colleagues to chat with yet.</p>;
   return (
     <>
-      <div className="chat-search">
-        <label htmlFor={searchId} className="visually-hidden">
-          Search staff
-        </label>
-        <Search aria-hidden size={16} className="chat-search-icon" />
-        <input
-          id={searchId}
-          className="input chat-search-input"
-          type="search"
-          placeholder="Search by name or role..."
-          value={search}
-          onChange={(event) => setSearch(event.target.value)}
-        />
-      </div>
+      <SearchBox
+        id={searchId}
+        label="Search staff"
+        placeholder="Search by name or role..."
+        value={search}
+        onChange={setSearch}
+      />
       {found.length === 0 ? <p className="chat-empty">No colleagues match your search.</p> : null}
       <ul className="chat-list" aria-label="Colleagues">
         {found.map((contact) => (
@@ -557,6 +543,32 @@ function ConversationView({
           <Send aria-hidden size={18} />
         </button>
       </form>
+    </div>
+  );
+}
+
+/** The panel's search field: its label read by screen readers, the icon only shown. */
+function SearchBox(props: {
+  id: string;
+  label: string;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="chat-search">
+      <label htmlFor={props.id} className="visually-hidden">
+        {props.label}
+      </label>
+      <Search aria-hidden size={16} className="chat-search-icon" />
+      <input
+        id={props.id}
+        className="input chat-search-input"
+        type="search"
+        placeholder={props.placeholder}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
     </div>
   );
 }
