@@ -4,9 +4,9 @@
  * memory (RSS). Baseline in the same run: the same load on a server with SYNC_DELIVERY=announce (first), then the
  * server's delivery, a fresh server each. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
  *
- * Three processes: the server; this one, holding every device's stream; and the writers (bench/load-writer.ts, which
- * describes the load), so a push's time is the server's answer, not this process's event-loop delay. Pulls are timed
- * here. Delivery is measured for every message (its recipient) and, for broadcast changes, on one device in ten
+ * Three processes per mode: the server; this file's own, started afresh for the mode, holding every device's stream;
+ * and the writers (bench/load-writer.ts, which describes the load), so a push's time is the server's answer, not
+ * the devices' event-loop delay. Pulls are timed there. Delivery is measured for every message (its recipient) and, for broadcast changes, on one device in ten
  * (each would need 5,000 held times otherwise). Each process's CPU use and event-loop delay is printed.
  * Run: node --import tsx bench/active-load.ts
  */
@@ -216,23 +216,50 @@ function figures(baseline: Outcome, delivery: Outcome): void {
   }
 }
 
+/**
+ * Runs one mode with its devices in a fresh process (this file, given the mode): the baseline's 5,000 devices leave
+ * no garbage, sockets or timers behind to slow the next mode's devices.
+ */
+function runModeApart(mode: SyncMode): Promise<Outcome> {
+  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, mode], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Structured clone carries the outcome's maps.
+    serialization: 'advanced',
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (outcome) => resolve(outcome as Outcome));
+    child.once('exit', (code) =>
+      reject(new Error(`the ${mode} devices' process stopped (${code}) without an outcome`)),
+    );
+  });
+}
+
 async function main(): Promise<void> {
   printMachine();
   const started = performance.now();
   // BENCH_BASELINE=0 measures delivery alone, for trying a change; the table's figures need the baseline's run.
   if (process.env.BENCH_BASELINE === '0') {
-    describe('delivery', await runMode('delivery'));
+    describe('delivery', await runModeApart('delivery'));
     return;
   }
-  const baseline = await runMode('announce');
+  const baseline = await runModeApart('announce');
   describe('announce', baseline);
-  const delivery = await runMode('delivery');
+  const delivery = await runModeApart('delivery');
   describe('delivery', delivery);
   figures(baseline, delivery);
   console.log(`active-load bench: ${round((performance.now() - started) / 1000)} s`);
 }
 
-main().then(
+/** In a mode's own process: runs it and sends the outcome to the bench's process. */
+async function apart(mode: SyncMode): Promise<void> {
+  const outcome = await runMode(mode);
+  await new Promise<void>((resolve, reject) =>
+    process.send!(outcome, (error: Error | null) => (error ? reject(error) : resolve())),
+  );
+}
+
+const mode = process.argv[2];
+(mode === 'announce' || mode === 'delivery' ? apart(mode) : main()).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error(error);

@@ -1,9 +1,9 @@
 /**
  * Figures: how long until every device holds a change, with 2,000 and 5,000 devices connected to the live stream
  * (BENCH_DEVICES overrides), and what the server spends on it. Changes are written as the app writes them (a sync
- * push from one device): an urgent post to all houses (held by 5,000 devices p99 < 1,000 ms from the push's start), a
- * chat message (held by its recipient p99 < 25 ms; 100 between random pairs, one after another), a burst of 100
- * reactions in 10 s from different users (each held by every device on the post), a comment. Server CPU per change
+ * push from one device): five urgent posts to all houses in turn (each held by 5,000 devices p99 < 1,000 ms from its
+ * push's start), a chat message (held by its recipient p99 < 25 ms; 100 between random pairs, one after another), a
+ * burst of 100 reactions in 10 s from different users (each held by every device on the post), a comment. Server CPU per change
  * (utime + stime of its process from the push to every device idle again) < 300 ms for a change all 5,000 hold.
  * Baseline in the same run: the server with SYNC_DELIVERY=announce (events name the collection, every device pulls);
  * then the server's delivery, a fresh server each. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
@@ -50,6 +50,8 @@ const COLLECTIONS: SyncCollection[] = [
   'acknowledgements',
 ];
 const MESSAGES = 100;
+/** Urgent posts in turn: server CPU per post is their mean, as one post is a few ticks of the process clock. */
+const URGENT_POSTS = 5;
 const REACTIONS = 100;
 const BURST_MS = 10_000;
 const TARGETS = { urgentP99: 1000, chatP99: 25, cpuPerChange: 300 };
@@ -147,11 +149,18 @@ async function scenarios(server: ServerProcess, devices: SimDevice[]): Promise<R
   const urgent = await measured(
     server,
     devices,
-    () => 1,
+    () => URGENT_POSTS,
     async () => {
-      const post = newPostDoc(userOf.get(admin)!, 'Fire alarm test at 14:00 in every house', true);
-      urgentId = post.id;
-      return pushAndHold(devices, admin, 'posts', post, `posts/${post.id}`);
+      const held: number[] = [];
+      for (let i = 0; i < URGENT_POSTS; i += 1) {
+        const post = newPostDoc(userOf.get(admin)!, `Fire alarm test at 14:0${i} in every house`, true);
+        urgentId = post.id;
+        held.push(...(await pushAndHold(devices, admin, 'posts', post, `posts/${post.id}`)));
+        await waitUntil(() => devices.every((d) => d.idle()), IDLE_TIMEOUT_MS, 'every device to be idle').catch(
+          () => undefined,
+        );
+      }
+      return held;
     },
   );
 
@@ -265,7 +274,7 @@ function figures(baseline: Map<number, Results>, delivery: Map<number, Results>)
       pass: pick(d).cpuPerChange < TARGETS.cpuPerChange,
     });
     const rows = [
-      timed('Urgent post held by every device', (r) => r.urgent, TARGETS.urgentP99),
+      timed('Urgent post (5 in turn) held by every device', (r) => r.urgent, TARGETS.urgentP99),
       timed('Chat message held by its recipient, 100 in turn', (r) => r.chat, TARGETS.chatP99),
       timed('Reaction (100 in 10 s) held by every device on the post', (r) => r.reactions),
       timed('Comment held by every device', (r) => r.comment),

@@ -86,6 +86,25 @@ export interface AudienceAsk {
 }
 
 /**
+ * An urgent post's rows for its whole audience in one statement: the user ids go as one JSON array, in id order so
+ * that the rows' keys are written in order.
+ */
+const insertAudienceRows = preparedFor((db) =>
+  db.$client.prepare<{
+    postId: string;
+    userIds: string;
+    at: number;
+    serverSeq: number;
+    alert: number;
+    confirm: number;
+  }>(
+    `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq, alert, confirm)
+     SELECT @postId || ':' || value, @postId, value, @at, 0, @serverSeq, @alert, @confirm FROM json_each(@userIds)
+     ORDER BY value`,
+  ),
+);
+
+/**
  * One change of a post's audience at one sequence: new members get their row, members who come back get theirs
  * again as a fresh request, rows that become an alert are raised as fresh alerts, rows that keep their member
  * take what the post now asks, and members no longer addressed lose the rows they have not acknowledged.
@@ -100,13 +119,14 @@ export function applyAudienceChange(
   db.transaction(() => {
     const serverSeq = nextSeq(db);
     if (change.add.length > 0) {
-      const insert = db.$client.prepare(
-        `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq, alert, confirm)
-         VALUES (?, ?, ?, ?, 0, ?, ?, ?)`,
-      );
-      for (const userId of change.add) {
-        insert.run(`${postId}:${userId}`, postId, userId, at, serverSeq, Number(ask.alert), Number(ask.confirm));
-      }
+      insertAudienceRows(db).run({
+        postId,
+        userIds: JSON.stringify(change.add),
+        at,
+        serverSeq,
+        alert: Number(ask.alert),
+        confirm: Number(ask.confirm),
+      });
     }
     const fresh = { createdAt: at, remindedAt: null, viewedAt: null, ...ask, serverSeq };
     if (change.revive.length > 0) {
@@ -315,18 +335,30 @@ const listAcknowledgementsSinceQuery = preparedFor((db) =>
     .prepare(),
 );
 
+/** What an alert-list document is made of (toAcknowledgementDoc), with its sequence. */
+export type AcknowledgementDocRow = Pick<
+  AcknowledgementRow,
+  'id' | 'postId' | 'userId' | 'createdAt' | 'acknowledgedAt' | 'writtenAt' | 'viewedAt' | 'deleted' | 'serverSeq'
+>;
+
+/** SQL rows as they come: `deleted` is 0 or 1. */
+type RawDocRow = Omit<AcknowledgementDocRow, 'deleted'> & { deleted: number | boolean };
+
+// Only the document's columns, unmapped: an urgent post's event reads its whole audience's rows at once.
 const listAllAcknowledgementsSinceQuery = preparedFor((db) =>
-  db
-    .select()
-    .from(acknowledgements)
-    .where(sql`${acknowledgements.serverSeq} > ${sql.placeholder('seq')}`)
-    .orderBy(asc(acknowledgements.serverSeq), asc(acknowledgements.id))
-    .prepare(),
+  db.$client.prepare<{ seq: number }, RawDocRow>(
+    `SELECT id, post_id AS postId, user_id AS userId, created_at AS createdAt, acknowledged_at AS acknowledgedAt,
+            written_at AS writtenAt, viewed_at AS viewedAt, deleted, server_seq AS serverSeq
+     FROM acknowledgements WHERE server_seq > @seq ORDER BY server_seq, id`,
+  ),
 );
 
 /** Every user's alert-list rows changed after a sequence, in feed order: one read for an urgent post's audience. */
-export function listAllAcknowledgementsSince(db: Db, seq: number) {
-  return listAllAcknowledgementsSinceQuery(db).all({ seq });
+export function listAllAcknowledgementsSince(db: Db, seq: number): AcknowledgementDocRow[] {
+  const rows = listAllAcknowledgementsSinceQuery(db).all({ seq });
+  for (const row of rows) row.deleted = row.deleted === 1 || row.deleted === true;
+  // Each row's `deleted` is a boolean now.
+  return rows as AcknowledgementDocRow[];
 }
 
 /**

@@ -48,6 +48,7 @@ import {
   updateAcknowledged,
   updateReminded,
   updateViewed,
+  type AcknowledgementDocRow,
   type AcknowledgementRow,
   type AlertPostRow,
   type AudienceAsk,
@@ -350,7 +351,7 @@ export const startAlertReminders = (deps: AppDeps, everyMs: number): Job =>
   startJob(deps, 'Alert reminders', everyMs, () => sendDueReminders(deps));
 
 /** One alert in a user's list as replication sends it. */
-export function toAcknowledgementDoc(row: AcknowledgementRow): AcknowledgementDoc {
+export function toAcknowledgementDoc(row: AcknowledgementDocRow): AcknowledgementDoc {
   return {
     id: row.id,
     postId: row.postId,

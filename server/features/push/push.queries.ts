@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, ne, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ne, notInArray, sql } from 'drizzle-orm';
 import { preparedFor, type Db } from '../../db/client';
 import { pushSubscriptions, settings, users } from '../../db/tables';
 
@@ -92,6 +92,22 @@ const activeSubscriptionsExcept = preparedFor((db) =>
     .prepare(),
 );
 
+/** Chosen users' devices, as an urgent post pushes to its audience: the ids go as one JSON array, not one parameter each. */
+const activeSubscriptionsOfUsers = preparedFor((db) =>
+  db
+    .select(subscriptionColumns)
+    .from(pushSubscriptions)
+    .innerJoin(users, eq(users.id, pushSubscriptions.userId))
+    .where(
+      and(
+        sql`${pushSubscriptions.userId} IN (SELECT value FROM json_each(${sql.placeholder('userIds')}))`,
+        eq(users.isActive, true),
+      ),
+    )
+    .orderBy(asc(pushSubscriptions.userId))
+    .prepare(),
+);
+
 export function listActiveSubscriptions(
   db: Db,
   who: { userIds: string[] } | { exceptUserId: string },
@@ -100,11 +116,5 @@ export function listActiveSubscriptions(
     return activeSubscriptionsOfUser(db).all({ userId: who.userIds[0] });
   if ('exceptUserId' in who) return activeSubscriptionsExcept(db).all({ userId: who.exceptUserId });
   if (who.userIds.length === 0) return [];
-  return db
-    .select(subscriptionColumns)
-    .from(pushSubscriptions)
-    .innerJoin(users, eq(users.id, pushSubscriptions.userId))
-    .where(and(inArray(pushSubscriptions.userId, who.userIds), eq(users.isActive, true)))
-    .orderBy(asc(pushSubscriptions.userId))
-    .all();
+  return activeSubscriptionsOfUsers(db).all({ userIds: JSON.stringify(who.userIds) });
 }

@@ -131,7 +131,9 @@ export function createSyncHub(
   /** A stream that went away between its close and its removal must not stop the others. */
   const safely = (write: () => unknown) => {
     try {
-      void Promise.resolve(write()).catch(() => undefined);
+      const written = write();
+      // Thousands of sends per change are plain socket writes: only a promise needs catching.
+      if (written instanceof Promise) written.catch(() => undefined);
     } catch {
       // ignored: the stream's own close handler removes it
     }

@@ -30,13 +30,25 @@ const STREAM_HEADERS = {
 
 const PING = Buffer.from(': ping\n\n');
 
-/** One SSE event as bytes; a change sent to every stream is encoded once (the last one is kept). */
-let lastFrame = { event: '', data: '', bytes: Buffer.alloc(0) };
+/**
+ * One SSE event as bytes. A change sent to every stream is encoded once: the last two frames are kept, as an urgent
+ * post's event alternates with each user's own alert-row event.
+ */
+interface Frame {
+  event: string;
+  data: string;
+  bytes: Buffer;
+}
+let newest: Frame = { event: '', data: '', bytes: Buffer.alloc(0) };
+let previous: Frame = newest;
 function frameOf(event: string, data: string): Buffer {
-  if (lastFrame.event !== event || lastFrame.data !== data) {
-    lastFrame = { event, data, bytes: Buffer.from(`event: ${event}\ndata: ${data}\n\n`) };
+  const same = (frame: Frame) => frame.data === data && frame.event === event;
+  if (!same(newest)) {
+    const known = same(previous) ? previous : { event, data, bytes: Buffer.from(`event: ${event}\ndata: ${data}\n\n`) };
+    previous = newest;
+    newest = known;
   }
-  return lastFrame.bytes;
+  return newest.bytes;
 }
 
 /**
