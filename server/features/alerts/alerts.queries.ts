@@ -251,35 +251,55 @@ export interface ReportRow {
   houseList: string | null;
 }
 
-/** A post's audience with each member's acknowledgement or confirmation and reminders, by name (both reports). */
+/**
+ * A post's audience with each member's acknowledgement or confirmation and reminders, by name (both reports), with
+ * the houses in the same read: one query for a report of thousands, not a second one of (member, house) pairs. Read
+ * as arrays and named here: the cheapest way to thousands of rows, cheaper than the driver's objects or drizzle's.
+ */
 const reportRowsQuery = preparedFor((db) =>
-  db
-    .select({
-      userId: users.id,
-      firstName: users.firstName,
-      lastName: users.lastName,
-      isActive: users.isActive,
-      createdAt: acknowledgements.createdAt,
-      acknowledgedAt: acknowledgements.acknowledgedAt,
-      writtenAt: acknowledgements.writtenAt,
-      remindedAt: acknowledgements.remindedAt,
-      confirmReminders: acknowledgements.confirmReminders,
-      // The houses in the same read: one query for a report of thousands, not a second one of (member, house) pairs.
-      houseList: sql<
-        string | null
-      >`(SELECT group_concat(${userHouses.house}, char(31)) FROM ${userHouses} WHERE ${userHouses.userId} = ${users.id})`,
-    })
-    .from(acknowledgements)
-    .innerJoin(users, eq(users.id, acknowledgements.userId))
-    .where(and(eq(acknowledgements.postId, sql.placeholder('postId')), eq(acknowledgements.deleted, false)))
-    .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id))
-    .prepare(),
+  db.$client
+    .prepare<{ postId: string }, ReportRowValues>(
+      `SELECT u.id, u.first_name, u.last_name, u.is_active, a.created_at, a.acknowledged_at, a.written_at,
+              a.reminded_at, a.confirm_reminders,
+              (SELECT group_concat(h.house, char(31)) FROM user_houses h WHERE h.user_id = u.id)
+       FROM acknowledgements a JOIN users u ON u.id = a.user_id
+       WHERE a.post_id = @postId AND a.deleted = 0
+       ORDER BY u.first_name, u.last_name, u.id`,
+    )
+    .raw(true),
 );
 
 /** Prepared: a report of a post to every member of staff reads thousands of rows while an admin waits. */
 export function listReportRows(db: Db, postId: string): ReportRow[] {
-  return reportRowsQuery(db).all({ postId });
+  return reportRowsQuery(db)
+    .all({ postId })
+    .map((r) => ({
+      userId: r[0],
+      firstName: r[1],
+      lastName: r[2],
+      isActive: r[3] === 1,
+      createdAt: r[4],
+      acknowledgedAt: r[5],
+      writtenAt: r[6],
+      remindedAt: r[7],
+      confirmReminders: r[8],
+      houseList: r[9],
+    }));
 }
+
+/** The query's columns, in their order. */
+type ReportRowValues = [
+  string,
+  string,
+  string,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  number,
+  string | null,
+];
 
 export interface DueReminderRow {
   id: string;
