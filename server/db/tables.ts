@@ -459,6 +459,8 @@ export const acknowledgements = sqliteTable(
   },
   (t) => [
     index('acknowledgements_user_seq_idx').on(t.userId, t.serverSeq, t.id),
+    // An event for many users reads every row changed since a sequence, not the whole table.
+    index('acknowledgements_seq_idx').on(t.serverSeq, t.id),
     index('acknowledgements_post_idx').on(t.postId),
     // The reminder check reads only the open ones, oldest first.
     index('acknowledgements_due_idx')

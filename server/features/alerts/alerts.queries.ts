@@ -361,24 +361,34 @@ export type AcknowledgementDocRow = Pick<
   'id' | 'postId' | 'userId' | 'createdAt' | 'acknowledgedAt' | 'writtenAt' | 'viewedAt' | 'deleted' | 'serverSeq'
 >;
 
-/** SQL rows as they come: `deleted` is 0 or 1. */
-type RawDocRow = Omit<AcknowledgementDocRow, 'deleted'> & { deleted: number | boolean };
+/** The query's columns, in their order. */
+type DocRowValues = [string, string, string, number, number | null, number | null, number | null, number, number];
 
-// Only the document's columns, unmapped: an urgent post's event reads its whole audience's rows at once.
+// Only the document's columns, as arrays named here: an urgent post's event reads its whole audience's rows at once.
 const listAllAcknowledgementsSinceQuery = preparedFor((db) =>
-  db.$client.prepare<{ seq: number }, RawDocRow>(
-    `SELECT id, post_id AS postId, user_id AS userId, created_at AS createdAt, acknowledged_at AS acknowledgedAt,
-            written_at AS writtenAt, viewed_at AS viewedAt, deleted, server_seq AS serverSeq
-     FROM acknowledgements WHERE server_seq > @seq ORDER BY server_seq, id`,
-  ),
+  db.$client
+    .prepare<{ seq: number }, DocRowValues>(
+      `SELECT id, post_id, user_id, created_at, acknowledged_at, written_at, viewed_at, deleted, server_seq
+       FROM acknowledgements WHERE server_seq > @seq ORDER BY server_seq, id`,
+    )
+    .raw(true),
 );
 
 /** Every user's alert-list rows changed after a sequence, in feed order: one read for an urgent post's audience. */
 export function listAllAcknowledgementsSince(db: Db, seq: number): AcknowledgementDocRow[] {
-  const rows = listAllAcknowledgementsSinceQuery(db).all({ seq });
-  for (const row of rows) row.deleted = row.deleted === 1 || row.deleted === true;
-  // Each row's `deleted` is a boolean now.
-  return rows as AcknowledgementDocRow[];
+  return listAllAcknowledgementsSinceQuery(db)
+    .all({ seq })
+    .map((r) => ({
+      id: r[0],
+      postId: r[1],
+      userId: r[2],
+      createdAt: r[3],
+      acknowledgedAt: r[4],
+      writtenAt: r[5],
+      viewedAt: r[6],
+      deleted: r[7] === 1,
+      serverSeq: r[8],
+    }));
 }
 
 /**

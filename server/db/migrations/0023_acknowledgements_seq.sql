@@ -1,0 +1,1 @@
+CREATE INDEX `acknowledgements_seq_idx` ON `acknowledgements` (`server_seq`,`id`);
