@@ -182,8 +182,8 @@ export function changeEventData(
   through: number,
 ): string | null {
   if (rows.length === 0) return null;
-  const announced = JSON.stringify({ collection } satisfies ChangeEvent<SyncDoc>);
-  if (rows.length > EVENT_DOCUMENTS_MAX) return announced;
+  const announced = () => JSON.stringify({ collection } satisfies ChangeEvent<SyncDoc>);
+  if (rows.length > EVENT_DOCUMENTS_MAX) return announced();
   const event: ChangeEvent<SyncDoc> = {
     collection,
     since,
@@ -191,7 +191,7 @@ export function changeEventData(
     documents: rows.map((r) => r.doc),
   };
   const data = JSON.stringify(event);
-  return data.length > EVENT_BYTES_MAX ? announced : data;
+  return data.length > EVENT_BYTES_MAX ? announced() : data;
 }
 
 /**
