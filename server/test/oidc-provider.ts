@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
 
 /** The claims of an account at the test provider; `sub` is its login. */
@@ -9,6 +9,15 @@ export interface ProviderAccount {
   email_verified?: boolean;
   xms_edov?: boolean;
   preferred_username?: string;
+}
+
+/** A port free now, so an app's PUBLIC_URL (and with it its redirect URI) is known before it starts. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo; // listening on TCP: an AddressInfo
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 export const PROVIDER_CLIENT = { clientId: 'staff-portal', clientSecret: 'test-client-secret-not-for-production' };
@@ -62,7 +71,14 @@ export async function startOidcProvider(options: { idTokenTtlSeconds?: number } 
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: false } },
     cookies: { keys: ['test-provider-cookie-key'] },
-    ttl: { IdToken: options.idTokenTtlSeconds ?? 3600 },
+    ttl: {
+      IdToken: options.idTokenTtlSeconds ?? 3600,
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      Interaction: 600,
+      Grant: 600,
+      Session: 600,
+    },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx, sub) {
       const claims = accounts.get(sub);

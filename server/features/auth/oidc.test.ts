@@ -1,9 +1,8 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../schema/constants';
 import { PASSWORD_OFF_MESSAGE } from '../../../schema/sso';
 import { loadConfig, ConfigError } from '../../config';
-import { startOidcProvider, type OidcTestProvider } from '../../test/oidc-provider';
+import { freePort, startOidcProvider, type OidcTestProvider } from '../../test/oidc-provider';
 import { ADMIN, startTestServer, TEST_PASSWORD, TestClient, type TestServer } from '../../test/test-server';
 
 /** A browser's visit through the app's start, the provider's form and the app's callback, without a browser. */
@@ -44,15 +43,6 @@ const auditCount = (t: TestServer, action: string) =>
 
 const countUsers = (t: TestServer) =>
   t.db.$client.prepare<[], { n: number }>('SELECT count(*) AS n FROM users').get()!.n;
-
-/** A port free now, so PUBLIC_URL (and with it the redirect URI) is known before the server starts. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo; // listening on TCP: an AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /** The app's settings for the test provider, on a port chosen ahead. */
 async function ssoEnv(op: OidcTestProvider, extra: Record<string, string> = {}) {
