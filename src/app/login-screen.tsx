@@ -45,7 +45,9 @@ export function LoginScreen() {
         <Card className="auth-card">
           <CardHeader>
             <CardTitle>Staff Login</CardTitle>
-            <CardDescription>Use the email and password of your staff account.</CardDescription>
+            <CardDescription>
+              {passwordShown ? 'Use the email and password of your staff account.' : 'Use your work account.'}
+            </CardDescription>
           </CardHeader>
           <CardContent>
             <IdleLogoutNotice />

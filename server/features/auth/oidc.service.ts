@@ -9,7 +9,7 @@ import { forbidden } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { findUserByEmail, findUserById, updateUser, type UserRow } from '../users/users.queries';
 import { toCurrentUser } from '../users/users.service';
-import { countLoginFailures, findUserToken, insertLoginFailure } from './auth.queries';
+import { countLoginFailures, deleteLoginFailuresOf, findUserToken, insertLoginFailure } from './auth.queries';
 import { startSession, type StartedSession } from './auth.service';
 import { countLiveSsoAttempts, deleteSsoAttemptsExpiredBy, insertSsoAttempt, takeSsoAttempt } from './oidc.queries';
 
@@ -213,6 +213,8 @@ function auditFailure(deps: AppDeps, failure: SsoFailure, meta: RequestMeta): vo
 function signInWithSso(deps: AppDeps, user: UserRow, meta: RequestMeta): StartedSession {
   const at = deps.now();
   updateUser(deps.db, user.id, { lastLoginAt: at });
+  // As a password sign-in that succeeds: the account's count of failed attempts starts again (decision 4).
+  deleteLoginFailuresOf(deps.db, user.email);
   const token = startSession(deps, user.id, meta);
   recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, details: { method: 'sso' }, at });
   return { token, user: toCurrentUser(user) };

@@ -129,6 +129,17 @@ describe('GET /api/auth/sso/callback', () => {
       expect((await client.get('/api/auth/user')).status).toBe(401);
     }));
 
+  it('signs in an account that wrong passwords have locked, and lifts the lock as a password sign-in would', async () => {
+    const user = await t.buildUser({ email: 'locked.one@test.example' });
+    op.addAccount('locked-one', { email: user.email, email_verified: true });
+    for (let i = 0; i < LIMITS.loginFailuresPerAccount; i += 1) {
+      await t.client().post('/api/auth/login', { email: user.email, password: 'Wrong!Pass1' });
+    }
+    expect((await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD })).status).toBe(429);
+    expect((await ssoVisit(t, op, 'locked-one')).location).toBe('/');
+    expect((await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD })).status).toBe(200);
+  });
+
   it('refuses a callback whose state was changed, and one with no state cookie', async () => {
     await t.buildUser({ email: 'state.one@test.example' });
     op.addAccount('state-one', { email: 'state.one@test.example', email_verified: true });
