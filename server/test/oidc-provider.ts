@@ -44,7 +44,7 @@ async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
  * login, no password), which a test posts over HTTP and a journey fills in a browser; consent is given with it.
  * The provider is built on its first request, and again after each app's redirect URI is added (`allowRedirect`).
  */
-export async function startOidcProvider(options: { idTokenTtlSeconds?: number } = {}) {
+export async function startOidcProvider(options: { idTokenTtlSeconds?: number; publishWrongKey?: boolean } = {}) {
   const accounts = new Map<string, ProviderAccount>();
   const redirectUris: string[] = [];
   let provider: Provider | undefined;
@@ -110,7 +110,14 @@ export async function startOidcProvider(options: { idTokenTtlSeconds?: number } 
     await op.interactionFinished(req, res, { login: { accountId: login }, consent: { grantId } });
   }
 
+  // A provider whose published key is not the one it signs with: its ID tokens must be refused.
+  const wrongKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (options.publishWrongKey && req.url === '/jwks') {
+      const keys = [{ ...wrongKey, kid: 'test-key', use: 'sig', alg: 'RS256' }];
+      res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(JSON.stringify({ keys }));
+      return;
+    }
     const match = /^\/interaction\/([\w-]+)$/.exec(req.url ?? '');
     const handled = match ? interaction(req, res, match[1]) : Promise.resolve(build().callback()(req, res));
     handled.catch((error: unknown) => {

@@ -293,6 +293,23 @@ describe('GET /api/auth/sso/callback', () => {
   });
 });
 
+describe('an ID token not signed with the provider’s published key', () => {
+  it('is refused, though it came straight from the token endpoint', async () => {
+    const forger = await startOidcProvider({ publishWrongKey: true });
+    const own = await startTestServer(await ssoEnv(forger));
+    try {
+      await own.buildUser({ email: 'signed.one@test.example' });
+      forger.addAccount('signed-one', { email: 'signed.one@test.example', email_verified: true });
+      const visit = await ssoVisit(own, forger, 'signed-one');
+      expect(visit).toMatchObject({ status: 302, location: '/login?sso=failed' });
+      expect((await visit.client.get('/api/auth/user')).status).toBe(401);
+    } finally {
+      await own.close();
+      await forger.close();
+    }
+  });
+});
+
 describe('single sign-on when the provider cannot be reached', () => {
   it('sends the browser back to the sign-in screen with a clear reason', async () => {
     const down = await startTestServer({
