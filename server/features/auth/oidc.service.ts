@@ -98,24 +98,12 @@ const redirectUri = (config: Config) => `${baseUrl(config)}${SSO_CALLBACK_PATH}`
 export async function beginSsoSignIn(deps: AppDeps, meta: RequestMeta): Promise<{ location: string; state: string }> {
   providerOf(deps.config);
   refuseBusyAddress(deps, meta);
-  if (countLiveSsoAttempts(deps.db, meta.ip, deps.now()) >= SSO_LIVE_ATTEMPTS_PER_ADDRESS) fail('too_many');
   const found = await discover(deps);
-  const config = clientFor(deps, found);
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
-  const at = deps.now();
-  deleteSsoAttemptsExpiredBy(deps.db, at);
-  const expiresAt = at + SSO_ATTEMPT_MS;
-  insertSsoAttempt(deps.db, {
-    stateHash: hashToken(state),
-    nonce,
-    codeVerifier,
-    ip: meta.ip,
-    createdAt: at,
-    expiresAt,
-  });
-  const url = oidc.buildAuthorizationUrl(config, {
+  recordSsoAttempt(deps, meta, { stateHash: hashToken(state), nonce, codeVerifier });
+  const url = oidc.buildAuthorizationUrl(clientFor(deps, found), {
     redirect_uri: redirectUri(deps.config),
     scope: 'openid email',
     state,
@@ -124,6 +112,20 @@ export async function beginSsoSignIn(deps: AppDeps, meta: RequestMeta): Promise<
     code_challenge_method: 'S256',
   });
   return { location: url.href, state };
+}
+
+/** Counts the address's live attempts and stores this one in one transaction, so a burst is bounded exactly. */
+function recordSsoAttempt(
+  deps: AppDeps,
+  meta: RequestMeta,
+  secrets: { stateHash: string; nonce: string; codeVerifier: string },
+): void {
+  deps.db.transaction(() => {
+    const at = deps.now();
+    deleteSsoAttemptsExpiredBy(deps.db, at);
+    if (countLiveSsoAttempts(deps.db, meta.ip, at) >= SSO_LIVE_ATTEMPTS_PER_ADDRESS) fail('too_many');
+    insertSsoAttempt(deps.db, { ...secrets, ip: meta.ip, createdAt: at, expiresAt: at + SSO_ATTEMPT_MS });
+  });
 }
 
 /**
