@@ -43,7 +43,13 @@ describe('the zod-free checks the app reads its first answers with (decision 113
   });
 
   it('isPublicConfig accepts exactly what PublicConfigSchema accepts', () => {
-    const samples = [...variants(config), { ...config, registration: 'closed', houses: [] }];
+    const samples = [
+      ...variants(config),
+      { ...config, registration: 'closed', houses: [] },
+      ...variants({ ...config, sso: { label: 'Microsoft' }, passwordSignIn: false }),
+      { ...config, sso: { label: 1 } },
+      { ...config, sso: null },
+    ];
     for (const sample of samples)
       expect(isPublicConfig(sample), JSON.stringify(sample)).toBe(PublicConfigSchema.safeParse(sample).success);
     expect(samples.filter(isPublicConfig).length).toBeGreaterThan(2);

@@ -83,6 +83,8 @@ export function isPublicConfig(value: unknown): value is PublicConfig {
     Array.isArray(value.houses) &&
     value.houses.every((house) => typeof house === 'string') &&
     typeof value.needsSetup === 'boolean' &&
-    (value.keptKey === undefined || typeof value.keptKey === 'string')
+    (value.keptKey === undefined || typeof value.keptKey === 'string') &&
+    (value.sso === undefined || value.sso === null || (isObject(value.sso) && hasStrings(value.sso, ['label']))) &&
+    (value.passwordSignIn === undefined || typeof value.passwordSignIn === 'boolean')
   );
 }

@@ -131,5 +131,8 @@ export const PublicConfigSchema = z.object({
   needsSetup: z.boolean(),
   /** The server's public key for sealing kept work (decision 114); read before anyone signs in. */
   keptKey: z.string().optional(),
+  /** Single sign-on's button, or null when it is off; whether the password form is offered (decision 149). */
+  sso: z.object({ label: z.string() }).nullable().optional(),
+  passwordSignIn: z.boolean().optional(),
 });
 export type PublicConfig = z.infer<typeof PublicConfigSchema>;

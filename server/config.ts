@@ -5,6 +5,7 @@ import { REGISTRATION_MODES } from '../schema/constants';
 import { DEFAULT_SHIFTS, parseShifts, type Shift } from '../schema/handovers';
 import { DEFAULT_PUSH_SERVICE_HOSTS, PUSH_SERVICE_HOST_PATTERN } from '../schema/push';
 import { isTimeZone } from './lib/time-zone';
+import { checkSsoEnv, readSsoConfig, SSO_ENV, type SsoConfig } from './sso-config';
 
 /** Every setting of the server, read from the environment in this one place and checked at start. */
 export const ConfigSchema = z
@@ -99,8 +100,10 @@ export const ConfigSchema = z
         ),
       )
       .default([]),
+    ...SSO_ENV,
   })
   .superRefine((env, ctx) => {
+    checkSsoEnv(env, ctx);
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'ADMIN_EMAIL and ADMIN_PASSWORD go together' });
     }
@@ -146,6 +149,8 @@ export interface Config {
   accessMaxDays: { agency: number; bank: number };
   /** Cookies get Secure and HSTS is sent when the public URL is https. */
   secure: boolean;
+  /** OpenID Connect sign-in and whether password sign-in is offered (decision 149). */
+  sso: SsoConfig;
 }
 
 export class ConfigError extends Error {}
@@ -185,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shifts: e.SHIFTS,
     accessMaxDays: { agency: e.AGENCY_ACCESS_MAX_DAYS, bank: e.BANK_ACCESS_MAX_DAYS },
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
+    sso: readSsoConfig(e),
   };
 }
 

@@ -721,3 +721,21 @@ export const handoverAccess = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.house] })],
 );
+
+/**
+ * Single sign-ons under way: what the callback needs, kept in the database so any server can finish one. Looked up
+ * by the hash of the state, spent on first use, good for 10 minutes (decision 149).
+ */
+export const ssoAttempts = sqliteTable(
+  'sso_attempts',
+  {
+    stateHash: text('state_hash').primaryKey(),
+    nonce: text('nonce').notNull(),
+    codeVerifier: text('code_verifier').notNull(),
+    /** The address that started it: a bounded number of live attempts per address. */
+    ip: text('ip').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('sso_attempts_expires_idx').on(t.expiresAt), index('sso_attempts_ip_idx').on(t.ip, t.expiresAt)],
+);

@@ -35,6 +35,8 @@ interface Call {
   form?: () => FormData;
   /** The live stream: opened, its status read, closed. */
   stream?: true;
+  /** A browser navigation answered with a redirect: its status is read, the redirect not followed. */
+  navigation?: true;
 }
 
 interface Row {
@@ -111,6 +113,13 @@ async function send(caller: Caller, method: string, call: Call): Promise<TestRes
     const text = res.ok ? '' : await res.text();
     controller.abort();
     return { status: res.status, body: text ? JSON.parse(text) : {}, headers: res.headers, text } as TestResponse;
+  }
+  if (call.navigation) {
+    const res = await fetch(client.base + call.path, {
+      redirect: 'manual',
+      headers: client.cookie ? { cookie: client.cookie } : {},
+    });
+    return { status: res.status, body: {}, headers: res.headers, text: await res.text() } as TestResponse;
   }
   if (call.form) return client.sendForm(method, call.path, call.form());
   return client.request(method, call.path, call.json);
@@ -207,6 +216,17 @@ const ROWS: Row[] = [
     },
   },
   { route: 'POST /api/auth/logout', expected: anyone(204), call: () => ({ path: '/api/auth/logout', json: {} }) },
+  // Single sign-on (decision 149), off on this server: both send the browser to the sign-in screen.
+  {
+    route: 'GET /api/auth/sso/start',
+    expected: anyone(302),
+    call: () => ({ path: '/api/auth/sso/start', navigation: true }),
+  },
+  {
+    route: 'GET /api/auth/sso/callback',
+    expected: anyone(302),
+    call: () => ({ path: '/api/auth/sso/callback?code=c&state=s', navigation: true }),
+  },
   {
     route: 'POST /api/auth/heartbeat',
     expected: activeUsers(204),

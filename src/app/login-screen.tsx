@@ -9,6 +9,7 @@ import { AuthLayout } from '../features/auth/auth-layout';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { IdleLogoutNotice } from '../features/auth/idle-logout-notice';
 import { KeptWorkNotice } from '../features/auth/kept-work-notice';
+import { SsoSignIn, usePasswordFormShown } from '../features/auth/sso-sign-in';
 import { completePendingSignOut, noteSignIn } from '../features/auth/session-marks';
 import { api } from '../lib/api';
 import { loginSchema } from '../lib/account-schemas';
@@ -23,6 +24,7 @@ export function LoginScreen() {
   const { values, bind } = useFormFields({ email: '', password: '' });
   const { errors, check, prepare } = useLoadedFormValidation(loginSchema, values);
   const field = bind(errors);
+  const passwordShown = usePasswordFormShown();
   const { busy, onSubmit } = useFormSubmit(
     check,
     async (body) => {
@@ -43,12 +45,15 @@ export function LoginScreen() {
         <Card className="auth-card">
           <CardHeader>
             <CardTitle>Staff Login</CardTitle>
-            <CardDescription>Use the email and password of your staff account.</CardDescription>
+            <CardDescription>
+              {passwordShown ? 'Use the email and password of your staff account.' : 'Use your work account.'}
+            </CardDescription>
           </CardHeader>
           <CardContent>
             <IdleLogoutNotice />
             <KeptWorkNotice />
-            <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate>
+            <SsoSignIn />
+            <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate hidden={!passwordShown}>
               <EmailField id="login-email" autoComplete="username" {...field('email')} />
               <PasswordField
                 id="login-password"

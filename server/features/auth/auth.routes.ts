@@ -25,13 +25,14 @@ import {
   requestPasswordReset,
   resetPassword,
 } from './auth.service';
+import { passwordResetGate, passwordSignInGate, registrationGate } from './oidc.routes';
 
 const TokenQuerySchema = z.object({ token: z.string().min(1).max(200) });
 
 /** Sign-in, registration, password reset, the profile picture and the first-start setup (docs/api-auth-admin.md). */
 export const authRoutes = new Hono<AppEnv>()
   .get('/auth/user', requireUser, (c) => c.json(c.var.user))
-  .post('/auth/login', validate('json', LoginBodySchema), async (c) => {
+  .post('/auth/login', validate('json', LoginBodySchema), passwordSignInGate, async (c) => {
     const { token, user } = await login(c.var.deps, c.req.valid('json'), requestMeta(c));
     setSessionCookie(c, token);
     return c.json(user);
@@ -50,16 +51,16 @@ export const authRoutes = new Hono<AppEnv>()
       files.length === 1 && files[0] instanceof File ? files[0] : badRequest(PROFILE_PICTURE_MESSAGES.missing);
     return c.json(await changeProfilePicture(c.var.deps, c.var.user, file, requestMeta(c)));
   })
-  .post('/auth/register', validate('json', RegisterBodySchema), async (c) =>
+  .post('/auth/register', validate('json', RegisterBodySchema), registrationGate, async (c) =>
     c.json(await register(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )
-  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), (c) =>
+  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), passwordSignInGate, (c) =>
     c.json(requestPasswordReset(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )
   .get('/auth/reset-password/validate', validate('query', TokenQuerySchema), (c) =>
     c.json(checkResetToken(c.var.deps, c.req.valid('query').token)),
   )
-  .post('/auth/reset-password', validate('json', ResetPasswordBodySchema), async (c) =>
+  .post('/auth/reset-password', validate('json', ResetPasswordBodySchema), passwordResetGate, async (c) =>
     c.json(await resetPassword(c.var.deps, c.req.valid('json'), requestMeta(c))),
   )
   .post('/legacy-login', () => legacyLogin())

@@ -3,6 +3,7 @@ import type { PublicConfig } from '../../../schema/auth';
 import { listHouses } from '../../../schema/constants';
 import type { AppEnv } from '../../lib/context';
 import { needsSetup } from '../auth/auth.service';
+import { signInOptions } from '../auth/oidc.service';
 import { keptPublicKey } from '../kept/kept.service';
 
 /** GET /api/config: the public settings the screens show before and after sign-in. */
@@ -16,6 +17,7 @@ export const configRoutes = new Hono<AppEnv>().get('/config', (c) => {
     houses: listHouses(config.orgName),
     needsSetup: needsSetup(c.var.deps),
     keptKey: keptPublicKey(c.var.deps).publicKey,
+    ...signInOptions(config),
   };
   return c.json(body);
 });
