@@ -112,6 +112,7 @@ test('with password sign-in off, the screen offers the provider and a small way 
   await page.goto(`${base}/login`);
   await expect(page.getByRole('link', { name: 'Sign in with Example Provider' })).toBeVisible();
   await expect(page.getByLabel('Email')).toBeHidden();
+  await expect(page.getByRole('link', { name: /Don.t have an account/ })).toBeHidden();
   await expectNoSeriousViolations(page, 'the sign-in screen with password sign-in off');
 
   await page.getByRole('link', { name: 'Administrator sign-in' }).click();

@@ -20,7 +20,7 @@ import { toast } from '../lib/toast';
 /** /login (Sign-in screen; docs/behaviour.md, "Accounts"). */
 export function LoginScreen() {
   const navigate = useNavigate();
-  const { orgName } = useAtomValue(configAtom);
+  const { orgName, passwordSignIn } = useAtomValue(configAtom);
   const { values, bind } = useFormFields({ email: '', password: '' });
   const { errors, check, prepare } = useLoadedFormValidation(loginSchema, values);
   const field = bind(errors);
@@ -70,11 +70,14 @@ export function LoginScreen() {
                 Sign In
               </SubmitButton>
             </form>
-            <p className="auth-alt">
-              <Link to="/register" className="text-link">
-                Don&apos;t have an account? Contact your administrator
-              </Link>
-            </p>
+            {/* With password sign-in off, accounts come only from administrators: registration is refused. */}
+            {passwordSignIn !== false && (
+              <p className="auth-alt">
+                <Link to="/register" className="text-link">
+                  Don&apos;t have an account? Contact your administrator
+                </Link>
+              </p>
+            )}
           </CardContent>
         </Card>
 
