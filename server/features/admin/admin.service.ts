@@ -222,9 +222,12 @@ export function setStaffStatus(
   return adminView(deps, id);
 }
 
-/** Ends a deactivated member's sessions and live streams, spends their mailed links and forgets their push subscriptions. */
-function cutOff(deps: AppDeps, id: string): void {
-  endAllSessions(deps, id);
+/**
+ * Ends a deactivated member's sessions and live streams, spends their mailed links and forgets their push subscriptions;
+ * at an access end their devices are told so (decision 151).
+ */
+function cutOff(deps: AppDeps, id: string, reason?: 'access_ended'): void {
+  endAllSessions(deps, id, reason);
   spendMailedLinks(deps, id);
   removeSubscriptionsOf(deps, id);
 }
@@ -239,7 +242,7 @@ export function expireAccounts(deps: AppDeps): number {
   for (const target of due) {
     updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
     houseChatMembersChanged(deps, target.id, housesByUser(deps, [target.id]).get(target.id) ?? []);
-    cutOff(deps, target.id);
+    cutOff(deps, target.id, 'access_ended');
     recordAudit(deps.db, {
       actor: { id: null, email: null },
       action: 'user.access_expired',
