@@ -141,7 +141,7 @@ export function listHouseMembers(db: Db, house: string): PersonRow[] {
     .all();
 }
 
-/** Who sees a house's notes: its active members and every active admin (decision 138). */
+/** Who sees a house's notes: its active members and every active admin who is an employee (decisions 138, 151). */
 export function listHouseReaderIds(db: Db, house: string): string[] {
   return db
     .select({ id: users.id })
@@ -150,7 +150,7 @@ export function listHouseReaderIds(db: Db, house: string): string[] {
       and(
         eq(users.isActive, true),
         or(
-          inArray(users.role, ['admin', 'system_admin']),
+          and(inArray(users.role, ['admin', 'system_admin']), eq(users.accountType, 'employee')),
           inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(eq(userHouses.house, house))),
         ),
       ),
