@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { ADMIN, expect, readOutbox, signInSynced, STAFF_PASSWORD, test, uniqueEmail } from './fixtures';
+import { ADMIN, expect, localInHours, readOutbox, signInSynced, STAFF_PASSWORD, test, uniqueEmail } from './fixtures';
 import { readableOnDevice, serverRows } from './support/offline';
 import { setServerClockAhead } from './support/server-clock';
 
@@ -10,13 +10,6 @@ import { setServerClockAhead } from './support/server-clock';
 test.describe.configure({ mode: 'serial' });
 
 const HOUR = 3_600_000;
-
-/** A datetime-local value `hours` from now, in the browser's time zone (the runner's). */
-function localInHours(hours: number): string {
-  const d = new Date(Date.now() + hours * HOUR);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
 
 /** The admin adds an agency worker through the admin page, with access ending in `hours`. */
 async function addAgencyWorker(page: Page, email: string, hours: number): Promise<void> {
