@@ -1,4 +1,14 @@
-import { ADMIN, createStaffMember, expect, readOutbox, signIn, test, uniqueEmail, userIdOf } from './fixtures';
+import {
+  ADMIN,
+  createStaffMember,
+  expect,
+  localInHours,
+  readOutbox,
+  signIn,
+  test,
+  uniqueEmail,
+  userIdOf,
+} from './fixtures';
 
 const PASSWORD = 'Care!Worker2026';
 
@@ -105,13 +115,6 @@ test('the admin adds a member; the invited member sets a password and signs in',
   await page.goto('/admin');
   await expect(page.getByText('System Administrator access required.')).toBeVisible();
 });
-
-/** A datetime-local value `hours` from now, in the browser's time zone (the runner's). */
-function localInHours(hours: number): string {
-  const d = new Date(Date.now() + hours * 3_600_000);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
 
 test('the admin adds an agency worker with an end, filters by type and extends the access (decision 147)', async ({
   page,

@@ -39,6 +39,13 @@ export async function readOutbox(to: string, after = 0): Promise<{ text: string;
   throw new Error(`no mail to ${to} in ${dir}`);
 }
 
+/** A datetime-local value `hours` from now, in the browser's time zone (the runner's). */
+export function localInHours(hours: number): string {
+  const d = new Date(Date.now() + hours * 3_600_000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 /** The id the server gave an account. */
 export function userIdOf(email: string): string {
   const [row] = serverRows('SELECT id FROM users WHERE email = ?', [email]);

@@ -41,6 +41,8 @@ export const MESSAGES = {
   invalidCredentials: 'Invalid email or password',
   pendingApproval: 'Your account is awaiting approval by an administrator.',
   deactivated: 'Your account has been deactivated. Please contact your administrator.',
+  /** An agency or bank worker's access end came during their session (decision 151). */
+  accessEnded: 'Your access has ended. Ask an administrator if you still need it.',
   legacyRetired: 'Legacy access has been retired. Please sign in with your own account or contact support.',
   registrationClosed: 'Registration is closed. Please contact your administrator for an account.',
   registrationReceived:

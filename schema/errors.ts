@@ -5,6 +5,8 @@ export const ERROR_CODES = [
   'bad_request',
   'validation_failed',
   'unauthenticated',
+  /** A 401 for a session the server ended because the account's access end came (decision 151). */
+  'access_ended',
   'forbidden',
   'not_found',
   'conflict',

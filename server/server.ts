@@ -75,6 +75,8 @@ export async function startServer(
     reminderCheckMs?: number;
     /** How often scheduled posts are looked for; journeys check more often than the 30 s of production. */
     publishCheckMs?: number;
+    /** How often ended access is looked for; journeys check more often than the minute of production. */
+    accessCheckMs?: number;
     resolveHost?: HostResolver;
   } = {},
 ): Promise<RunningServer> {
@@ -120,7 +122,7 @@ export async function startServer(
   const heldPushes = startHeldPushes(deps, HELD_PUSH_CHECK_MS);
   const uploadSweeps = startUploadSweeps(deps);
   // Within a minute of its end, an agency or bank worker's access is gone (decision 145).
-  const accessExpiry = startAccessExpiry(deps, 60_000);
+  const accessExpiry = startAccessExpiry(deps, options.accessCheckMs ?? 60_000);
   // Once a day, System Administrators hear of accounts whose access ends within 48 hours (decision 147).
   const accessDigest = startAccessDigest(deps, 60 * 60_000);
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -50,6 +50,16 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
 
+/**
+ * Sessions the server ended for a reason the device should be told (decision 151): a request with such a cookie is
+ * answered 401 with that reason as its code. Kept for a session's maximum age, then swept.
+ */
+export const endedSessions = sqliteTable('ended_sessions', {
+  tokenHash: text('token_hash').primaryKey(),
+  reason: text('reason', { enum: ['access_ended'] }).notNull(),
+  endedAt: integer('ended_at').notNull(),
+});
+
 /** Single-use tokens e-mailed to a user: password reset (1 hour) and invitation (7 days). */
 export const userTokens = sqliteTable(
   'user_tokens',

@@ -962,6 +962,28 @@ describe('the permission matrix', () => {
   );
 });
 
+// An administrator who is agency or bank staff sees handover notes of their own houses only (decision 151): at Tudor
+// Way, they are answered about Giles House's notes as its other staff member is, and get the report of their houses.
+describe('the handover rows for an agency administrator of another house', () => {
+  const rows = ROWS.filter((row) => row.route.includes('handovers') && !row.collection);
+  it.each(rows.map((row) => [row.route, row] as const))('answers %s as the table says', async (_route, row) => {
+    const agencyAdmin = await t.buildUser({
+      role: 'admin',
+      email: `agency-admin-${randomUUID().slice(0, 8)}@test.example`,
+      accountType: 'agency',
+      accessEndsAt: Date.now() + 5 * 24 * 3_600_000,
+    });
+    t.setHouses(agencyAdmin.id, ['Tudor Way']);
+    const client = t.client();
+    client.cookie = `sp_session=${startSession(t.server.deps, agencyAdmin.id, { ip: '127.0.0.1', userAgent: null })}`;
+    const call = await row.call('admin');
+    const res = await client.request(row.route.split(' ')[0], call.path, call.json);
+    const expected = row.route.includes('/report') ? 200 : row.expected.otherStaff;
+    expect(res.status, `${row.route}: ${res.text.slice(0, 200)}`).toBe(expected);
+    if (row.route.includes('/report')) expect(res.text).not.toContain('Giles House');
+  });
+});
+
 describe('a pushed document that belongs to someone else', () => {
   /** Pushes one row as `otherStaff`; the row must come back refused (a conflict), the batch still 200. */
   async function pushAsOther(collection: string, row: unknown) {

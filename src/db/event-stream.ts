@@ -1,3 +1,5 @@
+import { errorCodeOf } from '../lib/api';
+
 /** One Server-Sent Event: its name (default "message") and data. */
 export interface StreamEvent {
   event: string;
@@ -7,7 +9,7 @@ export interface StreamEvent {
 /**
  * Reads an SSE stream with fetch and a stream reader (works in browsers and in Node 20, which has no
  * EventSource), calling onEvent for each event. Resolves when the stream ends; rejects on a network error or
- * a non-2xx answer (the error carries `status`).
+ * a non-2xx answer (the error carries `status`, and the answer's `code` when it has one).
  */
 export async function readEventStream(
   url: string,
@@ -17,7 +19,8 @@ export async function readEventStream(
 ): Promise<void> {
   const response = await fetchImpl(url, { ...init, headers: { ...init.headers, Accept: 'text/event-stream' } });
   if (!response.ok || !response.body) {
-    throw Object.assign(new Error(`${response.status}: stream refused`), { status: response.status });
+    const code = await errorCodeOf(response);
+    throw Object.assign(new Error(`${response.status}: stream refused`), { status: response.status, code });
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

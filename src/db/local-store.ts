@@ -32,7 +32,7 @@ let dropping: Subscription | null = null;
  */
 export function startLocalStore(
   userId: string,
-  onUnauthorized: () => void,
+  onUnauthorized: (code: string | undefined) => void,
   wipesBefore = wipeCount(),
 ): Promise<LocalStore | null> {
   const existing = appStore.get(localStoreAtom);

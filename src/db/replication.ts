@@ -19,8 +19,8 @@ export { ownChanges, replicationIdentifierOf } from './sync/collection-sync';
 export interface SyncOptions {
   baseUrl?: string;
   fetch?: typeof fetch;
-  /** The server answered 401: the session is over. */
-  onUnauthorized?: () => void;
+  /** The server answered 401: the session is over; `code` says why (decision 151). */
+  onUnauthorized?: (code: string | undefined) => void;
   /** Pull page size (documents per request). */
   batchSize?: number;
   /** How long to wait before retrying after a failed request, and between stream reconnects. */

@@ -95,6 +95,15 @@ export async function apiRequest(method: Method, path: string, body?: unknown): 
   return json;
 }
 
+/** The `code` of an error answer's JSON body, when it has one (a 401's "access_ended", decision 151). */
+export async function errorCodeOf(response: Response): Promise<string | undefined> {
+  try {
+    return readJsonField(parseJson(await response.clone().text()), 'code');
+  } catch {
+    return undefined;
+  }
+}
+
 export const api = {
   get: (path: string) => apiRequest('GET', path),
   post: (path: string, body?: unknown) => apiRequest('POST', path, body),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DirectoryUserDoc, PullResponse } from '../../../schema/sync';
+import { sweepExpired } from '../auth/auth.service';
 import { updateUser } from '../users/users.queries';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 
@@ -179,5 +180,46 @@ describe('the daily e-mail of access ending soon (decision 147)', () => {
     const next = (await t.smtp.waitFor(ADMIN.email, 2)).raw.replace(/=\r?\n/g, '');
     expect(next).toContain('Sooner Agency (Agency staff)');
     expect(next).toContain('Later Agency (Bank staff)');
+  });
+});
+
+// Last: it moves the clock by days.
+describe('the device is told its access ended (decision 151)', () => {
+  it('tells a device whose access ended so, apart from a deactivation or a sign-out, for as long as a session lasts', async () => {
+    t.advance(8 * DAY);
+    // Earlier tests' workers end first, so the check below ends only this test's.
+    t.server.accessExpiry.check();
+    const now = t.server.deps.now();
+    const { user, client } = await t.signedIn({ accountType: 'agency', accessEndsAt: now + MINUTE });
+    const deactivated = await t.signedIn({ accountType: 'agency', accessEndsAt: now + 6 * DAY });
+    const signedOut = await t.signedIn();
+    t.advance(3 * DAY);
+    expect(t.server.accessExpiry.check()).toBe(1);
+    for (const path of ['/api/auth/user', '/api/sync/users/pull?limit=10', '/api/sync/stream']) {
+      const res = await client.get(path);
+      expect(res.status, path).toBe(401);
+      expect(res.body, path).toEqual({
+        code: 'access_ended',
+        message: 'Your access has ended. Ask an administrator if you still need it.',
+      });
+    }
+    // Signing in again is refused as for any inactive account, not with the session's reason.
+    const again = await t.client().post('/api/auth/login', { email: user.email, password: 'Str0ng!Passw0rd' });
+    expect(again.body.code).not.toBe('access_ended');
+
+    await admin.patch(`/api/admin/users/${deactivated.user.id}/status`, { isActive: false });
+    await signedOut.client.post('/api/auth/logout');
+    for (const other of [deactivated.client, signedOut.client]) {
+      const res = await other.get('/api/auth/user');
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('unauthenticated');
+    }
+
+    // Past a session's maximum age the reason is forgotten with the session it explained.
+    t.advance(13 * HOUR);
+    sweepExpired(t.server.deps);
+    const late = await client.get('/api/auth/user');
+    expect(late.status).toBe(401);
+    expect(late.body.code).toBe('unauthenticated');
   });
 });

@@ -101,12 +101,20 @@ function audit(deps: AppDeps, actor: SessionUser, meta: RequestMeta, action: str
   });
 }
 
-/** A role change can open or close every house's handover notes to the member (decision 138). */
-function roleChanged(deps: AppDeps, target: UserRow, role: Role): void {
-  if (role === target.role) return;
+/**
+ * A change of role, or of an admin's account type, can open or close every house's handover notes to the member
+ * (decisions 138, 151).
+ */
+function roleChanged(deps: AppDeps, target: UserRow, role: Role, type: AccountType = target.accountType): void {
+  if (role === target.role && type === target.accountType) return;
   const houses = housesByUser(deps, [target.id]).get(target.id) ?? [];
-  handoverAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
-  houseChatAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
+  handoverAccessChanged(
+    deps,
+    target.id,
+    { role: target.role, type: target.accountType, houses },
+    { role, type, houses },
+  );
+  if (role !== target.role) houseChatAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
 }
 
 function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): void {
@@ -187,7 +195,7 @@ export function editStaffMember(
     });
     // A link mailed to the old address must not set the password of the account at the new one.
     if (body.email !== target.email) spendMailedLinks(deps, id);
-    roleChanged(deps, target, body.role);
+    roleChanged(deps, target, body.role, type);
     const houses = housesByUser(deps, [id]).get(id) ?? [];
     residentAccessChanged(deps, { type: target.accountType, houses }, { type, houses });
   });
@@ -222,9 +230,12 @@ export function setStaffStatus(
   return adminView(deps, id);
 }
 
-/** Ends a deactivated member's sessions and live streams, spends their mailed links and forgets their push subscriptions. */
-function cutOff(deps: AppDeps, id: string): void {
-  endAllSessions(deps, id);
+/**
+ * Ends a deactivated member's sessions and live streams, spends their mailed links and forgets their push subscriptions;
+ * at an access end their devices are told so (decision 151).
+ */
+function cutOff(deps: AppDeps, id: string, reason?: 'access_ended'): void {
+  endAllSessions(deps, id, reason);
   spendMailedLinks(deps, id);
   removeSubscriptionsOf(deps, id);
 }
@@ -239,7 +250,7 @@ export function expireAccounts(deps: AppDeps): number {
   for (const target of due) {
     updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
     houseChatMembersChanged(deps, target.id, housesByUser(deps, [target.id]).get(target.id) ?? []);
-    cutOff(deps, target.id);
+    cutOff(deps, target.id, 'access_ended');
     recordAudit(deps.db, {
       actor: { id: null, email: null },
       action: 'user.access_expired',
@@ -335,7 +346,8 @@ export function setStaffHouses(
   const before = housesByUser(deps, [id]).get(id) ?? [];
   const houses = deps.db.transaction(() => {
     const after = setUserHouses(deps, target.id, body.houses);
-    handoverAccessChanged(deps, target.id, { role: target.role, houses: before }, { role: target.role, houses: after });
+    const reader = { role: target.role, type: target.accountType };
+    handoverAccessChanged(deps, target.id, { ...reader, houses: before }, { ...reader, houses: after });
     residentAccessChanged(
       deps,
       { type: target.accountType, houses: before },

@@ -3,8 +3,9 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { LIMITS } from '../../../schema/constants';
 import { canManageUsers } from '../../../schema/permissions';
 import type { AppEnv, RequestMeta, SessionUser } from '../../lib/context';
-import { forbidden, unauthenticated } from '../../lib/errors';
-import { resolveSession } from './auth.service';
+import { MESSAGES } from '../../../schema/auth-rules';
+import { AppError, forbidden, unauthenticated } from '../../lib/errors';
+import { resolveSession, sessionEndReason } from './auth.service';
 
 export const SESSION_COOKIE = 'sp_session';
 
@@ -26,7 +27,8 @@ function loadUser(c: Context<AppEnv>) {
   // c.get, not c.var: c.var copies every variable of the request into a new object on each read.
   const found = resolveSession(c.get('deps'), token, !isBackgroundRequest(c));
   if (!found) {
-    clearSessionCookie(c);
+    // An access end's cookie stays, so every request the device has in flight hears why (decision 151).
+    if (!sessionEndReason(c.get('deps'), token)) clearSessionCookie(c);
     return null;
   }
   c.set('user', found.user);
@@ -34,16 +36,28 @@ function loadUser(c: Context<AppEnv>) {
   return found.user;
 }
 
+/**
+ * The 401 for a request without a live session: "access_ended" when the server ended its session at the account's
+ * access end, so the device can say so rather than a plain sign-out (decision 151).
+ */
+function refuseSession(c: Context<AppEnv>): never {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (token && sessionEndReason(c.get('deps'), token) === 'access_ended') {
+    throw new AppError(401, 'access_ended', MESSAGES.accessEnded);
+  }
+  return unauthenticated();
+}
+
 /** Any signed-in, active user; 401 otherwise. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!loadUser(c)) unauthenticated();
+  if (!loadUser(c)) refuseSession(c);
   await next();
 };
 
 /** System administrators only: 401 signed out, 403 for everyone else (docs/behaviour.md, "Administration"). */
 export const requireSystemAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = loadUser(c);
-  if (!user) unauthenticated();
+  if (!user) refuseSession(c);
   else if (!canManageUsers(user)) forbidden('System Administrator access required.');
   await next();
 };

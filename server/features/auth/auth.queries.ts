@@ -1,6 +1,6 @@
 import { and, count, eq, gt, isNull, lt, min } from 'drizzle-orm';
 import { preparedFor, type Db } from '../../db/client';
-import { accountRequests, loginFailures, sessions, settings, userTokens } from '../../db/tables';
+import { accountRequests, endedSessions, loginFailures, sessions, settings, userTokens } from '../../db/tables';
 import type { CurrentUserRow } from '../users/users.queries';
 
 export type SessionRow = typeof sessions.$inferSelect;
@@ -76,6 +76,30 @@ export function deleteSessionsOfUser(db: Db, userId: string): void {
 export function deleteDeadSessions(db: Db, idleBefore: number, createdBefore: number): void {
   db.delete(sessions).where(lt(sessions.lastActiveAt, idleBefore)).run();
   db.delete(sessions).where(lt(sessions.createdAt, createdBefore)).run();
+}
+
+export type SessionEndReason = (typeof endedSessions.$inferSelect)['reason'];
+
+/** Remembers why each session of a user is about to end, so its cookie is answered with that reason (decision 151). */
+export function insertEndedSessionsOfUser(db: Db, userId: string, reason: SessionEndReason, at: number): void {
+  const hashes = db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.userId, userId)).all();
+  if (hashes.length === 0) return;
+  db.insert(endedSessions)
+    .values(hashes.map(({ tokenHash }) => ({ tokenHash, reason, endedAt: at })))
+    .onConflictDoUpdate({ target: endedSessions.tokenHash, set: { reason, endedAt: at } })
+    .run();
+}
+
+export function findEndedSessionReason(db: Db, tokenHash: string): SessionEndReason | undefined {
+  return db
+    .select({ reason: endedSessions.reason })
+    .from(endedSessions)
+    .where(eq(endedSessions.tokenHash, tokenHash))
+    .get()?.reason;
+}
+
+export function deleteEndedSessionsBefore(db: Db, before: number): void {
+  db.delete(endedSessions).where(lt(endedSessions.endedAt, before)).run();
 }
 
 export function insertUserToken(db: Db, row: TokenRow): void {

@@ -22,15 +22,18 @@ import {
   countLoginFailures,
   deleteAccountRequestsBefore,
   deleteDeadSessions,
+  deleteEndedSessionsBefore,
   deleteLoginFailuresBefore,
   deleteLoginFailure,
   deleteLoginFailuresOf,
   deleteSession,
   deleteSessionsOfUser,
   deleteSetting,
+  findEndedSessionReason,
   findSessionWithUser,
   findUserToken,
   insertAccountRequest,
+  insertEndedSessionsOfUser,
   insertLoginFailure,
   insertSession,
   insertUserToken,
@@ -39,6 +42,7 @@ import {
   spendUserToken,
   useAllTokensOfUser,
   writeSetting,
+  type SessionEndReason,
 } from './auth.queries';
 
 /** Activity is written at most this often per session, to keep reads cheap. */
@@ -92,6 +96,11 @@ function liveSessionUser(deps: AppDeps, tokenHash: string, foreground: boolean) 
   return user;
 }
 
+/** Why the server ended the session of a cookie, when it was for a reason the device should be told (decision 151). */
+export function sessionEndReason(deps: AppDeps, token: string): SessionEndReason | null {
+  return findEndedSessionReason(deps.db, hashToken(token)) ?? null;
+}
+
 /** Whether a session (by its hash) is still alive, without counting as activity; used by live streams. */
 export function isSessionLive(deps: AppDeps, tokenHash: string): boolean {
   return liveSessionUser(deps, tokenHash, false) !== null;
@@ -108,8 +117,12 @@ export function spendMailedLinks(deps: AppDeps, userId: string): void {
   useAllTokensOfUser(deps.db, userId, deps.now());
 }
 
-/** Ends every session of a user at once (deactivation, deletion, password change). */
-export function endAllSessions(deps: AppDeps, userId: string): void {
+/**
+ * Ends every session of a user at once (deactivation, deletion, password change). With a `reason`, their cookies are
+ * answered with it as the 401's code for a session's maximum age, so the device can say why (decision 151).
+ */
+export function endAllSessions(deps: AppDeps, userId: string, reason?: SessionEndReason): void {
+  if (reason) insertEndedSessionsOfUser(deps.db, userId, reason, deps.now());
   deleteSessionsOfUser(deps.db, userId);
   deps.hub.disconnectUser(userId);
 }
@@ -347,6 +360,7 @@ export function legacyLogin(): never {
 export function sweepExpired(deps: AppDeps): void {
   const at = deps.now();
   deleteDeadSessions(deps.db, at - LIMITS.inactivityLogoutMs, at - LIMITS.sessionMaxAgeMs);
+  deleteEndedSessionsBefore(deps.db, at - LIMITS.sessionMaxAgeMs);
   deleteLoginFailuresBefore(deps.db, at - LIMITS.loginFailureWindowMs);
   deleteAccountRequestsBefore(deps.db, at - LIMITS.accountRequestWindowMs);
 }

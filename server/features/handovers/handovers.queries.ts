@@ -9,6 +9,7 @@ import {
   userHouses,
   users,
 } from '../../db/tables';
+import { hasOpeningBetween } from '../../lib/openings.queries';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type HandoverRow = typeof handovers.$inferSelect;
@@ -141,7 +142,7 @@ export function listHouseMembers(db: Db, house: string): PersonRow[] {
     .all();
 }
 
-/** Who sees a house's notes: its active members and every active admin (decision 138). */
+/** Who sees a house's notes: its active members and every active admin who is an employee (decisions 138, 151). */
 export function listHouseReaderIds(db: Db, house: string): string[] {
   return db
     .select({ id: users.id })
@@ -150,7 +151,7 @@ export function listHouseReaderIds(db: Db, house: string): string[] {
       and(
         eq(users.isActive, true),
         or(
-          inArray(users.role, ['admin', 'system_admin']),
+          and(inArray(users.role, ['admin', 'system_admin']), eq(users.accountType, 'employee')),
           inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(eq(userHouses.house, house))),
         ),
       ),
@@ -283,24 +284,7 @@ export function listHandoverViewsSince(
     .all();
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * Whether the audit log holds a `handover.viewed` of this note by this user whose time of viewing lies strictly between
- * `from` and `to`: its `details.viewedAt`, else its `at` (REST openings before decision 142), as for a resident's
- * openings (decision 130); never after `at`, so only the user's entries since `from` are read, through the index.
- */
+/** Whether the audit log holds a `handover.viewed` of this note by this user seen strictly between `from` and `to`. */
 export function hasHandoverViewBetween(db: Db, userId: string, handoverId: string, from: number, to: number): boolean {
-  const row = db.$client
-    .prepare(
-      `SELECT 1 FROM audit_log INDEXED BY audit_log_actor_idx
-       WHERE actor_id = @userId AND at > @from AND action = 'handover.viewed' AND target_id = @handoverId
-         AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
-           > @fromIso
-         AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
-           < @toIso
-       LIMIT 1`,
-    )
-    .get({ userId, handoverId, from, fromIso: iso(from), toIso: iso(to) });
-  return row !== undefined;
+  return hasOpeningBetween(db, { action: 'handover.viewed', userId, targetId: handoverId, from, to });
 }

@@ -18,7 +18,8 @@ import {
   type HandoverReportRow,
   type HandoverView,
 } from '../../../schema/handovers';
-import type { Role } from '../../../schema/roles';
+import { isLimitedToOwnHouses } from '../../../schema/permissions';
+import type { AccountType, Role } from '../../../schema/roles';
 import { KEPT_MAX_AGE_MS } from '../../../schema/kept-rules';
 import type { HandoverDoc, HandoverViewPush, ResidentViewDoc } from '../../../schema/sync';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
@@ -30,7 +31,7 @@ import { recordAudit } from '../audit/audit.service';
 import { housesByUser } from '../houses/houses.service';
 import { parseList } from '../posts/posts.service';
 import { areActiveResidentsOf } from '../residents/residents.service';
-import { accountCreatedAt } from '../users/users.service';
+import { accountCreatedAt, accountTypeOf } from '../users/users.service';
 import {
   bumpHandover,
   findAddendum,
@@ -62,13 +63,28 @@ import {
 const iso = (ms: number) => new Date(ms).toISOString();
 const isAdmin = (role: Role) => role === 'admin' || role === 'system_admin';
 
-/** The houses whose notes a user sees: every house for admins, else the houses they work in (decision 138). */
-function visibleHouses(deps: AppDeps, role: Role, houses: readonly string[]): string[] {
-  return isAdmin(role) ? listHouses(deps.config.orgName) : [...houses];
+/** What decides whose notes a user sees: role, account type and houses. */
+interface ReaderAccount {
+  role: Role;
+  type: AccountType;
+  houses: readonly string[];
+}
+
+/** Admins see every house's notes, unless they are bank or agency staff, who see their own houses' (decision 151). */
+const seesEveryHouse = (account: Pick<ReaderAccount, 'role' | 'type'>) =>
+  isAdmin(account.role) && !isLimitedToOwnHouses(account);
+
+/** The houses whose notes a user sees: every house for admins, else the houses they work in (decisions 138, 151). */
+function visibleHouses(deps: AppDeps, account: ReaderAccount): string[] {
+  return seesEveryHouse(account) ? listHouses(deps.config.orgName) : [...account.houses];
 }
 
 function housesOf(deps: AppDeps, userId: string): string[] {
   return housesByUser(deps, [userId]).get(userId) ?? [];
+}
+
+function accountOf(deps: AppDeps, actor: SessionUser): ReaderAccount {
+  return { role: actor.role, type: accountTypeOf(deps, actor.id), houses: housesOf(deps, actor.id) };
 }
 
 /** Audit entries name the note and what changed, never the words (they may carry health data, as residents'). */
@@ -87,10 +103,10 @@ function requireKnownHouse(deps: AppDeps, house: string): void {
   if (!listHouses(deps.config.orgName).includes(house)) notFound(HANDOVER_MESSAGES.houseNotFound);
 }
 
-/** Whether the user sees this note now: staff of its house and admins; a hidden one only admins. */
+/** Whether the user sees this note now: staff of its house and admins (decision 151); a hidden one only admins. */
 function canSee(deps: AppDeps, actor: SessionUser, row: HandoverRow): boolean {
-  if (isAdmin(actor.role)) return true;
-  return !row.hidden && housesOf(deps, actor.id).includes(row.house);
+  if (!visibleHouses(deps, accountOf(deps, actor)).includes(row.house)) return false;
+  return !row.hidden || isAdmin(actor.role);
 }
 
 /** The note with this id if the user may see it; 404 otherwise, so nobody learns of another house's notes. */
@@ -217,10 +233,11 @@ export function listHandovers(
     shifts: shifts.map((s) => s.name),
     currentShift: shiftAt(shifts, localMinuteOfDay(now, deps.config.timeZone)).name,
   };
-  const mine = housesOf(deps, actor.id);
-  if (!isAdmin(actor.role) && mine.length === 0)
+  const account = accountOf(deps, actor);
+  const everyHouse = seesEveryHouse(account);
+  if (!everyHouse && account.houses.length === 0)
     return { ...page, items: [], nextCursor: null, reason: HANDOVER_MESSAGES.noHouse };
-  if (!isAdmin(actor.role) && !mine.includes(house)) notFound(HANDOVER_MESSAGES.houseNotFound);
+  if (!everyHouse && !account.houses.includes(house)) notFound(HANDOVER_MESSAGES.houseNotFound);
   const before = query.cursor ? decodeCursor(query.cursor) : null;
   const rows = listHouseHandovers(deps.db, house, before, isAdmin(actor.role), query.limit + 1);
   const items = rows.slice(0, query.limit);
@@ -254,8 +271,9 @@ export function createHandover(
   meta: RequestMeta,
 ): HandoverView {
   requireKnownHouse(deps, house);
-  if (!housesOf(deps, actor.id).includes(house)) {
-    if (isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.writeForbidden);
+  const account = accountOf(deps, actor);
+  if (!account.houses.includes(house)) {
+    if (seesEveryHouse(account)) forbidden(HANDOVER_MESSAGES.writeForbidden);
     notFound(HANDOVER_MESSAGES.houseNotFound);
   }
   if (body.id) {
@@ -436,8 +454,11 @@ function notifyReaders(deps: AppDeps, house: string): void {
 export function handoverReport(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): HandoverReport {
   if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.reportForbidden);
   if (query.house !== undefined) requireKnownHouse(deps, query.house);
+  // A bank or agency admin's report covers their own houses only (decision 151).
+  const visible = visibleHouses(deps, accountOf(deps, actor));
+  if (query.house !== undefined && !visible.includes(query.house)) notFound(HANDOVER_MESSAGES.houseNotFound);
   const zone = deps.config.timeZone;
-  const houses = query.house === undefined ? listHouses(deps.config.orgName) : [query.house];
+  const houses = query.house === undefined ? visible : [query.house];
   const dayAfter = new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
   const rows = listHandoversBetween(
     deps.db,
@@ -479,17 +500,17 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
 // Access and sync ------------------------------------------------------------------------------------------------
 
 /**
- * Called when a user's houses or role change: the houses whose notes they began or stopped seeing get a new place in
- * their change feed, so their next pull brings those notes, or their tombstones (decision 138).
+ * Called when a user's houses, role or account type change: the houses whose notes they began or stopped seeing get a
+ * new place in their change feed, so their next pull brings those notes, or their tombstones (decisions 138, 151).
  */
 export function handoverAccessChanged(
   deps: AppDeps,
   userId: string,
-  before: { role: Role; houses: readonly string[] },
-  after: { role: Role; houses: readonly string[] },
+  before: ReaderAccount,
+  after: ReaderAccount,
 ): void {
-  const was = new Set(visibleHouses(deps, before.role, before.houses));
-  const is = new Set(visibleHouses(deps, after.role, after.houses));
+  const was = new Set(visibleHouses(deps, before));
+  const is = new Set(visibleHouses(deps, after));
   const changes = [
     ...[...is].filter((h) => !was.has(h)).map((house) => ({ house, visible: true })),
     ...[...was].filter((h) => !is.has(h)).map((house) => ({ house, visible: false })),
@@ -539,7 +560,7 @@ function toDoc(parts: ViewParts, row: HandoverRow, actor: SessionUser, visible: 
 
 /** A user's notes after a checkpoint (decision 138): their houses' notes, and tombstones of what they may no longer see. */
 export function listHandoverDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  const houses = visibleHouses(deps, actor.role, housesOf(deps, actor.id));
+  const houses = visibleHouses(deps, accountOf(deps, actor));
   const pulled = listHandoversForUser(deps.db, actor.id, houses, seq, id, limit);
   const parts = loadParts(
     deps,

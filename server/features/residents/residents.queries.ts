@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { residents, residentVersions, residentViews, users } from '../../db/tables';
+import { hasOpeningBetween } from '../../lib/openings.queries';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type ResidentRow = typeof residents.$inferSelect;
@@ -149,28 +150,10 @@ export function insertResidentView(db: Db, row: Omit<ResidentViewRow, 'serverSeq
     .run();
 }
 
-/**
- * Whether the audit log holds a `resident.view` by this user of this resident whose time of viewing lies strictly
- * between `from` and `to` (decision 130). The time of viewing is the entry's `details.viewedAt` (an ISO time, so
- * text order is time order), or its `at` for entries written before views carried it; it is never after `at`,
- * so only the user's entries since `from` are read, through the (actor_id, at) index.
- */
+/** Whether the audit log holds a `resident.view` by this user of this resident seen strictly between `from` and `to`. */
 export function hasResidentViewBetween(db: Db, userId: string, residentId: string, from: number, to: number): boolean {
-  const row = db.$client
-    .prepare(
-      `SELECT 1 FROM audit_log INDEXED BY audit_log_actor_idx
-       WHERE actor_id = @userId AND at > @from AND action = 'resident.view' AND target_id = @residentId
-         AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
-           > @fromIso
-         AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
-           < @toIso
-       LIMIT 1`,
-    )
-    .get({ userId, residentId, from, fromIso: iso(from), toIso: iso(to) });
-  return row !== undefined;
+  return hasOpeningBetween(db, { action: 'resident.view', userId, targetId: residentId, from, to });
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A user's recorded views after a checkpoint, recorded since `since` (older ones are no longer pulled). */
 export function listResidentViewsSince(

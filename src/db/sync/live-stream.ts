@@ -13,8 +13,8 @@ export interface LiveStreamOptions {
   onResync: () => void;
   /** The stream said a collection changed; `data` is the event, with the change itself when it carries it. */
   onChange: (collection: SyncCollection, data: ChangeEvent) => void;
-  /** The server answered 401: the session is over. */
-  onUnauthorized?: () => void;
+  /** The server answered 401: the session is over; `code` says why (decision 151). */
+  onUnauthorized?: (code: string | undefined) => void;
 }
 
 export interface LiveStream {
@@ -47,8 +47,9 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
           transport.observedFetch,
         );
       } catch (error) {
-        // readEventStream's refusal carries the answer's status; a network error has none.
-        if ((error as { status?: number }).status === 401) options.onUnauthorized?.();
+        // readEventStream's refusal carries the answer's status and code; a network error has neither.
+        const refusal = error as { status?: number; code?: string };
+        if (refusal.status === 401) options.onUnauthorized?.(refusal.code);
       }
       connected$.next(false);
       if (stopped.aborted) break;

@@ -1,5 +1,6 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import { withTimeout } from '../../lib/with-timeout';
+import { errorCodeOf } from '../../lib/api';
 
 /** Every sync request and the live stream are background traffic: they never keep an idle session alive. */
 export const SYNC_HEADERS = { 'X-Background': '1', Accept: 'application/json' };
@@ -18,8 +19,8 @@ export interface TransportOptions {
   requestTimeoutMs: number;
   /** Aborted when the sync stops: requests end, and their failures no longer count as an unreachable server. */
   stopped: AbortSignal;
-  /** The server answered 401: the session is over. */
-  onUnauthorized?: () => void;
+  /** The server answered 401: the session is over; `code` says why (decision 151). */
+  onUnauthorized?: (code: string | undefined) => void;
 }
 
 /** How the replication talks to the server: one request function, and the fetch the live stream reads with. */
@@ -74,7 +75,7 @@ export function createTransport(options: TransportOptions): Transport {
         headers: { ...SYNC_HEADERS, ...init.headers },
         signal: AbortSignal.any([stopped, timeout.signal]),
       });
-      if (response.status === 401) options.onUnauthorized?.();
+      if (response.status === 401) options.onUnauthorized?.(await errorCodeOf(response));
       if (!response.ok) throw new HttpError(response.status);
       // The caller names the answer's shape: the sync protocol's types (schema/sync.ts).
       return (await response.json()) as T;

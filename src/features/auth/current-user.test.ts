@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appStore } from '../../lib/store';
 import { authStateAtom, FIRST_SCREEN_HOLD_MS, refreshCurrentUser, refreshCurrentUserIfStale } from './current-user';
+import { wasAccessEnded } from './session-marks';
 
 const user = {
   id: 'u1',
@@ -38,6 +39,24 @@ describe('current user', () => {
     await refreshCurrentUser();
     expect(appStore.get(authStateAtom).status).toBe('signedOut');
     expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('remembers for the sign-in screens that the access ended when the 401 says so, and only then (decision 151)', async () => {
+    const saved = new Map<string, string>();
+    vi.stubGlobal('localStorage', {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => saved.set(k, v),
+      removeItem: (k: string) => saved.delete(k),
+    });
+    const message = 'Your access has ended. Ask an administrator if you still need it.';
+    vi.stubGlobal('fetch', async () => json(401, { code: 'unauthenticated', message: 'Unauthorized' }));
+    await refreshCurrentUser();
+    expect(wasAccessEnded()).toBe(false);
+    appStore.set(authStateAtom, { status: 'loading' });
+    vi.stubGlobal('fetch', async () => json(401, { code: 'access_ended', message }));
+    await refreshCurrentUser();
+    expect(appStore.get(authStateAtom).status).toBe('signedOut');
+    expect(wasAccessEnded()).toBe(true);
   });
 
   it('keeps a signed-in user while the server cannot be reached', async () => {

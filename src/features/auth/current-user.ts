@@ -13,6 +13,7 @@ import {
   isIdleRunOut,
   isSessionRunOut,
   isSignOutPending,
+  markAccessEnded,
   markIdleLogout,
   noteActivity,
   tellServerSignedOut,
@@ -96,6 +97,8 @@ async function fetchAuthState(): Promise<AuthState> {
     if (remembered) return { status: 'signedIn', user: remembered, fetchedAt: 0 };
     rememberUser(null);
     if (unauthorized) forgetSession();
+    // The sign-in screens say why when the server ended the session at the account's access end (decision 151).
+    if (unauthorized && error.code === 'access_ended') markAccessEnded();
     // A dead session (idle, signed out elsewhere, deactivated), or one whose end was cut short by closing the app:
     // nothing of its user stays on this device but their unsent work, sealed for them. The sign-in screen counts
     // it, so it is kept before that screen shows.

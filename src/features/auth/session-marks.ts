@@ -11,6 +11,8 @@ const SIGN_OUT_PENDING_KEY = 'sp_sign_out_pending';
 const SIGNED_IN_AT_KEY = 'sp_signed_in_at';
 /** Set when the inactivity rule ended the session, so the sign-in screens say why; the next sign-in clears it. */
 const IDLE_LOGOUT_KEY = 'sp_idle_logout';
+/** Set when the server ended the session at the account's access end (decision 151); the next sign-in clears it. */
+const ACCESS_ENDED_KEY = 'sp_access_ended';
 /** Activity is written down at most this often: mouse moves come many times a second. */
 const NOTE_EVERY_MS = 5000;
 
@@ -39,7 +41,10 @@ export function noteActivity(now = Date.now(), always = false): void {
   lastNoted = now;
   write(LAST_ACTIVE_KEY, String(now));
   // Someone is signed in again (by any way in): the last session's end is old news.
-  if (always) write(IDLE_LOGOUT_KEY, null);
+  if (always) {
+    write(IDLE_LOGOUT_KEY, null);
+    write(ACCESS_ENDED_KEY, null);
+  }
 }
 
 /** A sign-in: the session's 12-hour cap counts from now, and so does its idle clock. */
@@ -76,6 +81,16 @@ export function markIdleLogout(): void {
 /** Whether the last session on this device ended for inactivity and nobody has signed in since. */
 export function wasIdleLogout(): boolean {
   return read(IDLE_LOGOUT_KEY) !== null;
+}
+
+/** The server ended the session because the account's access ended: the sign-in screens say so (decision 151). */
+export function markAccessEnded(): void {
+  write(ACCESS_ENDED_KEY, '1');
+}
+
+/** Whether the last session on this device ended at its access end and nobody has signed in since. */
+export function wasAccessEnded(): boolean {
+  return read(ACCESS_ENDED_KEY) !== null;
 }
 
 /** The session is over: nothing of its clocks stays. */

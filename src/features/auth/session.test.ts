@@ -11,6 +11,7 @@ vi.mock('../../lib/toast', () => ({ toast: (t: unknown) => calls.toasts.push(t) 
 vi.mock('../../db/local-store', () => ({ wipeLocalStore: async () => {} }));
 
 const { endLostSession, signOut } = await import('./session');
+const { noteActivity, wasAccessEnded } = await import('./session-marks');
 
 afterEach(() => {
   vi.useRealTimers();
@@ -38,5 +39,39 @@ describe('sign-out', () => {
     expect(calls.toasts).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(500);
     expect(navigate.mock.calls).toEqual([['/login']]);
+  });
+
+  it('says the access has ended when any 401 of the lost session says so, until the next sign-in (decision 151)', async () => {
+    vi.useFakeTimers();
+    const stored = new Map<string, string>();
+    vi.stubGlobal('localStorage', {
+      getItem: (key: string) => stored.get(key) ?? null,
+      setItem: (key: string, value: string) => stored.set(key, value),
+      removeItem: (key: string) => stored.delete(key),
+    });
+    try {
+      const navigate = vi.fn();
+      endLostSession(navigate, 'access_ended');
+      expect(calls.toasts).toEqual([
+        {
+          title: 'Access ended',
+          description: 'Your access has ended. Ask an administrator if you still need it.',
+          variant: 'destructive',
+        },
+      ]);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(navigate.mock.calls).toEqual([['/login']]);
+      expect(wasAccessEnded()).toBe(true);
+      noteActivity(Date.now(), true);
+      expect(wasAccessEnded()).toBe(false);
+
+      // A plain 401 came first (its request no longer carried the cookie); the stream's reason still counts.
+      endLostSession(navigate);
+      endLostSession(navigate, 'access_ended');
+      await vi.advanceTimersByTimeAsync(500);
+      expect(wasAccessEnded()).toBe(true);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -1,8 +1,9 @@
 import type { NavigateFunction } from 'react-router-dom';
+import { MESSAGES } from '../../../schema/auth-rules';
 import { LIMITS } from '../../../schema/constants';
 import { toast } from '../../lib/toast';
 import { setSignedOut, wipeLocalData } from './current-user';
-import { markIdleLogout, tellServerSignedOut } from './session-marks';
+import { markAccessEnded, markIdleLogout, tellServerSignedOut } from './session-marks';
 
 /**
  * True while the app signs out on purpose. A background request (a sync pull, the bell's count) that the server
@@ -55,12 +56,18 @@ let ending = false;
 
 /**
  * The server says the session is over: "Unauthorized" toast, then /login after 500 ms
- * (docs/behaviour.md, "Sessions and signing out").
+ * (docs/behaviour.md, "Sessions and signing out"). A 401 whose `code` is "access_ended" says the account's access has
+ * ended instead, on the toast and on the sign-in screens (decision 151).
  */
-export function endLostSession(navigate: NavigateFunction): void {
-  if (ending || signingOut) return;
+export function endLostSession(navigate: NavigateFunction, code?: string): void {
+  if (signingOut) return;
+  // Any of the 401s in flight may be the one that says why; the first may be a plain one.
+  const accessEnded = code === 'access_ended';
+  if (accessEnded) markAccessEnded();
+  if (ending) return;
   ending = true;
-  toast({ title: 'Unauthorized', description: 'You are logged out. Logging in again...', variant: 'destructive' });
+  if (accessEnded) toast({ title: 'Access ended', description: MESSAGES.accessEnded, variant: 'destructive' });
+  else toast({ title: 'Unauthorized', description: 'You are logged out. Logging in again...', variant: 'destructive' });
   void wipeLocalData();
   setTimeout(() => {
     ending = false;

@@ -59,7 +59,7 @@ function useUserDatabase(userId: string | undefined): void {
     previewSettled(userId)
       .then(() => (active ? import('../../db/local-store') : null))
       .then((module) =>
-        module && active ? module.startLocalStore(userId, () => endLostSession(navigate), wipesBefore) : null,
+        module && active ? module.startLocalStore(userId, (code) => endLostSession(navigate, code), wipesBefore) : null,
       )
       .catch((error: unknown) => console.error('Could not open the local database', error));
     return () => {
@@ -88,7 +88,7 @@ function useInactivityLogout(signedIn: boolean): void {
   const navigate = useNavigate();
   // Effect events: navigating (which gives a new navigate function) must not restart the timers.
   const logOut = useEffectEvent(() => void logOutForInactivity(navigate));
-  const sessionLost = useEffectEvent(() => endLostSession(navigate));
+  const sessionLost = useEffectEvent((code?: string) => endLostSession(navigate, code));
   useEffect(() => {
     if (!signedIn) return;
     const monitor = startInactivityMonitor({
@@ -99,7 +99,7 @@ function useInactivityLogout(signedIn: boolean): void {
       onLogout: () => logOut(),
       onHeartbeat: () => {
         api.post('/api/auth/heartbeat').catch((error: unknown) => {
-          if (error instanceof ApiError && error.status === 401) sessionLost();
+          if (error instanceof ApiError && error.status === 401) sessionLost(error.code);
         });
       },
     });

@@ -34,6 +34,7 @@ import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
 import { searchMessages } from './chat-search';
 import { JoinHouseChats, MembersView } from './members-view';
 import { NewGroupForm } from './new-group';
+import { ChatName } from './chat-name';
 import { useChatContacts, useConversation, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
@@ -380,7 +381,7 @@ function NewChatList({
             >
               <UserAvatar user={contact} size={40} />
               <span className="chat-row-text">
-                <span className="chat-row-name">{displayName(contact)}</span>
+                <ChatName className="chat-row-name" name={displayName(contact)} type={contact.type} />
                 <span className="chat-row-role">{roleLabel(contact.role)}</span>
               </span>
             </button>
@@ -489,7 +490,13 @@ function ConversationView({
           const seen = own && conversation && !message.localPending ? seenBy(conversation, message) : [];
           return (
             <li key={message.id} className={cx('chat-message', own ? 'chat-message-own' : 'chat-message-other')}>
-              {shared && !own ? <span className="chat-sender">{authors(message.senderId).name}</span> : null}
+              {shared && !own ? (
+                <ChatName
+                  className="chat-sender"
+                  name={authors(message.senderId).name}
+                  type={authors(message.senderId).type}
+                />
+              ) : null}
               <p className="chat-bubble">{message.content}</p>
               <span className="chat-meta">
                 <WrittenTime

@@ -21,6 +21,7 @@ import {
   renameGroup,
   setConversationMuted,
 } from './group-actions';
+import { ChatName } from './chat-name';
 import { useChatContacts } from './use-chat';
 
 /**
@@ -148,7 +149,11 @@ export function MembersView({
             <li key={id} className="chat-row">
               <UserAvatar user={member} size={32} />
               <span className="chat-row-text">
-                <span className="chat-row-name">{id === me.id ? `${member.name} (you)` : member.name}</span>
+                <ChatName
+                  className="chat-row-name"
+                  name={id === me.id ? `${member.name} (you)` : member.name}
+                  type={member.type}
+                />
                 <span className="chat-row-role">{member.role ? roleLabel(member.role) : ''}</span>
               </span>
               {can.manage && id !== me.id ? (

@@ -1,20 +1,15 @@
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ConfirmationOverviewItem } from '../../../schema/confirmations';
 import { formatDate } from '../../../schema/format';
 import { Badge } from '../../components/ui/badge';
 import { Button } from '../../components/ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
-import { Label } from '../../components/ui/label';
-import { Select } from '../../components/ui/select';
+import { ALL_HOUSES, HouseFilter, ReportCard } from '../../components/report-card';
 import { api, serverMessageOf } from '../../lib/api';
-import { useHouses } from '../../lib/use-houses';
 import { ConfirmationReportDialog } from './confirmation-report-dialog';
 import './confirmations.css';
 
 type State =
   { kind: 'loading' } | { kind: 'error'; message: string } | { kind: 'ready'; items: ConfirmationOverviewItem[] };
-
-const ALL_HOUSES = 'all';
 
 /** GET /api/confirmations with the chosen filters. */
 export function overviewPath(house: string, overdueOnly: boolean): string {
@@ -30,8 +25,6 @@ export function overviewPath(house: string, overdueOnly: boolean): string {
  * by house and "Overdue only"; each opens its confirmation report (decision 137).
  */
 export function ConfirmationOverview() {
-  const id = useId();
-  const houses = useHouses();
   const [house, setHouse] = useState<string>(ALL_HOUSES);
   const [overdueOnly, setOverdueOnly] = useState(false);
   const [state, setState] = useState<State>({ kind: 'loading' });
@@ -54,76 +47,60 @@ export function ConfirmationOverview() {
   }, [path]);
 
   return (
-    <Card aria-labelledby={`${id}-title`}>
-      <CardHeader>
-        <CardTitle id={`${id}-title`}>Read and confirm</CardTitle>
-        <CardDescription>
-          Posts that require confirmation, and how many of their audience have confirmed.
-        </CardDescription>
-      </CardHeader>
-      <CardContent className="stack">
-        <div className="confirm-filters">
-          <div className="composer-field">
-            <Label htmlFor={`${id}-house`}>House</Label>
-            <Select
-              id={`${id}-house`}
-              value={house}
-              onValueChange={setHouse}
-              options={[{ value: ALL_HOUSES, label: 'All houses' }, ...houses.map((h) => ({ value: h, label: h }))]}
-            />
-          </div>
+    <ReportCard
+      title="Read and confirm"
+      description="Posts that require confirmation, and how many of their audience have confirmed."
+      filters={
+        <>
+          <HouseFilter value={house} onChange={setHouse} />
           <label className="checkbox-row">
             <input type="checkbox" checked={overdueOnly} onChange={(event) => setOverdueOnly(event.target.checked)} />
             Overdue only
           </label>
-        </div>
-        {state.kind === 'loading' ? <p className="muted">Loading...</p> : null}
-        {state.kind === 'error' ? (
-          <p className="error-text" role="alert">
-            {state.message}
-          </p>
-        ) : null}
-        {state.kind === 'ready' && state.items.length === 0 ? (
-          <p className="muted">No posts require confirmation{overdueOnly ? ' past their due date' : ''}.</p>
-        ) : null}
-        {state.kind === 'ready' && state.items.length > 0 ? (
-          <table className="confirm-table">
-            <thead>
-              <tr>
-                <th scope="col">Post</th>
-                <th scope="col">Due</th>
-                <th scope="col">Confirmed</th>
-                <th scope="col">Report</th>
+        </>
+      }
+      state={state}
+    >
+      {state.kind === 'ready' && state.items.length === 0 ? (
+        <p className="muted">No posts require confirmation{overdueOnly ? ' past their due date' : ''}.</p>
+      ) : null}
+      {state.kind === 'ready' && state.items.length > 0 ? (
+        <table className="confirm-table">
+          <thead>
+            <tr>
+              <th scope="col">Post</th>
+              <th scope="col">Due</th>
+              <th scope="col">Confirmed</th>
+              <th scope="col">Report</th>
+            </tr>
+          </thead>
+          <tbody>
+            {state.items.map((item) => (
+              <tr key={item.postId}>
+                <td>{item.content.length > 80 ? `${item.content.slice(0, 80)}…` : item.content}</td>
+                <td>
+                  {item.confirmBy ? formatDate(`${item.confirmBy}T12:00:00`) : 'No due date'}
+                  {item.overdue ? (
+                    <>
+                      {' '}
+                      <Badge tone="danger">Overdue</Badge>
+                    </>
+                  ) : null}
+                </td>
+                <td>
+                  {item.percent}% ({item.confirmed} of {item.audience})
+                </td>
+                <td>
+                  <Button variant="outline" size="sm" onClick={() => setOpened(item.postId)}>
+                    Confirmation report
+                  </Button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {state.items.map((item) => (
-                <tr key={item.postId}>
-                  <td>{item.content.length > 80 ? `${item.content.slice(0, 80)}…` : item.content}</td>
-                  <td>
-                    {item.confirmBy ? formatDate(`${item.confirmBy}T12:00:00`) : 'No due date'}
-                    {item.overdue ? (
-                      <>
-                        {' '}
-                        <Badge tone="danger">Overdue</Badge>
-                      </>
-                    ) : null}
-                  </td>
-                  <td>
-                    {item.percent}% ({item.confirmed} of {item.audience})
-                  </td>
-                  <td>
-                    <Button variant="outline" size="sm" onClick={() => setOpened(item.postId)}>
-                      Confirmation report
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
-      </CardContent>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       {opened ? <ConfirmationReportDialog postId={opened} onClose={() => setOpened(null)} /> : null}
-    </Card>
+    </ReportCard>
   );
 }

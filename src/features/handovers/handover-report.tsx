@@ -3,15 +3,12 @@ import { useEffect, useId, useState } from 'react';
 import type { HandoverReport } from '../../../schema/handovers';
 import { formatDate } from '../../../schema/format';
 import { buttonClass } from '../../components/ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../../components/ui/card';
+import { ALL_HOUSES, HouseFilter, ReportCard } from '../../components/report-card';
 import { Input } from '../../components/ui/input';
 import { Label } from '../../components/ui/label';
-import { Select } from '../../components/ui/select';
 import { api, serverMessageOf } from '../../lib/api';
-import { useHouses } from '../../lib/use-houses';
 import './handovers.css';
 
-const ALL_HOUSES = 'all';
 /** Days the report covers when the page opens: the last week, today included. */
 const DEFAULT_DAYS = 7;
 
@@ -43,7 +40,6 @@ export function handoverReportQuery(house: string, from: string, to: string): st
  */
 export function HandoverReportCard() {
   const id = useId();
-  const houses = useHouses();
   const [house, setHouse] = useState<string>(ALL_HOUSES);
   const [range, setRange] = useState(defaultReportRange);
   const query = handoverReportQuery(house, range.from, range.to);
@@ -67,24 +63,12 @@ export function HandoverReportCard() {
   }, [query]);
 
   return (
-    <Card aria-labelledby={`${id}-title`}>
-      <CardHeader>
-        <CardTitle id={`${id}-title`}>Handover report</CardTitle>
-        <CardDescription>
-          Handover notes written per house and day, and the share read by the next shift.
-        </CardDescription>
-      </CardHeader>
-      <CardContent className="stack">
-        <div className="handover-report-filters">
-          <div className="field">
-            <Label htmlFor={`${id}-house`}>House</Label>
-            <Select
-              id={`${id}-house`}
-              value={house}
-              onValueChange={setHouse}
-              options={[{ value: ALL_HOUSES, label: 'All houses' }, ...houses.map((h) => ({ value: h, label: h }))]}
-            />
-          </div>
+    <ReportCard
+      title="Handover report"
+      description="Handover notes written per house and day, and the share read by the next shift."
+      filters={
+        <>
+          <HouseFilter value={house} onChange={setHouse} />
           <div className="field">
             <Label htmlFor={`${id}-from`}>From</Label>
             <Input
@@ -107,16 +91,12 @@ export function HandoverReportCard() {
             <Download aria-hidden size={16} />
             Download CSV
           </a>
-        </div>
-        {state.kind === 'loading' ? <p className="muted">Loading...</p> : null}
-        {state.kind === 'error' ? (
-          <p className="error-text" role="alert">
-            {state.message}
-          </p>
-        ) : null}
-        {state.kind === 'ready' ? <HandoverReportTable report={state.report} /> : null}
-      </CardContent>
-    </Card>
+        </>
+      }
+      state={state}
+    >
+      {state.kind === 'ready' ? <HandoverReportTable report={state.report} /> : null}
+    </ReportCard>
   );
 }
 
