@@ -6,6 +6,8 @@ export const ERROR_CODES = [
   'validation_failed',
   'unauthenticated',
   'forbidden',
+  /** An admin's session that must set up a second factor first (decision 148). */
+  'two_factor_setup_required',
   'not_found',
   'conflict',
   'gone',

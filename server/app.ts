@@ -10,6 +10,7 @@ import { confirmationRoutes } from './features/confirmations/confirmations.route
 import { auditRoutes } from './features/audit/audit.routes';
 import { currentUserOrNull } from './features/auth/auth.middleware';
 import { authRoutes } from './features/auth/auth.routes';
+import { twoFactorRoutes } from './features/auth/two-factor.routes';
 import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
 import { configRoutes } from './features/config/config.routes';
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.use(removeFormFiles);
   api.route('/', configRoutes);
   api.route('/', authRoutes);
+  api.route('/', twoFactorRoutes);
   api.route('/', adminRoutes);
   api.route('/', auditRoutes);
   api.route('/', suggestionRoutes);

@@ -22,7 +22,7 @@ import { syncAlertAudience } from '../features/alerts/alerts.service';
 import { startSession } from '../features/auth/auth.service';
 import { keptPublicKey } from '../features/kept/kept.service';
 import { countSubscriptionsOf } from '../features/push/push.queries';
-import { startTestServer, TestClient, type TestResponse, type TestServer } from './test-server';
+import { startTestServer, TEST_PASSWORD, TestClient, type TestResponse, type TestServer } from './test-server';
 
 const CALLERS = ['signedOut', 'pending', 'deactivated', 'staff', 'otherStaff', 'admin', 'systemAdmin'] as const;
 type Caller = (typeof CALLERS)[number];
@@ -253,6 +253,38 @@ const ROWS: Row[] = [
     route: 'POST /api/auth/reset-password',
     expected: anyone(400),
     call: () => ({ path: '/api/auth/reset-password', json: { token: 'not-a-real-token', password: 'New!Passw0rd' } }),
+  },
+  // Two-factor sign-in (decision 148): the second step needs the first step's ticket, which no caller here has.
+  {
+    route: 'POST /api/auth/login/second-factor',
+    expected: anyone(401),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/login/second-factor', json: { code: '123456' } }),
+  },
+  { route: 'GET /api/auth/two-factor', expected: activeUsers(200), call: () => ({ path: '/api/auth/two-factor' }) },
+  {
+    route: 'POST /api/auth/two-factor/totp/start',
+    expected: activeUsers(200),
+    call: () => ({ path: '/api/auth/two-factor/totp/start', json: {} }),
+  },
+  {
+    route: 'POST /api/auth/two-factor/totp/confirm',
+    expected: activeUsers(400),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/two-factor/totp/confirm', json: { code: '000000' } }),
+  },
+  // With the right password: nobody here has an app to remove or codes to renew, so each asks for one first.
+  {
+    route: 'POST /api/auth/two-factor/totp/remove',
+    expected: activeUsers(400),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/two-factor/totp/remove', json: { password: TEST_PASSWORD } }),
+  },
+  {
+    route: 'POST /api/auth/two-factor/recovery-codes',
+    expected: activeUsers(400),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/two-factor/recovery-codes', json: { password: TEST_PASSWORD } }),
   },
   { route: 'POST /api/legacy-login', expected: anyone(410), call: () => ({ path: '/api/legacy-login', json: {} }) },
   {

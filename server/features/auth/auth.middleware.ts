@@ -2,8 +2,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { LIMITS } from '../../../schema/constants';
 import { canManageUsers } from '../../../schema/permissions';
+import { TWO_FACTOR_MESSAGES } from '../../../schema/two-factor-rules';
 import type { AppEnv, RequestMeta, SessionUser } from '../../lib/context';
-import { forbidden, unauthenticated } from '../../lib/errors';
+import { AppError, forbidden, unauthenticated } from '../../lib/errors';
 import { resolveSession } from './auth.service';
 
 export const SESSION_COOKIE = 'sp_session';
@@ -31,8 +32,14 @@ function loadUser(c: Context<AppEnv>) {
   }
   c.set('user', found.user);
   c.set('sessionHash', found.tokenHash);
+  if (found.user.twoFactorSetupRequired && !SETUP_ONLY_PATHS.test(c.req.path)) {
+    throw new AppError(403, 'two_factor_setup_required', TWO_FACTOR_MESSAGES.setupRequired);
+  }
   return found.user;
 }
+
+/** What a session that must first set up a second factor may call (decision 148). */
+const SETUP_ONLY_PATHS = /^\/api\/auth\/(user|logout|heartbeat|two-factor(\/.*)?|passkeys(\/.*)?)$/;
 
 /** Any signed-in, active user; 401 otherwise. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
