@@ -360,6 +360,11 @@ const ROWS: Row[] = [
     expected: systemAdmins(204),
     call: async () => ({ path: `/api/admin/users/${await freshUser()}` }),
   },
+  {
+    route: 'POST /api/admin/users/:id/two-factor/reset',
+    expected: systemAdmins(200),
+    call: async () => ({ path: `/api/admin/users/${await freshUser()}/two-factor/reset`, json: {} }),
+  },
   { route: 'GET /api/admin/audit.csv', expected: systemAdmins(200), call: () => ({ path: '/api/admin/audit.csv' }) },
   { route: 'GET /api/admin/audit', expected: systemAdmins(200), call: () => ({ path: '/api/admin/audit' }) },
 

@@ -23,6 +23,7 @@ import { finishLogin, reserveLoginAttempt, type StartedSession } from './auth.se
 import {
   countUnusedRecoveryCodes,
   deleteChallenge,
+  deleteSecondFactors,
   deleteTotp,
   findChallenge,
   findTotp,
@@ -204,4 +205,9 @@ export function finishSecondStep(
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
   return finishLogin(deps, user, meta, { secondFactor: method });
+}
+
+/** Removes every second factor of a user: the app, recovery codes, passkeys and any sign-in waiting on them. */
+export function removeSecondFactors(deps: AppDeps, userId: string): void {
+  deleteSecondFactors(deps.db, userId);
 }

@@ -62,11 +62,20 @@ export function TwoFactorSection({
           onDone={(next) => {
             showCodes(next);
             toast({ title: 'Two-factor sign-in is on', description: 'You will be asked for a code when you sign in.' });
-            changed();
+            // Who is signed in is reloaded once the codes are put away: a setup-only session's screen changes then.
+            reload();
           }}
         />
       ) : null}
-      {phase === 'codes' ? <RecoveryCodesList codes={codes} onDone={cancel} /> : null}
+      {phase === 'codes' ? (
+        <RecoveryCodesList
+          codes={codes}
+          onDone={() => {
+            setPhase('idle');
+            onChanged();
+          }}
+        />
+      ) : null}
       {phase === 'remove' ? (
         <PasswordConfirm
           id="remove-totp-password"
