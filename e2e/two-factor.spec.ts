@@ -92,3 +92,38 @@ test('an admin sets up an authenticator app, signs in with a code, and a recover
   await expect(page.getByText('That recovery code is not right or has been used.').first()).toBeVisible();
   await expect(page).toHaveURL(/\/login$/);
 });
+
+test('a passkey added on the two-factor page signs in without a password (Chromium virtual authenticator)', async ({
+  page,
+  browser,
+}) => {
+  const email = await createAdmin(browser, 'Pasha');
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  await signIn(page, email, PASSWORD);
+  await page.goto('/two-factor');
+  await page.getByLabel('Passkey name').fill('Laptop');
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  // The first second factor brings the recovery codes, shown once.
+  await expect(page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem')).toHaveCount(10);
+  await page.getByRole('button', { name: 'I have saved my recovery codes' }).click();
+  await expect(page.getByRole('list', { name: 'Your passkeys' })).toContainText('Laptop');
+  await page.getByRole('link', { name: 'Back to the feed' }).click();
+  await signOut(page);
+
+  await page.goto('/login');
+  await page.getByRole('button', { name: 'Use a passkey' }).click();
+  await expect(page.getByText('Welcome back!').first()).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('link', { name: 'Admin Dashboard' }).first()).toBeVisible();
+});

@@ -65,7 +65,50 @@ export const PasskeyNameBodySchema = z.object({
     .max(PASSKEY_NAME_MAX, `Name must be at most ${PASSKEY_NAME_MAX} characters`),
 });
 
-/** A WebAuthn answer from the browser: checked in full by @simplewebauthn/server, bounded here. */
-export const WebAuthnResponseBodySchema = z.object({
-  response: z.looseObject({ id: z.string().max(1024), rawId: z.string().max(1024), type: z.literal('public-key') }),
+const b64url = z
+  .string()
+  .max(16_384)
+  .regex(/^[A-Za-z0-9_-]*$/, 'must be base64url');
+
+/** A WebAuthn answer from the browser: its shape here, its content checked by @simplewebauthn/server. */
+const credentialBase = {
+  id: b64url.max(1024),
+  rawId: b64url.max(1024),
+  type: z.literal('public-key'),
+  clientExtensionResults: z.looseObject({}).default({}),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+};
+
+/** POST /api/auth/passkeys: a new passkey's name and the browser's answer to the registration options. */
+export const RegisterPasskeyBodySchema = PasskeyNameBodySchema.extend({
+  response: z.object({
+    ...credentialBase,
+    response: z.looseObject({
+      clientDataJSON: b64url,
+      attestationObject: b64url,
+      transports: z.array(z.string().max(40)).max(10).optional(),
+    }),
+  }),
 });
+export type RegisterPasskeyBody = z.infer<typeof RegisterPasskeyBodySchema>;
+
+/** The browser's answer to sign-in options, for the second step or a sign-in with a passkey alone. */
+export const PasskeySignInBodySchema = z.object({
+  response: z.object({
+    ...credentialBase,
+    response: z.looseObject({
+      clientDataJSON: b64url,
+      authenticatorData: b64url,
+      signature: b64url,
+      userHandle: b64url.optional(),
+    }),
+  }),
+});
+export type PasskeySignInBody = z.infer<typeof PasskeySignInBodySchema>;
+
+/** The answer of registering a passkey: recovery codes when it is the account's first second factor. */
+export const PasskeyAddedSchema = z.object({
+  passkey: PasskeyViewSchema,
+  recoveryCodes: z.array(z.string()).optional(),
+});
+export type PasskeyAdded = z.infer<typeof PasskeyAddedSchema>;

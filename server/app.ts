@@ -11,6 +11,7 @@ import { auditRoutes } from './features/audit/audit.routes';
 import { currentUserOrNull } from './features/auth/auth.middleware';
 import { authRoutes } from './features/auth/auth.routes';
 import { twoFactorRoutes } from './features/auth/two-factor.routes';
+import { passkeyRoutes } from './features/auth/passkeys.routes';
 import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
 import { configRoutes } from './features/config/config.routes';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', configRoutes);
   api.route('/', authRoutes);
   api.route('/', twoFactorRoutes);
+  api.route('/', passkeyRoutes);
   api.route('/', adminRoutes);
   api.route('/', auditRoutes);
   api.route('/', suggestionRoutes);

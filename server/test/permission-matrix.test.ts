@@ -192,6 +192,20 @@ function pushKeys() {
 }
 const pushEndpoint = () => `https://fcm.googleapis.com/fcm/send/${randomUUID()}`;
 
+/** WebAuthn answers of the right shape that no ceremony is waiting for (decision 148). */
+const madeUpAssertion = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+};
+const madeUpRegistration = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', attestationObject: 'AAAA' },
+};
+
 const ROWS: Row[] = [
   // Public settings and the sign-in flow: reachable by everyone, whatever their session.
   { route: 'GET /api/config', expected: anyone(200), call: () => ({ path: '/api/config' }) },
@@ -285,6 +299,46 @@ const ROWS: Row[] = [
     expected: activeUsers(400),
     emptyBody: 400,
     call: () => ({ path: '/api/auth/two-factor/recovery-codes', json: { password: TEST_PASSWORD } }),
+  },
+  // Passkeys (decision 148). A made-up answer: no caller here has a ceremony under way, so each is refused as expired.
+  {
+    route: 'POST /api/auth/passkeys/options',
+    expected: activeUsers(200),
+    call: () => ({ path: '/api/auth/passkeys/options', json: {} }),
+  },
+  {
+    // No emptyBody: every caller is refused before the body is read (401 signed out, 401 without a ceremony).
+    route: 'POST /api/auth/passkeys',
+    expected: activeUsers(401),
+    call: () => ({ path: '/api/auth/passkeys', json: { name: 'Phone', response: madeUpRegistration } }),
+  },
+  {
+    // No emptyBody: no caller gets past the made-up id; passkeys.test.ts checks the body.
+    route: 'POST /api/auth/passkeys/:id/remove',
+    expected: activeUsers(404),
+    call: () => ({ path: '/api/auth/passkeys/no-such-passkey/remove', json: { password: TEST_PASSWORD } }),
+  },
+  {
+    route: 'POST /api/auth/login/passkey/options',
+    expected: anyone(401),
+    call: () => ({ path: '/api/auth/login/passkey/options', json: {} }),
+  },
+  {
+    route: 'POST /api/auth/login/passkey',
+    expected: anyone(401),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/login/passkey', json: { response: madeUpAssertion } }),
+  },
+  {
+    route: 'POST /api/auth/passkey-sign-in/options',
+    expected: anyone(200),
+    call: () => ({ path: '/api/auth/passkey-sign-in/options', json: {} }),
+  },
+  {
+    route: 'POST /api/auth/passkey-sign-in',
+    expected: anyone(401),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/passkey-sign-in', json: { response: madeUpAssertion } }),
   },
   { route: 'POST /api/legacy-login', expected: anyone(410), call: () => ({ path: '/api/legacy-login', json: {} }) },
   {

@@ -228,11 +228,13 @@ export class TestClient {
   cookie = '';
   /** The cookie of a sign-in waiting for its second factor (decision 148), sent beside the session's. */
   signInCookie = '';
+  /** The cookie of a passkey ceremony under way (decision 148). */
+  passkeyCookie = '';
   constructor(readonly base: string) {}
 
   async request(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
     const init: RequestInit = { method, headers: { ...headers } };
-    const cookies = [this.cookie, this.signInCookie].filter(Boolean).join('; ');
+    const cookies = [this.cookie, this.signInCookie, this.passkeyCookie].filter(Boolean).join('; ');
     if (cookies) (init.headers as Record<string, string>).cookie = cookies;
     if (body !== undefined) {
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
@@ -246,6 +248,7 @@ export class TestClient {
       if (name === 'sp_session') this.cookie = value ? `sp_session=${value}` : '';
       if (/Max-Age=0/i.test(c) && name === 'sp_session') this.cookie = '';
       if (name === 'sp_sign_in') this.signInCookie = value && !/Max-Age=0/i.test(c) ? `sp_sign_in=${value}` : '';
+      if (name === 'sp_passkey') this.passkeyCookie = value && !/Max-Age=0/i.test(c) ? `sp_passkey=${value}` : '';
     }
     const text = await res.text();
     let parsed: unknown = {};

@@ -24,6 +24,11 @@ const SecondFactorStep = lazy(() =>
   import('../features/auth/two-factor/second-factor-step').then((m) => ({ default: m.SecondFactorStep })),
 );
 
+const PasskeySignIn = lazy(() =>
+  import('../features/auth/two-factor/passkey-sign-in').then((m) => ({ default: m.PasskeySignIn })),
+);
+const passkeysSupported = typeof window.PublicKeyCredential === 'function';
+
 /** /login (Sign-in screen; docs/behaviour.md, "Accounts"). */
 export function LoginScreen() {
   const navigate = useNavigate();
@@ -78,6 +83,11 @@ export function LoginScreen() {
                 Sign In
               </SubmitButton>
             </form>
+            {!secondStep && passkeysSupported ? (
+              <Suspense fallback={null}>
+                <PasskeySignIn mode="alone" onSignedIn={signedIn} />
+              </Suspense>
+            ) : null}
             {secondStep ? (
               <Suspense fallback={<InlineSpinner />}>
                 <SecondFactorStep methods={secondStep} onSignedIn={signedIn} onBack={() => setSecondStep(null)} />

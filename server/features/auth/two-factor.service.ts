@@ -85,7 +85,7 @@ export async function startTotpSetup(deps: AppDeps, user: SessionUser): Promise<
 }
 
 /** Ten new codes, stored as their SHA-256; answered once. */
-function issueRecoveryCodes(deps: AppDeps, userId: string): string[] {
+export function issueRecoveryCodes(deps: AppDeps, userId: string): string[] {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () =>
     Array.from(randomBytes(10), (byte) => BASE32[byte & 31]).join(''),
   );
@@ -115,7 +115,7 @@ export function confirmTotpSetup(
 }
 
 /** Checks the user's password, counted against the sign-in limits like a sign-in (decision 148). */
-async function checkPassword(deps: AppDeps, user: UserRow, password: string, meta: RequestMeta): Promise<void> {
+export async function checkPassword(deps: AppDeps, user: UserRow, password: string, meta: RequestMeta): Promise<void> {
   const attempt = reserveLoginAttempt(deps, user.email, meta.ip);
   if (!(await verifyPassword(password, user.passwordHash))) forbidden(M.wrongPassword);
   deleteLoginFailure(deps.db, attempt);

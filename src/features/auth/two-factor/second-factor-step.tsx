@@ -1,9 +1,10 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { SubmitButton } from '../../../components/account-fields';
 import { Button } from '../../../components/ui/button';
 import { TextField } from '../../../components/ui/field';
 import { api } from '../../../lib/api';
 import { toastRequestFailure } from '../../../lib/form';
+import { PasskeySignIn } from './passkey-sign-in';
 import { TWO_FACTOR_MESSAGES as M, type SecondFactorMethod } from '../../../../schema/two-factor-rules';
 
 export interface SecondFactorStepProps {
@@ -12,8 +13,6 @@ export interface SecondFactorStepProps {
   onSignedIn: () => Promise<void>;
   /** Back to the e-mail and password. */
   onBack: () => void;
-  /** The passkey way, when the account has one; loaded on demand by the caller (decision 148). */
-  passkey?: ReactNode;
 }
 
 const CODE = /^\d{6}$/;
@@ -23,7 +22,7 @@ const RECOVERY = /^[a-z2-7]{10}$/;
  * The second step of signing in (decision 148): a code from the authenticator app, or one of the recovery codes.
  * The password step's ticket travels in its own httpOnly cookie.
  */
-export function SecondFactorStep({ methods, onSignedIn, onBack, passkey }: SecondFactorStepProps) {
+export function SecondFactorStep({ methods, onSignedIn, onBack }: SecondFactorStepProps) {
   const [mode, setMode] = useState<'totp' | 'recovery_code'>(methods.includes('totp') ? 'totp' : 'recovery_code');
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
@@ -59,7 +58,9 @@ export function SecondFactorStep({ methods, onSignedIn, onBack, passkey }: Secon
 
   return (
     <div className="stack">
-      {passkey}
+      {methods.includes('passkey') ? (
+        <PasskeySignIn mode="secondStep" label="Use your passkey" onSignedIn={onSignedIn} />
+      ) : null}
       {methods.includes('totp') || methods.includes('recovery_code') ? (
         <form className="stack" onSubmit={(event) => void submit(event)} noValidate>
           {mode === 'totp' ? (

@@ -1,11 +1,12 @@
 import { ShieldCheck } from 'lucide-react';
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Button } from '../../../components/ui/button';
 import { Notice } from '../../../components/ui/notice';
 import { InlineSpinner } from '../../../components/ui/spinner';
 import { toastRequestFailure } from '../../../lib/form';
 import { toast } from '../../../lib/toast';
 import type { TwoFactorStatus } from '../../../../schema/two-factor';
+import { PasskeysPanel } from './passkeys-panel';
 import { PasswordConfirm } from './password-confirm';
 import { RecoveryCodesList } from './recovery-codes';
 import { loadTwoFactorStatus, regenerateRecoveryCodes, removeTotp } from './two-factor-api';
@@ -16,16 +17,14 @@ type Phase = 'idle' | 'setup' | 'codes' | 'remove' | 'regenerate';
 
 /**
  * "Two-factor sign-in" (decision 148): the authenticator app (set up, remove), the recovery codes (shown once,
- * made anew), and `passkeys` when given. Any change reloads who is signed in, so a session that had to set up a
+ * made anew), and passkeys. Any change reloads who is signed in, so a session that had to set up a
  * second factor is let through at once.
  */
 export function TwoFactorSection({
   onChanged,
-  passkeys,
 }: {
   /** Reloads who is signed in. */
   onChanged: () => void;
-  passkeys?: (changed: () => void) => ReactNode;
 }) {
   const [status, setStatus] = useState<TwoFactorStatus | null>(null);
   const [phase, setPhase] = useState<Phase>('idle');
@@ -108,7 +107,16 @@ export function TwoFactorSection({
           onRegenerate={() => setPhase('regenerate')}
         />
       ) : null}
-      {passkeys?.(changed)}
+      {phase === 'idle' ? (
+        <PasskeysPanel
+          passkeys={status.passkeys}
+          onChanged={changed}
+          onCodes={(next) => {
+            showCodes(next);
+            reload();
+          }}
+        />
+      ) : null}
     </section>
   );
 }
