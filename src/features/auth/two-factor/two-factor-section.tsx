@@ -136,7 +136,12 @@ function TotpSummary({
     return (
       <div className="stack">
         <p>Use an app such as Google Authenticator or Microsoft Authenticator to make a code each time you sign in.</p>
-        <div>
+        <div className="row-end two-factor-actions">
+          {status.passkeys.length > 0 ? (
+            <Button variant="outline" onClick={onRegenerate}>
+              New recovery codes ({status.recoveryCodesLeft} of 10 left)
+            </Button>
+          ) : null}
           <Button onClick={onSetUp}>Set up authenticator app</Button>
         </div>
       </div>
