@@ -1,6 +1,7 @@
 import type { Browser, Page } from '@playwright/test';
 import { Secret, TOTP } from 'otpauth';
 import { ADMIN, expect, readOutbox, signIn, test, uniqueEmail } from './fixtures';
+import { startKillableServer } from './support/offline';
 
 const PASSWORD = 'Admin!Second2026';
 
@@ -126,4 +127,38 @@ test('a passkey added on the two-factor page signs in without a password (Chromi
   await expect(page.getByText('Welcome back!').first()).toBeVisible();
   await expect(page).toHaveURL(/\/$/);
   await expect(page.getByRole('link', { name: 'Admin Dashboard' }).first()).toBeVisible();
+});
+
+test('an admin without a second factor is taken to set one up right after the password, and goes on once done', async ({
+  browser,
+}) => {
+  // A server of its own with the requirement as in production: the suite's server turns it off (decision 148).
+  const server = await startKillableServer({ ADMIN_TWO_FACTOR: 'required' });
+  const context = await browser.newContext({ baseURL: server.baseURL });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
+    await page.goto('/login');
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await expect(page).toHaveURL(/\/two-factor$/);
+    await expect(page.getByText('Two-factor sign-in is required for administrators')).toBeVisible();
+    // Nothing else opens until it is done.
+    await page.goto('/admin');
+    await expect(page).toHaveURL(/\/two-factor$/);
+
+    await page.getByRole('button', { name: 'Set up authenticator app' }).click();
+    const secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
+    await page.getByLabel('Enter the 6-digit code from your authenticator app').fill(codeOf(secret));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await expect(page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem')).toHaveCount(10);
+    await page.getByRole('button', { name: 'I have saved my recovery codes' }).click();
+    await page.getByRole('link', { name: 'Back to the feed' }).click();
+    await page.getByRole('link', { name: 'Admin Dashboard' }).first().click();
+    await expect(page.getByText('User Management Panel')).toBeVisible();
+  } finally {
+    await context.close();
+    await server.close();
+  }
 });
