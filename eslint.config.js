@@ -162,6 +162,7 @@ export default tseslint.config(
                 '**/schema/roles',
                 '**/schema/suggestions',
                 '**/schema/sync',
+                '**/schema/two-factor',
                 '**/schema/uploads',
               ],
               allowTypeImports: true,

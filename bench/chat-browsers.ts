@@ -150,7 +150,13 @@ async function printStages(sender: Page, receiver: Page, sent: number[], seen: R
 async function main(): Promise<void> {
   printMachine();
   const dataDir = tempDir('sp-bench-chat-');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const file = databaseFile(config);
   await buildDatabase(file, { users: OTHER_CLIENTS + 2, posts: 20, reactions: 20, comments: 0 }, PASSWORD);
   const tokens = idleSessions(file);

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
 }
 
 const benchConfig = (dataDir: string) =>
-  loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error', ADMIN_TWO_FACTOR: 'optional' });
 
 /** Starts the server on the seeded data in a child process (this file with `--serve`); answers its port. */
 async function serverProcess(dataDir: string): Promise<{ port: number; stop: () => void }> {

@@ -34,7 +34,13 @@ const TARGETS = { firstPostMs: 1500, syncMs: 10_000, filterMs: 50 };
 async function main(): Promise<void> {
   printMachine();
   const dataDir = tempDir('sp-bench-sync-');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const built = await buildDatabase(databaseFile(config), SIZES, PASSWORD);
   console.log(`Database built in ${round(built.seconds)} s`);
   await ensureClientBuilt(() => console.log('Building the client...'));

@@ -297,7 +297,13 @@ async function keptOnDevice(page: Page): Promise<{ entries: number; items: numbe
 async function main(): Promise<void> {
   printMachine();
   const dataDir = tempDir('sp-bench-kept-');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const file = databaseFile(config);
   await buildDatabase(file, { users: 30, posts: 200, reactions: 400, comments: 200 }, PASSWORD);
   await ensureClientBuilt(() => console.log('Building the client...'));

@@ -233,7 +233,13 @@ async function main(): Promise<void> {
   const emoji = emojiFont();
   console.log(`Colour emoji font: ${emoji}`);
   const dataDir = tempDir('sp-bench-lighthouse-');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const built = await buildDatabase(
     databaseFile(config),
     { users: 50, posts: 500, reactions: 1500, comments: 1000 },

@@ -29,7 +29,13 @@ const TARGETS = { chatP50: 5, chatP99: 25, urgentP99: 300, bytesPerClient: 16 * 
 
 /** Server side: users with ready sessions (no sign-in cost), then the real server. */
 async function serve(dataDir: string, count: number): Promise<void> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const db = openDb(databaseFile(config));
   const now = Date.now();
   const tokens: string[] = [];

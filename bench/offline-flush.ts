@@ -278,7 +278,13 @@ interface Account {
  * does not share its event loop: accounts first, then the real server on 127.0.0.1; it stops on SIGTERM.
  */
 async function serve(dataDir: string): Promise<void> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const db = openDb(databaseFile(config));
   const passwordHash = await hashPassword(PASSWORD);
   // A System Administrator too, so the server has no one-time setup link to print.

@@ -88,7 +88,13 @@ async function main(): Promise<void> {
   printMachine();
   const loadBefore = os.loadavg()[0];
   const dataDir = tempDir('sp-bench-posts-');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   const built = await buildDatabase(databaseFile(config), SIZES, PASSWORD);
   console.log(`Built in ${built.seconds.toFixed(1)} s`);
 

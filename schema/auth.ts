@@ -118,6 +118,8 @@ export const CurrentUserSchema = z.object({
   isMasterAdmin: z.boolean(),
   isActive: z.boolean(),
   profileImageUrl: z.string().nullable(),
+  /** Present and true when the session may only set up a second factor (decision 148). */
+  twoFactorSetupRequired: z.literal(true).optional(),
 });
 export type CurrentUser = z.infer<typeof CurrentUserSchema>;
 

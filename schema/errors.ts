@@ -8,6 +8,8 @@ export const ERROR_CODES = [
   /** A 401 for a session the server ended because the account's access end came (decision 151). */
   'access_ended',
   'forbidden',
+  /** An admin's session that must set up a second factor first (decision 148). */
+  'two_factor_setup_required',
   'not_found',
   'conflict',
   'gone',

@@ -141,7 +141,13 @@ async function waitForFeed(page: Page): Promise<void> {
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-screenshots-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    ADMIN_TWO_FACTOR: 'optional',
+  });
   await ensureClientBuilt((m) => console.log(m));
   const db = openDb(databaseFile(config));
   await seedDemo(db, { orgName: config.orgName });

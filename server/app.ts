@@ -11,6 +11,9 @@ import { auditRoutes } from './features/audit/audit.routes';
 import { currentUserOrNull } from './features/auth/auth.middleware';
 import { authRoutes } from './features/auth/auth.routes';
 import { oidcRoutes } from './features/auth/oidc.routes';
+
+import { twoFactorRoutes } from './features/auth/two-factor.routes';
+import { passkeyRoutes } from './features/auth/passkeys.routes';
 import { chatRoutes } from './features/chat/chat.routes';
 import { commentRoutes } from './features/comments/comments.routes';
 import { configRoutes } from './features/config/config.routes';
@@ -108,6 +111,9 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   api.route('/', configRoutes);
   api.route('/', authRoutes);
   api.route('/', oidcRoutes);
+
+  api.route('/', twoFactorRoutes);
+  api.route('/', passkeyRoutes);
   api.route('/', adminRoutes);
   api.route('/', auditRoutes);
   api.route('/', suggestionRoutes);

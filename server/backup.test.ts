@@ -164,7 +164,14 @@ describe('npm run restore', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('the database passes its integrity check');
     restored = await startServer(
-      loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: restoredDir, LOG_LEVEL: 'silent' }),
+      // As the test harness: the session restored is an admin's, signed in with a password (decision 148).
+      loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: restoredDir,
+        LOG_LEVEL: 'silent',
+        ADMIN_TWO_FACTOR: 'optional',
+      }),
       { clientDir: path.join(restoredDir, 'no-client') },
     );
   }, 60_000);

@@ -26,6 +26,8 @@ export const ConfigSchema = z
     MAIL_FROM: z.string().min(3).default('Staff Portal <no-reply@localhost>'),
     ADMIN_EMAIL: z.email({ message: 'must be an e-mail address' }).optional(),
     ADMIN_PASSWORD: z.string().min(1).optional(),
+    /** Whether admins and System Administrators must sign in with a second factor (decision 148). */
+    ADMIN_TWO_FACTOR: z.enum(['required', 'optional'], { message: 'must be required or optional' }).default('required'),
     REGISTRATION: z.enum(REGISTRATION_MODES, { message: 'must be approval or closed' }).default('approval'),
     TRUST_PROXY: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
     LOG_LEVEL: z.enum(['silent', 'error', 'info'], { message: 'must be silent, error or info' }).default('info'),
@@ -129,6 +131,8 @@ export interface Config {
   adminEmail: string | undefined;
   adminPassword: string | undefined;
   registration: 'approval' | 'closed';
+  /** Admins and System Administrators must have a second factor (ADMIN_TWO_FACTOR, default required; decision 148). */
+  adminTwoFactorRequired: boolean;
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info';
   /** NODE_ENV=production: the log never shows a mailed link, only the outbox id of the mail (decision 124). */
@@ -179,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminEmail: e.ADMIN_EMAIL?.toLowerCase(),
     adminPassword: e.ADMIN_PASSWORD,
     registration: e.REGISTRATION,
+    adminTwoFactorRequired: e.ADMIN_TWO_FACTOR === 'required',
     trustProxy: e.TRUST_PROXY === 'true',
     logLevel: e.LOG_LEVEL,
     production: e.NODE_ENV === 'production',

@@ -500,7 +500,14 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'staff-portal-demo-'));
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, ADMIN_EMAIL: undefined, ADMIN_PASSWORD: undefined });
+  // The printed admin accounts sign in with their password unless ADMIN_TWO_FACTOR says otherwise (decision 148).
+  const config = loadConfig({
+    ADMIN_TWO_FACTOR: 'optional',
+    ...process.env,
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: undefined,
+    ADMIN_PASSWORD: undefined,
+  });
   await ensureClientBuilt((m) => console.log(m));
   const db = openDb(databaseFile(config));
   const accounts = await seedDemo(db, { orgName: config.orgName });

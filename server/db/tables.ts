@@ -749,3 +749,72 @@ export const ssoAttempts = sqliteTable(
   },
   (t) => [index('sso_attempts_expires_idx').on(t.expiresAt), index('sso_attempts_ip_idx').on(t.ip, t.expiresAt)],
 );
+
+/**
+ * A user's authenticator app (decision 148): the TOTP secret, active once confirmed with a code; the last time step
+ * used, so a code is accepted once.
+ */
+export const totpFactors = sqliteTable('totp_factors', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** Base32; the server must read it to check codes, so it cannot be hashed. */
+  secret: text('secret').notNull(),
+  confirmedAt: integer('confirmed_at'),
+  lastUsedStep: integer('last_used_step'),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** Single-use recovery codes, stored as their SHA-256 (decision 148). */
+export const recoveryCodes = sqliteTable(
+  'recovery_codes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: integer('used_at'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('recovery_codes_user_idx').on(t.userId)],
+);
+
+/** A user's passkeys (WebAuthn credentials; decision 148). */
+export const passkeys = sqliteTable(
+  'passkeys',
+  {
+    /** The credential id, base64url. */
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The COSE public key, base64url. */
+    publicKey: text('public_key').notNull(),
+    counter: integer('counter').notNull(),
+    /** JSON array of the transports the browser reported. */
+    transports: text('transports').notNull(),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+  },
+  (t) => [index('passkeys_user_idx').on(t.userId)],
+);
+
+/**
+ * Short-lived sign-in state kept by a random token in an httpOnly cookie, stored hashed (decision 148): a password
+ * checked and a second factor awaited, or a passkey ceremony's challenge.
+ */
+export const authChallenges = sqliteTable(
+  'auth_challenges',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    purpose: text('purpose', { enum: ['second_factor', 'passkey_sign_in', 'passkey_register'] }).notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** The WebAuthn challenge (base64url) when a passkey ceremony has started. */
+    challenge: text('challenge'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('auth_challenges_expires_idx').on(t.expiresAt)],
+);

@@ -22,7 +22,7 @@ import { syncAlertAudience } from '../features/alerts/alerts.service';
 import { startSession } from '../features/auth/auth.service';
 import { keptPublicKey } from '../features/kept/kept.service';
 import { countSubscriptionsOf } from '../features/push/push.queries';
-import { startTestServer, TestClient, type TestResponse, type TestServer } from './test-server';
+import { startTestServer, TEST_PASSWORD, TestClient, type TestResponse, type TestServer } from './test-server';
 
 const CALLERS = ['signedOut', 'pending', 'deactivated', 'staff', 'otherStaff', 'admin', 'systemAdmin'] as const;
 type Caller = (typeof CALLERS)[number];
@@ -201,6 +201,20 @@ function pushKeys() {
 }
 const pushEndpoint = () => `https://fcm.googleapis.com/fcm/send/${randomUUID()}`;
 
+/** WebAuthn answers of the right shape that no ceremony is waiting for (decision 148). */
+const madeUpAssertion = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+};
+const madeUpRegistration = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30', attestationObject: 'AAAA' },
+};
+
 const ROWS: Row[] = [
   // Public settings and the sign-in flow: reachable by everyone, whatever their session.
   { route: 'GET /api/config', expected: anyone(200), call: () => ({ path: '/api/config' }) },
@@ -273,6 +287,78 @@ const ROWS: Row[] = [
     route: 'POST /api/auth/reset-password',
     expected: anyone(400),
     call: () => ({ path: '/api/auth/reset-password', json: { token: 'not-a-real-token', password: 'New!Passw0rd' } }),
+  },
+  // Two-factor sign-in (decision 148): the second step needs the first step's ticket, which no caller here has.
+  {
+    route: 'POST /api/auth/login/second-factor',
+    expected: anyone(401),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/login/second-factor', json: { code: '123456' } }),
+  },
+  { route: 'GET /api/auth/two-factor', expected: activeUsers(200), call: () => ({ path: '/api/auth/two-factor' }) },
+  {
+    route: 'POST /api/auth/two-factor/totp/start',
+    expected: activeUsers(200),
+    call: () => ({ path: '/api/auth/two-factor/totp/start', json: {} }),
+  },
+  {
+    route: 'POST /api/auth/two-factor/totp/confirm',
+    expected: activeUsers(400),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/two-factor/totp/confirm', json: { code: '000000' } }),
+  },
+  // With the right password: nobody here has an app to remove or codes to renew, so each asks for one first.
+  {
+    route: 'POST /api/auth/two-factor/totp/remove',
+    expected: activeUsers(400),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/two-factor/totp/remove', json: { password: TEST_PASSWORD } }),
+  },
+  {
+    route: 'POST /api/auth/two-factor/recovery-codes',
+    expected: activeUsers(400),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/two-factor/recovery-codes', json: { password: TEST_PASSWORD } }),
+  },
+  // Passkeys (decision 148). A made-up answer: no caller here has a ceremony under way, so each is refused as expired.
+  {
+    route: 'POST /api/auth/passkeys/options',
+    expected: activeUsers(200),
+    call: () => ({ path: '/api/auth/passkeys/options', json: {} }),
+  },
+  {
+    // No emptyBody: every caller is refused before the body is read (401 signed out, 401 without a ceremony).
+    route: 'POST /api/auth/passkeys',
+    expected: activeUsers(401),
+    call: () => ({ path: '/api/auth/passkeys', json: { name: 'Phone', response: madeUpRegistration } }),
+  },
+  {
+    // No emptyBody: no caller gets past the made-up id; passkeys.test.ts checks the body.
+    route: 'POST /api/auth/passkeys/:id/remove',
+    expected: activeUsers(404),
+    call: () => ({ path: '/api/auth/passkeys/no-such-passkey/remove', json: { password: TEST_PASSWORD } }),
+  },
+  {
+    route: 'POST /api/auth/login/passkey/options',
+    expected: anyone(401),
+    call: () => ({ path: '/api/auth/login/passkey/options', json: {} }),
+  },
+  {
+    route: 'POST /api/auth/login/passkey',
+    expected: anyone(401),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/login/passkey', json: { response: madeUpAssertion } }),
+  },
+  {
+    route: 'POST /api/auth/passkey-sign-in/options',
+    expected: anyone(200),
+    call: () => ({ path: '/api/auth/passkey-sign-in/options', json: {} }),
+  },
+  {
+    route: 'POST /api/auth/passkey-sign-in',
+    expected: anyone(401),
+    emptyBody: 400,
+    call: () => ({ path: '/api/auth/passkey-sign-in', json: { response: madeUpAssertion } }),
   },
   { route: 'POST /api/legacy-login', expected: anyone(410), call: () => ({ path: '/api/legacy-login', json: {} }) },
   {
@@ -347,6 +433,11 @@ const ROWS: Row[] = [
     route: 'DELETE /api/admin/users/:id',
     expected: systemAdmins(204),
     call: async () => ({ path: `/api/admin/users/${await freshUser()}` }),
+  },
+  {
+    route: 'POST /api/admin/users/:id/two-factor/reset',
+    expected: systemAdmins(200),
+    call: async () => ({ path: `/api/admin/users/${await freshUser()}/two-factor/reset`, json: {} }),
   },
   { route: 'GET /api/admin/audit.csv', expected: systemAdmins(200), call: () => ({ path: '/api/admin/audit.csv' }) },
   { route: 'GET /api/admin/audit', expected: systemAdmins(200), call: () => ({ path: '/api/admin/audit' }) },

@@ -58,6 +58,8 @@ export function startServerProcess(
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
+      // Tests sign admins in with a password (decision 148).
+      ADMIN_TWO_FACTOR: 'optional',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -63,6 +63,8 @@ export async function startTestServer(env: Record<string, string> = {}) {
     ORG_NAME: 'Test Care Ltd',
     // The local push receiver listens on 127.0.0.1; production never sets this (decision 125).
     PUSH_ALLOW_LOOPBACK: 'true',
+    // Tests sign admins in with a password; two-factor.test.ts turns the requirement on (decision 148).
+    ADMIN_TWO_FACTOR: 'optional',
     ...env,
   });
   const server = await startServer(config, {
@@ -224,11 +226,16 @@ export interface TestResponse<T = Record<string, unknown>> {
 /** A tiny HTTP client with a cookie jar, like a browser tab without JavaScript. */
 export class TestClient {
   cookie = '';
+  /** The cookie of a sign-in waiting for its second factor (decision 148), sent beside the session's. */
+  signInCookie = '';
+  /** The cookie of a passkey ceremony under way (decision 148). */
+  passkeyCookie = '';
   constructor(readonly base: string) {}
 
   async request(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
     const init: RequestInit = { method, headers: { ...headers } };
-    if (this.cookie) (init.headers as Record<string, string>).cookie = this.cookie;
+    const cookies = [this.cookie, this.signInCookie, this.passkeyCookie].filter(Boolean).join('; ');
+    if (cookies) (init.headers as Record<string, string>).cookie = cookies;
     if (body !== undefined) {
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -240,6 +247,8 @@ export class TestClient {
       const [name, value] = pair.split('=');
       if (name === 'sp_session') this.cookie = value ? `sp_session=${value}` : '';
       if (/Max-Age=0/i.test(c) && name === 'sp_session') this.cookie = '';
+      if (name === 'sp_sign_in') this.signInCookie = value && !/Max-Age=0/i.test(c) ? `sp_sign_in=${value}` : '';
+      if (name === 'sp_passkey') this.passkeyCookie = value && !/Max-Age=0/i.test(c) ? `sp_passkey=${value}` : '';
     }
     const text = await res.text();
     let parsed: unknown = {};

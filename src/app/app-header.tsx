@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import { ClipboardList, LayoutDashboard, LogOut, Newspaper, Search, Users } from 'lucide-react';
+import { ClipboardList, LayoutDashboard, LogOut, Newspaper, Search, ShieldCheck, Users } from 'lucide-react';
 import { Link, useLocation } from 'react-router-dom';
 import type { CurrentUser } from '../../schema/auth';
 import { PRODUCT_NAME } from '../../schema/constants';
@@ -126,6 +126,12 @@ export const AppHeader = memo(function AppHeader({ user, onOpenSearch }: AppHead
                   </span>
                 </DropdownMenuLabel>
                 <DropdownMenuSeparator />
+                <DropdownMenuItem asChild>
+                  <Link to="/two-factor">
+                    <ShieldCheck aria-hidden size={16} />
+                    Two-factor sign-in
+                  </Link>
+                </DropdownMenuItem>
                 <DropdownMenuItem onSelect={requestSignOut}>
                   <LogOut aria-hidden size={16} />
                   Sign Out

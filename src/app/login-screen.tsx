@@ -1,10 +1,13 @@
 import { useAtomValue } from 'jotai';
 import { HeartHandshake, MessagesSquare, Users } from 'lucide-react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { MESSAGES } from '../../schema/auth-rules';
+import { isSecondFactorNeeded, type SecondFactorMethod } from '../../schema/two-factor-rules';
 import { EmailField, SubmitButton } from '../components/account-fields';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../components/ui/card';
 import { PasswordField } from '../components/ui/field';
+import { InlineSpinner } from '../components/ui/spinner';
 import { AuthLayout } from '../features/auth/auth-layout';
 import { refreshCurrentUser } from '../features/auth/current-user';
 import { IdleLogoutNotice } from '../features/auth/idle-logout-notice';
@@ -17,6 +20,16 @@ import { toastRequestFailure, useFormFields, useFormSubmit, useLoadedFormValidat
 import { configAtom } from '../lib/public-config';
 import { toast } from '../lib/toast';
 
+// The second step loads only when an account asks for it, so the sign-in screen stays small (decision 148).
+const SecondFactorStep = lazy(() =>
+  import('../features/auth/two-factor/second-factor-step').then((m) => ({ default: m.SecondFactorStep })),
+);
+
+const PasskeySignIn = lazy(() =>
+  import('../features/auth/two-factor/passkey-sign-in').then((m) => ({ default: m.PasskeySignIn })),
+);
+const passkeysSupported = typeof window.PublicKeyCredential === 'function';
+
 /** /login (Sign-in screen; docs/behaviour.md, "Accounts"). */
 export function LoginScreen() {
   const navigate = useNavigate();
@@ -25,16 +38,21 @@ export function LoginScreen() {
   const { errors, check, prepare } = useLoadedFormValidation(loginSchema, values);
   const field = bind(errors);
   const passwordShown = usePasswordFormShown();
+  const [secondStep, setSecondStep] = useState<SecondFactorMethod[] | null>(null);
+  const signedIn = async () => {
+    noteSignIn();
+    toast({ title: 'Welcome back!', description: 'You have been successfully logged in.' });
+    await refreshCurrentUser();
+    navigate('/');
+  };
   const { busy, onSubmit } = useFormSubmit(
     check,
     async (body) => {
       // A sign-out made offline on this device is completed first, so the server records it (decision 114).
       await completePendingSignOut();
-      await api.post('/api/auth/login', body);
-      noteSignIn();
-      toast({ title: 'Welcome back!', description: 'You have been successfully logged in.' });
-      await refreshCurrentUser();
-      navigate('/');
+      const answer = await api.post('/api/auth/login', body);
+      if (isSecondFactorNeeded(answer)) setSecondStep(answer.secondFactor.methods);
+      else await signedIn();
     },
     toastRequestFailure('Login failed', MESSAGES.invalidCredentials),
   );
@@ -52,8 +70,14 @@ export function LoginScreen() {
           <CardContent>
             <IdleLogoutNotice />
             <KeptWorkNotice />
-            <SsoSignIn />
-            <form className="stack" onFocus={prepare} onSubmit={onSubmit} noValidate hidden={!passwordShown}>
+            {!secondStep && <SsoSignIn />}
+            <form
+              className="stack"
+              onFocus={prepare}
+              onSubmit={onSubmit}
+              noValidate
+              hidden={!passwordShown || secondStep !== null}
+            >
               <EmailField id="login-email" autoComplete="username" {...field('email')} />
               <PasswordField
                 id="login-password"
@@ -70,6 +94,16 @@ export function LoginScreen() {
                 Sign In
               </SubmitButton>
             </form>
+            {!secondStep && passwordShown && passkeysSupported ? (
+              <Suspense fallback={null}>
+                <PasskeySignIn mode="alone" onSignedIn={signedIn} />
+              </Suspense>
+            ) : null}
+            {secondStep ? (
+              <Suspense fallback={<InlineSpinner />}>
+                <SecondFactorStep methods={secondStep} onSignedIn={signedIn} onBack={() => setSecondStep(null)} />
+              </Suspense>
+            ) : null}
             {/* With password sign-in off, accounts come only from administrators: registration is refused. */}
             {passwordSignIn !== false && (
               <p className="auth-alt">

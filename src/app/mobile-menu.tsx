@@ -1,5 +1,16 @@
 import { useAtomValue } from 'jotai';
-import { BookOpen, ClipboardList, LayoutDashboard, Lightbulb, LogOut, Menu, Newspaper, Users, X } from 'lucide-react';
+import {
+  BookOpen,
+  ClipboardList,
+  LayoutDashboard,
+  Lightbulb,
+  LogOut,
+  Menu,
+  Newspaper,
+  ShieldCheck,
+  Users,
+  X,
+} from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
@@ -91,6 +102,10 @@ export function MobileMenu({ user }: { user: CurrentUser }) {
                 <Lightbulb aria-hidden size={18} />
                 Make a Suggestion
               </button>
+              <Link to="/two-factor" className="sheet-item" onClick={close}>
+                <ShieldCheck aria-hidden size={18} />
+                Two-factor sign-in
+              </Link>
               {handbookUrl ? (
                 <a href={handbookUrl} target="_blank" rel="noopener noreferrer" className="sheet-item" onClick={close}>
                   <BookOpen aria-hidden size={18} />

@@ -49,6 +49,7 @@ export function preloadSignedInScreen(pathname: string): Promise<void> {
 const AdminScreen = lazy(() => import('./admin-screen').then((m) => ({ default: m.AdminScreen })));
 const ResidentsScreen = lazy(() => import('./residents-screen').then((m) => ({ default: m.ResidentsScreen })));
 const HandoverScreen = lazy(() => import('./handover-screen').then((m) => ({ default: m.HandoverScreen })));
+const TwoFactorScreen = lazy(() => import('./two-factor-screen').then((m) => ({ default: m.TwoFactorScreen })));
 
 /**
  * A screen opened by a link or a redirect starts at its top, not at the scroll of the screen before it; Back and
@@ -69,6 +70,8 @@ function AppRoutes() {
   const auth = useAtomValue(authStateAtom);
   if (auth.status === 'loading') return <PageSpinner />;
   const user = auth.status === 'signedIn' ? auth.user : null;
+  // An admin who must set up a second factor sees only that screen until it is done (decision 148).
+  if (user?.twoFactorSetupRequired) return <SetupOnlyRoutes user={user} />;
   return (
     <>
       <Suspense fallback={<PageSpinner />}>
@@ -83,12 +86,25 @@ function AppRoutes() {
           {/* Signed out, the landing as on "/": a redirect here would race sign-out's own navigation to "/". */}
           <Route path="/residents" element={user ? <ResidentsScreen user={user} /> : <LandingScreen />} />
           <Route path="/handover" element={user ? <HandoverScreen user={user} /> : <LandingScreen />} />
+          <Route path="/two-factor" element={user ? <TwoFactorScreen user={user} /> : <LandingScreen />} />
           <Route path="*" element={<NotFoundScreen />} />
         </Routes>
       </Suspense>
       {/* On every screen, signed in or out: a waiting version is offered on the landing too (decision 128). */}
       <UpdateBanner />
     </>
+  );
+}
+
+/** The routes of a session that may only set up a second factor: every path leads to its screen. */
+function SetupOnlyRoutes({ user }: { user: CurrentUser }) {
+  return (
+    <Suspense fallback={<PageSpinner />}>
+      <Routes>
+        <Route path="/two-factor" element={<TwoFactorScreen user={user} />} />
+        <Route path="*" element={<Navigate to="/two-factor" replace />} />
+      </Routes>
+    </Suspense>
   );
 }
 

@@ -16,6 +16,7 @@ import {
   deleteStaffMember,
   editStaffMember,
   listStaff,
+  resetStaffTwoFactor,
   setStaffHouses,
   setStaffRole,
   setStaffStatus,
@@ -43,6 +44,9 @@ export const adminRoutes = new Hono<AppEnv>()
   )
   .post('/admin/users/:id/approve', validate('param', IdParamsSchema), validate('json', ApproveUserBodySchema), (c) =>
     c.json(approveRegistration(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  )
+  .post('/admin/users/:id/two-factor/reset', validate('param', IdParamsSchema), (c) =>
+    c.json(resetStaffTwoFactor(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
   )
   .delete('/admin/users/:id', validate('param', IdParamsSchema), (c) => {
     deleteStaffMember(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));

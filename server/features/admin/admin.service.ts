@@ -16,6 +16,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { endAllSessions, issueUserToken, spendMailedLinks } from '../auth/auth.service';
+import { removeSecondFactors } from '../auth/two-factor.service';
 import { houseChatAccessChanged, houseChatMembersChanged, releaseChatParticipant } from '../chat/chat.service';
 import { queueMail } from '../mail/mail.service';
 import { housesByUser, setUserHouses } from '../houses/houses.service';
@@ -362,5 +363,30 @@ export function setStaffHouses(
     return after;
   });
   audit(deps, actor, meta, 'admin.user_houses_changed', id, { from: before, to: houses });
+  return adminView(deps, id);
+}
+
+/**
+ * "Reset two-factor sign-in": removes the user's authenticator app, recovery codes and passkeys and ends their
+ * sessions, so whoever holds a lost phone or a session is out; the user is told by e-mail (decision 148).
+ */
+export function resetStaffTwoFactor(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): AdminUser {
+  const target = loadTarget(deps, id);
+  refuseSelf(actor, target, 'reset two-factor sign-in of');
+  deps.db.transaction(() => {
+    removeSecondFactors(deps, target.id);
+    queueMail(deps, {
+      to: target.email,
+      subject: 'Your Staff Portal two-factor sign-in was reset',
+      text:
+        `Hello ${target.firstName},\n\n${actor.firstName} ${actor.lastName} has reset the two-factor sign-in of your ` +
+        `Staff Portal account: your authenticator app, recovery codes and passkeys no longer sign you in, and you ` +
+        `have been signed out everywhere. Sign in at ${baseUrl(deps.config)}/login with your password` +
+        (target.role === 'staff' ? '.' : ' and set up two-factor sign-in again.') +
+        `\n\nIf you did not ask for this, tell your administrator at once.`,
+    });
+    audit(deps, actor, meta, 'admin.two_factor_reset', target.id);
+  });
+  endAllSessions(deps, target.id);
   return adminView(deps, id);
 }

@@ -1,9 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { MESSAGES } from '../../../schema/auth-rules';
 import { LIMITS } from '../../../schema/constants';
 import { canManageUsers } from '../../../schema/permissions';
+import { TWO_FACTOR_MESSAGES } from '../../../schema/two-factor-rules';
 import type { AppEnv, RequestMeta, SessionUser } from '../../lib/context';
-import { MESSAGES } from '../../../schema/auth-rules';
 import { AppError, forbidden, unauthenticated } from '../../lib/errors';
 import { resolveSession, sessionEndReason } from './auth.service';
 
@@ -33,6 +34,9 @@ function loadUser(c: Context<AppEnv>) {
   }
   c.set('user', found.user);
   c.set('sessionHash', found.tokenHash);
+  if (found.user.twoFactorSetupRequired && !SETUP_ONLY_PATHS.test(c.req.path)) {
+    throw new AppError(403, 'two_factor_setup_required', TWO_FACTOR_MESSAGES.setupRequired);
+  }
   return found.user;
 }
 
@@ -47,6 +51,9 @@ function refuseSession(c: Context<AppEnv>): never {
   }
   return unauthenticated();
 }
+
+/** What a session that must first set up a second factor may call (decision 148). */
+const SETUP_ONLY_PATHS = /^\/api\/auth\/(user|logout|heartbeat|two-factor(\/.*)?|passkeys(\/.*)?)$/;
 
 /** Any signed-in, active user; 401 otherwise. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -14,6 +14,8 @@ export function insertSession(db: Db, row: SessionRow): void {
 export interface SessionLookup {
   session: { createdAt: number; lastActiveAt: number };
   user: CurrentUserRow;
+  /** An admin or System Administrator with no second factor (decision 148). */
+  adminWithoutSecondFactor: boolean;
 }
 
 type SessionLookupRow = [
@@ -26,6 +28,7 @@ type SessionLookupRow = [
   role: CurrentUserRow['role'],
   isActive: number,
   profileImageUrl: string | null,
+  adminWithoutSecondFactor: number,
 ];
 
 /**
@@ -36,7 +39,10 @@ const sessionLookup = preparedFor((db) =>
   db.$client
     .prepare<[string], SessionLookupRow>(
       `SELECT s.created_at, s.last_active_at, u.id, u.email, u.first_name, u.last_name, u.role, u.is_active,
-              u.profile_image_url
+              u.profile_image_url,
+              u.role <> 'staff'
+                AND NOT EXISTS (SELECT 1 FROM totp_factors t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL)
+                AND NOT EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id)
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
     )
     .raw(),
@@ -57,6 +63,7 @@ export function findSessionWithUser(db: Db, tokenHash: string): SessionLookup | 
       isActive: r[7] === 1,
       profileImageUrl: r[8],
     },
+    adminWithoutSecondFactor: r[9] === 1,
   };
 }
 

@@ -26,6 +26,7 @@ import {
   resetPassword,
 } from './auth.service';
 import { passwordResetGate, passwordSignInGate, registrationGate } from './oidc.routes';
+import { setSignInCookie } from './two-factor.routes';
 
 const TokenQuerySchema = z.object({ token: z.string().min(1).max(200) });
 
@@ -33,9 +34,13 @@ const TokenQuerySchema = z.object({ token: z.string().min(1).max(200) });
 export const authRoutes = new Hono<AppEnv>()
   .get('/auth/user', requireUser, (c) => c.json(c.var.user))
   .post('/auth/login', validate('json', LoginBodySchema), passwordSignInGate, async (c) => {
-    const { token, user } = await login(c.var.deps, c.req.valid('json'), requestMeta(c));
-    setSessionCookie(c, token);
-    return c.json(user);
+    const outcome = await login(c.var.deps, c.req.valid('json'), requestMeta(c));
+    if ('ticket' in outcome) {
+      setSignInCookie(c, outcome.ticket);
+      return c.json({ secondFactor: { methods: outcome.methods } });
+    }
+    setSessionCookie(c, outcome.token);
+    return c.json(outcome.user);
   })
   .post('/auth/logout', (c) => {
     const user = currentUserOrNull(c);

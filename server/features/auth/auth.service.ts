@@ -9,12 +9,20 @@ import {
   type SetupBody,
 } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
+import { SIGN_IN_TICKET_MS, type SecondFactorMethod } from '../../../schema/two-factor-rules';
 import { baseUrl } from '../../config';
 import type { AppDeps, RequestMeta } from '../../lib/context';
 import { hashPassword, hashToken, randomToken, verifyPassword } from '../../lib/crypto';
 import { AppError, badRequest, conflict, forbidden, gone, tooManyRequests } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
-import { countActiveSystemAdmins, findUserByEmail, findUserById, insertUser, updateUser } from '../users/users.queries';
+import {
+  countActiveSystemAdmins,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  updateUser,
+  type UserRow,
+} from '../users/users.queries';
 import { toCurrentUser } from '../users/users.service';
 import { queueMail } from '../mail/mail.service';
 import {
@@ -44,6 +52,7 @@ import {
   writeSetting,
   type SessionEndReason,
 } from './auth.queries';
+import { deleteChallengesBefore, insertChallenge, secondFactorMethods } from './two-factor.queries';
 
 /** Activity is written at most this often per session, to keep reads cheap. */
 const TOUCH_EVERY_MS = 10_000;
@@ -76,12 +85,19 @@ export function startSession(deps: AppDeps, userId: string, meta: RequestMeta): 
  */
 export function resolveSession(deps: AppDeps, token: string, foreground: boolean) {
   const tokenHash = hashToken(token);
-  const user = liveSessionUser(deps, tokenHash, foreground);
-  return user ? { tokenHash, user: toCurrentUser(user) } : null;
+  const found = liveSession(deps, tokenHash, foreground);
+  if (!found) return null;
+  const setupOnly = deps.config.adminTwoFactorRequired && found.adminWithoutSecondFactor;
+  return { tokenHash, user: withSetupFlag(toCurrentUser(found.user), setupOnly) };
 }
 
-/** The user of a live session, deleting the session when it has died; touches it when `foreground`. */
-function liveSessionUser(deps: AppDeps, tokenHash: string, foreground: boolean) {
+/** Marks the user of a session that may only set up a second factor (decision 148). */
+function withSetupFlag(user: CurrentUser, setupOnly: boolean): CurrentUser {
+  return setupOnly ? { ...user, twoFactorSetupRequired: true } : user;
+}
+
+/** A live session and its user, deleting the session when it has died; touches it when `foreground`. */
+function liveSession(deps: AppDeps, tokenHash: string, foreground: boolean) {
   const found = findSessionWithUser(deps.db, tokenHash);
   if (!found) return null;
   const at = deps.now();
@@ -93,7 +109,7 @@ function liveSessionUser(deps: AppDeps, tokenHash: string, foreground: boolean) 
     return null;
   }
   if (foreground && at - session.lastActiveAt >= TOUCH_EVERY_MS) touchSession(deps.db, tokenHash, at);
-  return user;
+  return found;
 }
 
 /** Why the server ended the session of a cookie, when it was for a reason the device should be told (decision 151). */
@@ -103,7 +119,7 @@ export function sessionEndReason(deps: AppDeps, token: string): SessionEndReason
 
 /** Whether a session (by its hash) is still alive, without counting as activity; used by live streams. */
 export function isSessionLive(deps: AppDeps, tokenHash: string): boolean {
-  return liveSessionUser(deps, tokenHash, false) !== null;
+  return liveSession(deps, tokenHash, false) !== null;
 }
 
 export function endSession(deps: AppDeps, tokenHash: string, user: CurrentUser, meta: RequestMeta): void {
@@ -132,7 +148,7 @@ export function endAllSessions(deps: AppDeps, userId: string, reason?: SessionEn
  * password is hashed: attempts racing each other are each counted before any is evaluated, so a burst is
  * limited exactly like the same attempts one after another. An attempt that succeeds takes its row back.
  */
-function reserveLoginAttempt(deps: AppDeps, email: string, ip: string): number {
+export function reserveLoginAttempt(deps: AppDeps, email: string, ip: string): number {
   return deps.db.transaction(() => {
     checkRateLimit(deps, email, ip);
     return insertLoginFailure(deps.db, email, ip, deps.now());
@@ -183,8 +199,14 @@ function reserveAccountRequest(deps: AppDeps, email: string, ip: string): void {
   });
 }
 
-/** Signs in with e-mail and password; the same answer whether or not the e-mail exists. */
-export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): Promise<StartedSession> {
+/** What a right password leads to: a session, or the second step with its ticket (decision 148). */
+export type LoginOutcome = StartedSession | { ticket: string; methods: SecondFactorMethod[] };
+
+/**
+ * Signs in with e-mail and password; the same answer whether or not the e-mail exists. An account with a second
+ * factor gets no session yet, only a ticket for the second step (decision 148).
+ */
+export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): Promise<LoginOutcome> {
   const attempt = reserveLoginAttempt(deps, body.email, meta.ip);
   const user = findUserByEmail(deps.db, body.email);
   const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
@@ -201,11 +223,45 @@ export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): 
   deleteLoginFailure(deps.db, attempt);
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
-  deleteLoginFailuresOf(deps.db, body.email);
+  const methods = secondFactorMethods(deps.db, user.id);
+  if (methods.length > 0) return startSecondStep(deps, user, methods, meta);
+  return finishLogin(deps, user, meta);
+}
+
+/**
+ * The password was right: a ticket for the second step, hashed in the database. Earlier failures are not cleared
+ * here, so the attempt limits span both steps (decision 148).
+ */
+function startSecondStep(deps: AppDeps, user: UserRow, methods: SecondFactorMethod[], meta: RequestMeta) {
+  const ticket = randomToken();
+  const at = deps.now();
+  insertChallenge(deps.db, {
+    tokenHash: hashToken(ticket),
+    purpose: 'second_factor',
+    userId: user.id,
+    challenge: null,
+    createdAt: at,
+    expiresAt: at + SIGN_IN_TICKET_MS,
+  });
+  recordAudit(deps.db, { actor: user, action: 'auth.login_password_checked', ip: meta.ip, details: { methods }, at });
+  return { ticket, methods };
+}
+
+/** Starts the session of a completed sign-in, as every way of signing in does; `details` names the second factor. */
+export function finishLogin(
+  deps: AppDeps,
+  user: UserRow,
+  meta: RequestMeta,
+  details?: Record<string, unknown>,
+): StartedSession {
+  const at = deps.now();
+  deleteLoginFailuresOf(deps.db, user.email);
   updateUser(deps.db, user.id, { lastLoginAt: at });
   const token = startSession(deps, user.id, meta);
-  recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, at });
-  return { token, user: toCurrentUser(user) };
+  recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, at, ...(details ? { details } : {}) });
+  const setupOnly =
+    deps.config.adminTwoFactorRequired && user.role !== 'staff' && secondFactorMethods(deps.db, user.id).length === 0;
+  return { token, user: withSetupFlag(toCurrentUser(user), setupOnly) };
 }
 
 /**
@@ -363,6 +419,7 @@ export function sweepExpired(deps: AppDeps): void {
   deleteEndedSessionsBefore(deps.db, at - LIMITS.sessionMaxAgeMs);
   deleteLoginFailuresBefore(deps.db, at - LIMITS.loginFailureWindowMs);
   deleteAccountRequestsBefore(deps.db, at - LIMITS.accountRequestWindowMs);
+  deleteChallengesBefore(deps.db, at);
 }
 
 /**

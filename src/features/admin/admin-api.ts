@@ -35,6 +35,7 @@ export const setUserHouses = async (id: string, houses: string[]) =>
   user(await api.put(`${path(id)}/houses`, { houses }));
 export const approveUser = async (id: string, body: ApproveUserBody) =>
   user(await api.post(`${path(id)}/approve`, body));
+export const resetTwoFactor = async (id: string) => user(await api.post(`${path(id)}/two-factor/reset`, {}));
 export const deleteUser = async (id: string): Promise<void> => {
   await api.delete(path(id));
 };

@@ -20,6 +20,7 @@ import { editedAccessEnd, toLocalInput } from './access-end';
 import { AccessFields } from './access-fields';
 import { editUser } from './admin-api';
 import { toastAdminFailure, toastAdminSuccess } from './admin-toasts';
+import { ResetTwoFactor } from './reset-two-factor';
 import { ROLE_OPTIONS } from './role-options';
 
 interface EditUserDialogProps {
@@ -44,13 +45,22 @@ export function EditUserDialog({ user, disabled, onSaved }: EditUserDialogProps)
         <DialogDescription>Change the account details of {user.firstName || user.email}.</DialogDescription>
         {/* Mounted only while open, so the form starts from the current values every time. */}
         {open ? (
-          <EditUserForm
-            user={user}
-            onSaved={(saved) => {
-              onSaved(saved);
-              setOpen(false);
-            }}
-          />
+          <>
+            <EditUserForm
+              user={user}
+              onSaved={(saved) => {
+                onSaved(saved);
+                setOpen(false);
+              }}
+            />
+            <ResetTwoFactor
+              user={user}
+              onReset={(saved) => {
+                onSaved(saved);
+                setOpen(false);
+              }}
+            />
+          </>
         ) : null}
       </DialogContent>
     </Dialog>

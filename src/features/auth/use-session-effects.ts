@@ -147,8 +147,10 @@ function useStaleUserRefresh(): void {
 /** Everything that runs while the app is open: local database, inactivity timers, session freshness. */
 export function useSessionEffects(): void {
   const user = useAtomValue(currentUserAtom);
-  useFeedPreview(user?.id);
-  useUserDatabase(user?.id);
+  // A session that must first set up a second factor may call nothing else: no store, no sync yet (decision 148).
+  const userId = user?.twoFactorSetupRequired ? undefined : user?.id;
+  useFeedPreview(userId);
+  useUserDatabase(userId);
   useInactivityLogout(user !== null);
   useStaleUserRefresh();
 }
