@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../schema/constants';
 import { PASSWORD_OFF_MESSAGE } from '../../../schema/sso';
 import { TWO_FACTOR_MESSAGES as M } from '../../../schema/two-factor';
+import { insertReadySession } from '../../test/ready-sessions';
 import { SoftwareAuthenticator } from '../../test/software-authenticator';
 import { startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
 
@@ -191,7 +192,10 @@ describe('with password sign-in off', () => {
       BREAK_GLASS_EMAIL: 'break.glass@test.example',
     });
     try {
-      const { client } = await off.signedIn();
+      // A session written straight to the database: password sign-in, the harness's way in, is off here.
+      const user = await off.buildUser();
+      const client = off.client();
+      client.cookie = `sp_session=${insertReadySession(off.db, user.id)}`;
       const authenticator = new SoftwareAuthenticator(ORIGIN);
       expect((await addPasskey(client, authenticator)).status).toBe(201);
       const fresh = off.client();
