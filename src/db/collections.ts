@@ -264,7 +264,8 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
     },
     messages: {
       schema: messagesSchema,
-      conflictHandler: conflictHandlerFor('messages'),
+      // A refused message comes back without its words; they go to its sender's notice (decision 150).
+      conflictHandler: conflictHandlerFor('messages', undefined, report),
       migrationStrategies: { 1: keepPendingWritten('createdAt') },
     },
     acknowledgements: {

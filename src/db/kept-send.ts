@@ -166,13 +166,14 @@ async function postIsGone(options: KeptOptions, postId: string): Promise<boolean
 
 /**
  * Records for the feed's notice what a delete on the server won over (decision 117): an edit at once (its master is
- * the deleted post), a comment or reaction once its post is known to be deleted by someone else.
+ * the deleted post), a comment or reaction once its post is known to be deleted by someone else, a refused message at
+ * once (decision 150).
  */
 async function recordLosses(options: KeptOptions, userId: string, losses: Losses): Promise<void> {
   const gone = new Map<string, boolean>();
   for (const change of losses.reported.splice(0)) {
-    const postId = change.postId;
-    if (change.kind !== 'post') {
+    if (change.kind !== 'post' && change.kind !== 'message') {
+      const postId = change.postId;
       if (losses.notSomeoneElses.has(postId)) continue;
       if (!losses.deleted.has(postId)) {
         if (!gone.has(postId)) gone.set(postId, await postIsGone(options, postId));

@@ -376,10 +376,10 @@ describe('kept work', () => {
       sent: 6,
       lost: 0,
     });
-    const told = readLostChanges(databaseNameFor(author.user.id)).map(({ kind, postId, text }) => ({
-      kind,
-      postId,
-      text,
+    const told = readLostChanges(databaseNameFor(author.user.id)).map((change) => ({
+      kind: change.kind,
+      postId: change.kind === 'message' ? change.conversationId : change.postId,
+      text: change.text,
     }));
     expect(told).toEqual(
       expect.arrayContaining([

@@ -34,6 +34,7 @@ import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
 import { searchMessages } from './chat-search';
 import { JoinHouseChats, MembersView } from './members-view';
 import { NewGroupForm } from './new-group';
+import { UnsentMessagesNotice } from './unsent-messages-notice';
 import { useChatContacts, useConversation, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
@@ -152,6 +153,7 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
             </DialogPrimitive.Close>
           </div>
           {status}
+          {db && view.kind === 'list' ? <UnsentMessagesNotice databaseName={db.name} /> : null}
           {!db ? null : view.kind === 'list' ? (
             <ConversationList
               db={db}
