@@ -10,6 +10,7 @@ import {
   MESSAGES_PAGE_MAX,
 } from './chat-rules';
 import { ClientIdSchema, WrittenAtSchema } from './common';
+import { MentionsSchema } from './mentions';
 import { RoleSchema } from './roles';
 
 export * from './chat-rules';
@@ -27,6 +28,11 @@ export const SendMessageBodySchema = z.object({
   content: MessageContentSchema,
   /** When the sender wrote it, by the device's clock; the server bounds it (decision 119). */
   writtenAt: WrittenAtSchema,
+  /**
+   * Members' ids and, in a house chat, `house:<its house>`; anyone else is dropped (decision 150). A message without
+   * them mentions nobody.
+   */
+  mentions: MentionsSchema.default([]),
 });
 export type SendMessageBody = z.infer<typeof SendMessageBodySchema>;
 
@@ -161,5 +167,7 @@ export const MessageViewSchema = z.object({
   isRead: z.boolean(),
   /** Groups and house chats: the members other than its sender who have read it ("Seen by N"). */
   seenBy: z.array(z.string()).optional(),
+  /** Members' ids and `house:<name>` the message mentions, as the server kept them (decision 150). */
+  mentions: z.array(z.string()),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;

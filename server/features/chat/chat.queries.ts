@@ -8,7 +8,8 @@ export type ConversationRow = typeof conversations.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 export type MemberRow = typeof conversationMembers.$inferSelect;
 export type NewConversationRow = Omit<ConversationRow, 'serverSeq'>;
-export type NewMessageRow = Omit<MessageRow, 'serverSeq'>;
+/** A message to store; without `mentions` it mentions nobody. */
+export type NewMessageRow = Omit<MessageRow, 'serverSeq' | 'mentions'> & { mentions?: string };
 
 /** The colleague on the other side, as the chat shows them; all null once that account is deleted. */
 const otherColumns = {
@@ -383,6 +384,7 @@ const insertMessageQueries = preparedFor((db) => ({
       content: sql.placeholder('content'),
       createdAt: sql.placeholder('createdAt'),
       writtenAt: sql.placeholder('writtenAt'),
+      mentions: sql.placeholder('mentions'),
       serverSeq: sql.placeholder('serverSeq'),
     })
     .prepare(),
@@ -401,7 +403,7 @@ const insertMessageQueries = preparedFor((db) => ({
 export function insertMessage(db: Db, row: NewMessageRow): void {
   const queries = insertMessageQueries(db);
   db.transaction(() => {
-    const values = { ...row, serverSeq: nextSeq(db) };
+    const values = { ...row, mentions: row.mentions ?? '[]', serverSeq: nextSeq(db) };
     queries.message.run(values);
     queries.conversation.run(values);
   });

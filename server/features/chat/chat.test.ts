@@ -181,6 +181,7 @@ describe('messages', () => {
       createdAt: expect.any(String),
       writtenAt: message.createdAt, // sent without a written time: its arrival
       isRead: false,
+      mentions: [],
     });
     expect(Date.parse(message.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(await messagesOf(b.client, id)).toEqual([message]);
@@ -232,6 +233,7 @@ describe('messages', () => {
       createdAt: new Date(start + 2500).toISOString(),
       writtenAt: new Date(start + 2500).toISOString(),
       isRead: false,
+      mentions: [],
     });
     expect(plain.headers.get('x-next-cursor')).toBe(sent[250].id);
 
@@ -467,9 +469,9 @@ describe('sync: conversations and messages', () => {
     ]);
     // A refused message comes back without its words (decision 150).
     expect(conflicts).toEqual([
-      { ...into, content: '', _deleted: true },
-      { ...copy, content: '', _deleted: true },
-      { ...copy, content: '', _deleted: true },
+      { ...into, content: '', mentions: [], _deleted: true },
+      { ...copy, content: '', mentions: [], _deleted: true },
+      { ...copy, content: '', mentions: [], _deleted: true },
     ]);
     expect(JSON.stringify(conflicts)).not.toMatch(/Secret|Let me in|Overwrite/);
     expect((await messagesOf(a.client, id)).map((m) => m.content)).toEqual(['Secret']);

@@ -42,6 +42,8 @@ export async function sendMessage(
   conversationId: string,
   content: string,
   now = Date.now(),
+  /** Members the message mentions (decision 150). */
+  extra: { mentions?: readonly string[] } = {},
 ): Promise<MessageLocal | null> {
   const text = content.trim();
   if (!text) return null;
@@ -56,6 +58,7 @@ export async function sendMessage(
     createdAt,
     // The time it was written, shown beside the message; createdAt only keeps the order (decision 119).
     writtenAt: now,
+    mentions: [...(extra.mentions ?? [])],
     localPending: true,
   };
   await db.messages.insert(doc);
