@@ -204,6 +204,9 @@ export const MessageDocSchema = z.object({
    * from before version 2 of the device's schema has none.
    */
   mentions: z.array(z.string()).optional(),
+  /** Its pictures' URLs and files (decision 150); as `mentions`, missing on an unsent message from before. */
+  images: z.array(z.string()).optional(),
+  attachments: z.array(AttachmentSchema).optional(),
   _deleted: z.boolean(),
 });
 export type MessageDoc = z.infer<typeof MessageDocSchema>;

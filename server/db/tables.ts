@@ -326,6 +326,8 @@ export const uploads = sqliteTable(
     size: integer('size').notNull(),
     kind: text('kind', { enum: ['image', 'file'] }).notNull(),
     createdAt: integer('created_at').notNull(),
+    /** A file sent in a chat: only the conversation's current members may read it (decision 150). */
+    conversationId: text('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
   },
   (t) => [index('uploads_owner_idx').on(t.ownerId)],
 );
@@ -417,6 +419,9 @@ export const messages = sqliteTable(
     writtenAt: integer('written_at').notNull().default(0),
     /** JSON array of the members' ids and `house:<name>` the message mentions, as kept by the server (decision 150). */
     mentions: text('mentions').notNull().default('[]'),
+    /** JSON arrays of the pictures' URLs and the files sent with it, as posts hold them (decision 150). */
+    images: text('images').notNull().default('[]'),
+    attachments: text('attachments').notNull().default('[]'),
     serverSeq: integer('server_seq').notNull(),
   },
   (t) => [

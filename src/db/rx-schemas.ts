@@ -145,7 +145,10 @@ export const RX_SCHEMAS: {
     maxLength: { id: PAIR_ID, otherUserId: ID, createdBy: ID },
     stored: { readMarks: readMarks },
   }),
-  /** Version 2 carries the members a message mentions (decision 150); an unsent message from before has none. */
+  /**
+   * Version 2 carries the members a message mentions and its photos and files (decision 150); an unsent message from
+   * before has none.
+   */
   messages: rxSchemaOf<MessageLocal>(MessageDocSchema, {
     title: 'messages',
     version: 2,
@@ -153,7 +156,8 @@ export const RX_SCHEMAS: {
     indexes: [['conversationId', 'createdAt'], 'localPending'],
     local,
     maxLength: { id: ID, conversationId: PAIR_ID, senderId: ID },
-    optional: ['mentions'],
+    optional: ['mentions', 'images', 'attachments'],
+    stored: { attachments: storedAttachments },
   }),
   /**
    * The user's alert rows and, since version 2, their mention entries (decision 144); since version 3 an entry may be

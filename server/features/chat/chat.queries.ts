@@ -8,8 +8,9 @@ export type ConversationRow = typeof conversations.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 export type MemberRow = typeof conversationMembers.$inferSelect;
 export type NewConversationRow = Omit<ConversationRow, 'serverSeq'>;
-/** A message to store; without `mentions` it mentions nobody. */
-export type NewMessageRow = Omit<MessageRow, 'serverSeq' | 'mentions'> & { mentions?: string };
+/** A message to store; without `mentions`, `images` or `attachments` it has none. */
+export type NewMessageRow = Omit<MessageRow, 'serverSeq' | 'mentions' | 'images' | 'attachments'> &
+  Partial<Pick<MessageRow, 'mentions' | 'images' | 'attachments'>>;
 
 /** The colleague on the other side, as the chat shows them; all null once that account is deleted. */
 const otherColumns = {
@@ -385,6 +386,8 @@ const insertMessageQueries = preparedFor((db) => ({
       createdAt: sql.placeholder('createdAt'),
       writtenAt: sql.placeholder('writtenAt'),
       mentions: sql.placeholder('mentions'),
+      images: sql.placeholder('images'),
+      attachments: sql.placeholder('attachments'),
       serverSeq: sql.placeholder('serverSeq'),
     })
     .prepare(),
@@ -403,7 +406,13 @@ const insertMessageQueries = preparedFor((db) => ({
 export function insertMessage(db: Db, row: NewMessageRow): void {
   const queries = insertMessageQueries(db);
   db.transaction(() => {
-    const values = { ...row, mentions: row.mentions ?? '[]', serverSeq: nextSeq(db) };
+    const values = {
+      ...row,
+      mentions: row.mentions ?? '[]',
+      images: row.images ?? '[]',
+      attachments: row.attachments ?? '[]',
+      serverSeq: nextSeq(db),
+    };
     queries.message.run(values);
     queries.conversation.run(values);
   });

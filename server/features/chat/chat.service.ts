@@ -19,7 +19,7 @@ import {
 import { listHouses } from '../../../schema/constants';
 import { houseMention as houseMentionOf, mentionedHouse } from '../../../schema/mention-rules';
 import { canJoinHouseChat, canManageGroup } from '../../../schema/permissions';
-import { DELETED_AUTHOR } from '../../../schema/posts';
+import { DELETED_AUTHOR, type Attachment } from '../../../schema/posts';
 import type { Role } from '../../../schema/roles';
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
@@ -28,6 +28,7 @@ import { boundWrittenAt } from '../../lib/written-at';
 import { housesByUser } from '../houses/houses.service';
 import { notifyMessageMentions } from '../mentions/mentions.service';
 import { parseList } from '../posts/posts.service';
+import { resolveMessageFiles } from '../uploads/uploads.service';
 import { chatPush, chatSummaryPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import { accountCreatedAt } from '../users/users.service';
 import {
@@ -356,6 +357,8 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, me
     createdAt: new Date(message.createdAt).toISOString(),
     writtenAt: new Date(message.writtenAt).toISOString(),
     mentions: parseList<string>(message.mentions),
+    images: parseList<string>(message.images),
+    attachments: parseList<Attachment>(message.attachments),
   };
   const seenBy = members.memberIds.filter(
     (id) => id !== message.senderId && (members.marks.get(id) ?? 0) >= message.createdAt,
@@ -413,6 +416,23 @@ function conversationForMessage(deps: AppDeps, actor: SessionUser, conversationI
 }
 
 /**
+ * The conversation a file uploaded for a chat message names (POST /api/uploads, decision 150): the user must be in
+ * it now (a pair's chat not made yet is made, as its first message would); null when the form names none.
+ */
+export function chatConversationOf(deps: AppDeps, actor: SessionUser, conversationId: unknown): string | null {
+  if (conversationId === undefined) return null;
+  if (typeof conversationId !== 'string' || conversationId.length === 0 || conversationId.length > 250) {
+    return notFound(CHAT_MESSAGES.conversationNotFound);
+  }
+  return conversationForMessage(deps, actor, conversationId).id;
+}
+
+/** Whether the user is in the conversation now: who may read the files sent in it (decision 150). */
+export function isConversationMember(deps: AppDeps, actor: SessionUser, conversationId: string): boolean {
+  return isMember(deps.db, conversationId, actor.id);
+}
+
+/**
  * POST /api/conversations/{id}/messages and a message pushed through sync: stored at the server's time
  * (strictly after the conversation's previous message, so order and read marks are exact), told to the
  * members' streams, and pushed to the other members' devices but those who muted it. The same message sent again
@@ -445,6 +465,7 @@ export function sendMessage(
   const writtenAt = boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), createdAt);
   const members = membershipOf(deps, conversation.id);
   const mentions = keptMessageMentions(conversation, members.memberIds, body.mentions);
+  const files = resolveMessageFiles(deps, actor, conversation.id, body);
   insertMessage(deps.db, {
     id,
     conversationId: conversation.id,
@@ -453,6 +474,8 @@ export function sendMessage(
     createdAt,
     writtenAt,
     mentions: JSON.stringify(mentions),
+    images: JSON.stringify(files.images),
+    attachments: JSON.stringify(files.attachments),
   });
   notifyMembers(deps, members.memberIds, true);
   const mentioned = tellMentioned(deps, actor, conversation, id, mentions, members);
@@ -671,6 +694,14 @@ export function listConversationDocsSince(deps: AppDeps, actor: SessionUser, seq
   });
 }
 
+/** What a message's tombstone keeps of it: none of its words, mentions or files (decisions 146 and 150). */
+export const BLANK_MESSAGE: Pick<MessageDoc, 'content' | 'mentions' | 'images' | 'attachments'> = {
+  content: '',
+  mentions: [],
+  images: [],
+  attachments: [],
+};
+
 export function toMessageDoc(row: MessageRow): MessageDoc {
   return {
     id: row.id,
@@ -680,6 +711,8 @@ export function toMessageDoc(row: MessageRow): MessageDoc {
     createdAt: row.createdAt,
     writtenAt: row.writtenAt,
     mentions: parseList<string>(row.mentions),
+    images: parseList<string>(row.images),
+    attachments: parseList<Attachment>(row.attachments),
     _deleted: false,
   };
 }
@@ -702,6 +735,6 @@ export function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: num
   return feed.map((f) => {
     const row = rows.get(f.id)!; // read with the feed, nothing deletes a message
     const doc = toMessageDoc(row);
-    return { seq: f.seq, doc: f.visible ? doc : { ...doc, senderId: null, content: '', mentions: [], _deleted: true } };
+    return { seq: f.seq, doc: f.visible ? doc : { ...doc, ...BLANK_MESSAGE, senderId: null, _deleted: true } };
   });
 }

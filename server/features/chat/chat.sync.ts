@@ -5,6 +5,7 @@ import { badRequest, conflict } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import type { SyncHandler } from '../sync/sync.service';
 import {
+  BLANK_MESSAGE,
   findConversationDoc,
   findMessageDoc,
   listConversationDocsSince,
@@ -65,16 +66,16 @@ export const messagesSync: SyncHandler<MessageDoc> = {
   pull: (deps, actor, seq, id, limit) => listMessageDocsSince(deps, actor, seq, id, limit),
   findMaster: (deps, id, actor) => findMessageDoc(deps, id, actor),
   // A refused message comes back blank, as the server's own tombstones are; the device tells its sender the words.
-  refusedAs: (doc) => ({ ...doc, content: '', mentions: [], _deleted: true }),
+  refusedAs: (doc) => ({ ...doc, ...BLANK_MESSAGE, _deleted: true }),
   apply(deps, actor, doc, master) {
     if (master) badRequest(CHAT_MESSAGES.messagesImmutable);
     if (doc._deleted) return; // written and removed while offline: nothing to keep
-    const { conversationId, content, writtenAt, mentions } = doc as Partial<MessageDoc>;
+    const { conversationId, content, writtenAt, mentions, images, attachments } = doc as Partial<MessageDoc>;
     sendMessage(
       deps,
       actor,
       parseInput(ConversationIdSchema, conversationId),
-      parseInput(SendMessageBodySchema, { id: doc.id, content, writtenAt, mentions }),
+      parseInput(SendMessageBodySchema, { id: doc.id, content, writtenAt, mentions, images, attachments }),
     );
   },
 };

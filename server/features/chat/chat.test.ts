@@ -182,6 +182,8 @@ describe('messages', () => {
       writtenAt: message.createdAt, // sent without a written time: its arrival
       isRead: false,
       mentions: [],
+      images: [],
+      attachments: [],
     });
     expect(Date.parse(message.createdAt)).toBeGreaterThanOrEqual(before - 1000);
     expect(await messagesOf(b.client, id)).toEqual([message]);
@@ -234,6 +236,8 @@ describe('messages', () => {
       writtenAt: new Date(start + 2500).toISOString(),
       isRead: false,
       mentions: [],
+      images: [],
+      attachments: [],
     });
     expect(plain.headers.get('x-next-cursor')).toBe(sent[250].id);
 
@@ -469,9 +473,9 @@ describe('sync: conversations and messages', () => {
     ]);
     // A refused message comes back without its words (decision 150).
     expect(conflicts).toEqual([
-      { ...into, content: '', mentions: [], _deleted: true },
-      { ...copy, content: '', mentions: [], _deleted: true },
-      { ...copy, content: '', mentions: [], _deleted: true },
+      { ...into, content: '', mentions: [], images: [], attachments: [], _deleted: true },
+      { ...copy, content: '', mentions: [], images: [], attachments: [], _deleted: true },
+      { ...copy, content: '', mentions: [], images: [], attachments: [], _deleted: true },
     ]);
     expect(JSON.stringify(conflicts)).not.toMatch(/Secret|Let me in|Overwrite/);
     expect((await messagesOf(a.client, id)).map((m) => m.content)).toEqual(['Secret']);

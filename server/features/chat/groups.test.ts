@@ -351,7 +351,9 @@ describe('leaving means leaving', () => {
     const refusedMessage = await push(removed.client, 'messages', [
       { newDocumentState: doc, assumedMasterState: null },
     ]);
-    expect(refusedMessage).toEqual([{ ...doc, content: '', mentions: [], _deleted: true }]);
+    expect(refusedMessage).toEqual([
+      { ...doc, content: '', mentions: [], images: [], attachments: [], _deleted: true },
+    ]);
     expect(JSON.stringify(refusedMessage)).not.toContain('Pushed late');
     const stale = { ...conversations.docs.get(id)!, readUpTo: Date.now(), muted: true };
     const refused = await push<ConversationDoc>(removed.client, 'conversations', [

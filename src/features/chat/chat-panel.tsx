@@ -16,13 +16,16 @@ import { chatRequestAtom } from '../../lib/chat-request';
 import { cx } from '../../lib/cx';
 import { useAuthors, type AuthorView } from '../../lib/use-authors';
 import { useObservable } from '../../lib/use-observable';
-import { markConversationRead, openConversation, sendMessage } from './chat-actions';
+import { markConversationRead, openConversation, sendMessage, writeWaitingMessage } from './chat-actions';
 import { CountBadge } from '../../components/ui/count-badge';
 import { ChatComposer, type ChatDraft } from './chat-composer';
 import { chatOpenAtom } from './chat-state';
 import { matchesContact, newestFromOther, newestFromOthers, seenBy, type ConversationSummary } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
+import { MessageFiles, WaitingMessageItem } from './message-files';
 import { MessageText } from './message-text';
+import { useSendWaitingMessages, useWaitingMessages } from './use-waiting-messages';
+import { discardWaitingMessage } from './waiting-messages';
 import { searchMessages } from './chat-search';
 import { JoinHouseChats, MembersView } from './members-view';
 import { NewGroupForm } from './new-group';
@@ -60,6 +63,8 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
   const store = useLocalStore();
   const db = store?.db ?? null;
   useChatRequests(db, setOpen, setView);
+  // Messages with photos or files go once these are uploaded, from whatever screen (decision 150).
+  const sendWaiting = useSendWaitingMessages(store);
   const authors = useAuthors(store, user);
   const close = (next: boolean) => {
     setOpen(next);
@@ -182,6 +187,7 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               conversation={current}
               conversationId={view.id}
               otherUserId={view.otherUserId}
+              sendWaiting={sendWaiting}
             />
           )}
         </DialogPrimitive.Content>
@@ -418,6 +424,7 @@ function ConversationView({
   conversation,
   conversationId,
   otherUserId,
+  sendWaiting,
 }: {
   db: UserDatabase;
   me: CurrentUser;
@@ -426,8 +433,11 @@ function ConversationView({
   conversation: ConversationLocal | null;
   conversationId: string;
   otherUserId: string | null;
+  /** Uploads the files of waiting messages and sends them. */
+  sendWaiting: (() => void) | null;
 }) {
   const shared = conversation !== null && conversation.kind !== 'direct';
+  const waiting = useWaitingMessages(me.id, conversationId);
   const [seenOf, setSeenOf] = useState<string | null>(null);
   // Only the newest page is rendered; scrolling up reads the page before (decision 73).
   const paged = useMemo(() => pagedMessages(db, conversationId, CHAT_SCREEN_PAGE), [db, conversationId]);
@@ -473,11 +483,14 @@ function ConversationView({
     measure();
   });
 
-  const send = ({ content, mentions }: ChatDraft) => {
+  const send = ({ content, mentions, files }: ChatDraft) => {
     // A conversation opened from New Chat is written with its first message, never empty (decision 129).
-    void (otherUserId ? openConversation(db, me.id, otherUserId) : Promise.resolve()).then(() =>
-      sendMessage(db, me.id, conversationId, content, Date.now(), { mentions }),
-    );
+    void (otherUserId ? openConversation(db, me.id, otherUserId) : Promise.resolve()).then(async () => {
+      if (files.length === 0)
+        return void (await sendMessage(db, me.id, conversationId, content, Date.now(), { mentions }));
+      await writeWaitingMessage(db, me.id, conversationId, { content, mentions, files });
+      sendWaiting?.();
+    });
   };
 
   return (
@@ -496,7 +509,10 @@ function ConversationView({
           return (
             <li key={message.id} className={cx('chat-message', own ? 'chat-message-own' : 'chat-message-other')}>
               {shared && !own ? <span className="chat-sender">{authors(message.senderId).name}</span> : null}
-              <MessageText content={message.content} mentions={message.mentions} nameOf={nameOf} />
+              {message.content ? (
+                <MessageText content={message.content} mentions={message.mentions} nameOf={nameOf} />
+              ) : null}
+              <MessageFiles images={message.images} attachments={message.attachments} />
               <span className="chat-meta">
                 <WrittenTime
                   writtenAt={message.writtenAt}
@@ -531,6 +547,13 @@ function ConversationView({
             </li>
           );
         })}
+        {waiting.map((message) => (
+          <WaitingMessageItem
+            key={message.id}
+            message={message}
+            onDiscard={() => void discardWaitingMessage(message.id)}
+          />
+        ))}
       </ol>
       <ChatComposer me={me} conversation={conversation} otherUserId={otherUserId} nameOf={nameOf} onSend={send} />
     </div>

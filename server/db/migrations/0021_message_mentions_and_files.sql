@@ -26,4 +26,7 @@ CREATE INDEX `mention_entries_seq_idx` ON `mention_entries` (`server_seq`,`id`);
 CREATE INDEX `mention_entries_post_idx` ON `mention_entries` (`post_id`);--> statement-breakpoint
 CREATE INDEX `mention_entries_comment_idx` ON `mention_entries` (`comment_id`);--> statement-breakpoint
 CREATE INDEX `mention_entries_conversation_idx` ON `mention_entries` (`conversation_id`);--> statement-breakpoint
-ALTER TABLE `messages` ADD `mentions` text DEFAULT '[]' NOT NULL;
+ALTER TABLE `messages` ADD `mentions` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
+ALTER TABLE `messages` ADD `images` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
+ALTER TABLE `messages` ADD `attachments` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
+ALTER TABLE `uploads` ADD `conversation_id` text REFERENCES conversations(id) ON DELETE cascade;
