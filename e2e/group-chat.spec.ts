@@ -1,4 +1,5 @@
 import type { Browser, Page } from '@playwright/test';
+import sharp from 'sharp';
 import { houseChatIdOf } from '../schema/chat-rules';
 import { ADMIN, createStaffMember, expect, expectServerHolds, signInSynced, test, userIdOf } from './fixtures';
 import { serverRows } from './support/offline';
@@ -192,5 +193,138 @@ test('a group started with New Group; a member removed while their phone is offl
     () => serverRows('SELECT content FROM messages WHERE content = ?', ['Written on the bus']),
     [],
   );
+  // Her words are hers to copy, in the list's notice, not in the store (decision 150).
+  await expect(cat.getByRole('region', { name: 'Messages not sent' })).toContainText('Written on the bus');
   await annContext.close();
+});
+
+test('a mention in a group reaches the bell of the one mentioned, which opens the group', async ({
+  browser,
+  wifiPage: ann,
+}) => {
+  const [annAccount, benAccount, catAccount] = await Promise.all(
+    ['Ann', 'Ben', 'Cat'].map((name) => createStaffMember(browser, name)),
+  );
+  const benContext = await browser.newContext();
+  const catContext = await browser.newContext();
+  const ben = await benContext.newPage();
+  const cat = await catContext.newPage();
+  await Promise.all([signInSynced(ann, annAccount), signInSynced(ben, benAccount), signInSynced(cat, catAccount)]);
+  const made = await ann.request.post('/api/conversations', {
+    data: { memberIds: [userIdOf(benAccount.email), userIdOf(catAccount.email)], name: 'Day team' },
+  });
+  expect(made.status()).toBe(201);
+
+  // Ann types @ and Ben's first letters in the group: the members are offered; she picks Ben.
+  await ann.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await ann
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('button', { name: /Day team/ })
+    .click();
+  const field = ann.getByRole('textbox', { name: 'Message' });
+  await field.pressSequentially(`@${benAccount.name.slice(0, 3)}`);
+  const list = ann.getByRole('listbox', { name: 'Mention a colleague or house' });
+  await expect(list.getByRole('option', { name: `@${benAccount.name}` })).toBeVisible();
+  await expect(list.getByRole('option')).toHaveCount(1);
+  await field.press('Enter');
+  await expect(field).toHaveValue(`@${benAccount.name} `);
+  await field.pressSequentially('can you take the 2pm visit?');
+  await field.press('Enter');
+  const sent = ann.getByRole('list', { name: 'Messages' }).getByRole('listitem').filter({ hasText: '2pm visit' });
+  await expect(sent.locator('.mention-chip')).toHaveText(`@${benAccount.name}`);
+  await expectServerHolds(
+    () => serverRows('SELECT mentions FROM messages WHERE content LIKE ?', ['%can you take the 2pm visit?']),
+    [{ mentions: JSON.stringify([userIdOf(benAccount.email)]) }],
+  );
+
+  // Ben's bell says Ann mentioned him in a message; choosing it opens the group on the message.
+  const bell = ben.getByRole('button', { name: /^Notifications/ });
+  await expect(bell).toHaveAccessibleName('Notifications, 1 unviewed');
+  await bell.click();
+  await ben
+    .getByRole('menuitem')
+    .filter({ hasText: `${annAccount.name} mentioned you` })
+    .filter({ hasText: 'In a message' })
+    .click();
+  await expect(ben.getByRole('dialog', { name: 'Day team' })).toBeVisible();
+  await expect(
+    ben
+      .getByRole('list', { name: 'Messages' })
+      .getByRole('listitem')
+      .filter({ hasText: '2pm visit' })
+      .locator('.mention-chip'),
+  ).toHaveText(`@${benAccount.name}`);
+
+  // Cat, in the group but not mentioned, is told nothing.
+  await expect(cat.getByRole('button', { name: /^Notifications/ })).toHaveAccessibleName('Notifications');
+  await benContext.close();
+  await catContext.close();
+});
+
+test('a photo sent offline in a group arrives once, and the other member sees it', async ({
+  browser,
+  wifi,
+  wifiContext,
+  wifiPage: ann,
+}) => {
+  const [annAccount, benAccount, deeAccount] = await Promise.all(
+    ['Ann', 'Ben', 'Dee'].map((name) => createStaffMember(browser, name)),
+  );
+  const benContext = await browser.newContext();
+  const ben = await benContext.newPage();
+  await Promise.all([signInSynced(ann, annAccount), signInSynced(ben, benAccount)]);
+  const made = await ann.request.post('/api/conversations', {
+    data: { memberIds: [userIdOf(benAccount.email), userIdOf(deeAccount.email)], name: 'Garden team' },
+  });
+  expect(made.status()).toBe(201);
+  const groupId = String(((await made.json()) as { id: string }).id);
+
+  await ann.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await ann
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('button', { name: /Garden team/ })
+    .click();
+  await expect(ann.getByRole('textbox', { name: 'Message' })).toBeVisible();
+
+  // Offline, Ann attaches a photo and sends it with a line: it waits on her phone with its file.
+  await wifi.off(wifiContext);
+  const photo = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#2e8b57' } })
+    .png()
+    .toBuffer();
+  await ann.getByLabel('Photos or files to attach').setInputFiles({
+    name: 'roses.png',
+    mimeType: 'image/png',
+    buffer: photo,
+  });
+  await expect(ann.getByRole('list', { name: 'Photos and files to send' })).toContainText('roses.png');
+  await send(ann, 'The roses are out');
+  await expect(ann.getByText('Waiting to upload')).toBeVisible();
+  expect(serverRows('SELECT id FROM messages WHERE conversation_id = ?', [groupId])).toEqual([]);
+
+  // Back online, it goes once, with its photo; Ben sees the picture.
+  await wifi.on(wifiContext);
+  await expect(ann.getByText('Waiting to upload')).toHaveCount(0, { timeout: 20_000 });
+  await expectServerHolds(
+    () =>
+      serverRows('SELECT content, json_array_length(images) AS photos FROM messages WHERE conversation_id = ?', [
+        groupId,
+      ]),
+    [{ content: 'The roses are out', photos: 1 }],
+  );
+  expect(serverRows('SELECT count(*) AS n FROM uploads WHERE conversation_id = ?', [groupId])).toEqual([{ n: 1 }]);
+  await ben.getByRole('complementary', { name: 'Sidebar' }).getByRole('button', { name: /^Chat/ }).click();
+  await ben
+    .getByRole('list', { name: 'Conversations' })
+    .getByRole('button', { name: /Garden team/ })
+    .click();
+  const received = ben
+    .getByRole('list', { name: 'Messages' })
+    .getByRole('listitem')
+    .filter({ hasText: 'The roses are out' });
+  const picture = received.getByRole('link', { name: 'Open picture 1 full size' });
+  await expect(picture).toBeVisible();
+  await expect
+    .poll(() => picture.locator('img').evaluate((img) => (img as HTMLImageElement).naturalWidth))
+    .toBeGreaterThan(0);
+  await benContext.close();
 });

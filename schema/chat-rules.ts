@@ -5,6 +5,8 @@
 
 /** A message is bounded like a comment (decision 30). */
 export const MESSAGE_CONTENT_MAX = 2000;
+/** Photos and files one message carries, as many as a post (decision 150). */
+export const MESSAGE_FILES_MAX = 20;
 /** GET /api/conversations/{id}/messages answers the newest messages, oldest first, at most this many by default. */
 export const MESSAGES_PAGE_DEFAULT = 200;
 export const MESSAGES_PAGE_MAX = 1000;
@@ -46,6 +48,8 @@ export const CHAT_MESSAGES = {
   messageExists: 'A message with this id already exists',
   messagesImmutable: 'Messages cannot be changed or deleted',
   invalidBefore: 'before must be the id of a message in this conversation',
+  tooManyFiles: `At most ${MESSAGE_FILES_MAX} photos and files can be sent in one message`,
+  fileNotFound: 'A photo or file of this message was not found. Please attach it again.',
 } as const;
 
 /**

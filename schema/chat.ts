@@ -6,10 +6,13 @@ import {
   GROUP_MEMBERS_MAX,
   GROUP_NAME_MAX,
   MESSAGE_CONTENT_MAX,
+  MESSAGE_FILES_MAX,
   MESSAGES_PAGE_DEFAULT,
   MESSAGES_PAGE_MAX,
 } from './chat-rules';
 import { ClientIdSchema, WrittenAtSchema } from './common';
+import { MentionsSchema } from './mentions';
+import { AttachmentRefSchema, AttachmentSchema } from './posts';
 import { RoleSchema } from './roles';
 
 export * from './chat-rules';
@@ -21,13 +24,37 @@ export const MessageContentSchema = z
   .min(1, CHAT_MESSAGES.messageRequired)
   .max(MESSAGE_CONTENT_MAX, CHAT_MESSAGES.messageTooLong);
 
-/** POST /api/conversations/{id}/messages; `id` lets a message written offline keep its id. */
-export const SendMessageBodySchema = z.object({
-  id: ClientIdSchema.optional(),
-  content: MessageContentSchema,
-  /** When the sender wrote it, by the device's clock; the server bounds it (decision 119). */
-  writtenAt: WrittenAtSchema,
-});
+/**
+ * POST /api/conversations/{id}/messages; `id` lets a message written offline keep its id. Its words may be empty
+ * when it carries photos or files, uploaded for this conversation first (decision 150).
+ */
+export const SendMessageBodySchema = z
+  .object({
+    id: ClientIdSchema.optional(),
+    content: z
+      .string({ message: CHAT_MESSAGES.messageRequired })
+      .trim()
+      .max(MESSAGE_CONTENT_MAX, CHAT_MESSAGES.messageTooLong),
+    /** The pictures' URLs (`/api/uploads/{id}`), as a post holds them. */
+    images: z.array(z.string().max(300)).default([]),
+    /** The files, by upload id; their names, types and sizes are the server's record. */
+    attachments: z.array(AttachmentRefSchema).default([]),
+    /** When the sender wrote it, by the device's clock; the server bounds it (decision 119). */
+    writtenAt: WrittenAtSchema,
+    /**
+     * Members' ids and, in a house chat, `house:<its house>`; anyone else is dropped (decision 150). A message without
+     * them mentions nobody.
+     */
+    mentions: MentionsSchema.default([]),
+  })
+  .refine((body) => body.images.length + body.attachments.length <= MESSAGE_FILES_MAX, {
+    message: CHAT_MESSAGES.tooManyFiles,
+    path: ['images'],
+  })
+  .refine((body) => body.content.length > 0 || body.images.length + body.attachments.length > 0, {
+    message: CHAT_MESSAGES.messageRequired,
+    path: ['content'],
+  });
 export type SendMessageBody = z.infer<typeof SendMessageBodySchema>;
 
 const UserIdSchema = z
@@ -161,5 +188,10 @@ export const MessageViewSchema = z.object({
   isRead: z.boolean(),
   /** Groups and house chats: the members other than its sender who have read it ("Seen by N"). */
   seenBy: z.array(z.string()).optional(),
+  /** Members' ids and `house:<name>` the message mentions, as the server kept them (decision 150). */
+  mentions: z.array(z.string()),
+  /** Its pictures' URLs and its files, readable by the conversation's members only (decision 150). */
+  images: z.array(z.string()),
+  attachments: z.array(AttachmentSchema),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;

@@ -66,7 +66,7 @@ export const AttachmentSchema = UploadViewSchema.pick({
 export type Attachment = z.infer<typeof AttachmentSchema>;
 
 /** An attachment as a client refers to it: only the upload id is trusted, the rest is read from the server. */
-const AttachmentRefSchema = z.looseObject({ id: z.string().min(1).max(100) });
+export const AttachmentRefSchema = z.looseObject({ id: z.string().min(1).max(100) });
 
 /**
  * When a post is to be published, as ISO 8601 with its offset; null (or a time already past) publishes it at once.

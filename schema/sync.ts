@@ -199,6 +199,14 @@ export const MessageDocSchema = z.object({
   createdAt: millis,
   /** When the sender wrote it (device clock, never after createdAt): what the chat shows; order stays createdAt. */
   writtenAt: millis,
+  /**
+   * Members' ids and `house:<name>` the message mentions, as the server kept them (decision 150); an unsent message
+   * from before version 2 of the device's schema has none.
+   */
+  mentions: z.array(z.string()).optional(),
+  /** Its pictures' URLs and files (decision 150); as `mentions`, missing on an unsent message from before. */
+  images: z.array(z.string()).optional(),
+  attachments: z.array(AttachmentSchema).optional(),
   _deleted: z.boolean(),
 });
 export type MessageDoc = z.infer<typeof MessageDocSchema>;
@@ -225,7 +233,7 @@ export const AcknowledgementDocSchema = z.object({
   writtenAt: millis.nullable(),
   viewedAt: millis.nullable(),
   /**
-   * A mention entry (decision 144), id `mention:${postId or commentId}:${userId}`: the bell's "<name> mentioned you".
+   * A mention entry (decision 144), id `mention:${postId, commentId or messageId}:${userId}`: the bell's "<name> mentioned you".
    * It asks for no acknowledgement; the user writes only `viewedAt`. False (or missing, before version 2) on an alert.
    */
   mention: z.boolean().optional(),
@@ -233,6 +241,11 @@ export const AcknowledgementDocSchema = z.object({
   mentionedBy: z.string().nullable().optional(),
   /** The comment a mention entry is about; null when the mention is in the post itself, and on an alert. */
   commentId: z.string().nullable().optional(),
+  /**
+   * The conversation of a mention in a chat message (decision 150), whose `postId` is then empty; null or missing
+   * otherwise.
+   */
+  conversationId: z.string().nullable().optional(),
   _deleted: z.boolean(),
 });
 export type AcknowledgementDoc = z.infer<typeof AcknowledgementDocSchema>;

@@ -19,6 +19,7 @@ describe('notification click target', () => {
   it('highlights the post a mention is in, and opens the feed for a summary of mentions', () => {
     expect(notificationTargetUrl({ type: 'mention', postId: 'p 4' })).toBe('/?highlightPost=p%204');
     expect(notificationTargetUrl({ type: 'mention' })).toBe('/');
+    expect(notificationTargetUrl({ type: 'mention', conversationId: 'g1' })).toBe('/?openChat=true');
   });
 
   it('opens the feed for a test push or missing data', () => {

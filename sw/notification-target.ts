@@ -15,7 +15,8 @@ const POST_TYPES: readonly string[] = ['urgent', 'reminder', 'announcement', 'co
  * post (decision 137) and a mention (decision 144), anything else the home feed. A path with query, resolved against the app's origin by the caller.
  */
 export function notificationTargetUrl(data: NotificationData | null | undefined): string {
-  if (data?.type === 'chat') return '/?openChat=true';
+  // A mention in a chat message opens the chat too (decision 150).
+  if (data?.type === 'chat' || (data?.type === 'mention' && data.conversationId)) return '/?openChat=true';
   if (data?.postId && (data.urgent || POST_TYPES.includes(data.type ?? ''))) {
     return `/?highlightPost=${encodeURIComponent(data.postId)}`;
   }

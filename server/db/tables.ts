@@ -336,6 +336,8 @@ export const uploads = sqliteTable(
     size: integer('size').notNull(),
     kind: text('kind', { enum: ['image', 'file'] }).notNull(),
     createdAt: integer('created_at').notNull(),
+    /** A file sent in a chat: only the conversation's current members may read it (decision 150). */
+    conversationId: text('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
   },
   (t) => [index('uploads_owner_idx').on(t.ownerId)],
 );
@@ -425,6 +427,11 @@ export const messages = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** The device's time of writing, bounded by the server (decision 119); the order stays created_at. */
     writtenAt: integer('written_at').notNull().default(0),
+    /** JSON array of the members' ids and `house:<name>` the message mentions, as kept by the server (decision 150). */
+    mentions: text('mentions').notNull().default('[]'),
+    /** JSON arrays of the pictures' URLs and the files sent with it, as posts hold them (decision 150). */
+    images: text('images').notNull().default('[]'),
+    attachments: text('attachments').notNull().default('[]'),
     serverSeq: integer('server_seq').notNull(),
   },
   (t) => [
@@ -492,11 +499,13 @@ export const mentionEntries = sqliteTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    postId: text('post_id')
-      .notNull()
-      .references(() => posts.id, { onDelete: 'cascade' }),
+    /** The post of a mention in a post or comment; null for one in a chat message (decision 150). */
+    postId: text('post_id').references(() => posts.id, { onDelete: 'cascade' }),
     /** Null when the mention is in the post itself. */
     commentId: text('comment_id'),
+    /** A mention in a chat message: its conversation and message (decision 150); null otherwise. */
+    conversationId: text('conversation_id').references(() => conversations.id, { onDelete: 'cascade' }),
+    messageId: text('message_id'),
     /** Who mentioned them; null once that account is deleted. */
     mentionedBy: text('mentioned_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: integer('created_at').notNull(),
@@ -509,6 +518,7 @@ export const mentionEntries = sqliteTable(
     index('mention_entries_seq_idx').on(t.serverSeq, t.id),
     index('mention_entries_post_idx').on(t.postId),
     index('mention_entries_comment_idx').on(t.commentId),
+    index('mention_entries_conversation_idx').on(t.conversationId),
   ],
 );
 

@@ -9,6 +9,7 @@ import { useLocalStore } from '../db/local-store-state';
 import { useMediaQuery } from '../lib/use-media-query';
 import { POST_TEXT_TIMING, whenPresented } from '../lib/when-presented';
 import { chatOpenAtom } from '../features/chat/chat-state';
+import { chatRequestAtom } from '../lib/chat-request';
 import { PushPrompt } from '../features/push/push-prompt';
 import { BackToTop } from '../features/feed/back-to-top';
 import { DeletedPostsNotice } from '../features/feed/deleted-posts-notice';
@@ -108,19 +109,26 @@ function useLinkTargets(choosePost: (postId: string) => void): void {
  */
 function useNotificationClicks(choose: { current: (postId: string) => void }): void {
   const openChat = useSetAtom(chatOpenAtom);
+  const requestChat = useSetAtom(chatRequestAtom);
   useEffect(() => {
     const container = 'serviceWorker' in navigator ? navigator.serviceWorker : null;
     if (!container) return;
     const onMessage = (event: MessageEvent) => {
       // The service worker's message (sw/notification-target.ts); the same targets as its targetUrl.
-      const message = event.data as { type?: string; data?: { type?: string; postId?: string } } | null;
+      const message = event.data as {
+        type?: string;
+        data?: { type?: string; postId?: string; conversationId?: string };
+      } | null;
       if (message?.type !== 'NOTIFICATION_CLICK') return;
       if (message.data?.type === 'chat') openChat(true);
+      // A mention in a chat message opens its conversation (decision 150).
+      else if (message.data?.type === 'mention' && message.data.conversationId)
+        requestChat({ conversationId: message.data.conversationId, seq: Date.now() });
       else if (message.data?.postId) choose.current(message.data.postId);
     };
     container.addEventListener('message', onMessage);
     return () => container.removeEventListener('message', onMessage);
-  }, [openChat, choose]);
+  }, [openChat, requestChat, choose]);
 }
 
 /**

@@ -264,14 +264,16 @@ export function syncedCollections(bases: MergeBases = new Map(), report?: (chang
     },
     messages: {
       schema: messagesSchema,
-      conflictHandler: conflictHandlerFor('messages'),
-      migrationStrategies: { 1: keepPendingWritten('createdAt') },
+      // A refused message comes back without its words; they go to its sender's notice (decision 150).
+      conflictHandler: conflictHandlerFor('messages', undefined, report),
+      // Version 2 carries mentions: an unsent message from before mentions nobody (decision 150).
+      migrationStrategies: { 1: keepPendingWritten('createdAt'), 2: keepPending },
     },
     acknowledgements: {
       schema: acknowledgementsSchema,
       conflictHandler: conflictHandlerFor('acknowledgements'),
-      // Version 2 carries mention entries beside the alert rows (decision 144).
-      migrationStrategies: { 1: keepPendingWritten('acknowledgedAt'), 2: keepPending },
+      // Version 2 carries mention entries beside the alert rows (decision 144); version 3 those of chat messages (decision 150).
+      migrationStrategies: { 1: keepPendingWritten('acknowledgedAt'), 2: keepPending, 3: keepPending },
     },
     residents: {
       schema: residentsSchema,

@@ -8,7 +8,7 @@ import { databaseNameFor } from './database-name';
 import { base64ToBlob, deleteKeptEntry, listKeptEntries, openEntry, type KeptEntry } from './kept-store';
 import { recordLostChange, type LostChange } from './lost-changes-store';
 import { recordMerges } from './merge-notices';
-import type { WaitingPhotoRecord, WaitingPostRecord } from './pending-files-db';
+import type { WaitingMessageRecord, WaitingPhotoRecord, WaitingPostRecord } from './pending-files-db';
 
 type Doc = Record<string, unknown>;
 export type PushRow = RxReplicationWriteToMasterRow<Doc>;
@@ -16,6 +16,11 @@ export type Pushable = (typeof PUSHABLE_COLLECTIONS)[number];
 
 /** A waiting post inside a sealed payload: its files' contents as base64. */
 export type SealedWaitingPost = Omit<WaitingPostRecord, 'files'> & {
+  files: (Record<string, unknown> & { blob: { type: string; base64: string } })[];
+};
+
+/** A chat message waiting for its files, inside a sealed payload: their contents as base64 (decision 150). */
+export type SealedWaitingMessage = Omit<WaitingMessageRecord, 'files'> & {
   files: (Record<string, unknown> & { blob: { type: string; base64: string } })[];
 };
 
@@ -31,6 +36,8 @@ export interface KeptPayload {
   waitingPosts: SealedWaitingPost[];
   /** Absent in entries sealed before photos were kept. */
   residentPhotos?: SealedWaitingPhoto[];
+  /** Absent in entries sealed before chat messages with files were kept. */
+  waitingMessages?: SealedWaitingMessage[];
 }
 
 /** Where kept work goes to and comes from; tests pass fake-indexeddb, a fetch with cookies and a base URL. */
@@ -166,13 +173,14 @@ async function postIsGone(options: KeptOptions, postId: string): Promise<boolean
 
 /**
  * Records for the feed's notice what a delete on the server won over (decision 117): an edit at once (its master is
- * the deleted post), a comment or reaction once its post is known to be deleted by someone else.
+ * the deleted post), a comment or reaction once its post is known to be deleted by someone else, a refused message at
+ * once (decision 150).
  */
 async function recordLosses(options: KeptOptions, userId: string, losses: Losses): Promise<void> {
   const gone = new Map<string, boolean>();
   for (const change of losses.reported.splice(0)) {
-    const postId = change.postId;
-    if (change.kind !== 'post') {
+    if (change.kind !== 'post' && change.kind !== 'message') {
+      const postId = change.postId;
       if (losses.notSomeoneElses.has(postId)) continue;
       if (!losses.deleted.has(postId)) {
         if (!gone.has(postId)) gone.set(postId, await postIsGone(options, postId));
@@ -184,15 +192,16 @@ async function recordLosses(options: KeptOptions, userId: string, losses: Losses
 }
 
 /**
- * Restores a kept entry's waiting posts and photos, so the feed uploads their files and sends them, and the photos
- * are sent, as any waiting on the device are.
+ * Restores a kept entry's waiting posts, photos and chat messages, so the feed and the chat upload their files and
+ * send them, and the photos are sent, as any waiting on the device are.
  */
 async function restoreWaitingFiles(
   options: KeptOptions,
   posts: SealedWaitingPost[],
   photos: SealedWaitingPhoto[],
+  messages: SealedWaitingMessage[],
 ): Promise<void> {
-  if (posts.length + photos.length === 0) return;
+  if (posts.length + photos.length + messages.length === 0) return;
   const { PendingFilesDatabase } = await import('./pending-files-db');
   const waiting = new PendingFilesDatabase(PENDING_FILES_DB, options);
   const blobOf = (sealed: { type: string; base64: string }) => base64ToBlob(sealed.base64, sealed.type);
@@ -201,6 +210,12 @@ async function restoreWaitingFiles(
       posts.map((post) => ({ ...post, files: post.files.map((file) => ({ ...file, blob: blobOf(file.blob) })) })),
     );
     await waiting.residentPhotos.bulkPut(photos.map((photo) => ({ ...photo, blob: blobOf(photo.blob) })));
+    await waiting.messages.bulkPut(
+      messages.map((message) => ({
+        ...message,
+        files: message.files.map((file) => ({ ...file, blob: blobOf(file.blob) })),
+      })),
+    );
   } finally {
     waiting.close();
   }
@@ -223,7 +238,7 @@ async function sendEntry(
   losses: Losses,
 ): Promise<void> {
   const payload = (await openEntry(entry, await key)) as KeptPayload;
-  await restoreWaitingFiles(options, payload.waitingPosts, payload.residentPhotos ?? []);
+  await restoreWaitingFiles(options, payload.waitingPosts, payload.residentPhotos ?? [], payload.waitingMessages ?? []);
   for (const name of PUSHABLE_COLLECTIONS) {
     const rows = payload.rows[name];
     if (rows?.length) await pushKeptRows(options, name, payload.deviceId, rows, losses, databaseNameFor(userId));

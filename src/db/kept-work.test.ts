@@ -10,6 +10,7 @@ import { conversationIdOf } from '../../schema/chat';
 import { KEPT_MAX_AGE_MS } from '../../schema/kept-rules';
 import type { SyncCollection } from '../../schema/sync';
 import { sendMessage } from '../features/chat/chat-actions';
+import { saveWaitingMessage, setWaitingMessagesEnvironment, waitingMessages$ } from '../features/chat/waiting-messages';
 import { addComment, editPost, toggleReaction } from '../features/feed/feed-actions';
 import { ResidentEditSchema } from '../../schema/residents';
 import { saveResidentEdit } from '../features/residents/resident-actions';
@@ -42,6 +43,7 @@ beforeAll(async () => {
   t = await startTestServer();
   setKeptEnvironment({ indexedDB, IDBKeyRange });
   setPendingPhotosEnvironment({ indexedDB, IDBKeyRange });
+  setWaitingMessagesEnvironment({ indexedDB, IDBKeyRange });
   publicKey = (await keptPublicKey({ baseUrl: t.url }))!;
 });
 afterAll(async () => {
@@ -309,6 +311,39 @@ describe('kept work', () => {
     expect(versions).toHaveLength(2);
   });
 
+  it('seals a chat message waiting for its photo, restores it only for its writer, who then sends it', async () => {
+    const writer = await t.signedIn({ role: 'staff' });
+    const other = await t.signedIn({ role: 'staff' });
+    const conversationId = conversationIdOf(writer.user.id, other.user.id);
+    await saveWaitingMessage({
+      id: randomUUID(),
+      userId: writer.user.id,
+      conversationId,
+      createdAt: Date.now(),
+      writtenAt: Date.now(),
+      content: 'Photo of the new lift sign',
+      mentions: [],
+      files: [{ name: 'lift-sign.png', type: 'image/png', size: 3, blob: new Blob(['png']), uploaded: null }],
+      error: null,
+    });
+
+    // The session ends: the message is sealed with its photo, and nothing of either is left readable.
+    expect(await sealWaitingFiles(writer.user.id, publicKey, { indexedDB, IDBKeyRange })).toBe(1);
+    expect(await countWaitingFiles(writer.user.id, { indexedDB, IDBKeyRange })).toBe(0);
+    expect(await firstValueFrom(waitingMessages$(writer.user.id, conversationId))).toEqual([]);
+    const sealed = (await listKeptEntries(writer.user.id)).map((e) => new TextDecoder().decode(e.data)).join();
+    expect(sealed).not.toMatch(/lift/);
+
+    // Someone else signing in gets nothing; the writer gets it back, waiting to upload as before, with its photo.
+    await sendKeptWork(other.user.id, { baseUrl: t.url, fetch: fetchAs(other.client), indexedDB, IDBKeyRange });
+    expect(await firstValueFrom(waitingMessages$(other.user.id, conversationId))).toEqual([]);
+    await sendKeptWork(writer.user.id, { baseUrl: t.url, fetch: fetchAs(writer.client), indexedDB, IDBKeyRange });
+    const [back] = await firstValueFrom(waitingMessages$(writer.user.id, conversationId));
+    expect(back).toMatchObject({ content: 'Photo of the new lift sign', error: null });
+    expect(back.files.map((file) => file.name)).toEqual(['lift-sign.png']);
+    expect(await back.files[0].blob.text()).toBe('png');
+  });
+
   it('sends a batch kept twice (a page closed while sealing) only once', async () => {
     const author = await t.signedIn();
     const device = await makeDevice(author);
@@ -376,10 +411,10 @@ describe('kept work', () => {
       sent: 6,
       lost: 0,
     });
-    const told = readLostChanges(databaseNameFor(author.user.id)).map(({ kind, postId, text }) => ({
-      kind,
-      postId,
-      text,
+    const told = readLostChanges(databaseNameFor(author.user.id)).map((change) => ({
+      kind: change.kind,
+      postId: change.kind === 'message' ? change.conversationId : change.postId,
+      text: change.text,
     }));
     expect(told).toEqual(
       expect.arrayContaining([

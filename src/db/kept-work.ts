@@ -4,7 +4,15 @@ import { KEPT_KEY_ITEM, PENDING_FILES_DB } from '../../schema/offline';
 import { PUSHABLE_COLLECTIONS } from '../../schema/sync-protocol';
 import type { UserDatabase } from './database';
 import { blobToBase64, putKeptEntry, sealForUser } from './kept-store';
-import type { KeptOptions, KeptPayload, Pushable, PushRow, SealedWaitingPhoto, SealedWaitingPost } from './kept-send';
+import type {
+  KeptOptions,
+  KeptPayload,
+  Pushable,
+  PushRow,
+  SealedWaitingMessage,
+  SealedWaitingPhoto,
+  SealedWaitingPost,
+} from './kept-send';
 import type { PendingFilesDatabase } from './pending-files-db';
 import { ownChanges, replicationIdentifierOf } from './replication';
 
@@ -88,8 +96,8 @@ async function openWaitingFiles(options: KeptOptions): Promise<PendingFilesDatab
 }
 
 /**
- * Seals a user's posts still waiting for their files and residents' photos waiting to be sent (decision 123), then
- * removes them; answers how many items were kept.
+ * Seals a user's posts and chat messages still waiting for their files (decision 150) and residents' photos waiting
+ * to be sent (decision 123), then removes them; answers how many items were kept.
  */
 export async function sealWaitingFiles(userId: string, publicKey: string, options: KeptOptions = {}): Promise<number> {
   const waiting = await openWaitingFiles(options);
@@ -97,7 +105,8 @@ export async function sealWaitingFiles(userId: string, publicKey: string, option
   try {
     const posts = await waiting.posts.where('userId').equals(userId).toArray();
     const photos = await waiting.residentPhotos.where('userId').equals(userId).toArray();
-    if (posts.length + photos.length === 0) return 0;
+    const messages = await waiting.messages.where('userId').equals(userId).toArray();
+    if (posts.length + photos.length + messages.length === 0) return 0;
     const sealedPosts: SealedWaitingPost[] = await Promise.all(
       posts.map(async (post) => ({
         ...post,
@@ -107,17 +116,25 @@ export async function sealWaitingFiles(userId: string, publicKey: string, option
     const sealedPhotos: SealedWaitingPhoto[] = await Promise.all(
       photos.map(async (photo) => ({ ...photo, blob: await sealedBlob(photo.blob) })),
     );
+    const sealedMessages: SealedWaitingMessage[] = await Promise.all(
+      messages.map(async (message) => ({
+        ...message,
+        files: await Promise.all(message.files.map(async (file) => ({ ...file, blob: await sealedBlob(file.blob) }))),
+      })),
+    );
     const payload: KeptPayload = {
       v: 1,
       deviceId: '',
       rows: {},
       waitingPosts: sealedPosts,
       residentPhotos: sealedPhotos,
+      waitingMessages: sealedMessages,
     };
-    const count = posts.length + photos.length;
+    const count = posts.length + photos.length + messages.length;
     await putKeptEntry(await sealForUser(userId, publicKey, payload, count));
     await waiting.posts.bulkDelete(posts.map((post) => post.id));
     await waiting.residentPhotos.bulkDelete(photos.map((photo) => photo.id));
+    await waiting.messages.bulkDelete(messages.map((message) => message.id));
     return count;
   } finally {
     waiting.close();
@@ -136,6 +153,7 @@ export async function waitingFilesUsers(options: KeptOptions = {}): Promise<stri
     const users = [
       ...(await waiting.posts.orderBy('userId').uniqueKeys()),
       ...(await waiting.residentPhotos.orderBy('userId').uniqueKeys()),
+      ...(await waiting.messages.orderBy('userId').uniqueKeys()),
     ];
     return [...new Set(users.map(String))];
   } finally {
@@ -150,7 +168,8 @@ export async function countWaitingFiles(userId: string, options: KeptOptions = {
   try {
     return (
       (await waiting.posts.where('userId').equals(userId).count()) +
-      (await waiting.residentPhotos.where('userId').equals(userId).count())
+      (await waiting.residentPhotos.where('userId').equals(userId).count()) +
+      (await waiting.messages.where('userId').equals(userId).count())
     );
   } finally {
     waiting.close();

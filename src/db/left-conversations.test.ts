@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConversationLocal, MessageLocal } from './collections';
 import { createSyncedDatabase, type UserDatabase } from './database';
 import { dropLeftConversations } from './left-conversations';
+import { forgetLostChanges, readLostChanges } from './lost-changes-store';
 
 let db: UserDatabase;
 const START = 1_700_000_000_000;
@@ -72,8 +73,13 @@ describe('a conversation the user left', () => {
       expect(stored).toHaveLength(3);
       expect(stored.every((doc) => doc._deleted && doc.content === '')).toBe(true);
       expect(JSON.stringify(stored)).not.toContain('Secret');
+      // The unsent one's words stay with their writer, in the notice of messages not sent (decision 150).
+      expect(readLostChanges(db.name)).toEqual([
+        expect.objectContaining({ kind: 'message', id: gone[2].id, conversationId: 'g1', text: gone[2].content }),
+      ]);
     } finally {
       subscription.unsubscribe();
+      forgetLostChanges();
     }
   });
 

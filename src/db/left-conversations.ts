@@ -1,15 +1,22 @@
 import { concatMap, filter, from, type Subscription } from 'rxjs';
 import type { MessageLocal } from './collections';
 import type { UserDatabase } from './database';
+import { recordLostChange } from './lost-changes-store';
 
 /**
- * Removes a conversation's messages from the local store, unsent ones included (decision 146). Each is blanked first,
+ * Removes a conversation's messages from the local store, unsent ones included (decision 146), whose words go to the
+ * lost-changes notice (decision 150). Each is blanked first,
  * as the server's own tombstones are, so the deleted document RxDB keeps holds no content; the blanking is marked as
  * the server's state so it is never pushed, and the delete that follows is one the server ignores.
  */
 export async function dropConversationMessages(db: UserDatabase, conversationId: string): Promise<void> {
   const docs = await db.messages.find({ selector: { conversationId } }).exec();
   if (docs.length === 0) return;
+  // Unsent words leave the store, not their writer: the chat's notice keeps them to copy (decision 150).
+  for (const doc of docs) {
+    if (doc.localPending && doc.content !== '')
+      recordLostChange(db.name, { kind: 'message', id: doc.id, conversationId, text: doc.content, at: Date.now() });
+  }
   const blank = docs.map((doc): MessageLocal => ({ ...doc.toMutableJSON(), content: '', localPending: false }));
   await db.messages.bulkUpsert(blank);
   await db.messages.bulkRemove(docs.map((doc) => doc.id));

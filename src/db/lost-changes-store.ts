@@ -5,7 +5,7 @@ import { forgetNoticeLists, noticeList, subscribeNoticeLists } from './notice-li
  * or a comment or reaction refused because its post is gone. `text` is what the user wrote (the post's content as
  * they left it, the comment) or the reaction's type; it is kept so they can copy it, until they dismiss it.
  */
-export interface LostChange {
+export interface LostFeedChange {
   kind: 'post' | 'comment' | 'reaction';
   /** The lost document's id. */
   id: string;
@@ -13,6 +13,20 @@ export interface LostChange {
   text: string;
   at: number;
 }
+
+/**
+ * A message written on this device that the server refused (its conversation was left meanwhile) or that left the
+ * device unsent with its conversation: its tombstone holds no words, so they are kept here for the sender (decision 150).
+ */
+export interface LostMessage {
+  kind: 'message';
+  id: string;
+  conversationId: string;
+  text: string;
+  at: number;
+}
+
+export type LostChange = LostFeedChange | LostMessage;
 
 /** One list per user's database, in localStorage until dismissed (src/db/notice-lists.ts). */
 const lists = noticeList<LostChange>('sp_lost_changes|');
@@ -37,7 +51,17 @@ export function recordLostChange(databaseName: string, change: LostChange): void
 export function dismissLostChanges(databaseName: string, postId: string): void {
   lists.write(
     databaseName,
-    readLostChanges(databaseName).filter((change) => change.postId !== postId),
+    readLostChanges(databaseName).filter((change) => change.kind === 'message' || change.postId !== postId),
+  );
+}
+
+/** The user has read the messages not sent into one conversation: they go. */
+export function dismissLostMessages(databaseName: string, conversationId: string): void {
+  lists.write(
+    databaseName,
+    readLostChanges(databaseName).filter(
+      (change) => change.kind !== 'message' || change.conversationId !== conversationId,
+    ),
   );
 }
 

@@ -10,10 +10,11 @@ import { createSyncedDatabase } from './database';
 import { lostChangeOf } from './lost-changes';
 import {
   dismissLostChanges,
+  dismissLostMessages,
   forgetLostChanges,
   readLostChanges,
   recordLostChange,
-  type LostChange,
+  type LostFeedChange,
 } from './lost-changes-store';
 import { startSync, type SyncController } from './replication';
 import { storedPost } from './test-fixtures';
@@ -54,14 +55,30 @@ describe('what a delete on the server took from the user', () => {
     expect(
       lostChangeOf('reactions', { mine: reaction, real: { ...reaction, _deleted: true }, from: null }),
     ).toMatchObject({ kind: 'reaction', text: 'love' });
-    const message = { id: 'm1', content: 'Hi', localPending: true, _deleted: false };
-    expect(lostChangeOf('messages', { mine: message, real: { ...message, _deleted: true }, from: null })).toBeNull();
+    const conversation = { id: 'g1', readUpTo: 1, localPending: true, _deleted: false };
+    expect(
+      lostChangeOf('conversations', { mine: conversation, real: { ...conversation, _deleted: true }, from: null }),
+    ).toBeNull();
+  });
+
+  it('is a message refused as a blank tombstone, with the words its sender wrote', () => {
+    const message = { id: 'm1', conversationId: 'g1', content: 'Hi', localPending: true, _deleted: false };
+    expect(
+      lostChangeOf('messages', { mine: message, real: { ...message, content: '', _deleted: true }, from: null }),
+    ).toMatchObject({ kind: 'message', id: 'm1', conversationId: 'g1', text: 'Hi' });
+    expect(
+      lostChangeOf('messages', {
+        mine: { ...message, localPending: false },
+        real: { ...message, content: '', _deleted: true },
+        from: null,
+      }),
+    ).toBeNull();
   });
 });
 
 describe('the list of lost changes', () => {
   afterEach(() => forgetLostChanges());
-  const change = (fields: Partial<LostChange>): LostChange => ({
+  const change = (fields: Partial<LostFeedChange>): LostFeedChange => ({
     kind: 'comment',
     id: 'c1',
     postId: 'p1',
@@ -80,6 +97,17 @@ describe('the list of lost changes', () => {
     dismissLostChanges('db-a', 'p1');
     expect(readLostChanges('db-a').map((c) => c.id)).toEqual(['c2']);
     expect(readLostChanges('db-b')).toHaveLength(1);
+  });
+
+  it('keeps messages not sent apart, until their conversation is dismissed', () => {
+    recordLostChange('db-a', change({}));
+    const message = { kind: 'message', id: 'm1', conversationId: 'g1', text: 'On my way', at: 1 } as const;
+    recordLostChange('db-a', message);
+    recordLostChange('db-a', { ...message, id: 'm2', conversationId: 'g2' });
+    dismissLostChanges('db-a', 'p1');
+    expect(readLostChanges('db-a').map((c) => c.id)).toEqual(['m1', 'm2']);
+    dismissLostMessages('db-a', 'g1');
+    expect(readLostChanges('db-a').map((c) => c.id)).toEqual(['m2']);
   });
 
   it('is forgotten for every database but those kept (sign-out, another user signing in)', () => {
@@ -178,7 +206,7 @@ describe('changes made offline on a post an administrator deleted meanwhile', ()
       device.goOnline();
       await until(() => readLostChanges(device.db.name).length === 3, 15_000);
       const lost = readLostChanges(device.db.name);
-      expect(lost.map((c) => [c.kind, c.postId, c.text]).sort()).toEqual([
+      expect(lost.map((c) => [c.kind, c.kind === 'message' ? c.conversationId : c.postId, c.text]).sort()).toEqual([
         ['comment', postId, 'Tuesday is now covered'],
         ['post', postId, 'Rota for next week: I swapped Tuesday'],
         ['reaction', postId, 'love'],

@@ -12,7 +12,8 @@ type Doc = Record<string, unknown> & { _deleted?: boolean };
  * What a conflict whose master is deleted took from the user, or null when it took nothing of theirs: only a live
  * document this device wrote and has not sent (`localPending`) is theirs. A post counts when it was an edit (the
  * server had it) that changed a field from the state it was made on (`from`); a comment or reaction counts only
- * once its post turns out gone too (watchLostChanges), since the server also refuses them for other reasons.
+ * once its post turns out gone too (watchLostChanges), since the server also refuses them for other reasons; a
+ * message refused always counts, since its tombstone keeps none of its words (decision 150).
  */
 export function lostChangeOf(
   collection: SyncCollection,
@@ -30,6 +31,9 @@ export function lostChangeOf(
     return { ...base, kind: 'comment', postId: String(mine.postId), text: String(mine.content) };
   if (collection === 'reactions')
     return { ...base, kind: 'reaction', postId: String(mine.postId), text: String(mine.type) };
+  // A refused message's tombstone holds no words (decision 150): they are kept for its sender here.
+  if (collection === 'messages' && typeof mine.content === 'string' && mine.content !== '')
+    return { ...base, kind: 'message', conversationId: String(mine.conversationId), text: mine.content };
   return null;
 }
 
@@ -72,7 +76,7 @@ export function watchLostChanges(
 ): () => void {
   const stopped$ = new Subject<void>();
   const unlisten = lostChangesOf(database).listen((change) => {
-    if (change.kind === 'post' || !posts) return recordLostChange(database.name, change);
+    if (change.kind === 'post' || change.kind === 'message' || !posts) return recordLostChange(database.name, change);
     void firstValueFrom(
       posts.findOne(change.postId).$.pipe(
         filter((post) => post === null),

@@ -26,6 +26,18 @@ export interface WaitingPhotoRecord {
 }
 
 /**
+ * A chat message written with photos or files, waiting for them to upload before it goes into the local store
+ * (src/features/chat/waiting-messages.ts, decision 150).
+ */
+export interface WaitingMessageRecord {
+  id: string;
+  userId: string;
+  conversationId: string;
+  createdAt: number;
+  files: { blob: Blob }[];
+}
+
+/**
  * The IndexedDB database of posts waiting for their files and of residents' photos waiting to be sent; kept work
  * reads and restores it too (decision 114). Dexie is loaded only when it is opened, so the feed renders without it
  * (decision 97).
@@ -33,9 +45,12 @@ export interface WaitingPhotoRecord {
 export class PendingFilesDatabase<T extends WaitingPostRecord = WaitingPostRecord> extends Dexie {
   posts!: EntityTable<T, 'id'>;
   residentPhotos!: EntityTable<WaitingPhotoRecord, 'id'>;
+  messages!: EntityTable<WaitingMessageRecord, 'id'>;
   constructor(name: string, options?: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange }) {
     super(name, options);
     this.version(1).stores({ posts: 'id, userId, createdAt' });
     this.version(2).stores({ residentPhotos: 'id, userId, residentId, createdAt' });
+    // Chat messages waiting for their files (decision 150).
+    this.version(3).stores({ messages: 'id, userId, conversationId, createdAt' });
   }
 }

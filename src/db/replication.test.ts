@@ -14,6 +14,7 @@ import { addComment } from '../features/feed/feed-actions';
 import { buildPostDoc } from '../features/feed/post-draft';
 import { saveResidentEdit } from '../features/residents/resident-actions';
 import type { ResidentLocal } from './collections';
+import { forgetLostChanges, readLostChanges } from './lost-changes-store';
 import { readMergeNotices } from './merge-notices';
 import { createSyncedDatabase } from './database';
 import { FIRST_PULL_PATHS, loadFeedPreview, takePrefetchedPull } from './first-pull';
@@ -1001,6 +1002,80 @@ describe('chat replication', () => {
       await a.close();
       await b.close();
       await c.close();
+    }
+  });
+});
+
+/** Every value stored in every IndexedDB database of a device (its collections and RxDB's own records), as text. */
+async function everythingStored(device: Device): Promise<string> {
+  const names = (await indexedDB.databases())
+    .map((info) => info.name ?? '')
+    .filter((name) => name.includes(device.db.name));
+  const texts: string[] = [];
+  for (const name of names) {
+    const idb = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open(name);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const stores = Array.from(idb.objectStoreNames);
+    if (stores.length > 0) {
+      const tx = idb.transaction(stores, 'readonly');
+      for (const store of stores) {
+        const all = await new Promise<unknown[]>((resolve, reject) => {
+          const request = tx.objectStore(store).getAll();
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+        texts.push(JSON.stringify(all));
+      }
+    }
+    idb.close();
+  }
+  return texts.join('\n');
+}
+
+describe('a message the server refuses', () => {
+  it('leaves a tombstone without its words on the device, and its words in the sender’s notice', async () => {
+    const creator = await t.signedIn({ role: 'staff' });
+    const a = await makeDevice('staff', CHAT);
+    try {
+      const other = await t.signedIn({ role: 'staff' });
+      const made = await creator.client.post('/api/conversations', {
+        memberIds: [a.user.id, other.user.id],
+        name: 'Night shift',
+      });
+      expect(made.status).toBe(201);
+      const groupId = String(made.body.id);
+      a.start();
+      await until(async () => (await a.db.conversations.findOne(groupId).exec()) !== null);
+      await a.sync!.awaitInSync();
+
+      // Offline, A writes into the group, from which they are removed meanwhile.
+      a.online = false;
+      const sent = await sendMessage(a.db, a.user.id, groupId, 'Room 4 keys are in the blue tin');
+      const removed = await creator.client.delete(`/api/conversations/${groupId}/members/${a.user.id}`);
+      expect(removed.status).toBe(204);
+      a.goOnline();
+
+      await until(() => readLostChanges(a.db.name).some((change) => change.id === sent!.id));
+      expect(readLostChanges(a.db.name)).toEqual([
+        expect.objectContaining({
+          kind: 'message',
+          id: sent!.id,
+          conversationId: groupId,
+          text: 'Room 4 keys are in the blue tin',
+        }),
+      ]);
+      await until(async () => (await a.db.messages.findOne(sent!.id).exec()) === null);
+      await a.sync!.awaitInSync();
+      const [kept] = await a.db.messages.storageInstance.findDocumentsById([sent!.id], true);
+      expect(kept).toMatchObject({ _deleted: true, content: '' });
+      // Nothing the device stores, RxDB's replication records included, holds the words.
+      expect(await everythingStored(a)).not.toContain('blue tin');
+    } finally {
+      forgetLostChanges();
+      await a.close();
     }
   });
 });

@@ -145,18 +145,27 @@ export const RX_SCHEMAS: {
     maxLength: { id: PAIR_ID, otherUserId: ID, createdBy: ID },
     stored: { readMarks: readMarks },
   }),
+  /**
+   * Version 2 carries the members a message mentions and its photos and files (decision 150); an unsent message from
+   * before has none.
+   */
   messages: rxSchemaOf<MessageLocal>(MessageDocSchema, {
     title: 'messages',
-    version: 1,
+    version: 2,
     primaryKey: 'id',
     indexes: [['conversationId', 'createdAt'], 'localPending'],
     local,
     maxLength: { id: ID, conversationId: PAIR_ID, senderId: ID },
+    optional: ['mentions', 'images', 'attachments'],
+    stored: { attachments: storedAttachments },
   }),
-  /** The user's alert rows and, since version 2, their mention entries (decision 144). */
+  /**
+   * The user's alert rows and, since version 2, their mention entries (decision 144); since version 3 an entry may be
+   * about a chat message, naming its conversation (decision 150).
+   */
   acknowledgements: rxSchemaOf<AcknowledgementLocal>(AcknowledgementDocSchema, {
     title: 'acknowledgements',
-    version: 2,
+    version: 3,
     primaryKey: 'id',
     indexes: ['localPending'],
     local,

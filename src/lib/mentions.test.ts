@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitMentions } from '../../schema/mention-rules';
 import {
+  conversationMentionCandidates,
   insertMention,
   matchMentionCandidates,
   mentionCandidates,
@@ -117,5 +118,25 @@ describe('mentions of a draft and of a text', () => {
     ]);
     expect(splitMentions('@Ann Lee', both)).toEqual([{ kind: 'mention', text: '@Ann Lee', mention: 'b' }]);
     expect(mentionNamesOf([], nameOf)).toBeUndefined();
+  });
+});
+
+describe('what @ offers in a conversation', () => {
+  it('is its members among the colleagues, and in a house chat only its own house', () => {
+    const candidates = [
+      { mention: 'ann', label: 'Ann Lee', detail: '' },
+      { mention: 'bob', label: 'Bob Annand', detail: '' },
+      { mention: 'cat', label: 'Cat Ng', detail: '' },
+      { mention: 'house:Giles House', label: 'Giles House', detail: 'House' },
+      { mention: 'house:Tudor Way', label: 'Tudor Way', detail: 'House' },
+    ];
+    expect(conversationMentionCandidates(candidates, ['me', 'ann', 'cat'], null).map((c) => c.mention)).toEqual([
+      'ann',
+      'cat',
+    ]);
+    expect(conversationMentionCandidates(candidates, ['me', 'bob'], 'Giles House').map((c) => c.mention)).toEqual([
+      'bob',
+      'house:Giles House',
+    ]);
   });
 });

@@ -140,3 +140,19 @@ export function mentionNamesOf(
   if (!mentions || mentions.length === 0) return undefined;
   return new Map(mentions.map((mention) => [mention, mentionLabel(mention, nameOf)]));
 }
+
+/**
+ * What `@` offers in a conversation (decision 150): its members among the candidates (so never oneself), and in a
+ * house chat its own house, which stands for its members.
+ */
+export function conversationMentionCandidates(
+  candidates: readonly MentionCandidate[],
+  memberIds: readonly string[],
+  house: string | null,
+): MentionCandidate[] {
+  const members = new Set(memberIds);
+  return candidates.filter((candidate) => {
+    const named = mentionedHouse(candidate.mention);
+    return named === null ? members.has(candidate.mention) : named === house;
+  });
+}

@@ -8,7 +8,9 @@ export type ConversationRow = typeof conversations.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
 export type MemberRow = typeof conversationMembers.$inferSelect;
 export type NewConversationRow = Omit<ConversationRow, 'serverSeq'>;
-export type NewMessageRow = Omit<MessageRow, 'serverSeq'>;
+/** A message to store; without `mentions`, `images` or `attachments` it has none. */
+export type NewMessageRow = Omit<MessageRow, 'serverSeq' | 'mentions' | 'images' | 'attachments'> &
+  Partial<Pick<MessageRow, 'mentions' | 'images' | 'attachments'>>;
 
 /** The colleague on the other side, as the chat shows them; all null once that account is deleted. */
 const otherColumns = {
@@ -383,6 +385,9 @@ const insertMessageQueries = preparedFor((db) => ({
       content: sql.placeholder('content'),
       createdAt: sql.placeholder('createdAt'),
       writtenAt: sql.placeholder('writtenAt'),
+      mentions: sql.placeholder('mentions'),
+      images: sql.placeholder('images'),
+      attachments: sql.placeholder('attachments'),
       serverSeq: sql.placeholder('serverSeq'),
     })
     .prepare(),
@@ -401,7 +406,13 @@ const insertMessageQueries = preparedFor((db) => ({
 export function insertMessage(db: Db, row: NewMessageRow): void {
   const queries = insertMessageQueries(db);
   db.transaction(() => {
-    const values = { ...row, serverSeq: nextSeq(db) };
+    const values = {
+      ...row,
+      mentions: row.mentions ?? '[]',
+      images: row.images ?? '[]',
+      attachments: row.attachments ?? '[]',
+      serverSeq: nextSeq(db),
+    };
     queries.message.run(values);
     queries.conversation.run(values);
   });

@@ -17,14 +17,18 @@ import {
   type UpdateConversationBody,
 } from '../../../schema/chat';
 import { listHouses } from '../../../schema/constants';
+import { houseMention as houseMentionOf, mentionedHouse } from '../../../schema/mention-rules';
 import { canJoinHouseChat, canManageGroup } from '../../../schema/permissions';
-import { DELETED_AUTHOR } from '../../../schema/posts';
+import { DELETED_AUTHOR, type Attachment } from '../../../schema/posts';
 import type { Role } from '../../../schema/roles';
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
 import { housesByUser } from '../houses/houses.service';
+import { notifyMessageMentions } from '../mentions/mentions.service';
+import { parseList } from '../posts/posts.service';
+import { resolveMessageFiles } from '../uploads/uploads.service';
 import { chatPush, chatSummaryPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import { accountCreatedAt } from '../users/users.service';
 import {
@@ -352,6 +356,9 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, me
     sender: { firstName: message.senderId ? (row.senderFirstName ?? '') : DELETED_AUTHOR.firstName },
     createdAt: new Date(message.createdAt).toISOString(),
     writtenAt: new Date(message.writtenAt).toISOString(),
+    mentions: parseList<string>(message.mentions),
+    images: parseList<string>(message.images),
+    attachments: parseList<Attachment>(message.attachments),
   };
   const seenBy = members.memberIds.filter(
     (id) => id !== message.senderId && (members.marks.get(id) ?? 0) >= message.createdAt,
@@ -409,6 +416,23 @@ function conversationForMessage(deps: AppDeps, actor: SessionUser, conversationI
 }
 
 /**
+ * The conversation a file uploaded for a chat message names (POST /api/uploads, decision 150): the user must be in
+ * it now (a pair's chat not made yet is made, as its first message would); null when the form names none.
+ */
+export function chatConversationOf(deps: AppDeps, actor: SessionUser, conversationId: unknown): string | null {
+  if (conversationId === undefined) return null;
+  if (typeof conversationId !== 'string' || conversationId.length === 0 || conversationId.length > 250) {
+    return notFound(CHAT_MESSAGES.conversationNotFound);
+  }
+  return conversationForMessage(deps, actor, conversationId).id;
+}
+
+/** Whether the user is in the conversation now: who may read the files sent in it (decision 150). */
+export function isConversationMember(deps: AppDeps, actor: SessionUser, conversationId: string): boolean {
+  return isMember(deps.db, conversationId, actor.id);
+}
+
+/**
  * POST /api/conversations/{id}/messages and a message pushed through sync: stored at the server's time
  * (strictly after the conversation's previous message, so order and read marks are exact), told to the
  * members' streams, and pushed to the other members' devices but those who muted it. The same message sent again
@@ -439,6 +463,9 @@ export function sendMessage(
   const id = body.id ?? randomUUID();
   const createdAt = Math.max(deps.now(), (conversation.lastMessageAt ?? 0) + 1);
   const writtenAt = boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), createdAt);
+  const members = membershipOf(deps, conversation.id);
+  const mentions = keptMessageMentions(conversation, members.memberIds, body.mentions);
+  const files = resolveMessageFiles(deps, actor, conversation.id, body);
   insertMessage(deps.db, {
     id,
     conversationId: conversation.id,
@@ -446,10 +473,15 @@ export function sendMessage(
     content: body.content,
     createdAt,
     writtenAt,
+    mentions: JSON.stringify(mentions),
+    images: JSON.stringify(files.images),
+    attachments: JSON.stringify(files.attachments),
   });
-  const members = membershipOf(deps, conversation.id);
   notifyMembers(deps, members.memberIds, true);
-  const recipients = members.memberIds.filter((userId) => userId !== actor.id && !members.muted.has(userId));
+  const mentioned = tellMentioned(deps, actor, conversation, id, mentions, members);
+  const recipients = members.memberIds.filter(
+    (userId) => userId !== actor.id && !members.muted.has(userId) && !mentioned.has(userId),
+  );
   if (recipients.length > 0) {
     pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
       key: `chat:${conversation.id}`,
@@ -458,6 +490,39 @@ export function sendMessage(
   }
   const stored = findConversation(deps.db, conversation.id)!;
   return toMessageView(findMessageWithSender(deps.db, id)!, stored, members, actor.id);
+}
+
+/**
+ * The mentions a message keeps (decision 150): ids of the conversation's current members, and `house:<its house>` in
+ * a house chat; anyone else is dropped, as decision 144 drops unknown names, so a message written offline is never
+ * lost for a colleague who left meanwhile.
+ */
+function keptMessageMentions(conversation: ConversationRow, memberIds: readonly string[], mentions: string[]) {
+  const houseMention = conversation.kind === 'house' && conversation.house ? houseMentionOf(conversation.house) : null;
+  return mentions.filter((mention) => mention === houseMention || memberIds.includes(mention));
+}
+
+/**
+ * Gives each member a message mentions, never its sender, a bell entry, and a push in place of the message's own: a
+ * member named pushes through their mute, one told through `house:` does not (decision 150). Answers who was pushed
+ * to or muted it, so the message's own push leaves them out.
+ */
+function tellMentioned(
+  deps: AppDeps,
+  actor: SessionUser,
+  conversation: ConversationRow,
+  messageId: string,
+  mentions: string[],
+  members: Membership,
+): Set<string> {
+  if (mentions.length === 0) return new Set();
+  const named = new Set(mentions.filter((mention) => mentionedHouse(mention) === null));
+  const everyone = mentions.some((mention) => mentionedHouse(mention) !== null);
+  const told = members.memberIds.filter((userId) => userId !== actor.id && (everyone || named.has(userId)));
+  const pushTo = new Set(told.filter((userId) => named.has(userId) || !members.muted.has(userId)));
+  const source = { conversationId: conversation.id, messageId, authorId: actor.id, authorFirstName: actor.firstName };
+  notifyMessageMentions(deps, source, told, pushTo);
+  return new Set(told);
 }
 
 /**
@@ -629,6 +694,14 @@ export function listConversationDocsSince(deps: AppDeps, actor: SessionUser, seq
   });
 }
 
+/** What a message's tombstone keeps of it: none of its words, mentions or files (decisions 146 and 150). */
+export const BLANK_MESSAGE: Pick<MessageDoc, 'content' | 'mentions' | 'images' | 'attachments'> = {
+  content: '',
+  mentions: [],
+  images: [],
+  attachments: [],
+};
+
 export function toMessageDoc(row: MessageRow): MessageDoc {
   return {
     id: row.id,
@@ -637,6 +710,9 @@ export function toMessageDoc(row: MessageRow): MessageDoc {
     content: row.content,
     createdAt: row.createdAt,
     writtenAt: row.writtenAt,
+    mentions: parseList<string>(row.mentions),
+    images: parseList<string>(row.images),
+    attachments: parseList<Attachment>(row.attachments),
     _deleted: false,
   };
 }
@@ -659,6 +735,6 @@ export function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: num
   return feed.map((f) => {
     const row = rows.get(f.id)!; // read with the feed, nothing deletes a message
     const doc = toMessageDoc(row);
-    return { seq: f.seq, doc: f.visible ? doc : { ...doc, senderId: null, content: '', _deleted: true } };
+    return { seq: f.seq, doc: f.visible ? doc : { ...doc, ...BLANK_MESSAGE, senderId: null, _deleted: true } };
   });
 }

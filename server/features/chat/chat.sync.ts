@@ -5,6 +5,7 @@ import { badRequest, conflict } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
 import type { SyncHandler } from '../sync/sync.service';
 import {
+  BLANK_MESSAGE,
   findConversationDoc,
   findMessageDoc,
   listConversationDocsSince,
@@ -59,20 +60,22 @@ export const conversationsSync: SyncHandler<ConversationDoc> = {
  * Messages replicate both ways, only to the current members of their conversation; a member who left pulls
  * tombstones. A new document is sendMessage (the same rules as REST: a member, trimmed non-empty content, server
  * time and sender); messages are never changed or deleted. Someone else's conversation answers a tombstone, never
- * its master.
+ * its master, and a refused message's tombstone holds no words (decision 150).
  */
 export const messagesSync: SyncHandler<MessageDoc> = {
   pull: (deps, actor, seq, id, limit) => listMessageDocsSince(deps, actor, seq, id, limit),
   findMaster: (deps, id, actor) => findMessageDoc(deps, id, actor),
+  // A refused message comes back blank, as the server's own tombstones are; the device tells its sender the words.
+  refusedAs: (doc) => ({ ...doc, ...BLANK_MESSAGE, _deleted: true }),
   apply(deps, actor, doc, master) {
     if (master) badRequest(CHAT_MESSAGES.messagesImmutable);
     if (doc._deleted) return; // written and removed while offline: nothing to keep
-    const { conversationId, content, writtenAt } = doc as Partial<MessageDoc>;
+    const { conversationId, content, writtenAt, mentions, images, attachments } = doc as Partial<MessageDoc>;
     sendMessage(
       deps,
       actor,
       parseInput(ConversationIdSchema, conversationId),
-      parseInput(SendMessageBodySchema, { id: doc.id, content, writtenAt }),
+      parseInput(SendMessageBodySchema, { id: doc.id, content, writtenAt, mentions, images, attachments }),
     );
   },
 };

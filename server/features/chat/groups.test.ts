@@ -347,9 +347,14 @@ describe('leaving means leaving', () => {
       writtenAt: Date.now(),
       _deleted: false,
     };
-    expect(await push(removed.client, 'messages', [{ newDocumentState: doc, assumedMasterState: null }])).toEqual([
-      { ...doc, _deleted: true },
+    // Its tombstone holds no words: the device keeps it, and tells the sender the words itself (decision 150).
+    const refusedMessage = await push(removed.client, 'messages', [
+      { newDocumentState: doc, assumedMasterState: null },
     ]);
+    expect(refusedMessage).toEqual([
+      { ...doc, content: '', mentions: [], images: [], attachments: [], _deleted: true },
+    ]);
+    expect(JSON.stringify(refusedMessage)).not.toContain('Pushed late');
     const stale = { ...conversations.docs.get(id)!, readUpTo: Date.now(), muted: true };
     const refused = await push<ConversationDoc>(removed.client, 'conversations', [
       { newDocumentState: stale, assumedMasterState: conversations.docs.get(id) },

@@ -62,24 +62,28 @@ export function listActiveUserIds(db: Db, ids: string[]): string[] {
  */
 export function insertMentionEntries(
   db: Db,
-  entry: { postId: string; commentId: string | null; mentionedBy: string | null; at: number },
+  entry: MentionEntrySource & { mentionedBy: string | null; at: number },
   userIds: string[],
 ): string[] {
   if (userIds.length === 0) return [];
   return db.transaction(() => {
     const serverSeq = nextSeq(db);
     const insert = db.$client.prepare(
-      `INSERT INTO mention_entries (id, user_id, post_id, comment_id, mentioned_by, created_at, deleted, server_seq)
-       VALUES (?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO mention_entries (id, user_id, post_id, comment_id, conversation_id, message_id, mentioned_by,
+         created_at, deleted, server_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT (id) DO NOTHING`,
     );
-    const source = entry.commentId ?? entry.postId;
+    const inMessage = 'messageId' in entry;
+    const source = inMessage ? entry.messageId : (entry.commentId ?? entry.postId);
     return userIds.filter(
       (userId) =>
         insert.run(
           mentionEntryId(source, userId),
           userId,
-          entry.postId,
-          entry.commentId,
+          inMessage ? null : entry.postId,
+          inMessage ? null : entry.commentId,
+          inMessage ? entry.conversationId : null,
+          inMessage ? entry.messageId : null,
           entry.mentionedBy,
           entry.at,
           serverSeq,
@@ -87,6 +91,10 @@ export function insertMentionEntries(
     );
   });
 }
+
+/** Where a mention was made: a post or one of its comments, or a chat message (decision 150). */
+export type MentionEntrySource =
+  { postId: string; commentId: string | null } | { conversationId: string; messageId: string };
 
 /** The id of a user's entry for a mention in a post or comment. */
 export function mentionEntryId(sourceId: string, userId: string): string {

@@ -2,7 +2,7 @@ import { listHouses } from '../../../schema/constants';
 import { canSeeMentionsOf, mentionedHouse } from '../../../schema/mention-rules';
 import type { AcknowledgementDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
-import { mentionPush, mentionsSummaryPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
+import { mentionPush, mentionsSummaryPush, messageMentionPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import {
   countUnviewedMentions,
   findMentionEntry,
@@ -81,6 +81,43 @@ export function notifyMentions(deps: AppDeps, source: MentionSource, mentions: s
   return created;
 }
 
+/** Where a mention in a chat message was made, and by whom. */
+export interface MessageMentionSource {
+  conversationId: string;
+  messageId: string;
+  authorId: string;
+  authorFirstName: string;
+}
+
+/**
+ * Tells the members a chat message mentions (the chat decides who they are: members only, decision 150): a bell entry
+ * each, once per message however often it is sent, and a push to those in `pushTo`, naming who and the conversation,
+ * never the words. Answers who was told.
+ */
+export function notifyMessageMentions(
+  deps: AppDeps,
+  source: MessageMentionSource,
+  userIds: string[],
+  pushTo: ReadonlySet<string>,
+): string[] {
+  const entry = {
+    conversationId: source.conversationId,
+    messageId: source.messageId,
+    mentionedBy: source.authorId,
+    at: deps.now(),
+  };
+  const created = insertMentionEntries(deps.db, entry, userIds);
+  if (created.length === 0) return [];
+  deps.hub.notify('acknowledgements', created);
+  const pushed = created.filter((userId) => pushTo.has(userId));
+  const name = source.authorFirstName;
+  pushToUsers(deps, pushed, messageMentionPush(name, source.conversationId), PUSH_OPTIONS.mention, {
+    key: `mention:${source.authorId}`,
+    summary: (held) => mentionsSummaryPush(name, held),
+  });
+  return created;
+}
+
 /** A post or comment was deleted: its mention entries leave the bells they are in. */
 export function withdrawMentions(deps: AppDeps, of: { postId: string } | { commentId: string }): void {
   const userIds = markMentionEntriesDeleted(deps.db, of);
@@ -106,7 +143,8 @@ export function markMentionViewed(deps: AppDeps, actor: SessionUser, id: string)
 export function toMentionEntryDoc(row: MentionEntryRow): AcknowledgementDoc {
   return {
     id: row.id,
-    postId: row.postId,
+    // A mention in a chat message names its conversation instead (decision 150).
+    postId: row.postId ?? '',
     userId: row.userId,
     createdAt: row.createdAt,
     acknowledgedAt: null,
@@ -115,6 +153,7 @@ export function toMentionEntryDoc(row: MentionEntryRow): AcknowledgementDoc {
     mention: true,
     mentionedBy: row.mentionedBy,
     commentId: row.commentId,
+    conversationId: row.conversationId,
     _deleted: row.deleted,
   };
 }

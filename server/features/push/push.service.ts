@@ -375,6 +375,16 @@ export function chatSummaryPush(senderFirstName: string, conversationId: string,
   };
 }
 
+/** Someone mentioned the user in a chat message (decision 150): who, and the conversation to open; never the text. */
+export function messageMentionPush(senderFirstName: string, conversationId: string): PushPayload {
+  return {
+    title: 'You were mentioned',
+    body: `${senderFirstName} mentioned you in a message. Open Staff Portal to read it.`,
+    tag: `mention-chat-${conversationId}`,
+    data: { type: 'mention', conversationId },
+  };
+}
+
 /** Stands for the mentions held back from one author (decision 125); opens the feed. */
 export function mentionsSummaryPush(authorFirstName: string, heldCount: number): PushPayload {
   return {

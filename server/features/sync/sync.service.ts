@@ -93,6 +93,11 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * audience at once (an urgent post's alert lists). The same visibility as `pull`, user by user.
    */
   pullOfUsers?(deps: AppDeps, userIds: ReadonlySet<string>, seq: number): Map<string, { seq: number; doc: D }[]>;
+  /**
+   * What a refused create turns into on the client, when not simply its own document deleted: a message's tombstone
+   * holds no words (decision 150).
+   */
+  refusedAs?(doc: PushedDoc): SyncDoc;
 }
 
 /** Whether the client's assumed master is the stored master: its writable fields and `_deleted` (docs/sync.md). */
@@ -212,6 +217,7 @@ export function pushDocuments(
 ): PushResponse<SyncDoc> {
   if (!handler.findMaster || !handler.apply) return badRequest('This collection is read-only');
   const findMaster = (id: string) => handler.findMaster!(deps, id, actor);
+  const refused = (doc: PushedDoc) => (handler.refusedAs ?? tombstoneOf)(doc);
   const conflicts: SyncDoc[] = [];
   const bases: Record<string, SyncDoc> = {};
   const device = handler.mergesFields && deviceId ? deviceId : null;
@@ -233,7 +239,7 @@ export function pushDocuments(
       if (checked && !sameState(collection, assumed, master)) {
         const base = master ? newerDeviceState(doc.id, assumed) : null;
         if (base) bases[doc.id] = { ...base, _deleted: Boolean(base._deleted) };
-        return master ?? tombstoneOf(doc);
+        return master ?? refused(doc);
       }
       const from = handler.mergesOnServer ? (newerDeviceState(doc.id, assumed) ?? assumed) : null;
       const merge = handler.apply!(deps, actor, doc, master, meta, from);
@@ -266,7 +272,7 @@ export function pushDocuments(
           failure = error;
           return;
         }
-        conflicts.push(findMaster(row.newDocumentState.id) ?? tombstoneOf(row.newDocumentState));
+        conflicts.push(findMaster(row.newDocumentState.id) ?? refused(row.newDocumentState));
       }
     }
   });

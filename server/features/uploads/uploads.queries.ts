@@ -32,7 +32,8 @@ export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
 
 /**
  * Uploads stored before `before` that nothing refers to: no post of their owner, published or scheduled (a deleted
- * post's lists are empty), and no profile picture. Their owner's posts are read along the author index.
+ * post's lists are empty), no message of their conversation (decision 150), and no profile picture. Their owner's
+ * posts are read along the author index, their conversation's messages along its index.
  */
 export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, 'id' | 'storedName'>[] {
   return db.$client
@@ -43,7 +44,9 @@ export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, '
          AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.author_id IS u.owner_id
                            AND (instr(p.images, u.id) > 0 OR instr(p.attachments, u.id) > 0))
          AND NOT EXISTS (SELECT 1 FROM scheduled_posts s WHERE s.author_id IS u.owner_id
-                           AND (instr(s.images, u.id) > 0 OR instr(s.attachments, u.id) > 0))`,
+                           AND (instr(s.images, u.id) > 0 OR instr(s.attachments, u.id) > 0))
+         AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = u.conversation_id
+                           AND (instr(m.images, u.id) > 0 OR instr(m.attachments, u.id) > 0))`,
     )
     .all(before);
 }

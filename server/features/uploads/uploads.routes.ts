@@ -9,6 +9,7 @@ import { contentDisposition, placeholderImage } from '../../lib/files';
 import { validate } from '../../lib/http';
 import { FORM_LIMITS, readMultipart } from '../../lib/multipart';
 import { requireUser } from '../auth/auth.middleware';
+import { chatConversationOf, isConversationMember } from '../chat/chat.service';
 import { openUpload, uploadFile } from './uploads.service';
 import { IdParamsSchema } from '../../../schema/common';
 
@@ -17,12 +18,17 @@ const VariantQuerySchema = z.object({ variant: z.enum(['full', 'card']).default(
 /** POST /api/uploads, GET /api/uploads/{id} and the placeholder picture. */
 export const uploadRoutes = new Hono<AppEnv>()
   .post('/uploads', requireUser, async (c) => {
-    const files = (await readMultipart(c, FORM_LIMITS.upload)).file ?? [];
+    const form = await readMultipart(c, FORM_LIMITS.upload);
+    const files = form.file ?? [];
     const file = files.length === 1 && files[0] instanceof File ? files[0] : badRequest(UPLOAD_MESSAGES.missingFile);
-    return c.json(await uploadFile(c.var.deps, c.var.user, file), 201);
+    // A file for a chat message names its conversation: members only, then and whenever it is read (decision 150).
+    const conversationId = chatConversationOf(c.var.deps, c.var.user, form.conversationId?.[0]);
+    return c.json(await uploadFile(c.var.deps, c.var.user, file, conversationId), 201);
   })
   .get('/uploads/:id', requireUser, validate('param', IdParamsSchema), validate('query', VariantQuerySchema), (c) => {
-    const { row, file, size } = openUpload(c.var.deps, c.req.valid('param').id, c.req.valid('query').variant);
+    const { deps, user } = c.var;
+    const mayRead = (conversationId: string) => isConversationMember(deps, user, conversationId);
+    const { row, file, size } = openUpload(deps, c.req.valid('param').id, c.req.valid('query').variant, mayRead);
     const body = Readable.toWeb(fs.createReadStream(file)) as ReadableStream; // Node's web stream type differs only in name
     return c.body(body, 200, {
       'Content-Type': row.mime,

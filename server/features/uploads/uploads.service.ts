@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { CHAT_MESSAGES } from '../../../schema/chat-rules';
 import type { Attachment } from '../../../schema/posts';
 import { uploadIdFromUrl, uploadUrl, type UploadView } from '../../../schema/uploads';
 import type { AppDeps, SessionUser } from '../../lib/context';
@@ -63,7 +64,12 @@ export async function checkFiles(files: File[]): Promise<CheckedFile[]> {
  * Writes checked files under random names and records them as the actor's. If anything fails, what was
  * written is removed again, so a refused request leaves nothing on disk or in the database.
  */
-export async function saveFiles(deps: AppDeps, actor: SessionUser, files: CheckedFile[]): Promise<UploadView[]> {
+export async function saveFiles(
+  deps: AppDeps,
+  actor: SessionUser,
+  files: CheckedFile[],
+  conversationId: string | null = null,
+): Promise<UploadView[]> {
   const dir = uploadsDir(deps);
   await fs.promises.mkdir(dir, { recursive: true });
   const rows: UploadRow[] = [];
@@ -85,6 +91,7 @@ export async function saveFiles(deps: AppDeps, actor: SessionUser, files: Checke
         size: file.bytes.length,
         kind: file.kind,
         createdAt: deps.now(),
+        conversationId,
       });
     }
     deps.db.transaction(() => rows.forEach((row) => insertUpload(deps.db, row)));
@@ -95,9 +102,17 @@ export async function saveFiles(deps: AppDeps, actor: SessionUser, files: Checke
   return rows.map(toUploadView);
 }
 
-/** POST /api/uploads: one file, checked and stored (pictures re-encoded without metadata). */
-export async function uploadFile(deps: AppDeps, actor: SessionUser, file: File): Promise<UploadView> {
-  const [view] = await saveFiles(deps, actor, await checkFiles([file]));
+/**
+ * POST /api/uploads: one file, checked and stored (pictures re-encoded without metadata). With a conversation (whose
+ * membership the caller checked) only its members may read it (decision 150).
+ */
+export async function uploadFile(
+  deps: AppDeps,
+  actor: SessionUser,
+  file: File,
+  conversationId: string | null = null,
+): Promise<UploadView> {
+  const [view] = await saveFiles(deps, actor, await checkFiles([file]), conversationId);
   return view;
 }
 
@@ -153,7 +168,8 @@ export function resolvePostFiles(
   const rows = new Map(findUploads(deps.db, [...imageIds, ...attachmentIds]).map((row) => [row.id, row]));
   const own = (id: string) => {
     const row = rows.get(id);
-    return row && row.ownerId === actor.id ? row : undefined;
+    // A file sent in a chat stays there: a post never shows it (decision 150).
+    return row && row.ownerId === actor.id && row.conversationId === null ? row : undefined;
   };
   const images = imageIds.map((id) => {
     const row = own(id);
@@ -168,15 +184,45 @@ export function resolvePostFiles(
 }
 
 /**
+ * The uploads a chat message refers to, checked: each must exist, be the sender's, and have been uploaded for this
+ * conversation, so a file never moves into a conversation whose members may not read it (decision 150). Names, types
+ * and sizes come from the server's record.
+ */
+export function resolveMessageFiles(
+  deps: AppDeps,
+  actor: SessionUser,
+  conversationId: string,
+  input: { images: string[]; attachments: { id: string }[] },
+): { images: string[]; attachments: Attachment[] } {
+  const ids = [...input.images.map((url) => uploadIdFromUrl(url) ?? ''), ...input.attachments.map((a) => a.id)];
+  const rows = new Map(findUploads(deps.db, ids.filter(Boolean)).map((row) => [row.id, row]));
+  const usable = (id: string | null, kind?: 'image') => {
+    const row = id ? rows.get(id) : undefined;
+    const fits = row && row.ownerId === actor.id && row.conversationId === conversationId;
+    return fits && (!kind || row.kind === kind) ? row : badRequest(CHAT_MESSAGES.fileNotFound);
+  };
+  const images = input.images.map((url) => uploadUrl(usable(uploadIdFromUrl(url), 'image').id));
+  const attachments = input.attachments.map((a) => {
+    const { kind: _kind, ...attachment } = toUploadView(usable(a.id));
+    return attachment;
+  });
+  return { images, attachments };
+}
+
+/**
  * The record, path and size of an upload, for GET /api/uploads/{id}. The card variant of a picture is its
- * smaller file where one was made (pictures stored before variants existed, and small ones, have none).
+ * smaller file where one was made (pictures stored before variants existed, and small ones, have none). A file sent
+ * in a chat is read only by whom `mayRead` allows (its conversation's current members, decision 150); anyone else
+ * gets the same 404 as for no file.
  */
 export function openUpload(
   deps: AppDeps,
   id: string,
   variant: 'full' | 'card' = 'full',
+  mayRead: (conversationId: string) => boolean = () => false,
 ): { row: UploadRow; file: string; size: number } {
   const row = findUpload(deps.db, id) ?? notFound('File not found');
+  if (row.conversationId && !mayRead(row.conversationId)) notFound('File not found');
   const stat = (name: string) => fs.statSync(path.join(uploadsDir(deps), name), { throwIfNoEntry: false });
   if (variant === 'card' && row.kind === 'image') {
     const card = stat(cardFileName(row.storedName));

@@ -104,6 +104,7 @@ describe('mentions in the bell', () => {
         id: 'mention:p2:me',
         postId: 'p2',
         commentId: 'c2',
+        conversationId: null,
         text: 'Deleted User mentioned you',
         createdAt: 30,
         viewed: true,
@@ -112,10 +113,16 @@ describe('mentions in the bell', () => {
         id: 'mention:p3:me',
         postId: 'p3',
         commentId: null,
+        conversationId: null,
         text: 'Ann Lee mentioned you',
         createdAt: 20,
         viewed: false,
       },
     ]);
+  });
+
+  it('names the conversation of a mention in a chat message, which has no post', () => {
+    const [notice] = mentionNotices([entry('m1', 5, 'ann', { postId: '', conversationId: 'g1' })], nameOf, 5);
+    expect(notice).toMatchObject({ postId: '', conversationId: 'g1', text: 'Ann Lee mentioned you' });
   });
 });

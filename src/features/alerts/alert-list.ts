@@ -28,11 +28,13 @@ export function alertsToShow(
   return rows.sort((a, b) => b.post.createdAt - a.post.createdAt);
 }
 
-/** One mention in the bell (decision 144): "<name> mentioned you", linking to its post. */
+/** One mention in the bell (decision 144): "<name> mentioned you", linking to its post, or its conversation (decision 150). */
 export interface MentionNotice {
   id: string;
   postId: string;
   commentId: string | null;
+  /** A mention in a chat message: its conversation; null for a post or comment. */
+  conversationId: string | null;
   text: string;
   createdAt: number;
   viewed: boolean;
@@ -55,6 +57,7 @@ export function mentionNotices(
       id: ack.id,
       postId: ack.postId,
       commentId: ack.commentId ?? null,
+      conversationId: ack.conversationId ?? null,
       text: `${nameOf(ack.mentionedBy ?? null)} mentioned you`,
       createdAt: ack.createdAt,
       viewed: ack.viewedAt !== null,

@@ -17,6 +17,7 @@ import { useLocalStore } from '../../db/local-store-state';
 import { markMentionsViewed } from '../../lib/acknowledge';
 import { api } from '../../lib/api';
 import { CountBadge } from '../../components/ui/count-badge';
+import { chatRequestAtom } from '../../lib/chat-request';
 import { highlightRequestAtom } from '../../lib/highlight-state';
 import { useAuthors } from '../../lib/use-authors';
 import { useObservable } from '../../lib/use-observable';
@@ -39,6 +40,7 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
   const authors = useAuthors(store, user);
   const [count, setCount] = useUnviewedCount(db);
   const requestHighlight = useSetAtom(highlightRequestAtom);
+  const requestChat = useSetAtom(chatRequestAtom);
   const acks$ = useMemo(
     () =>
       db?.acknowledgements
@@ -127,13 +129,17 @@ export function NotificationBell({ user }: { user: CurrentUser }) {
               <DropdownMenuItem
                 key={mention.id}
                 className="bell-item"
-                onSelect={() => requestHighlight({ postId: mention.postId, seq: Date.now() })}
+                onSelect={() =>
+                  mention.conversationId
+                    ? requestChat({ conversationId: mention.conversationId, seq: Date.now() })
+                    : requestHighlight({ postId: mention.postId, seq: Date.now() })
+                }
               >
                 <AtSign aria-hidden size={16} className="bell-item-icon" />
                 <span className="bell-item-text">
                   <span className="bell-item-content">{mention.text}</span>
                   <span className="muted">
-                    {mention.commentId ? 'In a comment · ' : ''}
+                    {mention.conversationId ? 'In a message · ' : mention.commentId ? 'In a comment · ' : ''}
                     {formatRelativeTime(mention.createdAt)}
                   </span>
                 </span>

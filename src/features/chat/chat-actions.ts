@@ -1,6 +1,7 @@
 import { conversationIdOf } from '../../../schema/chat-rules';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
+import { saveWaitingMessage, type WaitingMessage } from './waiting-messages';
 
 /**
  * Opens the conversation with a colleague: the id is made from the pair (decision 30), so an existing
@@ -42,6 +43,8 @@ export async function sendMessage(
   conversationId: string,
   content: string,
   now = Date.now(),
+  /** Members the message mentions (decision 150). */
+  extra: { mentions?: readonly string[] } = {},
 ): Promise<MessageLocal | null> {
   const text = content.trim();
   if (!text) return null;
@@ -56,6 +59,9 @@ export async function sendMessage(
     createdAt,
     // The time it was written, shown beside the message; createdAt only keeps the order (decision 119).
     writtenAt: now,
+    mentions: [...(extra.mentions ?? [])],
+    images: [],
+    attachments: [],
     localPending: true,
   };
   await db.messages.insert(doc);
@@ -70,4 +76,37 @@ export async function markConversationRead(db: UserDatabase, conversationId: str
   const doc = await db.conversations.findOne(conversationId).exec();
   if (!doc || doc.readUpTo >= upTo) return;
   await doc.incrementalPatch({ readUpTo: upTo, localPending: true });
+}
+
+/**
+ * Keeps a message written with photos or files until they are uploaded for its conversation, then it is sent as any
+ * message (decision 150); offline it waits on the device with its files.
+ */
+export async function writeWaitingMessage(
+  db: UserDatabase,
+  meId: string,
+  conversationId: string,
+  draft: { content: string; mentions: readonly string[]; files: readonly File[] },
+  now = Date.now(),
+): Promise<WaitingMessage> {
+  const last = await db.messages.findOne({ selector: { conversationId }, sort: [{ createdAt: 'desc' }] }).exec();
+  const message: WaitingMessage = {
+    id: crypto.randomUUID(),
+    userId: meId,
+    conversationId,
+    createdAt: Math.max(now, (last?.createdAt ?? 0) + 1),
+    writtenAt: now,
+    content: draft.content.trim(),
+    mentions: [...draft.mentions],
+    files: draft.files.map((file) => ({
+      name: file.name,
+      type: file.type,
+      size: file.size,
+      blob: file,
+      uploaded: null,
+    })),
+    error: null,
+  };
+  await saveWaitingMessage(message);
+  return message;
 }

@@ -1,40 +1,36 @@
 import { useAtom } from 'jotai';
-import { ArrowLeft, BellOff, Clock, Home, MessageCirclePlus, Search, Send, Users, X } from 'lucide-react';
+import { ArrowLeft, BellOff, Clock, Home, MessageCirclePlus, Search, Users, X } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
-import {
-  useEffect,
-  useId,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-  type FormEvent,
-  type KeyboardEvent,
-  type ReactNode,
-} from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { CurrentUser } from '../../../schema/auth';
-import { CHAT_SCREEN_PAGE, conversationIdOf, MESSAGE_CONTENT_MAX } from '../../../schema/chat-rules';
+import { CHAT_SCREEN_PAGE, conversationIdOf } from '../../../schema/chat-rules';
 import { displayName, formatTime } from '../../../schema/format';
 import { roleLabel } from '../../../schema/role-rules';
-import { EmojiButton } from '../../components/emoji/emoji-button';
 import { UserAvatar } from '../../components/ui/avatar';
 import { WrittenTime } from '../../components/written-time';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
 import { useLocalStore } from '../../db/local-store-state';
 import { useBackCloses } from '../../lib/back-closes';
+import { chatRequestAtom } from '../../lib/chat-request';
 import { cx } from '../../lib/cx';
 import { useAuthors, type AuthorView } from '../../lib/use-authors';
 import { useObservable } from '../../lib/use-observable';
-import { markConversationRead, openConversation, sendMessage } from './chat-actions';
+import { markConversationRead, openConversation, sendMessage, writeWaitingMessage } from './chat-actions';
 import { CountBadge } from '../../components/ui/count-badge';
+import { ChatComposer, type ChatDraft } from './chat-composer';
 import { chatOpenAtom } from './chat-state';
 import { matchesContact, newestFromOther, newestFromOthers, seenBy, type ConversationSummary } from './chat-summary';
 import { listChangeOf, pagedMessages, type MessagePage } from './message-page';
+import { MessageFiles, WaitingMessageItem } from './message-files';
+import { MessageText } from './message-text';
+import { useSendWaitingMessages, useWaitingMessages } from './use-waiting-messages';
+import { discardWaitingMessage } from './waiting-messages';
 import { searchMessages } from './chat-search';
 import { JoinHouseChats, MembersView } from './members-view';
 import { NewGroupForm } from './new-group';
 import { ChatName } from './chat-name';
+import { UnsentMessagesNotice } from './unsent-messages-notice';
 import { useChatContacts, useConversation, useConversations } from './use-chat';
 import './chat.css';
 import { useReturnFocus } from '../../components/ui/return-focus';
@@ -67,6 +63,9 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
   const [view, setView] = useState<View>({ kind: 'list' });
   const store = useLocalStore();
   const db = store?.db ?? null;
+  useChatRequests(db, setOpen, setView);
+  // Messages with photos or files go once these are uploaded, from whatever screen (decision 150).
+  const sendWaiting = useSendWaitingMessages(store);
   const authors = useAuthors(store, user);
   const close = (next: boolean) => {
     setOpen(next);
@@ -153,6 +152,7 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
             </DialogPrimitive.Close>
           </div>
           {status}
+          {db && view.kind === 'list' ? <UnsentMessagesNotice databaseName={db.name} /> : null}
           {!db ? null : view.kind === 'list' ? (
             <ConversationList
               db={db}
@@ -188,12 +188,33 @@ export function ChatPanel({ user, status }: { user: CurrentUser; status?: ReactN
               conversation={current}
               conversationId={view.id}
               otherUserId={view.otherUserId}
+              sendWaiting={sendWaiting}
             />
           )}
         </DialogPrimitive.Content>
       </DialogPrimitive.Portal>
     </DialogPrimitive.Root>
   );
+}
+
+/** Opens the panel on the conversation another part of the app asks for (the bell's mention, decision 150). */
+function useChatRequests(db: UserDatabase | null, setOpen: (open: boolean) => void, setView: (view: View) => void) {
+  const [request, setRequest] = useAtom(chatRequestAtom);
+  useEffect(() => {
+    if (!request || !db) return;
+    setRequest(null);
+    void db.conversations
+      .findOne(request.conversationId)
+      .exec()
+      .then((conversation) => {
+        setOpen(true);
+        setView(
+          conversation
+            ? { kind: 'conversation', id: conversation.id, otherUserId: conversation.otherUserId }
+            : { kind: 'list' },
+        );
+      });
+  }, [request, db, setRequest, setOpen, setView]);
 }
 
 /** A house chat's or group's picture: its kind's icon on the avatar circle. */
@@ -404,6 +425,7 @@ function ConversationView({
   conversation,
   conversationId,
   otherUserId,
+  sendWaiting,
 }: {
   db: UserDatabase;
   me: CurrentUser;
@@ -412,15 +434,17 @@ function ConversationView({
   conversation: ConversationLocal | null;
   conversationId: string;
   otherUserId: string | null;
+  /** Uploads the files of waiting messages and sends them. */
+  sendWaiting: (() => void) | null;
 }) {
   const shared = conversation !== null && conversation.kind !== 'direct';
+  const waiting = useWaitingMessages(me.id, conversationId);
   const [seenOf, setSeenOf] = useState<string | null>(null);
   // Only the newest page is rendered; scrolling up reads the page before (decision 73).
   const paged = useMemo(() => pagedMessages(db, conversationId, CHAT_SCREEN_PAGE), [db, conversationId]);
   const page = useObservable(paged.page$, EMPTY_PAGE).value;
   const { messages } = page;
-  const [draft, setDraft] = useState('');
-  const field = useRef<HTMLTextAreaElement>(null);
+  const nameOf = useCallback((id: string) => authors(id).name, [authors]);
   const list = useRef<HTMLOListElement>(null);
   // Measured before each change of the list: the distance from the bottom, kept when older messages are
   // added above, and whether the newest messages were in view.
@@ -460,19 +484,14 @@ function ConversationView({
     measure();
   });
 
-  const submit = (event?: FormEvent) => {
-    event?.preventDefault();
-    if (!draft.trim()) return;
-    const content = draft.slice(0, MESSAGE_CONTENT_MAX);
+  const send = ({ content, mentions, files }: ChatDraft) => {
     // A conversation opened from New Chat is written with its first message, never empty (decision 129).
-    void (otherUserId ? openConversation(db, me.id, otherUserId) : Promise.resolve()).then(() =>
-      sendMessage(db, me.id, conversationId, content),
-    );
-    setDraft('');
-  };
-  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === 'Enter' && !event.shiftKey) submit();
-    if (event.key === 'Enter' && !event.shiftKey) event.preventDefault();
+    void (otherUserId ? openConversation(db, me.id, otherUserId) : Promise.resolve()).then(async () => {
+      if (files.length === 0)
+        return void (await sendMessage(db, me.id, conversationId, content, Date.now(), { mentions }));
+      await writeWaitingMessage(db, me.id, conversationId, { content, mentions, files });
+      sendWaiting?.();
+    });
   };
 
   return (
@@ -497,7 +516,10 @@ function ConversationView({
                   type={authors(message.senderId).type}
                 />
               ) : null}
-              <p className="chat-bubble">{message.content}</p>
+              {message.content ? (
+                <MessageText content={message.content} mentions={message.mentions} nameOf={nameOf} />
+              ) : null}
+              <MessageFiles images={message.images} attachments={message.attachments} />
               <span className="chat-meta">
                 <WrittenTime
                   writtenAt={message.writtenAt}
@@ -532,24 +554,15 @@ function ConversationView({
             </li>
           );
         })}
+        {waiting.map((message) => (
+          <WaitingMessageItem
+            key={message.id}
+            message={message}
+            onDiscard={() => void discardWaitingMessage(message.id)}
+          />
+        ))}
       </ol>
-      <form className="chat-composer" onSubmit={submit}>
-        <textarea
-          ref={field}
-          className="chat-input"
-          aria-label="Message"
-          placeholder="Type a message..."
-          rows={1}
-          maxLength={MESSAGE_CONTENT_MAX}
-          value={draft}
-          onChange={(event) => setDraft(event.target.value)}
-          onKeyDown={onKeyDown}
-        />
-        <EmojiButton field={field} onInsert={setDraft} />
-        <button type="submit" className="btn btn-primary btn-icon" aria-label="Send" disabled={!draft.trim()}>
-          <Send aria-hidden size={18} />
-        </button>
-      </form>
+      <ChatComposer me={me} conversation={conversation} otherUserId={otherUserId} nameOf={nameOf} onSend={send} />
     </div>
   );
 }

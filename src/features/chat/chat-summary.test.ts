@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
-import { matchesContact, newestFromOther, newestFromOthers, seenBy, summariseConversations } from './chat-summary';
+import {
+  matchesContact,
+  messagePreview,
+  newestFromOther,
+  newestFromOthers,
+  seenBy,
+  summariseConversations,
+} from './chat-summary';
 
 const conversation = (id: string, otherUserId: string, readUpTo = 0, createdAt = 1): ConversationLocal => ({
   id,
@@ -114,5 +121,15 @@ describe("New Chat's search", () => {
     expect(matchesContact(ann, 'bak')).toBe(true);
     expect(matchesContact(ann, '  ANN  baker ')).toBe(true);
     expect(matchesContact(ann, 'ann smith')).toBe(false);
+  });
+});
+
+describe('a message in the conversation list', () => {
+  it('shows its words, or the photos and files it carries when it has none', () => {
+    expect(messagePreview({ content: 'Hi', images: ['/api/uploads/a'], attachments: [] })).toBe('Hi');
+    expect(messagePreview({ content: '', images: ['/api/uploads/a'], attachments: [] })).toBe('Photo');
+    const file = { id: 'f', url: '/api/uploads/f', originalName: 'rota.pdf', fileType: 'application/pdf', fileSize: 1 };
+    expect(messagePreview({ content: '', images: ['a', 'b'], attachments: [file, file] })).toBe('2 photos, 2 files');
+    expect(messagePreview({ content: '', images: undefined, attachments: [file] })).toBe('File');
   });
 });

@@ -61,7 +61,7 @@ export function summariseConversations(
         otherUserId: conversation.otherUserId,
         muted: conversation.muted,
         unreadCount,
-        lastMessage: last ? { content: last.content, senderId: last.senderId } : null,
+        lastMessage: last ? { content: messagePreview(last), senderId: last.senderId } : null,
         lastMessageAt: last?.createdAt ?? null,
         createdAt: conversation.createdAt,
       };
@@ -110,4 +110,16 @@ export function matchesContact(
   const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
   const text = `${displayName(contact)} ${roleLabel(contact.role)}`.toLowerCase();
   return words.every((word) => text.includes(word));
+}
+
+/** A message as the conversation list shows it: its words, or what it carries when it has none (decision 150). */
+export function messagePreview(message: Pick<MessageLocal, 'content' | 'images' | 'attachments'>): string {
+  if (message.content) return message.content;
+  const photos = message.images?.length ?? 0;
+  const files = message.attachments?.length ?? 0;
+  const parts = [
+    photos > 0 ? (photos === 1 ? 'Photo' : `${photos} photos`) : '',
+    files > 0 ? (files === 1 ? 'File' : `${files} files`) : '',
+  ];
+  return parts.filter(Boolean).join(', ');
 }

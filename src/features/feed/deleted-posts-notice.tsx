@@ -8,12 +8,12 @@ import {
   lostChangesText,
   parseLostChanges,
   subscribeLostChanges,
-  type LostChange,
+  type LostFeedChange,
 } from '../../db/lost-changes-store';
-import { CopyTextButton } from './copy-text-button';
+import { CopyTextButton } from '../../components/copy-text-button';
 import { REACTIONS } from './reaction-bar';
 
-const KIND_LABELS: Record<LostChange['kind'], string> = {
+const KIND_LABELS: Record<LostFeedChange['kind'], string> = {
   post: 'Your edit of the post',
   comment: 'Your comment',
   reaction: 'Your reaction',
@@ -26,9 +26,11 @@ const KIND_LABELS: Record<LostChange['kind'], string> = {
 export function DeletedPostsNotice({ databaseName }: { databaseName: string }) {
   const text = useSyncExternalStore(subscribeLostChanges, () => lostChangesText(databaseName));
   const byPost = useMemo(() => {
-    const groups = new Map<string, LostChange[]>();
-    for (const change of parseLostChanges(text))
-      groups.set(change.postId, [...(groups.get(change.postId) ?? []), change]);
+    const groups = new Map<string, LostFeedChange[]>();
+    for (const change of parseLostChanges(text)) {
+      // Messages not sent have their own notice in the chat panel (decision 150).
+      if (change.kind !== 'message') groups.set(change.postId, [...(groups.get(change.postId) ?? []), change]);
+    }
     return [...groups];
   }, [text]);
   if (byPost.length === 0) return null;
@@ -57,7 +59,7 @@ export function DeletedPostsNotice({ databaseName }: { databaseName: string }) {
   );
 }
 
-function LostChangeItem({ change }: { change: LostChange }) {
+function LostChangeItem({ change }: { change: LostFeedChange }) {
   if (change.kind === 'reaction') {
     // A stored list is only as good as what wrote it: an unknown type shows as it was stored.
     const reaction = Object.hasOwn(REACTIONS, change.text) ? REACTIONS[change.text as ReactionType] : undefined;

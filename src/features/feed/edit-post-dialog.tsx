@@ -16,7 +16,7 @@ import { toast } from '../../lib/toast';
 import { useConnection } from '../../lib/use-connection';
 import { AlertAudiencePicker, audienceHousesOf, audienceOf, type AlertAudience } from './alert-audience-picker';
 import { CATEGORY_OPTIONS } from './category-options';
-import { CopyTextButton } from './copy-text-button';
+import { CopyTextButton } from '../../components/copy-text-button';
 import { editingPostAtom } from './edit-post-state';
 import { editPost } from './feed-actions';
 import { useObservable } from '../../lib/use-observable';

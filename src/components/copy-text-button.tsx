@@ -1,6 +1,6 @@
 import { Copy } from 'lucide-react';
-import { Button } from '../../components/ui/button';
-import { toast } from '../../lib/toast';
+import { Button } from './ui/button';
+import { toast } from '../lib/toast';
 
 /** Copies text the app could not keep (decision 117) to the clipboard; the text stays on the screen as well. */
 export function CopyTextButton({ text, label = 'Copy' }: { text: string; label?: string }) {
