@@ -21,6 +21,7 @@ import { houseMention as houseMentionOf, mentionedHouse } from '../../../schema/
 import { canJoinHouseChat, canManageGroup } from '../../../schema/permissions';
 import { DELETED_AUTHOR, type Attachment } from '../../../schema/posts';
 import type { Role } from '../../../schema/roles';
+import { CHECKPOINT_ID_END } from '../../../schema/sync-protocol';
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
@@ -63,6 +64,7 @@ import {
   updateReadMark,
   type ConversationListRow,
   type ConversationRow,
+  type FeedRow,
   type MessageRow,
   type MessageWithSender,
 } from './chat.queries';
@@ -77,12 +79,12 @@ interface Membership {
 
 function membershipOf(deps: AppDeps, conversationId: string): Membership {
   const memberIds = listMemberIds(deps.db, conversationId);
-  const current = new Set(memberIds);
-  const rows = listMemberRows(deps.db, conversationId).filter((r) => current.has(r.userId));
+  // By user: a house chat's 200 members look their rows up 200 times.
+  const rows = new Map(listMemberRows(deps.db, conversationId).map((r) => [r.userId, r]));
   return {
     memberIds,
-    marks: new Map(memberIds.map((id) => [id, rows.find((r) => r.userId === id)?.readUpTo ?? 0])),
-    muted: new Set(rows.filter((r) => r.muted).map((r) => r.userId)),
+    marks: new Map(memberIds.map((id) => [id, rows.get(id)?.readUpTo ?? 0])),
+    muted: new Set(memberIds.filter((id) => rows.get(id)?.muted)),
   };
 }
 
@@ -680,18 +682,47 @@ export function findConversationDoc(deps: AppDeps, id: string, actor: SessionUse
 
 /** A user's conversations after a checkpoint: those they are in, and tombstones of those they left (decision 143). */
 export function listConversationDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  const feed = listConversationFeed(deps.db, actor.id, seq, id, limit);
-  const rows = new Map(
-    listConversationsByIds(
-      deps.db,
-      feed.map((f) => f.id),
-    ).map((row) => [row.id, row]),
+  return conversationDocsOf(deps, new Map([[actor.id, listConversationFeed(deps.db, actor.id, seq, id, limit)]])).get(
+    actor.id,
+  )!;
+}
+
+/**
+ * Several users' conversations after a sequence, at most `limit` each, for one change event to them all (a house
+ * chat's message tells its 200 members): each user's feed as their pull reads it.
+ */
+export function listConversationDocsOfUsersSince(
+  deps: AppDeps,
+  userIds: ReadonlySet<string>,
+  seq: number,
+  limit: number,
+) {
+  const feeds = new Map(
+    [...userIds].map((userId) => [userId, listConversationFeed(deps.db, userId, seq, CHECKPOINT_ID_END, limit)]),
   );
-  return feed.map((f) => {
-    const row = rows.get(f.id)!; // read with the feed, nothing deletes a conversation
-    const doc = f.visible ? toConversationDoc(row, membershipOf(deps, row.id), actor.id) : conversationTombstone(row);
-    return { seq: f.seq, doc };
-  });
+  return conversationDocsOf(deps, feeds);
+}
+
+/** The documents of users' conversation feeds: each conversation and its members read once, however many name it. */
+function conversationDocsOf(deps: AppDeps, feeds: Map<string, FeedRow[]>) {
+  const ids = new Set([...feeds.values()].flatMap((feed) => feed.map((f) => f.id)));
+  const rows = new Map(listConversationsByIds(deps.db, [...ids]).map((row) => [row.id, row]));
+  const memberships = new Map<string, Membership>();
+  const membership = (id: string) => {
+    let found = memberships.get(id);
+    if (!found) memberships.set(id, (found = membershipOf(deps, id)));
+    return found;
+  };
+  return new Map(
+    [...feeds].map(([userId, feed]) => [
+      userId,
+      feed.map((f) => {
+        const row = rows.get(f.id)!; // read with the feed, nothing deletes a conversation
+        const doc = f.visible ? toConversationDoc(row, membership(row.id), userId) : conversationTombstone(row);
+        return { seq: f.seq, doc };
+      }),
+    ]),
+  );
 }
 
 /** What a message's tombstone keeps of it: none of its words, mentions or files (decisions 146 and 150). */
@@ -725,16 +756,28 @@ export function findMessageDoc(deps: AppDeps, id: string, actor: SessionUser): M
 
 /** A user's messages after a checkpoint: of the conversations they are in, and tombstones of those they left. */
 export function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  const feed = listMessageFeed(deps.db, actor.id, seq, id, limit);
-  const rows = new Map(
-    listMessagesByIds(
-      deps.db,
-      feed.map((f) => f.id),
-    ).map((row) => [row.id, row]),
+  return messageDocsOf(deps, new Map([[actor.id, listMessageFeed(deps.db, actor.id, seq, id, limit)]])).get(actor.id)!;
+}
+
+/** Several users' messages after a sequence, at most `limit` each, for one change event to them all. */
+export function listMessageDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number, limit: number) {
+  const feeds = new Map(
+    [...userIds].map((userId) => [userId, listMessageFeed(deps.db, userId, seq, CHECKPOINT_ID_END, limit)]),
   );
-  return feed.map((f) => {
-    const row = rows.get(f.id)!; // read with the feed, nothing deletes a message
-    const doc = toMessageDoc(row);
-    return { seq: f.seq, doc: f.visible ? doc : { ...doc, ...BLANK_MESSAGE, senderId: null, _deleted: true } };
-  });
+  return messageDocsOf(deps, feeds);
+}
+
+/** The documents of users' message feeds: each message read and made a document once, however many feeds name it. */
+function messageDocsOf(deps: AppDeps, feeds: Map<string, FeedRow[]>) {
+  const ids = new Set([...feeds.values()].flatMap((feed) => feed.map((f) => f.id)));
+  const docs = new Map(listMessagesByIds(deps.db, [...ids]).map((row) => [row.id, toMessageDoc(row)]));
+  return new Map(
+    [...feeds].map(([userId, feed]) => [
+      userId,
+      feed.map((f) => {
+        const doc = docs.get(f.id)!; // read with the feed, nothing deletes a message
+        return { seq: f.seq, doc: f.visible ? doc : { ...doc, ...BLANK_MESSAGE, senderId: null, _deleted: true } };
+      }),
+    ]),
+  );
 }

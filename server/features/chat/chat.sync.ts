@@ -3,12 +3,14 @@ import { CHAT_MESSAGES, conversationIdOf, SendMessageBodySchema } from '../../..
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
 import { badRequest, conflict } from '../../lib/errors';
 import { parseInput } from '../../lib/http';
-import type { SyncHandler } from '../sync/sync.service';
+import { EVENT_DOCUMENTS_MAX, type SyncHandler } from '../sync/sync.service';
 import {
   BLANK_MESSAGE,
   findConversationDoc,
   findMessageDoc,
+  listConversationDocsOfUsersSince,
   listConversationDocsSince,
+  listMessageDocsOfUsersSince,
   listMessageDocsSince,
   markConversationRead,
   muteConversation,
@@ -29,6 +31,9 @@ const ConversationIdSchema = z.string({ message: 'conversationId is required' })
  */
 export const conversationsSync: SyncHandler<ConversationDoc> = {
   pull: (deps, actor, seq, id, limit) => listConversationDocsSince(deps, actor, seq, id, limit),
+  // One event for a house chat's members reads each conversation's members once (a change event carries at most
+  // EVENT_DOCUMENTS_MAX documents; one more tells it to announce instead).
+  pullOfUsers: (deps, userIds, seq) => listConversationDocsOfUsersSince(deps, userIds, seq, EVENT_DOCUMENTS_MAX + 1),
   findMaster: (deps, id, actor) => findConversationDoc(deps, id, actor),
   lastPushWins: true,
   apply(deps, actor, doc, master) {
@@ -64,6 +69,7 @@ export const conversationsSync: SyncHandler<ConversationDoc> = {
  */
 export const messagesSync: SyncHandler<MessageDoc> = {
   pull: (deps, actor, seq, id, limit) => listMessageDocsSince(deps, actor, seq, id, limit),
+  pullOfUsers: (deps, userIds, seq) => listMessageDocsOfUsersSince(deps, userIds, seq, EVENT_DOCUMENTS_MAX + 1),
   findMaster: (deps, id, actor) => findMessageDoc(deps, id, actor),
   // A refused message comes back blank, as the server's own tombstones are; the device tells its sender the words.
   refusedAs: (doc) => ({ ...doc, ...BLANK_MESSAGE, _deleted: true }),

@@ -16,7 +16,10 @@ import {
 import type { ConversationDoc, MessageDoc, PullResponse, PushResponse, SyncCheckpoint } from '../../../schema/sync';
 import { MIGRATIONS_DIR } from '../../lib/paths';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
-import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { CHECKPOINT_ID_END } from '../../../schema/sync-protocol';
+import { currentSeq } from '../../lib/seq.queries';
+import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { conversationsSync, messagesSync } from './chat.sync';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -397,6 +400,28 @@ describe('leaving means leaving', () => {
     expect(gone.docs.get(id)?._deleted).toBe(true);
     const goneMessages = await pullFrom<MessageDoc>(leaver.client, 'messages', messages.checkpoint);
     expect([...goneMessages.docs.values()].map((m) => [m.content, m._deleted])).toEqual([['', true]]);
+  });
+});
+
+describe('one change event to many members', () => {
+  it('reads for each member, and for one who left, what their own pull reads', async () => {
+    const { people, id } = await group('Laundry', 4);
+    const [creator, removed] = people;
+    const since = currentSeq(t.db);
+    await send(removed.client, id, 'Mine');
+    expect((await creator.client.delete(`${path(id)}/members/${removed.user.id}`)).status).toBe(204);
+    await send(creator.client, id, 'After');
+    expect((await people[2].client.patch(`${path(id)}/read`)).status).toBeLessThan(300);
+    const deps = t.server.deps;
+    const userIds = new Set(people.map((p) => p.user.id));
+    for (const handler of [conversationsSync, messagesSync]) {
+      const together = handler.pullOfUsers!(deps, userIds, since);
+      for (const { user } of people) {
+        const own = handler.pull(deps, actorOf(user), since, CHECKPOINT_ID_END, 101);
+        expect(together.get(user.id)).toEqual(own);
+      }
+      expect(together.get(removed.user.id)!.every((row) => row.doc._deleted)).toBe(true);
+    }
   });
 });
 
