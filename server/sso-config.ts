@@ -14,7 +14,7 @@ export function isAllowedIssuer(value: string): boolean {
 export const SSO_ENV = {
   OIDC_ISSUER: z
     .string()
-    .refine(isAllowedIssuer, 'must be the https address of the OpenID provider, such as https://accounts.google.com')
+    .refine(isAllowedIssuer, 'must be the https address of the OpenID provider, such as https://login.example.org')
     .optional(),
   OIDC_CLIENT_ID: z.string().trim().min(1).max(500).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
