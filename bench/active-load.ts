@@ -16,7 +16,16 @@ import type { SyncCollection } from '../schema/sync';
 import { percentile, printFigure, printMachine, round, verdict } from './bench-report';
 import type { WriterOutcome, WriterSettings, WriteKind } from './load-writer';
 import { changeKeys, waitUntil, type CallTiming, type SimDevice, type WireDoc } from './sim-device';
-import { connectDevices, cpuMs, rssBytes, startServerProcess, type ServerProcess, type SyncMode } from './sim-server';
+import {
+  benchEntry,
+  connectDevices,
+  cpuMs,
+  rssBytes,
+  runModeApart,
+  startServerProcess,
+  type ServerProcess,
+  type SyncMode,
+} from './sim-server';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 5000);
 const COLLECTIONS: SyncCollection[] = [
@@ -216,53 +225,20 @@ function figures(baseline: Outcome, delivery: Outcome): void {
   }
 }
 
-/**
- * Runs one mode with its devices in a fresh process (this file, given the mode): the baseline's 5,000 devices leave
- * no garbage, sockets or timers behind to slow the next mode's devices.
- */
-function runModeApart(mode: SyncMode): Promise<Outcome> {
-  const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, mode], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // Structured clone carries the outcome's maps.
-    serialization: 'advanced',
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (outcome) => resolve(outcome as Outcome));
-    child.once('exit', (code) =>
-      reject(new Error(`the ${mode} devices' process stopped (${code}) without an outcome`)),
-    );
-  });
-}
-
 async function main(): Promise<void> {
   printMachine();
   const started = performance.now();
   // BENCH_BASELINE=0 measures delivery alone, for trying a change; the table's figures need the baseline's run.
   if (process.env.BENCH_BASELINE === '0') {
-    describe('delivery', await runModeApart('delivery'));
+    describe('delivery', await runModeApart<Outcome>(import.meta.filename, 'delivery'));
     return;
   }
-  const baseline = await runModeApart('announce');
+  const baseline = await runModeApart<Outcome>(import.meta.filename, 'announce');
   describe('announce', baseline);
-  const delivery = await runModeApart('delivery');
+  const delivery = await runModeApart<Outcome>(import.meta.filename, 'delivery');
   describe('delivery', delivery);
   figures(baseline, delivery);
   console.log(`active-load bench: ${round((performance.now() - started) / 1000)} s`);
 }
 
-/** In a mode's own process: runs it and sends the outcome to the bench's process. */
-async function apart(mode: SyncMode): Promise<void> {
-  const outcome = await runMode(mode);
-  await new Promise<void>((resolve, reject) =>
-    process.send!(outcome, (error: Error | null) => (error ? reject(error) : resolve())),
-  );
-}
-
-const mode = process.argv[2];
-(mode === 'announce' || mode === 'delivery' ? apart(mode) : main()).then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+benchEntry(runMode, main);

@@ -8,8 +8,9 @@
  * Baseline in the same run: the server with SYNC_DELIVERY=announce (events name the collection, every device pulls);
  * then the server's delivery, a fresh server each. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
  *
- * The devices all run in this one process: the server has one of the machine's two cores and this process the
- * other, so more reader processes would only compete for it. Whether the reader keeps up is measured, not assumed:
+ * A mode's devices all run in one process of their own (a fresh one per mode, so the baseline's devices leave
+ * nothing behind to slow the delivery's): the server has one of the machine's two cores and that process the other,
+ * so more reader processes would only compete for it. Whether the reader keeps up is measured, not assumed:
  * each change's line prints this process's CPU use and its event loop's delay (p99) over the change. A reader well
  * under one core with a loop delay far below the delivery times means the times are the server's; a loop delay
  * near them means the machine was busy with other work and the run should be repeated on a quiet one.
@@ -31,8 +32,10 @@ import {
   waitUntil,
 } from './sim-device';
 import {
+  benchEntry,
   connectDevices,
   cpuMs,
+  runModeApart,
   seededRandom,
   startServerProcess,
   type ServerProcess,
@@ -303,16 +306,15 @@ function figures(baseline: Map<number, Results>, delivery: Map<number, Results>)
 async function main(): Promise<void> {
   printMachine();
   const started = performance.now();
-  const baseline = await runMode('announce');
-  const delivery = await runMode('delivery');
+  // BENCH_BASELINE=0 measures delivery alone (its lines, no table), for trying a change.
+  if (process.env.BENCH_BASELINE === '0') {
+    await runModeApart<Map<number, Results>>(import.meta.filename, 'delivery');
+    return;
+  }
+  const baseline = await runModeApart<Map<number, Results>>(import.meta.filename, 'announce');
+  const delivery = await runModeApart<Map<number, Results>>(import.meta.filename, 'delivery');
   figures(baseline, delivery);
   console.log(`delivery bench: ${round((performance.now() - started) / 1000)} s`);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+benchEntry(runMode, main);

@@ -87,9 +87,11 @@ async function serve(dataDir: string, count: number, mode: SyncMode): Promise<vo
 /** Starts the server process on a fresh data folder and waits until it listens. */
 export async function startServerProcess(users: number, mode: SyncMode): Promise<ServerProcess> {
   const dataDir = tempDir('sp-bench-sim-');
+  // BENCH_SERVER_FLAGS gives the server's Node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
+  const flags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
   const child: ChildProcess = spawn(
     process.execPath,
-    [...process.execArgv, import.meta.filename, dataDir, String(users), mode],
+    [...process.execArgv, ...flags, import.meta.filename, dataDir, String(users), mode],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const ready = await new Promise<Ready>((resolve, reject) => {
@@ -108,6 +110,45 @@ export async function startServerProcess(users: number, mode: SyncMode): Promise
     posts: ready.posts,
     stop: () => child.kill('SIGTERM'),
   };
+}
+
+/**
+ * Runs one mode with its devices in a fresh process (the bench's file `file`, given the mode): the baseline's 5,000
+ * devices leave no garbage, sockets or timers behind to slow the next mode's devices. The file calls `benchEntry`.
+ */
+export function runModeApart<T>(file: string, mode: SyncMode): Promise<T> {
+  const child = spawn(process.execPath, [...process.execArgv, file, mode], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // Structured clone carries an outcome's maps.
+    serialization: 'advanced',
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (outcome) => resolve(outcome as T));
+    child.once('exit', (code) =>
+      reject(new Error(`the ${mode} devices' process stopped (${code}) without an outcome`)),
+    );
+  });
+}
+
+/**
+ * A bench's entry whose modes run apart: given a mode, runs it and sends its outcome to the bench's process;
+ * otherwise runs `main`.
+ */
+export function benchEntry<T>(runMode: (mode: SyncMode) => Promise<T>, main: () => Promise<void>): void {
+  const mode = process.argv[2];
+  const apart = async (m: SyncMode) => {
+    const outcome = await runMode(m);
+    await new Promise<void>((resolve, reject) =>
+      process.send!(outcome, (error: Error | null) => (error ? reject(error) : resolve())),
+    );
+  };
+  (mode === 'announce' || mode === 'delivery' ? apart(mode) : main()).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
