@@ -39,17 +39,23 @@ const LIVE_USER = `u.is_active = 1 AND u.pending_approval = 0`;
 const ADMIN_ROLE = `u.role IN ('admin', 'system_admin')`;
 
 /**
- * The ids of the conversations a user is in now (decision 143), as SQL text on the parameter `@userId`: their direct
- * and group chats (a row not left), the house chats of their houses while their account is live, and the house chats
- * an admin joined while they are a live admin. Derived at every read, so it follows the house list and never drifts.
+ * The conversations users are in now (decision 143), as SQL text: their direct and group chats (a row not left), the
+ * house chats of their houses while their account is live, and the house chats an admin joined while they are a live
+ * admin. Derived at every read, so it follows the house list and never drifts. `users` picks whose (`= @userId`, or
+ * `IN (SELECT user_id FROM who)`); with `withUser` each row also names the user, as `user_id`.
  */
-const MEMBER_CONVERSATIONS = `
-  SELECT cm.conversation_id AS id FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
-  WHERE cm.user_id = @userId AND cm.left_at IS NULL AND (c.kind <> 'house'
+const memberConversationsSql = (users: string, withUser: boolean) => `
+  SELECT ${withUser ? 'cm.user_id AS user_id, ' : ''}cm.conversation_id AS id
+  FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+  WHERE cm.user_id ${users} AND cm.left_at IS NULL AND (c.kind <> 'house'
     OR EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND ${LIVE_USER} AND ${ADMIN_ROLE}))
   UNION
-  SELECT c.id FROM conversations c JOIN user_houses uh ON uh.house = c.house JOIN users u ON u.id = uh.user_id
-  WHERE c.kind = 'house' AND uh.user_id = @userId AND ${LIVE_USER}`;
+  SELECT ${withUser ? 'uh.user_id, ' : ''}c.id FROM conversations c JOIN user_houses uh ON uh.house = c.house
+  JOIN users u ON u.id = uh.user_id
+  WHERE c.kind = 'house' AND uh.user_id ${users} AND ${LIVE_USER}`;
+
+/** The ids of the conversations one user is in now, on the parameter `@userId`. */
+const MEMBER_CONVERSATIONS = memberConversationsSql('= @userId', false);
 
 /** The same set as drizzle SQL, the user id bound as a parameter where the text names it. */
 const memberConversationsOf = (userId: string): SQL =>
@@ -441,26 +447,107 @@ export interface FeedRow {
   visible: number;
 }
 
+/** Parameters of the feeds below: the users as one JSON array, their checkpoint and the page's length for each. */
+interface FeedParams {
+  userIds: string;
+  seq: number;
+  id: string;
+  limit: number;
+}
+
 /**
- * A user's conversations after a checkpoint, in their feed's order (decision 143): those they are in, at the later of
+ * The users (`who`), the conversations each is in now (`mine`) and each one's member rows (`access`), as the feeds
+ * below start: one read for many users, as a house chat's change event reads for its members.
+ */
+const FEED_USERS = `
+  who(user_id) AS (SELECT value FROM json_each(@userIds)),
+  mine(user_id, id) AS (${memberConversationsSql('IN (SELECT user_id FROM who)', true)}),
+  access AS (
+    SELECT user_id, conversation_id, access_seq, left_at FROM conversation_members
+    WHERE user_id IN (SELECT user_id FROM who))`;
+
+/** Each user's page of a feed (user_id, id, seq, visible) after the checkpoint, in the feed's order (seq, id). */
+const FEED_PAGES = `
+  SELECT user_id, id, seq, visible FROM (
+    SELECT user_id, id, seq, visible, row_number() OVER (PARTITION BY user_id ORDER BY seq, id) AS n
+    FROM feed WHERE (seq, id) > (@seq, @id))
+  WHERE n <= @limit ORDER BY user_id, seq, id`;
+
+/** Feed rows as read, each with its user, put in pages by user. */
+function pagesByUser(rows: (FeedRow & { user_id: string })[]): Map<string, FeedRow[]> {
+  const pages = new Map<string, FeedRow[]>();
+  for (const { user_id: userId, id, seq, visible } of rows) {
+    let page = pages.get(userId);
+    if (!page) pages.set(userId, (page = []));
+    page.push({ id, seq, visible });
+  }
+  return pages;
+}
+
+/**
+ * Users' conversations after a checkpoint, in their feed's order (decision 143): those they are in, at the later of
  * the conversation's sequence and their joining; those they left, at their leaving only (tombstones, by the caller).
  */
-const listConversationFeedQuery = preparedFor((db) =>
-  db.$client.prepare<{ userId: string; seq: number; id: string; limit: number }, FeedRow>(
-    `WITH mine(id) AS (${MEMBER_CONVERSATIONS}),
+const listConversationFeedsQuery = preparedFor((db) =>
+  db.$client.prepare<FeedParams, FeedRow & { user_id: string }>(
+    `WITH ${FEED_USERS},
      feed AS (
-       SELECT c.id AS id, max(c.server_seq, coalesce(cm.access_seq, 0)) AS seq, 1 AS visible
-       FROM conversations c LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = @userId
-       WHERE c.id IN (SELECT id FROM mine)
+       SELECT mine.user_id, c.id AS id, max(c.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
+       FROM mine JOIN conversations c ON c.id = mine.id
+       LEFT JOIN access a ON a.conversation_id = c.id AND a.user_id = mine.user_id
        UNION ALL
-       SELECT cm.conversation_id, cm.access_seq, 0 FROM conversation_members cm
-       WHERE cm.user_id = @userId AND cm.conversation_id NOT IN (SELECT id FROM mine))
-     SELECT id, seq, visible FROM feed WHERE (seq, id) > (@seq, @id) ORDER BY seq, id LIMIT @limit`,
+       SELECT a.user_id, a.conversation_id, a.access_seq, 0 FROM access a
+       WHERE NOT EXISTS (SELECT 1 FROM mine WHERE mine.user_id = a.user_id AND mine.id = a.conversation_id))
+     ${FEED_PAGES}`,
   ),
 );
 
-export function listConversationFeed(db: Db, userId: string, seq: number, id: string, limit: number): FeedRow[] {
-  return listConversationFeedQuery(db).all({ userId, seq, id, limit });
+/** Each user's page of conversations after a checkpoint, at most `limit` each; a user with none is left out. */
+export function listConversationFeeds(
+  db: Db,
+  userIds: readonly string[],
+  seq: number,
+  id: string,
+  limit: number,
+): Map<string, FeedRow[]> {
+  return pagesByUser(listConversationFeedsQuery(db).all({ userIds: JSON.stringify(userIds), seq, id, limit }));
+}
+
+/**
+ * The messages of users' feeds after a checkpoint (decision 143): of the conversations they are in, changed since or
+ * all of one they joined since (at the later of the two sequences); of those they left since, every message up to their
+ * leaving, at it (tombstones, by the caller). Each branch reads along an index; the feed's order is (seq, id).
+ */
+const listMessageFeedsQuery = preparedFor((db) =>
+  db.$client.prepare<FeedParams, FeedRow & { user_id: string }>(
+    `WITH ${FEED_USERS},
+     feed AS (
+       SELECT mine.user_id, m.id AS id, max(m.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
+       FROM mine JOIN messages m ON m.conversation_id = mine.id AND m.server_seq >= @seq
+       LEFT JOIN access a ON a.conversation_id = m.conversation_id AND a.user_id = mine.user_id
+       UNION
+       SELECT a.user_id, m.id, max(m.server_seq, a.access_seq), 1
+       FROM access a JOIN mine ON mine.user_id = a.user_id AND mine.id = a.conversation_id
+       JOIN messages m ON m.conversation_id = a.conversation_id
+       WHERE a.access_seq >= @seq
+       UNION ALL
+       SELECT a.user_id, m.id, a.access_seq, 0
+       FROM access a JOIN messages m ON m.conversation_id = a.conversation_id AND m.created_at <= a.left_at
+       WHERE a.access_seq >= @seq
+         AND NOT EXISTS (SELECT 1 FROM mine WHERE mine.user_id = a.user_id AND mine.id = a.conversation_id))
+     ${FEED_PAGES}`,
+  ),
+);
+
+/** Each user's page of messages after a checkpoint, at most `limit` each; a user with none is left out. */
+export function listMessageFeeds(
+  db: Db,
+  userIds: readonly string[],
+  seq: number,
+  id: string,
+  limit: number,
+): Map<string, FeedRow[]> {
+  return pagesByUser(listMessageFeedsQuery(db).all({ userIds: JSON.stringify(userIds), seq, id, limit }));
 }
 
 export function listConversationsByIds(db: Db, ids: readonly string[]): ConversationRow[] {
@@ -470,35 +557,6 @@ export function listConversationsByIds(db: Db, ids: readonly string[]): Conversa
     .from(conversations)
     .where(inArray(conversations.id, [...ids]))
     .all();
-}
-
-/**
- * The messages of a user's feed after a checkpoint (decision 143): of the conversations they are in, changed since or
- * all of one they joined since (at the later of the two sequences); of those they left since, every message up to their
- * leaving, at it (tombstones, by the caller). Each branch reads along an index; the feed's order is (seq, id).
- */
-const listMessageFeedQuery = preparedFor((db) =>
-  db.$client.prepare<{ userId: string; seq: number; id: string; limit: number }, FeedRow>(
-    `WITH mine(id) AS (${MEMBER_CONVERSATIONS}),
-     access AS (SELECT conversation_id, access_seq, left_at FROM conversation_members WHERE user_id = @userId),
-     feed AS (
-       SELECT m.id AS id, max(m.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
-       FROM messages m LEFT JOIN access a ON a.conversation_id = m.conversation_id
-       WHERE m.conversation_id IN (SELECT id FROM mine) AND m.server_seq >= @seq
-       UNION
-       SELECT m.id, max(m.server_seq, a.access_seq), 1
-       FROM access a JOIN messages m ON m.conversation_id = a.conversation_id
-       WHERE a.access_seq >= @seq AND a.conversation_id IN (SELECT id FROM mine)
-       UNION ALL
-       SELECT m.id, a.access_seq, 0
-       FROM access a JOIN messages m ON m.conversation_id = a.conversation_id AND m.created_at <= a.left_at
-       WHERE a.access_seq >= @seq AND a.conversation_id NOT IN (SELECT id FROM mine))
-     SELECT id, seq, visible FROM feed WHERE (seq, id) > (@seq, @id) ORDER BY seq, id LIMIT @limit`,
-  ),
-);
-
-export function listMessageFeed(db: Db, userId: string, seq: number, id: string, limit: number): FeedRow[] {
-  return listMessageFeedQuery(db).all({ userId, seq, id, limit });
 }
 
 export function listMessagesByIds(db: Db, ids: readonly string[]): MessageRow[] {

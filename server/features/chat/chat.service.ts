@@ -47,12 +47,12 @@ import {
   leaveMembers,
   listActiveUsersExcept,
   listChatUsers,
-  listConversationFeed,
+  listConversationFeeds,
   listConversationsByIds,
   listConversationsOf,
   listMemberIds,
   listMemberRows,
-  listMessageFeed,
+  listMessageFeeds,
   listMessagesByIds,
   listMessagesOf,
   listOpenHouseRowsOf,
@@ -74,6 +74,8 @@ interface Membership {
   memberIds: string[];
   /** Read marks of the current members (0 for a member without a row yet). */
   marks: Map<string, number>;
+  /** The same marks as an object, copied for each member's document (a house chat's 200 members are 200 copies). */
+  markObject: Record<string, number>;
   muted: Set<string>;
 }
 
@@ -81,9 +83,11 @@ function membershipOf(deps: AppDeps, conversationId: string): Membership {
   const memberIds = listMemberIds(deps.db, conversationId);
   // By user: a house chat's 200 members look their rows up 200 times.
   const rows = new Map(listMemberRows(deps.db, conversationId).map((r) => [r.userId, r]));
+  const marks = new Map(memberIds.map((id) => [id, rows.get(id)?.readUpTo ?? 0]));
   return {
     memberIds,
-    marks: new Map(memberIds.map((id) => [id, rows.get(id)?.readUpTo ?? 0])),
+    marks,
+    markObject: Object.fromEntries(marks),
     muted: new Set(memberIds.filter((id) => rows.get(id)?.muted)),
   };
 }
@@ -629,28 +633,90 @@ export function houseChatMembersChanged(deps: AppDeps, userId: string, houses: r
 
 // Sync -----------------------------------------------------------------------------------------------------------
 
-/** A conversation as replication sends it to one of its members (docs/sync.md; decision 143). */
-function toConversationDoc(row: ConversationRow, members: Membership, viewerId: string): ConversationDoc {
+/** The read marks of a conversation's members but the viewer. */
+function othersMarks(members: Membership, viewerId: string): Record<string, number> {
+  const marks = { ...members.markObject };
+  delete marks[viewerId];
+  return marks;
+}
+
+/** A conversation as one of its members pulls it, but its members and their read marks. */
+function conversationFields(
+  row: ConversationRow,
+  members: Membership,
+  viewerId: string,
+): Omit<ConversationDoc, 'memberIds' | 'readMarks'> {
   const other = otherSideOf(row, viewerId);
   return {
     id: row.id,
     kind: row.kind,
     name: row.name,
     house: row.house,
-    memberIds: members.memberIds,
     createdBy: row.createdBy,
     otherUserId: other,
     readUpTo: members.marks.get(viewerId) ?? 0,
     otherReadUpTo: other ? (members.marks.get(other) ?? 0) : 0,
-    readMarks: Object.fromEntries(
-      members.memberIds.filter((id) => id !== viewerId).map((id) => [id, members.marks.get(id) ?? 0]),
-    ),
     muted: members.muted.has(viewerId),
     lastMessageAt: row.lastMessageAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     _deleted: false,
   };
+}
+
+/** A conversation as replication sends it to one of its members (docs/sync.md; decision 143). */
+function toConversationDoc(row: ConversationRow, members: Membership, viewerId: string): ConversationDoc {
+  return {
+    ...conversationFields(row, members, viewerId),
+    memberIds: members.memberIds,
+    readMarks: othersMarks(members, viewerId),
+  };
+}
+
+/** A conversation's members and read marks as JSON text, encoded once for all its members' documents. */
+interface EncodedMembers {
+  memberIds: string;
+  /** The marks' entries (`"id":mark`) joined by commas, without braces. */
+  marks: string;
+  /** Where each member's entry starts in `marks`, and its length. */
+  entries: Map<string, [number, number]>;
+}
+
+const encodedMembers = new WeakMap<Membership, EncodedMembers>();
+
+function encodedMembersOf(members: Membership): EncodedMembers {
+  let encoded = encodedMembers.get(members);
+  if (encoded) return encoded;
+  const entries = new Map<string, [number, number]>();
+  let marks = '';
+  for (const id of members.memberIds) {
+    const entry = `${JSON.stringify(id)}:${members.marks.get(id) ?? 0}`;
+    if (marks) marks += ',';
+    entries.set(id, [marks.length, entry.length]);
+    marks += entry;
+  }
+  encodedMembers.set(members, (encoded = { memberIds: JSON.stringify(members.memberIds), marks, entries }));
+  return encoded;
+}
+
+/**
+ * A member's conversation document as JSON text, the same as `JSON.stringify(toConversationDoc(…))` reads: a house
+ * chat's change event carries one to each of its 200 members, and its members and marks are most of each.
+ */
+function conversationDocJson(row: ConversationRow, members: Membership, viewerId: string): string {
+  const { memberIds, marks, entries } = encodedMembersOf(members);
+  let others = marks;
+  const own = entries.get(viewerId);
+  if (own) {
+    const [start, length] = own;
+    // The entry goes with the comma after it, or before it when it is the last.
+    others =
+      start + length < marks.length
+        ? marks.slice(0, start) + marks.slice(start + length + 1)
+        : marks.slice(0, Math.max(0, start - 1));
+  }
+  const fields = JSON.stringify(conversationFields(row, members, viewerId));
+  return `${fields.slice(0, -1)},"memberIds":${memberIds},"readMarks":{${others}}}`;
 }
 
 /** What a former member pulls of a conversation: nothing of it but that it is gone. */
@@ -682,14 +748,12 @@ export function findConversationDoc(deps: AppDeps, id: string, actor: SessionUse
 
 /** A user's conversations after a checkpoint: those they are in, and tombstones of those they left (decision 143). */
 export function listConversationDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return conversationDocsOf(deps, new Map([[actor.id, listConversationFeed(deps.db, actor.id, seq, id, limit)]])).get(
-    actor.id,
-  )!;
+  return conversationDocsOf(deps, listConversationFeeds(deps.db, [actor.id], seq, id, limit)).get(actor.id) ?? [];
 }
 
 /**
  * Several users' conversations after a sequence, at most `limit` each, for one change event to them all (a house
- * chat's message tells its 200 members): each user's feed as their pull reads it.
+ * chat's message tells its 200 members): each user's feed as their pull reads it, read together.
  */
 export function listConversationDocsOfUsersSince(
   deps: AppDeps,
@@ -697,14 +761,18 @@ export function listConversationDocsOfUsersSince(
   seq: number,
   limit: number,
 ) {
-  const feeds = new Map(
-    [...userIds].map((userId) => [userId, listConversationFeed(deps.db, userId, seq, CHECKPOINT_ID_END, limit)]),
-  );
-  return conversationDocsOf(deps, feeds);
+  return conversationDocsOf(deps, listConversationFeeds(deps.db, [...userIds], seq, CHECKPOINT_ID_END, limit), true);
 }
 
-/** The documents of users' conversation feeds: each conversation and its members read once, however many name it. */
-function conversationDocsOf(deps: AppDeps, feeds: Map<string, FeedRow[]>) {
+/**
+ * The documents of users' conversation feeds: each conversation and its members read once, however many name it.
+ * With `encode`, each also as JSON text, for a change event.
+ */
+function conversationDocsOf(
+  deps: AppDeps,
+  feeds: Map<string, FeedRow[]>,
+  encode = false,
+): Map<string, { seq: number; doc: ConversationDoc; json?: string }[]> {
   const ids = new Set([...feeds.values()].flatMap((feed) => feed.map((f) => f.id)));
   const rows = new Map(listConversationsByIds(deps.db, [...ids]).map((row) => [row.id, row]));
   const memberships = new Map<string, Membership>();
@@ -718,8 +786,10 @@ function conversationDocsOf(deps: AppDeps, feeds: Map<string, FeedRow[]>) {
       userId,
       feed.map((f) => {
         const row = rows.get(f.id)!; // read with the feed, nothing deletes a conversation
-        const doc = f.visible ? toConversationDoc(row, membership(row.id), userId) : conversationTombstone(row);
-        return { seq: f.seq, doc };
+        if (!f.visible) return { seq: f.seq, doc: conversationTombstone(row) };
+        const members = membership(row.id);
+        const doc = toConversationDoc(row, members, userId);
+        return encode ? { seq: f.seq, doc, json: conversationDocJson(row, members, userId) } : { seq: f.seq, doc };
       }),
     ]),
   );
@@ -756,15 +826,12 @@ export function findMessageDoc(deps: AppDeps, id: string, actor: SessionUser): M
 
 /** A user's messages after a checkpoint: of the conversations they are in, and tombstones of those they left. */
 export function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return messageDocsOf(deps, new Map([[actor.id, listMessageFeed(deps.db, actor.id, seq, id, limit)]])).get(actor.id)!;
+  return messageDocsOf(deps, listMessageFeeds(deps.db, [actor.id], seq, id, limit)).get(actor.id) ?? [];
 }
 
 /** Several users' messages after a sequence, at most `limit` each, for one change event to them all. */
 export function listMessageDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number, limit: number) {
-  const feeds = new Map(
-    [...userIds].map((userId) => [userId, listMessageFeed(deps.db, userId, seq, CHECKPOINT_ID_END, limit)]),
-  );
-  return messageDocsOf(deps, feeds);
+  return messageDocsOf(deps, listMessageFeeds(deps.db, [...userIds], seq, CHECKPOINT_ID_END, limit));
 }
 
 /** The documents of users' message feeds: each message read and made a document once, however many feeds name it. */

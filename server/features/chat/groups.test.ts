@@ -418,7 +418,12 @@ describe('one change event to many members', () => {
       const together = handler.pullOfUsers!(deps, userIds, since);
       for (const { user } of people) {
         const own = handler.pull(deps, actorOf(user), since, CHECKPOINT_ID_END, 101);
-        expect(together.get(user.id)).toEqual(own);
+        const rows = together.get(user.id)!;
+        expect(rows.map(({ seq, doc }) => ({ seq, doc }))).toEqual(own);
+        // A conversation a member is in comes as JSON text too, and it reads as the document.
+        const encoded = rows.filter((row) => row.json !== undefined);
+        expect(encoded.length).toBe(handler === conversationsSync && user.id !== removed.user.id ? 1 : 0);
+        for (const { doc, json } of encoded) expect(JSON.parse(json!)).toEqual(doc);
       }
       expect(together.get(removed.user.id)!.every((row) => row.doc._deleted)).toBe(true);
     }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent, PullResponse, SyncCheckpoint, SyncCollection } from '../../../schema/sync';
 import { newPostDoc } from '../../test/sync-docs';
+import { insertReadySession } from '../../test/ready-sessions';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
-import { BROADCAST_EVERY_MS } from './sync.hub';
+import { BROADCAST_EVERY_MS, FANOUT_SLICE } from './sync.hub';
 import { EVENT_DOCUMENTS_MAX } from './sync.service';
 
 type Doc = Record<string, unknown> & { id: string };
@@ -190,6 +191,33 @@ describe('change events that carry the change (decision 131)', () => {
       const events = streams[i].events.slice(seen[i]).map((e) => JSON.parse(e.data) as ChangeEvent<Doc>);
       const alerts = events.find((e) => e.collection === 'acknowledgements');
       expect(alerts?.documents).toMatchObject([{ id: `${alert.id}:${member.user.id}`, acknowledgedAt: null }]);
+    });
+    streams.forEach((s) => s.close());
+  });
+
+  it('writes an urgent post and each member’s alert together to more streams than one slice', async () => {
+    const members = await Promise.all(Array.from({ length: FANOUT_SLICE + 5 }, () => t.buildUser()));
+    const streams = await Promise.all(
+      members.map(async (member) => {
+        const client = t.client();
+        client.cookie = `sp_session=${insertReadySession(t.server.deps.db, member.id)}`;
+        const stream = await client.openStream();
+        await stream.next('RESYNC');
+        return stream;
+      }),
+    );
+    const admin = await t.signedIn({ role: 'admin' });
+    const alert = newPostDoc({ isUrgent: true, category: 'company_announcement' });
+    await admin.client.post('/api/sync/posts/push', [{ newDocumentState: alert, assumedMasterState: null }]);
+    await Promise.all(streams.map(quiet));
+    members.forEach((member, i) => {
+      const events = streams[i].events
+        .filter((e) => e.event === 'change')
+        .map((e) => JSON.parse(e.data) as ChangeEvent<Doc>);
+      expect(events.find((e) => e.collection === 'posts')?.documents).toMatchObject([{ id: alert.id }]);
+      expect(events.find((e) => e.collection === 'acknowledgements')?.documents).toEqual([
+        expect.objectContaining({ id: `${alert.id}:${member.id}`, acknowledgedAt: null }),
+      ]);
     });
     streams.forEach((s) => s.close());
   });

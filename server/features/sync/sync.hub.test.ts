@@ -18,7 +18,9 @@ function fakeConnection(userId: string, sessionHash = `${userId}-session`) {
   const connection: SyncConnection = {
     userId,
     sessionHash,
-    send: async (event, data) => sent.push(`${event} ${data}`),
+    send: async (event, data) => {
+      for (const each of typeof data === 'string' ? [data] : data) sent.push(`${event} ${each}`);
+    },
     ping: async () => (pings += 1),
     close: () => (closed = true),
   };

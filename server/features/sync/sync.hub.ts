@@ -30,8 +30,10 @@ interface LaneEntry {
 export interface SyncConnection {
   userId: string;
   sessionHash: string;
-  /** Writes one SSE event (buffered by the socket; never throws). */
-  send: (event: string, data: string) => unknown;
+  /**
+   * Writes one SSE event, or several of the same name in one socket write (buffered by the socket; never throws).
+   */
+  send: (event: string, data: string | readonly string[]) => unknown;
   /** Writes the keep-alive comment. */
   ping: () => unknown;
   /** Ends the stream. */
@@ -91,6 +93,8 @@ export function createSyncHub(
   const { delivery } = options;
   const broadcastEveryMs = options.broadcastEveryMs ?? BROADCAST_EVERY_MS;
   const byUser = new Map<string, Set<SyncConnection>>();
+  /** Every open stream, for changes every stream hears of. */
+  const everyone = new Set<SyncConnection>();
   /**
    * Per stream and collection, the sequence its last delivered event reached (or the sequence when it connected):
    * the next event says it follows from there, so a device that holds everything up to it may simply store it.
@@ -117,8 +121,9 @@ export function createSyncHub(
   let closed = false;
   let isLive: ((sessionHash: string) => boolean) | undefined;
 
-  const all = () => [...byUser.values()].flatMap((set) => [...set]);
+  const all = () => [...everyone];
   const remove = (connection: SyncConnection) => {
+    everyone.delete(connection);
     const set = byUser.get(connection.userId);
     if (!set) return;
     set.delete(connection);
@@ -156,16 +161,19 @@ export function createSyncHub(
     through: number,
   ): { connection: SyncConnection; data: string }[] => {
     const shared = how.sameForEveryone(collection);
-    const keys = new Map<string, number>();
+    /** By starting point, then user ('' for all when shared): the index of the event computed for them. */
+    const indexes = new Map<number, Map<string, number>>();
     const wanted: { userId: string; since: number }[] = [];
     const plan = connections.map((connection) => {
       let seen = reached.get(connection);
       if (!seen) reached.set(connection, (seen = new Map()));
       const since = seen.get(collection) ?? connectedAt.get(connection) ?? 0;
-      const key = shared ? String(since) : `${connection.userId}|${since}`;
-      let index = keys.get(key);
+      let ofSince = indexes.get(since);
+      if (!ofSince) indexes.set(since, (ofSince = new Map()));
+      const key = shared ? '' : connection.userId;
+      let index = ofSince.get(key);
       if (index === undefined) {
-        keys.set(key, (index = wanted.length));
+        ofSince.set(key, (index = wanted.length));
         wanted.push({ userId: connection.userId, since });
       }
       return { connection, seen, index };
@@ -202,7 +210,8 @@ export function createSyncHub(
     for (; laneHead < end; laneHead += 1) {
       const { connection, events } = lane[laneHead];
       unwritten.delete(connection);
-      for (const [, data] of events) safely(() => connection.send(SYNC_EVENTS.change, data));
+      const data = events.length === 1 ? events[0][1] : events.map(([, each]) => each);
+      safely(() => connection.send(SYNC_EVENTS.change, data));
     }
     if (laneHead < lane.length) {
       setImmediate(drainLane);
@@ -299,6 +308,7 @@ export function createSyncHub(
       let set = byUser.get(connection.userId);
       if (!set) byUser.set(connection.userId, (set = new Set()));
       set.add(connection);
+      everyone.add(connection);
       // Its first pull (after the RESYNC it is sent now) brings everything up to at least this.
       if (delivery) connectedAt.set(connection, delivery.currentSeq());
       // Past a limit the oldest stream ends, not the new one: the newest is the tab in use, and a closed one that is
@@ -337,7 +347,7 @@ export function createSyncHub(
     checkSessionsWith(check) {
       isLive = check;
     },
-    size: () => all().length,
+    size: () => everyone.size,
     close() {
       closed = true;
       clearTimeout(broadcastTimer);

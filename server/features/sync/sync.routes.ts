@@ -31,8 +31,8 @@ const STREAM_HEADERS = {
 const PING = Buffer.from(': ping\n\n');
 
 /**
- * One SSE event as bytes. A change sent to every stream is encoded once: the last two frames are kept, as an urgent
- * post's event alternates with each user's own alert-row event.
+ * One SSE event as bytes. A change sent to every stream is encoded once: the last two frames are kept, as a change
+ * for everyone may alternate with each user's own event.
  */
 interface Frame {
   event: string;
@@ -76,7 +76,10 @@ export const syncRoutes = new Hono<AppEnv>()
       sessionHash: c.var.sessionHash,
       send: (event, data) => {
         if (!open) return false;
-        // The events of one change (an urgent post's post and its alert row) leave in one write to the socket.
+        // Several events of a fan-out (an urgent post and this user's alert row) leave in one write to the socket.
+        if (typeof data !== 'string')
+          return outgoing.write(data.map((each) => `event: ${event}\ndata: ${each}\n\n`).join(''));
+        // So do the events of one change sent one by one (a chat message and its conversation).
         if (!corked) {
           corked = true;
           outgoing.cork();

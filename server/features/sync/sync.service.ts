@@ -92,7 +92,11 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
    * The documents of several users changed after a sequence, by user, in one read: for a change event sent to a whole
    * audience at once (an urgent post's alert lists). The same visibility as `pull`, user by user.
    */
-  pullOfUsers?(deps: AppDeps, userIds: ReadonlySet<string>, seq: number): Map<string, { seq: number; doc: D }[]>;
+  pullOfUsers?(
+    deps: AppDeps,
+    userIds: ReadonlySet<string>,
+    seq: number,
+  ): Map<string, { seq: number; doc: D; json?: string }[]>;
   /**
    * What a refused create turns into on the client, when not simply its own document deleted: a message's tombstone
    * holds no words (decision 150).
@@ -179,23 +183,26 @@ export function changeEventOf(
   return changeEventData(collection, rows, since, through);
 }
 
-/** A change event's data from the rows a user's pull answered after `since` (see changeEventOf). */
+/**
+ * A change event's data from the rows a user's pull answered after `since` (see changeEventOf). A row's `json`, when
+ * its handler gave one, is the document's JSON text, written as it is.
+ */
 export function changeEventData(
   collection: SyncCollection,
-  rows: readonly { doc: SyncDoc }[],
+  rows: readonly { doc: SyncDoc; json?: string }[],
   since: number,
   through: number,
 ): string | null {
   if (rows.length === 0) return null;
   const announced = () => JSON.stringify({ collection } satisfies ChangeEvent<SyncDoc>);
   if (rows.length > EVENT_DOCUMENTS_MAX) return announced();
-  const event: ChangeEvent<SyncDoc> = {
+  const event: Omit<ChangeEvent<SyncDoc>, 'documents'> = {
     collection,
     since,
     checkpoint: { seq: through, id: CHECKPOINT_ID_END, before: null },
-    documents: rows.map((r) => r.doc),
   };
-  const data = JSON.stringify(event);
+  const documents = rows.map((r) => r.json ?? JSON.stringify(r.doc)).join(',');
+  const data = `${JSON.stringify(event).slice(0, -1)},"documents":[${documents}]}`;
   return data.length > EVENT_BYTES_MAX ? announced() : data;
 }
 
