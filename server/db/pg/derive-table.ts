@@ -1,4 +1,4 @@
-import { getTableColumns, sql, type Column, type SQL } from 'drizzle-orm';
+import { getTableColumns, is, SQL, sql, type Column } from 'drizzle-orm';
 import {
   bigint,
   boolean,
@@ -24,7 +24,8 @@ import { getTableConfig, SQLiteSyncDialect, type SQLiteColumn, type SQLiteTable 
 
 /**
  * SQL written in SQLite's words inside tables.ts (a default or an index's `where`), and its PostgreSQL form. Every
- * fragment must be listed: an unknown one stops the derivation (decision 152).
+ * fragment must be listed: an unknown one stops the derivation (decision 152). tables.ts has no SQL default today;
+ * its one fragment is the partial index of open alerts.
  */
 export const SQLITE_SQL_IN_POSTGRES: Readonly<Record<string, string>> = {
   // Booleans are integers in SQLite and booleans in PostgreSQL.
@@ -125,7 +126,7 @@ interface AnyBuilder {
 }
 
 function isSql(value: unknown): value is SQL {
-  return typeof value === 'object' && value !== null && 'queryChunks' in value;
+  return is(value, SQL);
 }
 
 function isAutoIncrement(column: SQLiteColumn): boolean {
