@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { findPostgresBin, POSTGRES_SKIPPED, postgresOrSkip, startTestPostgres } from './postgres';
+import { findPostgresBin, freePort, POSTGRES_SKIPPED, postgresOrSkip, startTestPostgres } from './postgres';
 
 const empty = mkdtempSync(path.join(os.tmpdir(), 'no-postgres-'));
 const nowhere = { env: {}, debian: empty, pgConfig: path.join(empty, 'pg_config') };
@@ -46,5 +47,22 @@ describe.skipIf(bin === null)('a throwaway PostgreSQL', () => {
     expect(existsSync(socket[0].unix_socket_directories)).toBe(false);
     const after = new pg.Client({ connectionString: postgres.url });
     await expect(after.connect()).rejects.toThrow();
+  });
+
+  it('tries another port when the free one it found was taken before it started', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as net.AddressInfo).port; // a TCP server's address is an AddressInfo
+    const ports = [takenPort];
+    const postgres = await startTestPostgres(bin, async () => ports.shift() ?? freePort());
+    try {
+      expect(postgres.url).not.toContain(`:${takenPort}/`);
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      await client.end();
+    } finally {
+      await postgres.stop();
+      taken.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,7 +71,7 @@ export function postgresOrSkip(where: SearchPlaces = {}): string | null {
  * loopback port with its socket in that folder and fsync off. As root it runs as the `postgres` user, since initdb
  * refuses root. Start one per file (beforeAll) and stop it after (afterAll).
  */
-export async function startTestPostgres(bin = findPostgresBin()): Promise<TestPostgres> {
+export async function startTestPostgres(bin = findPostgresBin(), nextPort = freePort): Promise<TestPostgres> {
   if (bin === null) throw new Error(POSTGRES_SKIPPED);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'staff-portal-pg-'));
   const data = path.join(dir, 'data');
@@ -88,13 +88,38 @@ export async function startTestPostgres(bin = findPostgresBin()): Promise<TestPo
   };
   try {
     await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
-    const port = await freePort();
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
-    await pg('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+    const port = await startOnFreePort(dir, nextPort, (port) => {
+      const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
+      return pg('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+    });
     return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Starts the server on a port free a moment before; another process on this shared machine may take it first, so a
+ * port already in use is tried again with another. Any other failure carries the end of the server's log.
+ */
+async function startOnFreePort(
+  dir: string,
+  nextPort: () => Promise<number>,
+  start: (port: number) => Promise<unknown>,
+): Promise<number> {
+  const log = path.join(dir, 'server.log');
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await nextPort();
+    rmSync(log, { force: true });
+    try {
+      await start(port);
+      return port;
+    } catch (error) {
+      const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-10).join('\n') : '';
+      if (attempt < 5 && tail.includes('Address already in use')) continue;
+      throw new Error(`PostgreSQL did not start on port ${port}: ${String(error)}\n${tail}`);
+    }
   }
 }
 
@@ -105,7 +130,7 @@ function postgresUser(): [number, number] {
 }
 
 /** A loopback port nothing listens on now. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
