@@ -66,6 +66,7 @@ export default tseslint.config(
       'node_modules',
       'data',
       'server/db/migrations',
+      'server/db/pg/migrations',
       'test-results',
       'playwright-report',
     ],

@@ -15,3 +15,5 @@ export const ROOT = findRoot(import.meta.dirname);
 export const CLIENT_DIR = path.join(ROOT, 'dist');
 /** drizzle-kit's migrations, read on every start. */
 export const MIGRATIONS_DIR = path.join(ROOT, 'server', 'db', 'migrations');
+/** drizzle-kit's PostgreSQL migrations, derived from the same tables (decision 152). */
+export const PG_MIGRATIONS_DIR = path.join(ROOT, 'server', 'db', 'pg', 'migrations');
