@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { preparedFor, type Db } from '../../db/client';
-import { acknowledgements, posts, userHouses, users } from '../../db/tables';
+import { acknowledgements, posts, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type AcknowledgementRow = typeof acknowledgements.$inferSelect;
@@ -53,24 +53,23 @@ export function findAlertPost(db: Db, postId: string): AlertPostRow | undefined 
   return findAlertPostQuery(db).get({ postId });
 }
 
+/** Read for each urgent post's audience of up to thousands: the ids alone, prepared once (decision 78). */
+const listAudienceIdsQuery = preparedFor((db) =>
+  db.$client
+    .prepare<{ houses: string; except: string | null }, string>(
+      `SELECT id FROM users WHERE is_active = 1 AND pending_approval = 0 AND id IS NOT @except
+       AND (json_array_length(@houses) = 0
+         OR id IN (SELECT user_id FROM user_houses WHERE house IN (SELECT value FROM json_each(@houses))))`,
+    )
+    .pluck(),
+);
+
 /**
  * Who an alert goes to: active staff (pending registrations are not staff yet) in any of the houses, or
  * everyone when no house is chosen; never the author.
  */
 export function listAudienceIds(db: Db, houses: string[], exceptUserId: string | null): string[] {
-  const where: SQL[] = [eq(users.isActive, true), eq(users.pendingApproval, false)];
-  if (exceptUserId) where.push(ne(users.id, exceptUserId));
-  if (houses.length > 0) {
-    where.push(
-      inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(inArray(userHouses.house, houses))),
-    );
-  }
-  return db
-    .select({ id: users.id })
-    .from(users)
-    .where(and(...where))
-    .all()
-    .map((row) => row.id);
+  return listAudienceIdsQuery(db).all({ houses: JSON.stringify(houses), except: exceptUserId });
 }
 
 export function listAcknowledgementsOfPost(db: Db, postId: string): AcknowledgementRow[] {

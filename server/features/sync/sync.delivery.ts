@@ -4,7 +4,7 @@ import { currentSeq } from '../../lib/seq.queries';
 import { findSessionUserById } from '../users/users.service';
 import type { HubDelivery } from './sync.hub';
 import { SYNC_HANDLERS } from './sync.handlers';
-import { changeEventData, changeEventOf, type SyncDoc, type SyncHandler } from './sync.service';
+import { changeEventEncoder, changeEventOf, type SyncDoc, type SyncHandler } from './sync.service';
 
 /**
  * Change events that carry the change (decision 131): each stream's event is computed by the collection's own pull, as
@@ -34,14 +34,21 @@ function eventsOfUsers(
   wanted: readonly { userId: string; since: number }[],
   through: number,
 ): (string | null)[] {
-  const rowsBySince = new Map<number, Map<string, { doc: SyncDoc }[]>>();
+  const bySince = new Map<
+    number,
+    { rows: Map<string, { doc: SyncDoc }[]>; encode: ReturnType<typeof changeEventEncoder> }
+  >();
   for (const since of new Set(wanted.map((w) => w.since))) {
     const userIds = new Set(wanted.filter((w) => w.since === since).map((w) => w.userId));
-    rowsBySince.set(since, handler.pullOfUsers!(deps, userIds, since));
+    bySince.set(since, {
+      rows: handler.pullOfUsers!(deps, userIds, since),
+      encode: changeEventEncoder(collection, since, through),
+    });
   }
-  return wanted.map(({ userId, since }) =>
-    changeEventData(collection, rowsBySince.get(since)!.get(userId) ?? [], since, through),
-  );
+  return wanted.map(({ userId, since }) => {
+    const { rows, encode } = bySince.get(since)!;
+    return encode(rows.get(userId) ?? []);
+  });
 }
 
 /** Answers kept for the current sequence, by collection and query. */

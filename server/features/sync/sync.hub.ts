@@ -20,9 +20,23 @@ export const MAX_STREAMS_PER_SESSION = 10;
 /** Open streams one user may hold over all their devices. */
 export const MAX_STREAMS_PER_USER = 30;
 
+/** What the hub keeps of one open stream. */
+interface Stream {
+  connection: SyncConnection;
+  /**
+   * Per collection, the sequence its last delivered event reached (else `connectedAt`): the next event says it follows
+   * from there, so a device that holds everything up to it may simply store it.
+   */
+  reached: Map<SyncCollection, number>;
+  /** The sequence when it connected: its first pull brings everything up to at least this. */
+  connectedAt: number;
+  /** Its entry in the lane while it has events waiting there. */
+  waiting: LaneEntry | undefined;
+}
+
 /** A stream's events waiting in the hub's lane, in the order they are to be written. */
 interface LaneEntry {
-  connection: SyncConnection;
+  stream: Stream;
   events: [SyncCollection, string][];
 }
 
@@ -92,15 +106,9 @@ export function createSyncHub(
 ): SyncHub {
   const { delivery } = options;
   const broadcastEveryMs = options.broadcastEveryMs ?? BROADCAST_EVERY_MS;
-  const byUser = new Map<string, Set<SyncConnection>>();
+  const byUser = new Map<string, Set<Stream>>();
   /** Every open stream, for changes every stream hears of. */
-  const everyone = new Set<SyncConnection>();
-  /**
-   * Per stream and collection, the sequence its last delivered event reached (or the sequence when it connected):
-   * the next event says it follows from there, so a device that holds everything up to it may simply store it.
-   */
-  const reached = new WeakMap<SyncConnection, Map<SyncCollection, number>>();
-  const connectedAt = new WeakMap<SyncConnection, number>();
+  const streams = new Map<SyncConnection, Stream>();
   /** Per collection, the users to tell, or null for everyone. */
   const pending = new Map<SyncCollection, Set<string> | null>();
   let flushScheduled = false;
@@ -115,18 +123,18 @@ export function createSyncHub(
    */
   const lane: LaneEntry[] = [];
   let laneHead = 0;
-  const unwritten = new Map<SyncConnection, LaneEntry>();
   let broadcastTimer: NodeJS.Timeout | undefined;
   /** After close nothing more is sent: the database the events are read from may be closed too. */
   let closed = false;
   let isLive: ((sessionHash: string) => boolean) | undefined;
 
-  const all = () => [...everyone];
+  const all = () => [...streams.values()];
   const remove = (connection: SyncConnection) => {
-    everyone.delete(connection);
-    const set = byUser.get(connection.userId);
-    if (!set) return;
-    set.delete(connection);
+    const stream = streams.get(connection);
+    if (!stream) return;
+    streams.delete(connection);
+    const set = byUser.get(connection.userId)!;
+    set.delete(stream);
     if (set.size === 0) byUser.delete(connection.userId);
   };
   const end = (connection: SyncConnection) => {
@@ -145,9 +153,9 @@ export function createSyncHub(
   };
 
   /** Today's announcement: the device pulls. */
-  const announce = (collection: SyncCollection, connections: SyncConnection[]) => {
+  const announce = (collection: SyncCollection, list: Stream[]) => {
     const data = JSON.stringify({ collection });
-    for (const connection of connections) safely(() => connection.send(SYNC_EVENTS.change, data));
+    for (const { connection } of list) safely(() => connection.send(SYNC_EVENTS.change, data));
   };
 
   /**
@@ -157,61 +165,55 @@ export function createSyncHub(
   const planDelivery = (
     how: HubDelivery,
     collection: SyncCollection,
-    connections: SyncConnection[],
+    list: Stream[],
     through: number,
-  ): { connection: SyncConnection; data: string }[] => {
+  ): { stream: Stream; data: string }[] => {
     const shared = how.sameForEveryone(collection);
     /** By starting point, then user ('' for all when shared): the index of the event computed for them. */
     const indexes = new Map<number, Map<string, number>>();
     const wanted: { userId: string; since: number }[] = [];
-    const plan = connections.map((connection) => {
-      let seen = reached.get(connection);
-      if (!seen) reached.set(connection, (seen = new Map()));
-      const since = seen.get(collection) ?? connectedAt.get(connection) ?? 0;
+    const indexOf = list.map((stream) => {
+      const since = stream.reached.get(collection) ?? stream.connectedAt;
       let ofSince = indexes.get(since);
       if (!ofSince) indexes.set(since, (ofSince = new Map()));
-      const key = shared ? '' : connection.userId;
+      const { userId } = stream.connection;
+      const key = shared ? '' : userId;
       let index = ofSince.get(key);
       if (index === undefined) {
         ofSince.set(key, (index = wanted.length));
-        wanted.push({ userId: connection.userId, since });
+        wanted.push({ userId, since });
       }
-      return { connection, seen, index };
+      return index;
     });
     const events = how.eventsFor(collection, wanted, through);
-    const writes: { connection: SyncConnection; data: string }[] = [];
-    for (const { connection, seen, index } of plan) {
-      const data = events[index];
+    const writes: { stream: Stream; data: string }[] = [];
+    list.forEach((stream, i) => {
+      const data = events[indexOf[i]];
       // Nothing this user may see: the next event follows from the same place, so it still covers this span.
-      if (data === null) continue;
-      seen.set(collection, through);
-      writes.push({ connection, data });
-    }
+      if (data === null) return;
+      stream.reached.set(collection, through);
+      writes.push({ stream, data });
+    });
     return writes;
   };
 
-  const enqueue = (connection: SyncConnection, events: [SyncCollection, string][]) => {
-    const entry = unwritten.get(connection);
-    if (entry) entry.events.push(...events);
-    else {
-      const fresh = { connection, events };
-      lane.push(fresh);
-      unwritten.set(connection, fresh);
-    }
+  const enqueue = (stream: Stream, events: [SyncCollection, string][]) => {
+    if (stream.waiting) stream.waiting.events.push(...events);
+    else lane.push((stream.waiting = { stream, events }));
   };
 
-  const isWaiting = (connection: SyncConnection, collection: SyncCollection) =>
-    unwritten.get(connection)?.events.some(([waiting]) => waiting === collection) === true;
+  const isWaiting = (stream: Stream, collection: SyncCollection) =>
+    stream.waiting?.events.some(([waiting]) => waiting === collection) === true;
 
   /** Writes the next slice of the lane, then lets other work run before the next; a broadcast waits for the end. */
   const drainLane = () => {
     if (closed) return;
     const end = Math.min(lane.length, laneHead + FANOUT_SLICE);
     for (; laneHead < end; laneHead += 1) {
-      const { connection, events } = lane[laneHead];
-      unwritten.delete(connection);
+      const { stream, events } = lane[laneHead];
+      stream.waiting = undefined;
       const data = events.length === 1 ? events[0][1] : events.map(([, each]) => each);
-      safely(() => connection.send(SYNC_EVENTS.change, data));
+      safely(() => stream.connection.send(SYNC_EVENTS.change, data));
     }
     if (laneHead < lane.length) {
       setImmediate(drainLane);
@@ -234,12 +236,12 @@ export function createSyncHub(
    * A change for a few streams (a chat message) is written at once; for many (an urgent post's alert lists) through the
    * lane, as is any event of a collection a stream still has waiting there.
    */
-  const deliver = (how: HubDelivery, collection: SyncCollection, connections: SyncConnection[], through: number) => {
-    const writes = planDelivery(how, collection, connections, through);
+  const deliver = (how: HubDelivery, collection: SyncCollection, list: Stream[], through: number) => {
+    const writes = planDelivery(how, collection, list, through);
     const wasEmpty = lane.length === 0;
-    for (const { connection, data } of writes) {
-      if (writes.length > FANOUT_SLICE || isWaiting(connection, collection)) enqueue(connection, [[collection, data]]);
-      else safely(() => connection.send(SYNC_EVENTS.change, data));
+    for (const { stream, data } of writes) {
+      if (writes.length > FANOUT_SLICE || isWaiting(stream, collection)) enqueue(stream, [[collection, data]]);
+      else safely(() => stream.connection.send(SYNC_EVENTS.change, data));
     }
     startLane(wasEmpty);
   };
@@ -247,9 +249,9 @@ export function createSyncHub(
   const send = (changes: [SyncCollection, Set<string> | null][]) => {
     const through = delivery?.currentSeq();
     for (const [collection, userIds] of changes) {
-      const connections = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
-      if (delivery && through !== undefined) deliver(delivery, collection, connections, through);
-      else announce(collection, connections);
+      const list = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
+      if (delivery && through !== undefined) deliver(delivery, collection, list, through);
+      else announce(collection, list);
     }
   };
 
@@ -267,18 +269,18 @@ export function createSyncHub(
     if (closed) return;
     lastBroadcastAt = performance.now();
     const through = how.currentSeq();
-    const connections = all();
-    const byConnection = new Map<SyncConnection, [SyncCollection, string][]>();
+    const list = all();
+    const byStream = new Map<Stream, [SyncCollection, string][]>();
     for (const collection of broadcasts) {
-      for (const { connection, data } of planDelivery(how, collection, connections, through)) {
-        const list = byConnection.get(connection);
-        if (list) list.push([collection, data]);
-        else byConnection.set(connection, [[collection, data]]);
+      for (const { stream, data } of planDelivery(how, collection, list, through)) {
+        const events = byStream.get(stream);
+        if (events) events.push([collection, data]);
+        else byStream.set(stream, [[collection, data]]);
       }
     }
     broadcasts.clear();
     const wasEmpty = lane.length === 0;
-    for (const [connection, events] of byConnection) enqueue(connection, events);
+    for (const [stream, events] of byStream) enqueue(stream, events);
     startLane(wasEmpty);
   };
 
@@ -296,7 +298,7 @@ export function createSyncHub(
   };
 
   const timer = setInterval(() => {
-    for (const connection of all()) {
+    for (const { connection } of all()) {
       if (isLive && !isLive(connection.sessionHash)) end(connection);
       else safely(() => connection.ping());
     }
@@ -307,15 +309,20 @@ export function createSyncHub(
     connect(connection) {
       let set = byUser.get(connection.userId);
       if (!set) byUser.set(connection.userId, (set = new Set()));
-      set.add(connection);
-      everyone.add(connection);
-      // Its first pull (after the RESYNC it is sent now) brings everything up to at least this.
-      if (delivery) connectedAt.set(connection, delivery.currentSeq());
+      // Its first pull (after the RESYNC it is sent now) brings everything up to at least `connectedAt`.
+      const stream: Stream = {
+        connection,
+        reached: new Map(),
+        connectedAt: delivery?.currentSeq() ?? 0,
+        waiting: undefined,
+      };
+      set.add(stream);
+      streams.set(connection, stream);
       // Past a limit the oldest stream ends, not the new one: the newest is the tab in use, and a closed one that is
       // still wanted reconnects (decision 127).
-      const ofSession = [...set].filter((c) => c.sessionHash === connection.sessionHash);
-      if (ofSession.length > MAX_STREAMS_PER_SESSION) end(ofSession[0]);
-      else if (set.size > MAX_STREAMS_PER_USER) end(set.values().next().value!);
+      const ofSession = [...set].filter((s) => s.connection.sessionHash === connection.sessionHash);
+      if (ofSession.length > MAX_STREAMS_PER_SESSION) end(ofSession[0].connection);
+      else if (set.size > MAX_STREAMS_PER_USER) end(set.values().next().value!.connection);
       return () => remove(connection);
     },
     notify(collection, userIds) {
@@ -339,20 +346,20 @@ export function createSyncHub(
       queueMicrotask(flush);
     },
     disconnectUser(userId) {
-      for (const connection of byUser.get(userId) ?? []) end(connection);
+      for (const { connection } of byUser.get(userId) ?? []) end(connection);
     },
     disconnectSession(sessionHash) {
-      for (const connection of all()) if (connection.sessionHash === sessionHash) end(connection);
+      for (const { connection } of all()) if (connection.sessionHash === sessionHash) end(connection);
     },
     checkSessionsWith(check) {
       isLive = check;
     },
-    size: () => everyone.size,
+    size: () => streams.size,
     close() {
       closed = true;
       clearTimeout(broadcastTimer);
       clearInterval(timer);
-      for (const connection of all()) end(connection);
+      for (const { connection } of all()) end(connection);
     },
   };
 }
