@@ -112,6 +112,9 @@ export function createSyncHub(
   /** Per collection, the users to tell, or null for everyone. */
   const pending = new Map<SyncCollection, Set<string> | null>();
   let flushScheduled = false;
+  /** Changes for many users' streams, held until this turn's I/O is done (holdLarge). */
+  const large = new Map<SyncCollection, Set<string>>();
+  let largeScheduled = false;
   /** With delivery, changes for every stream wait here until their turn (BROADCAST_EVERY_MS). */
   const broadcasts = new Set<SyncCollection>();
   let broadcastScheduled = false;
@@ -208,6 +211,8 @@ export function createSyncHub(
   /** Writes the next slice of the lane, then lets other work run before the next; a broadcast waits for the end. */
   const drainLane = () => {
     if (closed) return;
+    // A held change joins the streams' entries before any is written: an urgent post and its alert row in one write.
+    if (large.size > 0) flushLarge();
     const end = Math.min(lane.length, laneHead + FANOUT_SLICE);
     for (; laneHead < end; laneHead += 1) {
       const { stream, events } = lane[laneHead];
@@ -225,11 +230,11 @@ export function createSyncHub(
   };
 
   /**
-   * Starts writing the lane unless it already is: after this turn's other changes have joined it (an urgent post's
-   * event joins its alert row's), not before.
+   * Starts writing the lane unless it already is: after this turn's I/O (a push's answer) and after its other changes
+   * have joined it (an urgent post's event joins its alert row's), not before.
    */
   const startLane = (wasEmpty: boolean) => {
-    if (wasEmpty && lane.length > 0) queueMicrotask(drainLane);
+    if (wasEmpty && lane.length > 0) setImmediate(drainLane);
   };
 
   /**
@@ -249,9 +254,44 @@ export function createSyncHub(
   const send = (changes: [SyncCollection, Set<string> | null][]) => {
     const through = delivery?.currentSeq();
     for (const [collection, userIds] of changes) {
+      if (delivery && userIds && userIds.size > FANOUT_SLICE) {
+        holdLarge(collection, userIds);
+        continue;
+      }
       const list = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
       if (delivery && through !== undefined) deliver(delivery, collection, list, through);
       else announce(collection, list);
+    }
+  };
+
+  /**
+   * A change for many users' streams (an urgent post's 5,000 alert lists) is planned after this turn's I/O, so the
+   * push that made it is answered first; its events follow from where each stream's last left off, so a smaller change
+   * sent meanwhile only carries part of it sooner.
+   */
+  const holdLarge = (collection: SyncCollection, userIds: Set<string>) => {
+    const held = large.get(collection);
+    if (held) for (const id of userIds) held.add(id);
+    else large.set(collection, userIds);
+    if (!largeScheduled) {
+      largeScheduled = true;
+      setImmediate(flushLarge);
+    }
+  };
+
+  const flushLarge = () => {
+    largeScheduled = false;
+    if (closed || large.size === 0 || !delivery) return;
+    const through = delivery.currentSeq();
+    const changes = [...large];
+    large.clear();
+    for (const [collection, userIds] of changes) {
+      deliver(
+        delivery,
+        collection,
+        [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]),
+        through,
+      );
     }
   };
 
