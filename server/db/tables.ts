@@ -542,6 +542,22 @@ export const pushSubscriptions = sqliteTable(
 );
 
 /**
+ * Test notifications a user sent, for their limit (three in ten minutes): kept in the database, not in one server's
+ * memory, so the limit holds whichever server answers (decision 156). Rows older than the window are removed.
+ */
+export const pushTestSends = sqliteTable(
+  'push_test_sends',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    sentAt: integer('sent_at').notNull(),
+  },
+  (t) => [index('push_test_sends_user_idx').on(t.userId, t.sentAt)],
+);
+
+/**
  * Staff suggestions (docs/behaviour.md, "Support and suggestions"): written by any active user, read by system
  * administrators.
  */

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, ne, notInArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, lte, ne, notInArray, sql } from 'drizzle-orm';
 import { preparedFor, type Db } from '../../db/client';
-import { pushSubscriptions, settings, users } from '../../db/tables';
+import { pushSubscriptions, pushTestSends, settings, users } from '../../db/tables';
 
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
 
@@ -117,4 +117,22 @@ export function listActiveSubscriptions(
   if ('exceptUserId' in who) return activeSubscriptionsExcept(db).all({ userId: who.exceptUserId });
   if (who.userIds.length === 0) return [];
   return activeSubscriptionsOfUsers(db).all({ userIds: JSON.stringify(who.userIds) });
+}
+
+/** A user's test notifications sent after `since`, oldest first; older ones are removed. */
+export function listRecentTestSends(db: Db, userId: string, since: number): number[] {
+  db.delete(pushTestSends)
+    .where(and(eq(pushTestSends.userId, userId), lte(pushTestSends.sentAt, since)))
+    .run();
+  return db
+    .select({ sentAt: pushTestSends.sentAt })
+    .from(pushTestSends)
+    .where(eq(pushTestSends.userId, userId))
+    .orderBy(asc(pushTestSends.sentAt))
+    .all()
+    .map((row) => row.sentAt);
+}
+
+export function insertTestSend(db: Db, userId: string, sentAt: number): void {
+  db.insert(pushTestSends).values({ userId, sentAt }).run();
 }

@@ -28,7 +28,9 @@ import {
   deleteUserSubscription,
   findSetting,
   insertSettingIfAbsent,
+  insertTestSend,
   listActiveSubscriptions,
+  listRecentTestSends,
   trimSubscriptions,
   upsertSubscription,
   type PushSubscriptionRow,
@@ -58,12 +60,11 @@ interface Burst {
   options: PushOptions;
 }
 
-/** What the push machinery keeps per running app: keys, the sender, sends in flight, test-send times, bursts. */
+/** What the push machinery keeps per running app: keys, the sender, sends in flight, bursts. */
 interface PushState {
   vapid?: VapidKeys;
   sender: PushSender;
   inFlight: Set<Promise<void>>;
-  testSends: Map<string, number[]>;
   bursts: Map<string, Burst>;
 }
 const states = new WeakMap<AppDeps, PushState>();
@@ -74,7 +75,6 @@ function stateOf(deps: AppDeps): PushState {
     state = {
       sender: createPushSender(deps.config, deps.resolveHost),
       inFlight: new Set(),
-      testSends: new Map(),
       bursts: new Map(),
     };
     states.set(deps, state);
@@ -280,15 +280,16 @@ export async function settlePushes(deps: AppDeps): Promise<void> {
  */
 export function sendTestNotification(deps: AppDeps, actor: SessionUser, userId: string): { sent: number } {
   if (userId !== actor.id) forbidden(PUSH_MESSAGES.testOwnOnly);
-  const state = stateOf(deps);
   const now = deps.now();
-  const recent = (state.testSends.get(actor.id) ?? []).filter((at) => at > now - TEST_NOTIFICATION_WINDOW_MS);
-  if (recent.length >= TEST_NOTIFICATION_LIMIT) {
-    const waitMs = recent[0] + TEST_NOTIFICATION_WINDOW_MS - now;
-    const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-    tooManyRequests(PUSH_MESSAGES.testRateLimited(minutes), Math.ceil(waitMs / 1000));
-  }
-  state.testSends.set(actor.id, [...recent, now]);
+  deps.db.transaction(() => {
+    const recent = listRecentTestSends(deps.db, actor.id, now - TEST_NOTIFICATION_WINDOW_MS);
+    if (recent.length >= TEST_NOTIFICATION_LIMIT) {
+      const waitMs = recent[0] + TEST_NOTIFICATION_WINDOW_MS - now;
+      const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
+      tooManyRequests(PUSH_MESSAGES.testRateLimited(minutes), Math.ceil(waitMs / 1000));
+    }
+    insertTestSend(deps.db, actor.id, now);
+  });
   return { sent: pushToUsers(deps, [actor.id], testPush(), { ttlSeconds: 60, urgency: 'normal' }) };
 }
 

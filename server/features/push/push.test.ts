@@ -7,7 +7,8 @@ import { ConfigError, loadConfig } from '../../config';
 import { startServer } from '../../server';
 import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { newPostDoc } from '../../test/sync-docs';
-import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { sendTestNotification } from './push.service';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -272,6 +273,16 @@ describe('POST /api/test-notification/{userId}', () => {
     expect(limited.headers.get('retry-after')).toBe('600');
     t.advance(10 * 60_000 + 1);
     expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(200);
+  });
+
+  it('counts the sends kept in the database, so the limit holds whichever server answers', async () => {
+    const { user, client } = await t.signedIn();
+    for (let i = 0; i < 2; i += 1) expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(200);
+    // A second server on the same database: its own memory, the same rows.
+    const second = { ...t.server.deps };
+    expect(sendTestNotification(second, actorOf(user), user.id).sent).toBe(0);
+    expect(() => sendTestNotification(second, actorOf(user), user.id)).toThrow(PUSH_MESSAGES.testRateLimited(10));
+    expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(429);
   });
 });
 
