@@ -292,7 +292,9 @@ export async function copyInOneTransaction(
         rows = await copyTable(source, target, table);
         await moveIdentity(source, target, table);
       } catch (error) {
-        throw new MigrateError(`Copying ${table.name} failed: ${errorText(error)}. Nothing was written.`);
+        throw new MigrateError(
+          `Copying ${table.name} failed: ${errorText(error).replace(/\.$/, '')}. Nothing was written.`,
+        );
       }
       onTable(table.name, rows);
     }
