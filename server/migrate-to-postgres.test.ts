@@ -6,8 +6,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAMED_HOUSES } from '../schema/constants';
 import type { ResidentView } from '../schema/residents';
+import { randomUUID } from 'node:crypto';
 import { openDb } from './db/client';
 import { tablesToCopy, type TableToCopy } from './db/pg/copy-from-sqlite';
+import { insertPost } from './features/posts/posts.queries';
 import { runCli } from './test/cli';
 import { freePort, postgresOrSkip, startTestPostgres, type TestPostgres } from './test/postgres';
 import { startTestServer, type TestServer } from './test/test-server';
@@ -29,6 +31,9 @@ function normalised(table: TableToCopy, row: Row): Row {
   }
   return out;
 }
+
+/** Posts beyond what one INSERT carries, so the copy goes in several batches. */
+const SEEDED_POSTS = 12_000;
 
 const sorted = (rows: Row[]) => rows.map((row) => JSON.stringify(row)).sort();
 
@@ -83,6 +88,25 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     for (const { client } of [staff, other])
       expect((await client.post(`/api/posts/${alert.id}/acknowledge`)).status).toBe(200);
 
+    const at = Date.now();
+    t.db.transaction(() => {
+      for (let i = 0; i < SEEDED_POSTS; i += 1)
+        insertPost(t!.db, {
+          id: randomUUID(),
+          authorId: other.user.id,
+          content: `Seeded post ${i}`,
+          category: 'wages_hr',
+          isUrgent: false,
+          houseTags: '[]',
+          images: '[]',
+          attachments: '[]',
+          createdAt: at - i,
+          writtenAt: at - i,
+          updatedAt: at - i,
+          deleted: i % 7 === 0,
+        });
+    });
+
     const conversation = t.buildConversation(staff.user.id, other.user.id);
     expect((await staff.client.post(`/api/conversations/${conversation}/messages`, { content: 'Hello' })).status).toBe(
       201,
@@ -133,6 +157,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     expect(run.stdout).toMatch(/All \d+ tables and the sync counter match: committed in \d+\.\d s\./);
     expect(run.stdout).toMatch(/ {2}table +SQLite +PostgreSQL\n/);
     expect(run.stdout).toMatch(/ {2}users +4 +4\n/);
+    expect(run.stdout).toMatch(new RegExp(` {2}posts +${SEEDED_POSTS + 2} +${SEEDED_POSTS + 2}\n`));
     const sides = await bothSides();
     for (const name of [
       'users',
@@ -211,7 +236,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
       const sqlite = openDb(path.join(dir, 'staff-portal.db')).$client;
       sqlite.exec(`
         INSERT INTO users (id, email, first_name, last_name, role, is_active, created_at, updated_at)
-          VALUES ('u1', 'u1@test.example', 'Ada', 'Byron', 'staff', 1, 1, 1);
+          VALUES ('u1', 'u1@test.example', 'Ada', 'Byron', 'staff', 1, 9007199254740993, 1);
         INSERT INTO posts (id, author_id, content, category, is_urgent, created_at, updated_at, server_seq)
           VALUES ('p1', 'u1', 'Hello', 'wages_hr', 2, 1, 1, 1);
         INSERT INTO sync_counter (id, seq) VALUES (1, 1);`);
@@ -234,6 +259,8 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
       expect(copied.code, copied.stderr).toBe(0);
       expect(copied.stdout).not.toContain('Created the tables');
       expect((await target.query('SELECT id, is_urgent FROM posts')).rows).toEqual([{ id: 'p1', is_urgent: true }]);
+      // An integer past 2^53 is copied exactly, not through a JavaScript number.
+      expect((await target.query('SELECT created_at FROM users')).rows).toEqual([{ created_at: '9007199254740993' }]);
     } finally {
       await target.end().catch(() => undefined);
       fs.rmSync(dir, { recursive: true, force: true });
