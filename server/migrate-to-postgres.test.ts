@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { openDb } from './db/client';
 import { tablesToCopy, type TableToCopy } from './db/pg/copy-from-sqlite';
 import { insertPost } from './features/posts/posts.queries';
+import { connectionMessage, shownUrl } from './migrate-to-postgres';
 import { runCli } from './test/cli';
 import { freePort, postgresOrSkip, startTestPostgres, type TestPostgres } from './test/postgres';
 import { startTestServer, type TestServer } from './test/test-server';
@@ -201,7 +202,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     expect(await bothSides()).toEqual(before);
   }, 60_000);
 
-  it('gives an unreachable server, an unknown database and a URL of another kind one line each', async () => {
+  it('gives an unreachable server, an unknown database, an unknown user and a URL of another kind one line each', async () => {
     const closed = await migrate(`postgres://portal:secret@127.0.0.1:${await freePort()}/portal`);
     expect(closed.code).toBe(1);
     expect(closed.stderr.trim()).toMatch(
@@ -210,10 +211,13 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     const missing = await migrate(postgres!.url.replace(/\/postgres$/, '/nowhere'));
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toMatch(/has no database nowhere: create it first/);
+    const nobody = await migrate(postgres!.url.replace('postgres@', 'nobody@'));
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr.trim()).toMatch(/refused nobody: role "nobody" does not exist\.$/);
     const other = await migrate('mysql://portal@127.0.0.1/portal');
     expect(other.code).toBe(1);
     expect(other.stderr.trim()).toMatch(/^The URL must start with postgres:\/\//);
-    for (const run of [closed, missing, other]) {
+    for (const run of [closed, missing, nobody, other]) {
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).not.toContain('secret');
     }
@@ -266,4 +270,24 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('what migrate-to-postgres says about a connection', () => {
+  const url = new URL('postgres://portal:s3cret@db.internal:5433/portal');
+
+  it('names a refused password and the address of a name none of whose addresses answered, in one line', () => {
+    const password = Object.assign(new Error('password authentication failed for user "portal"'), { code: '28P01' });
+    expect(connectionMessage(password, url)).toBe('PostgreSQL at db.internal:5433 refused the password of portal.');
+    const refused = new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]);
+    expect(connectionMessage(refused, new URL('postgres://localhost/portal'))).toMatch(
+      /^Could not reach PostgreSQL at localhost:5432: the connection was refused\./,
+    );
+    expect(connectionMessage(new Error('Connection terminated due to connection timeout'), url)).toBe(
+      'Could not reach PostgreSQL at db.internal:5433: it did not answer within 10 s.',
+    );
+  });
+
+  it('never prints the password of the URL', () => {
+    expect(shownUrl(url)).toBe('postgres://portal:***@db.internal:5433/portal');
+  });
 });
