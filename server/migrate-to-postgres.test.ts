@@ -55,6 +55,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     try {
       const result: Record<string, { sqlite: string[]; postgres: string[] }> = {};
       for (const table of tables) {
+        // SELECT * of a table: its columns by name.
         const fromSqlite = sqlite.prepare(`SELECT * FROM "${table.name}"`).all() as Row[];
         const fromPostgres = await query(`SELECT * FROM "${table.name}"`);
         result[table.name] = {
@@ -120,7 +121,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     form.append('name', 'Margaret Hale');
     const created = await admin.client.postForm('/api/residents', form);
     expect(created.status).toBe(201);
-    const resident = created.body as unknown as ResidentView;
+    const resident = created.body as unknown as ResidentView; // the route answers the resident's view
     const edit = new FormData();
     edit.append('name', 'Margaret Hale');
     edit.append('medication', 'Paracetamol at night');
@@ -183,6 +184,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
 
   it('keeps the sync counter, every server_seq at or below it', async () => {
     const sqlite = new Database(`${dataDir}/staff-portal.db`, { readonly: true });
+    // Its row exists once anything was synced.
     const seq = (sqlite.prepare('SELECT seq FROM sync_counter WHERE id = 1').get() as { seq: number }).seq;
     sqlite.close();
     expect(seq).toBeGreaterThan(0);
@@ -222,6 +224,27 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
       expect(run.stderr).not.toContain('secret');
     }
   }, 90_000);
+
+  it("refuses a database holding only some of the app's tables, naming those it lacks", async () => {
+    await query('CREATE DATABASE partial');
+    const url = postgres!.url.replace(/\/postgres$/, '/partial');
+    const partial = new pg.Client({ connectionString: url });
+    await partial.connect();
+    try {
+      await partial.query('CREATE TABLE users (id text PRIMARY KEY)');
+      const run = await migrate(url);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toMatch(
+        /^The database has some of the app's tables but not \w+, \w+, \w+, \.\.\.: copy into/,
+      );
+      const tablesThere = await partial.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+      );
+      expect(tablesThere.rows).toEqual([{ table_name: 'users' }]);
+    } finally {
+      await partial.end();
+    }
+  }, 60_000);
 
   it("moves each identity's sequence past the copied ids", async () => {
     const [{ max }] = await query<{ max: string }>('SELECT max(id) AS max FROM audit_log');

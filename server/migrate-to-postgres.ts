@@ -54,7 +54,7 @@ interface PgFailure {
 export function connectionMessage(error: unknown, url: URL): string {
   const failure = (error ?? {}) as PgFailure; // pg and node report these codes on their errors
   // Node tries each address of a name (localhost: ::1 and 127.0.0.1) and reports them together.
-  const code = failure.code ?? (failure.errors?.[0] as PgFailure | undefined)?.code;
+  const code = failure.code ?? (failure.errors?.[0] as PgFailure | undefined)?.code; // an AggregateError's parts
   const where = `PostgreSQL at ${url.hostname || 'localhost'}:${url.port || 5432}`;
   const user = decodeURIComponent(url.username) || 'the default user';
   const database = decodeURIComponent(url.pathname.slice(1)) || 'the default database';

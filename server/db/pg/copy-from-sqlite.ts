@@ -130,6 +130,7 @@ async function copyTable(source: Database.Database, target: pg.ClientBase, table
     .safeIntegers(true);
   let batch: unknown[][] = [];
   let copied = 0;
+  // Raw mode answers each row as an array of its columns.
   for (const row of read.iterate() as Iterable<unknown[]>) {
     batch.push(
       row.map((value, i) =>
@@ -146,20 +147,26 @@ async function copyTable(source: Database.Database, target: pg.ClientBase, table
   return copied;
 }
 
+/** A number SQLite answers for one value (a count, a max), 0 when it answers none or NULL. */
+function sqliteNumber(source: Database.Database, text: string, ...params: string[]): number {
+  const value = source
+    .prepare(text)
+    .pluck()
+    .get(...params) as number | null | undefined; // pluck answers the one column's value, untyped
+  return Number(value ?? 0);
+}
+
 /** Moves an identity's sequence past the copied ids, and past ids SQLite handed out to rows since deleted. */
 async function moveIdentity(source: Database.Database, target: pg.ClientBase, table: TableToCopy): Promise<void> {
   if (table.identity === null) return;
-  const hasSequences = source.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'");
-  const handedOut = hasSequences.get()
-    ? ((source.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').pluck().get(table.name) as
-        number | undefined) ?? 0)
-    : 0;
-  const copied = Number(
-    (source
-      .prepare(`SELECT max(${quote(table.identity)}) FROM ${quote(table.name)}`)
-      .pluck()
-      .get() as number | null) ?? 0,
+  const hasSequences = sqliteNumber(
+    source,
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'",
   );
+  const handedOut = hasSequences
+    ? sqliteNumber(source, 'SELECT seq FROM sqlite_sequence WHERE name = ?', table.name)
+    : 0;
+  const copied = sqliteNumber(source, `SELECT max(${quote(table.identity)}) FROM ${quote(table.name)}`);
   const last = Math.max(handedOut, copied);
   // With nothing handed out the next id is 1, as in SQLite; else the one after the last.
   await target.query('SELECT setval(pg_get_serial_sequence($1, $2), $3, $4)', [
@@ -192,7 +199,7 @@ async function postgresFigures(target: pg.ClientBase, tables: TableToCopy[]): Pr
 }
 
 function sqliteFigures(source: Database.Database, tables: TableToCopy[]): Figures {
-  const one = (text: string) => Number((source.prepare(text).pluck().get() as number | null) ?? 0);
+  const one = (text: string) => sqliteNumber(source, text);
   const figures: Figures = { rows: new Map(), seq: 0, maxServerSeq: new Map() };
   for (const table of tables) {
     figures.rows.set(table.name, one(`SELECT count(*) FROM ${quote(table.name)}`));
@@ -268,7 +275,6 @@ export async function copyInOneTransaction(
   source: Database.Database,
   target: pg.Client,
   tables: TableToCopy[],
-  onTable: (name: string, rows: number) => void = () => undefined,
 ): Promise<CopyResult> {
   await target.query('BEGIN');
   try {
@@ -287,16 +293,14 @@ export async function copyInOneTransaction(
       );
     }
     for (const table of tables) {
-      let rows: number;
       try {
-        rows = await copyTable(source, target, table);
+        await copyTable(source, target, table);
         await moveIdentity(source, target, table);
       } catch (error) {
         throw new MigrateError(
           `Copying ${table.name} failed: ${errorText(error).replace(/\.$/, '')}. Nothing was written.`,
         );
       }
-      onTable(table.name, rows);
     }
     const sqlite = sqliteFigures(source, tables);
     const postgres = await postgresFigures(target, tables);
