@@ -3,7 +3,7 @@ import { build, type Metafile } from 'esbuild';
 import { ROOT } from '../server/lib/paths';
 
 /** The server's commands a production install runs with plain node: `node dist-server/<name>.js` (decision 135). */
-export const SERVER_COMMANDS = ['main', 'backup', 'restore'] as const;
+export const SERVER_COMMANDS = ['main', 'backup', 'restore', 'migrate-to-postgres'] as const;
 
 export const SERVER_OUT_DIR = path.join(ROOT, 'dist-server');
 

@@ -1,11 +1,11 @@
-// `npm start`, `npm run backup`, `npm run restore`: the server's sources through tsx where the development
-// dependencies are installed, else its build in dist-server/ (`npm run build`, then `npm ci --omit=dev`). Plain
-// JavaScript, so it runs on a production install, which has no tsx (decision 135).
+// `npm start`, `npm run backup`, `npm run restore`, `npm run migrate-to-postgres`: the server's sources through tsx
+// where the development dependencies are installed, else its build in dist-server/ (`npm run build`, then
+// `npm ci --omit=dev`). Plain JavaScript, so it runs on a production install, which has no tsx (decision 135).
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const COMMANDS = ['main', 'backup', 'restore'];
+const COMMANDS = ['main', 'backup', 'restore', 'migrate-to-postgres'];
 const root = path.resolve(import.meta.dirname, '..');
 const [command = ''] = process.argv.slice(2);
 
