@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { conversationIdOf, houseChatIdOf } from '../../../schema/chat';
 import { preparedFor, type Db } from '../../db/client';
@@ -473,15 +474,19 @@ const FEED_PAGES = `
     FROM feed WHERE (seq, id) > (@seq, @id))
   WHERE n <= @limit ORDER BY user_id, seq, id`;
 
-/** Feed rows as read, each with its user, put in pages by user. */
-function pagesByUser(rows: (FeedRow & { user_id: string })[]): Map<string, FeedRow[]> {
-  const pages = new Map<string, FeedRow[]>();
-  for (const { user_id: userId, id, seq, visible } of rows) {
-    let page = pages.get(userId);
-    if (!page) pages.set(userId, (page = []));
-    page.push({ id, seq, visible });
-  }
-  return pages;
+type FeedQuery = (db: Db) => Statement<FeedParams, FeedRow & { user_id: string }>;
+
+/** Reads a feed for users: each one's page after a checkpoint, at most `limit` long; a user with none is left out. */
+function feedsOf(query: FeedQuery) {
+  return (db: Db, userIds: readonly string[], seq: number, id: string, limit: number): Map<string, FeedRow[]> => {
+    const pages = new Map<string, FeedRow[]>();
+    for (const row of query(db).all({ userIds: JSON.stringify(userIds), seq, id, limit })) {
+      let page = pages.get(row.user_id);
+      if (!page) pages.set(row.user_id, (page = []));
+      page.push({ id: row.id, seq: row.seq, visible: row.visible });
+    }
+    return pages;
+  };
 }
 
 /**
@@ -502,16 +507,7 @@ const listConversationFeedsQuery = preparedFor((db) =>
   ),
 );
 
-/** Each user's page of conversations after a checkpoint, at most `limit` each; a user with none is left out. */
-export function listConversationFeeds(
-  db: Db,
-  userIds: readonly string[],
-  seq: number,
-  id: string,
-  limit: number,
-): Map<string, FeedRow[]> {
-  return pagesByUser(listConversationFeedsQuery(db).all({ userIds: JSON.stringify(userIds), seq, id, limit }));
-}
+export const listConversationFeeds = feedsOf(listConversationFeedsQuery);
 
 /**
  * The messages of users' feeds after a checkpoint (decision 143): of the conversations they are in, changed since or
@@ -539,16 +535,7 @@ const listMessageFeedsQuery = preparedFor((db) =>
   ),
 );
 
-/** Each user's page of messages after a checkpoint, at most `limit` each; a user with none is left out. */
-export function listMessageFeeds(
-  db: Db,
-  userIds: readonly string[],
-  seq: number,
-  id: string,
-  limit: number,
-): Map<string, FeedRow[]> {
-  return pagesByUser(listMessageFeedsQuery(db).all({ userIds: JSON.stringify(userIds), seq, id, limit }));
-}
+export const listMessageFeeds = feedsOf(listMessageFeedsQuery);
 
 export function listConversationsByIds(db: Db, ids: readonly string[]): ConversationRow[] {
   if (ids.length === 0) return [];
