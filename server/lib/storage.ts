@@ -45,9 +45,12 @@ export type StorageArea = (typeof STORAGE_AREAS)[number];
 /** Names the app makes: random hex, an optional `.card`, an extension; never a path. */
 const KEY_PATTERN = /^(uploads|resident-photos)\/[a-z0-9]+(\.card)?\.[a-z0-9]+$/;
 
+/** Whether a key is one the app makes. */
+export const isStorageKey = (key: string): boolean => KEY_PATTERN.test(key);
+
 /** Refuses any key the app would not make, so no caller can reach outside an area. */
 export function checkKey(key: string): string {
-  if (!KEY_PATTERN.test(key)) throw new Error(`Not a storage key: ${JSON.stringify(key)}`);
+  if (!isStorageKey(key)) throw new Error(`Not a storage key: ${JSON.stringify(key)}`);
   return key;
 }
 
