@@ -112,6 +112,9 @@ export async function s3Storage(settings: S3Settings): Promise<FileStorage> {
       }
     },
     stat,
+    async check() {
+      await client.send(new sdk.HeadBucketCommand({ Bucket }));
+    },
     async delete(key) {
       await client.send(new sdk.DeleteObjectCommand({ Bucket, Key: checkKey(key) }));
     },

@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config';
 import { startTestS3 } from '../test/s3';
 import { PART_BYTES } from './storage-s3';
-import { fileStorage, folderStorage, readStored, type FileStorage, type StoredEntry } from './storage';
+import {
+  checkFileStorage,
+  fileStorage,
+  folderStorage,
+  StorageError,
+  readStored,
+  type FileStorage,
+  type StoredEntry,
+} from './storage';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-storage-'));
 const s3 = await startTestS3();
@@ -150,6 +158,34 @@ describe.each(backends)('file storage in %s', (label, open) => {
     expect(chunks).toBeGreaterThan(10);
     expect(largest).toBeLessThan(8 * 1024 * 1024);
     await storage.delete(key);
+  });
+});
+
+describe('the check at start', () => {
+  it('passes for a folder it can make and a bucket that answers', async () => {
+    await expect(
+      checkFileStorage(loadConfig({ FILES_DIR: path.join(root, 'made-at-start') })),
+    ).resolves.toBeUndefined();
+    expect(fs.existsSync(path.join(root, 'made-at-start', 'uploads'))).toBe(true);
+    if (s3) await expect(checkFileStorage(loadConfig(s3.env))).resolves.toBeUndefined();
+  });
+
+  it('names the folder that cannot be made', async () => {
+    const file = path.join(root, 'a-file');
+    fs.writeFileSync(file, 'not a folder');
+    await expect(checkFileStorage(loadConfig({ FILES_DIR: file }))).rejects.toThrow(
+      new StorageError(
+        `Uploads and photos cannot be kept in the folder ${file} (Error: ENOTDIR: not a directory, mkdir '${file}/uploads').`,
+      ),
+    );
+  });
+
+  it.skipIf(!s3)('names a bucket that is not there', async () => {
+    const check = checkFileStorage(loadConfig({ ...s3?.env, S3_BUCKET: 'no-such-bucket' }));
+    await expect(check).rejects.toThrow(StorageError);
+    await expect(check).rejects.toThrow(
+      /^Uploads and photos cannot be kept in the bucket no-such-bucket at http:\/\/127\.0\.0\.1:\d+ \(NotFound/,
+    );
   });
 });
 

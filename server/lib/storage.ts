@@ -21,6 +21,8 @@ export interface FileStorage {
   delete(key: string): Promise<void>;
   /** Every stored file of one area, in no particular order. */
   list(area: StorageArea): AsyncIterable<StoredEntry>;
+  /** Throws unless the store can be reached and written to (the folder exists or is made; the bucket answers). */
+  check(): Promise<void>;
 }
 
 /** A whole file, or a stream of one (read as it comes, never held whole). */
@@ -111,6 +113,10 @@ export function folderStorage(dir: string): FileStorage {
     async delete(key) {
       await fs.promises.rm(fileOf(key), { force: true });
     },
+    async check() {
+      for (const area of STORAGE_AREAS) await fs.promises.mkdir(path.join(root, area), { recursive: true });
+      await fs.promises.access(root, fs.constants.W_OK);
+    },
     async *list(area) {
       const names = await fs.promises.readdir(path.join(root, area)).catch(() => [] as string[]);
       for (const name of names) {
@@ -168,5 +174,19 @@ function lazyS3Storage(settings: S3Settings): FileStorage {
     async *list(area) {
       yield* (await load()).list(area);
     },
+    check: async () => (await load()).check(),
   };
+}
+
+export class StorageError extends Error {}
+
+/** At start: a wrong folder, bucket or key is told at once, not at the first upload (decision 153). */
+export async function checkFileStorage(config: Pick<Config, 'files'>): Promise<void> {
+  const storage = fileStorage(config);
+  try {
+    await storage.check();
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new StorageError(`Uploads and photos cannot be kept in ${storage.description} (${reason}).`);
+  }
 }
