@@ -89,6 +89,33 @@ describe.each(backends)('uploads and residents’ photos in %s', (label, setting
     }
   });
 
+  it.skipIf(!env)(
+    'are swept there after a day when nothing uses them, with stored files that have no record',
+    async () => {
+      const t = await startTestServer(env ?? {});
+      try {
+        const { client } = await t.signedIn();
+        const orphan = (await client.postForm('/api/uploads', formWith('file', 'notes.txt', Buffer.from('Notes\n'))))
+          .body as unknown as UploadView;
+        const storage = fileStorage(t.server.deps.config);
+        const stray = `uploads/${'c'.repeat(32)}.png`;
+        await storage.put(stray, Buffer.from('left by a crash'));
+        await t.server.uploadSweeps.sweep();
+        expect(await storage.stat(stray)).not.toBeNull();
+        expect((await client.download(orphan.url)).status).toBe(200);
+
+        t.advance(25 * 60 * 60 * 1000);
+        const { client: reader } = await t.signedIn();
+        expect(await t.server.uploadSweeps.sweep()).toBeGreaterThanOrEqual(2);
+        expect(await storage.stat(stray)).toBeNull();
+        expect((await reader.download(orphan.url)).status).toBe(404);
+        expect(await storedKeys(t, 'uploads')).toEqual([]);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+
   it.skipIf(!env)('keep a resident’s photo there, served to staff while the resident is active', async () => {
     const t = await startTestServer(env ?? {});
     try {
