@@ -170,6 +170,20 @@ describe('the check at start', () => {
     if (s3) await expect(checkFileStorage(loadConfig(s3.env))).resolves.toBeUndefined();
   });
 
+  it('removes temporary files a crash left a day ago in a folder, and keeps a write under way', async () => {
+    const dir = path.join(root, 'after-a-crash');
+    fs.mkdirSync(path.join(dir, 'uploads'), { recursive: true });
+    const left = path.join(dir, 'uploads', '.partial-0123456789abcdef');
+    const writing = path.join(dir, 'uploads', '.partial-fedcba9876543210');
+    fs.writeFileSync(left, 'half a file');
+    fs.writeFileSync(writing, 'half a file');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    fs.utimesSync(left, twoDaysAgo, twoDaysAgo);
+    await checkFileStorage(loadConfig({ FILES_DIR: dir }));
+    expect(fs.existsSync(left)).toBe(false);
+    expect(fs.existsSync(writing)).toBe(true);
+  });
+
   it('names the folder that cannot be made', async () => {
     const file = path.join(root, 'a-file');
     fs.writeFileSync(file, 'not a folder');

@@ -61,6 +61,8 @@ export const storageKey = (area: StorageArea, name: string): string => checkKey(
 
 /** Temporary files of writes under way start with this, and are never listed, served or backed up. */
 const PARTIAL_PREFIX = '.partial-';
+/** A temporary file older than this was left by a crash: the check at start removes it. */
+const STALE_PARTIAL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Files in a folder: `<dir>/<area>/<name>`, mode 0640. A write goes to a temporary file in the same folder, is
@@ -114,7 +116,17 @@ export function folderStorage(dir: string): FileStorage {
       await fs.promises.rm(fileOf(key), { force: true });
     },
     async check() {
-      for (const area of STORAGE_AREAS) await fs.promises.mkdir(path.join(root, area), { recursive: true });
+      for (const area of STORAGE_AREAS) {
+        const dir = path.join(root, area);
+        await fs.promises.mkdir(dir, { recursive: true });
+        // Temporary files a crash left; a day old, so none is another server's write under way.
+        for (const name of await fs.promises.readdir(dir)) {
+          if (!name.startsWith(PARTIAL_PREFIX)) continue;
+          const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
+          if (stat && stat.mtimeMs < Date.now() - STALE_PARTIAL_MS)
+            await fs.promises.rm(path.join(dir, name), { force: true });
+        }
+      }
       await fs.promises.access(root, fs.constants.W_OK);
     },
     async *list(area) {
