@@ -27,4 +27,18 @@ describe('the server built for a production install', () => {
       fs.rmSync(outdir, { recursive: true, force: true });
     }
   });
+
+  it('loads the S3 client only when a bucket is configured: never a static import (decision 153)', async () => {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-server-build-'));
+    try {
+      const metafile = await buildServer(outdir);
+      const kinds = Object.values(metafile.outputs).flatMap((output) =>
+        output.imports.filter((entry) => entry.path.startsWith('@aws-sdk/')).map((entry) => entry.kind),
+      );
+      expect(kinds.length).toBeGreaterThan(0);
+      expect(new Set(kinds)).toEqual(new Set(['dynamic-import']));
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  });
 });

@@ -7,10 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import { ConfigError, loadConfig } from './config';
+import { pipeline } from 'node:stream/promises';
+import { ConfigError, loadConfig, type FilesConfig } from './config';
 import { isCommand } from './lib/command';
 import { formFilesDir } from './lib/multipart';
 import { MIGRATIONS_DIR, ROOT } from './lib/paths';
+import { fileStorage, STORAGE_AREAS, type FileStorage } from './lib/storage';
 
 /** The database file's name inside the data folder (server.ts's databaseFile). */
 export const DATABASE_NAME = 'staff-portal.db';
@@ -134,14 +136,41 @@ export interface BackupResult {
 }
 
 /**
+ * Copies every stored upload and photo through the file storage (a folder or a bucket, decision 153) into the
+ * backup under its key (`uploads/<name>`), the layout of a data folder; answers the keys copied.
+ */
+async function copyStoredFiles(storage: FileStorage, partial: string): Promise<string[]> {
+  const copied: string[] = [];
+  for (const area of STORAGE_AREAS) {
+    for await (const entry of storage.list(area)) {
+      const file = await storage.get(entry.key);
+      // Removed since it was listed (a replaced picture): nothing the snapshot needs, unless `missing` says so.
+      if (!file) continue;
+      const target = path.join(partial, ...entry.key.split('/'));
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      await pipeline(file.stream, fs.createWriteStream(target, { flags: 'wx' }));
+      syncPath(target);
+      copied.push(entry.key);
+    }
+  }
+  return copied;
+}
+
+/**
  * Copies the data folder into a new folder under `toDir`. The database is copied first with `VACUUM INTO`,
  * one read transaction, so it is a consistent snapshot however many writes go on meanwhile (WAL readers do
  * not block writers). Then the files: each is written once under a random name and never changed, and a
- * file is stored before the row naming it commits, so every file the snapshot names already exists. The
+ * file is stored before the row naming it commits, so every file the snapshot names already exists. Uploads and
+ * photos are read through `storedIn` (FILES_DIR or a bucket, decision 153), the rest from the data folder. The
  * folder is built as `<name>.partial` and renamed when the manifest is written: a folder without the suffix
  * is complete.
  */
-export async function createBackup(dataDir: string, toDir: string, now = new Date()): Promise<BackupResult> {
+export async function createBackup(
+  dataDir: string,
+  toDir: string,
+  now = new Date(),
+  storedIn: FilesConfig = { kind: 'folder', dir: path.resolve(dataDir) },
+): Promise<BackupResult> {
   const databaseFile = path.join(dataDir, DATABASE_NAME);
   if (!fs.existsSync(databaseFile)) {
     throw new BackupError(`There is no Staff Portal database in ${dataDir} (expected ${DATABASE_NAME}).`);
@@ -176,6 +205,9 @@ export async function createBackup(dataDir: string, toDir: string, now = new Dat
       relative === LOCK_NAME ||
       relative === DATABASE_NAME ||
       DATABASE_COMPANIONS.includes(relative) ||
+      // Uploads and photos come through the file storage below, wherever it keeps them.
+      (STORAGE_AREAS as readonly string[]).includes(relative) ||
+      (storedIn.kind === 'folder' && path.resolve(full) === storedIn.dir) ||
       // A backup folder inside the data folder is not copied into the next backup.
       path.resolve(full) === backupRoot ||
       // Files of forms being read are not yet anything's.
@@ -194,6 +226,7 @@ export async function createBackup(dataDir: string, toDir: string, now = new Dat
       syncPath(target);
       copied.add(relative);
     }
+    for (const key of await copyStoredFiles(fileStorage({ files: storedIn }), partial)) copied.add(key);
 
     const files: ManifestFile[] = [];
     for (const relative of [DATABASE_NAME, ...copied]) {
@@ -275,8 +308,9 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const toDir = args.to ? path.resolve(args.to) : config.backupDir;
   const started = Date.now();
-  const { folder, manifest } = await createBackup(config.dataDir, toDir);
+  const { folder, manifest } = await createBackup(config.dataDir, toDir, new Date(), config.files);
   const total = manifest.files.reduce((sum, file) => sum + file.size, 0);
+  if (config.files.kind === 's3') console.log(`Uploads and photos copied from ${fileStorage(config).description}`);
   console.log(
     `Backup written to ${folder}\n  ${manifest.files.length} files, ${megabytes(total)}, schema ${manifest.schema.latest}, ` +
       `in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -13,6 +13,24 @@ export const ConfigSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('0.0.0.0'),
     DATA_DIR: z.string().min(1).default('data'),
+    /** The folder of uploads and residents' photos, which may be shared by several servers (decision 153). */
+    FILES_DIR: z.string().min(1).optional(),
+    /** An S3-compatible bucket for uploads and residents' photos instead of a folder (decision 153). */
+    S3_BUCKET: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+        'must be a bucket name: 3 to 63 lower-case letters, digits, dots or hyphens',
+      )
+      .optional(),
+    S3_ENDPOINT: z
+      .url({ message: 'must be a full URL such as https://minio.example.org:9000' })
+      .regex(/^https?:\/\//, 'must start with http:// or https://')
+      .optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
     /** Where `npm run backup` writes; beside the data folder unless set. */
     BACKUP_DIR: z.string().min(1).optional(),
     PUBLIC_URL: z.url({ message: 'must be a full URL such as https://portal.example.org' }).optional(),
@@ -106,6 +124,7 @@ export const ConfigSchema = z
   })
   .superRefine((env, ctx) => {
     checkSsoEnv(env, ctx);
+    checkFilesEnv(env, ctx);
     if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'ADMIN_EMAIL and ADMIN_PASSWORD go together' });
     }
@@ -116,10 +135,41 @@ export const ConfigSchema = z
     }
   });
 
+type FilesEnvKey = 'FILES_DIR' | 'S3_BUCKET' | 'S3_ENDPOINT' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY';
+
+/** S3 settings go with S3_BUCKET, and a folder and a bucket are not both named (decision 153). */
+function checkFilesEnv(env: Partial<Record<FilesEnvKey, string>>, ctx: z.RefinementCtx): void {
+  const problem = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+  if (env.S3_BUCKET && env.FILES_DIR) problem('FILES_DIR', 'FILES_DIR and S3_BUCKET cannot both be set: choose one');
+  if (!env.S3_BUCKET) {
+    for (const key of ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+      if (env[key]) problem(key, `${key} needs S3_BUCKET`);
+    }
+  }
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    problem('S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  }
+}
+
+/** Where uploads and residents' photos are kept (decision 153). */
+export type FilesConfig =
+  | { kind: 'folder'; dir: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      endpoint: string | undefined;
+      region: string;
+      forcePathStyle: boolean;
+      /** Unset: the SDK's own chain (its environment variables, an instance or pod role). */
+      credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+    };
+
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** Uploads and residents' photos: FILES_DIR (default DATA_DIR) or an S3 bucket (decision 153). */
+  files: FilesConfig;
   /** Where `npm run backup` writes its timestamped folders (BACKUP_DIR, default DATA_DIR/../backups). */
   backupDir: string;
   publicUrl: string | undefined;
@@ -173,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir,
+    files: readFilesConfig(e, dataDir),
     backupDir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : path.join(path.dirname(dataDir), 'backups'),
     publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),
     orgName: e.ORG_NAME,
@@ -196,6 +247,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accessMaxDays: { agency: e.AGENCY_ACCESS_MAX_DAYS, bank: e.BANK_ACCESS_MAX_DAYS },
     secure: Boolean(e.PUBLIC_URL?.startsWith('https://')),
     sso: readSsoConfig(e),
+  };
+}
+
+function readFilesConfig(e: z.infer<typeof ConfigSchema>, dataDir: string): FilesConfig {
+  if (!e.S3_BUCKET) return { kind: 'folder', dir: e.FILES_DIR ? path.resolve(e.FILES_DIR) : dataDir };
+  const credentials =
+    e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+      ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+      : undefined;
+  return {
+    kind: 's3',
+    bucket: e.S3_BUCKET,
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
+    credentials,
   };
 }
 

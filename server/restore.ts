@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BackupError, DATABASE_NAME, knownMigrations, migrationLevel, verifyBackup, type Manifest } from './backup';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, type FilesConfig } from './config';
 import { isCommand } from './lib/command';
+import { fileStorage, isStorageKey } from './lib/storage';
 import { DataDirLockedError, lockDataDir } from './db/client';
 
 const LOCK_NAME = 'server.pid';
@@ -16,6 +17,8 @@ export interface RestoreOptions {
   /** Move what the data folder holds aside (into `<dir>.replaced-<time>`) instead of refusing. */
   force?: boolean;
   log?: (message: string) => void;
+  /** Where uploads and photos go back to: FILES_DIR or a bucket (decision 153); the data folder by default. */
+  files?: FilesConfig;
 }
 
 export interface RestoreResult {
@@ -31,10 +34,11 @@ export interface RestoreResult {
 export async function restoreBackup(
   folder: string,
   dataDir: string,
-  { force = false, log = () => undefined }: RestoreOptions = {},
+  { force = false, log = () => undefined, files }: RestoreOptions = {},
 ): Promise<RestoreResult> {
   const source = path.resolve(folder);
   const target = path.resolve(dataDir);
+  const storage = fileStorage({ files: files ?? { kind: 'folder', dir: target } });
   log(`Checking ${source} against its manifest...`);
   const { manifest, problems } = await verifyBackup(source);
   if (problems.length) {
@@ -73,11 +77,20 @@ export async function restoreBackup(
       for (const name of present) fs.renameSync(path.join(target, name), path.join(movedAside, name));
       log(`  Moved the data folder's previous content to ${movedAside}`);
     }
+    let stored = 0;
     for (const entry of manifest.files) {
+      const from = path.join(source, ...entry.path.split('/'));
+      // A backup's uploads and photos go back through the file storage, the rest into the data folder.
+      if (isStorageKey(entry.path)) {
+        await storage.put(entry.path, fs.createReadStream(from));
+        stored += 1;
+        continue;
+      }
       const to = path.join(target, ...entry.path.split('/'));
       fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.copyFileSync(path.join(source, ...entry.path.split('/')), to, fs.constants.COPYFILE_EXCL);
+      fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
     }
+    if (files) log(`  ${stored} uploads and photos put into ${storage.description}.`);
     const sqlite = new Database(path.join(target, DATABASE_NAME), { fileMustExist: true });
     try {
       const integrity = sqlite.pragma('integrity_check', { simple: true });
@@ -121,8 +134,11 @@ function parseArgs(argv: string[]): { folder: string; dataDir?: string; force: b
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const dataDir = args.dataDir ? path.resolve(args.dataDir) : loadConfig().dataDir;
-  await restoreBackup(args.folder, dataDir, { force: args.force, log: (message) => console.log(message) });
+  const config = loadConfig();
+  const dataDir = args.dataDir ? path.resolve(args.dataDir) : config.dataDir;
+  // Files kept in the data folder (no FILES_DIR, no bucket) follow it to --data-dir.
+  const files = config.files.kind === 'folder' && config.files.dir === config.dataDir ? undefined : config.files;
+  await restoreBackup(args.folder, dataDir, { force: args.force, log: (message) => console.log(message), files });
   console.log('Start the server on it with npm start (migrations newer than the backup run on start).');
 }
 

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -13,6 +11,7 @@ import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { parseInput, sameOriginRead, validate } from '../../lib/http';
 import { FORM_LIMITS, isMultipart, readMultipart } from '../../lib/multipart';
+import { webStreamOf } from '../../lib/storage';
 import { requestMeta, requireUser } from '../auth/auth.middleware';
 import {
   archiveResident,
@@ -67,12 +66,11 @@ export const residentRoutes = new Hono<AppEnv>()
     const body = parseInput(CreateResidentBodySchema, input);
     return c.json(await createResident(c.var.deps, c.var.user, body, photo, requestMeta(c)), 201);
   })
-  .get('/residents/photos/:name', requireUser, validate('param', PhotoParamsSchema), (c) => {
-    const { file, type, size } = openResidentPhoto(c.var.deps, c.req.valid('param').name);
-    const body = Readable.toWeb(fs.createReadStream(file)) as ReadableStream; // Node's web stream type differs only in name
-    return c.body(body, 200, {
+  .get('/residents/photos/:name', requireUser, validate('param', PhotoParamsSchema), async (c) => {
+    const { file, type } = await openResidentPhoto(c.var.deps, c.req.valid('param').name);
+    return c.body(webStreamOf(file), 200, {
       'Content-Type': type,
-      'Content-Length': String(size),
+      'Content-Length': String(file.size),
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       // Never in the browser's HTTP cache, which outlives sign-out; the service worker's cache is wiped then.

@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { listHouses } from '../../../schema/constants';
 import { DELETED_AUTHOR } from '../../../schema/posts';
 import { canArchiveResident, isLimitedToOwnHouses } from '../../../schema/permissions';
@@ -30,6 +28,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { LIMITS } from '../../../schema/constants';
 import { checkUploadedFile, type PictureSizes } from '../../lib/files';
+import { fileStorage, storageKey, type StoredFile } from '../../lib/storage';
 import { boundWrittenAt } from '../../lib/written-at';
 import { KEPT_MAX_AGE_MS } from '../../../schema/kept-rules';
 import { recordAudit } from '../audit/audit.service';
@@ -150,10 +149,8 @@ const fieldNames = (changes: FieldChange[]) => changes.map((change) => change.fi
 
 // Photos -----------------------------------------------------------------------------------------------------
 
-/** Resident photos live in DATA_DIR/resident-photos/ under random names, apart from the feed's uploads. */
-function photosDir(deps: AppDeps): string {
-  return path.join(deps.config.dataDir, 'resident-photos');
-}
+/** Resident photos live in the storage's `resident-photos` area under random names, apart from the feed's uploads. */
+const photoStorageKey = (name: string) => storageKey('resident-photos', name);
 
 /** A resident's photo is a portrait on cards and in the profile: the card size is all it is ever shown at. */
 const RESIDENT_PHOTO_SIZES: PictureSizes = { longestEdge: LIMITS.pictureCardEdge };
@@ -177,26 +174,24 @@ async function storeResidentPhoto(deps: AppDeps, file: File): Promise<string> {
   if (checked.kind !== 'image') notAnImage();
   const ext = checked.ext === 'jpeg' ? 'jpg' : checked.ext;
   const name = `${randomBytes(16).toString('hex')}.${ext}`;
-  await fs.promises.mkdir(photosDir(deps), { recursive: true });
-  await fs.promises.writeFile(path.join(photosDir(deps), name), checked.bytes, { flag: 'wx', mode: 0o640 });
+  await fileStorage(deps.config).put(photoStorageKey(name), checked.bytes);
   return RESIDENT_PHOTO_PREFIX + name;
 }
 
 async function discardPhoto(deps: AppDeps, url: string | null): Promise<void> {
   const name = url?.slice(RESIDENT_PHOTO_PREFIX.length);
-  if (name && RESIDENT_PHOTO_NAME.test(name)) await fs.promises.rm(path.join(photosDir(deps), name), { force: true });
+  if (name && RESIDENT_PHOTO_NAME.test(name)) await fileStorage(deps.config).delete(photoStorageKey(name));
 }
 
 /**
  * The file and type of a stored photo, for GET /api/residents/photos/{name}; 404 for anything else, and for the
  * photos of archived residents (decision 126).
  */
-export function openResidentPhoto(deps: AppDeps, name: string): { file: string; type: string; size: number } {
+export async function openResidentPhoto(deps: AppDeps, name: string): Promise<{ file: StoredFile; type: string }> {
   const match = RESIDENT_PHOTO_NAME.exec(name) ?? notFound('Photo not found');
   if (!isPhotoOfActiveResident(deps.db, RESIDENT_PHOTO_PREFIX + name)) notFound('Photo not found');
-  const file = path.join(photosDir(deps), name);
-  const stat = fs.statSync(file, { throwIfNoEntry: false }) ?? notFound('Photo not found');
-  return { file, type: PHOTO_TYPES[match[1]], size: stat.size };
+  const file = (await fileStorage(deps.config).get(photoStorageKey(name))) ?? notFound('Photo not found');
+  return { file, type: PHOTO_TYPES[match[1]] };
 }
 
 // Profiles ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { UPLOAD_MESSAGES } from '../../../schema/uploads';
@@ -7,6 +5,7 @@ import type { AppEnv } from '../../lib/context';
 import { badRequest } from '../../lib/errors';
 import { contentDisposition, placeholderImage } from '../../lib/files';
 import { validate } from '../../lib/http';
+import { webStreamOf } from '../../lib/storage';
 import { FORM_LIMITS, readMultipart } from '../../lib/multipart';
 import { requireUser } from '../auth/auth.middleware';
 import { chatConversationOf, isConversationMember } from '../chat/chat.service';
@@ -25,22 +24,27 @@ export const uploadRoutes = new Hono<AppEnv>()
     const conversationId = chatConversationOf(c.var.deps, c.var.user, form.conversationId?.[0]);
     return c.json(await uploadFile(c.var.deps, c.var.user, file, conversationId), 201);
   })
-  .get('/uploads/:id', requireUser, validate('param', IdParamsSchema), validate('query', VariantQuerySchema), (c) => {
-    const { deps, user } = c.var;
-    const mayRead = (conversationId: string) => isConversationMember(deps, user, conversationId);
-    const { row, file, size } = openUpload(deps, c.req.valid('param').id, c.req.valid('query').variant, mayRead);
-    const body = Readable.toWeb(fs.createReadStream(file)) as ReadableStream; // Node's web stream type differs only in name
-    return c.body(body, 200, {
-      'Content-Type': row.mime,
-      'Content-Length': String(size),
-      'Content-Disposition': contentDisposition(row.kind, row.originalName),
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-      // Never in the browser's HTTP cache, which outlives sign-out: the service worker's cache, wiped then, keeps
-      // them for the feed offline (decision 127).
-      'Cache-Control': 'private, no-store',
-    });
-  })
+  .get(
+    '/uploads/:id',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('query', VariantQuerySchema),
+    async (c) => {
+      const { deps, user } = c.var;
+      const mayRead = (conversationId: string) => isConversationMember(deps, user, conversationId);
+      const { row, file } = await openUpload(deps, c.req.valid('param').id, c.req.valid('query').variant, mayRead);
+      return c.body(webStreamOf(file), 200, {
+        'Content-Type': row.mime,
+        'Content-Length': String(file.size),
+        'Content-Disposition': contentDisposition(row.kind, row.originalName),
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+        // Never in the browser's HTTP cache, which outlives sign-out: the service worker's cache, wiped then, keeps
+        // them for the feed offline (decision 127).
+        'Cache-Control': 'private, no-store',
+      });
+    },
+  )
   .get('/placeholder-image', async (c) =>
     c.body(new Uint8Array(await placeholderImage()), 200, {
       'Content-Type': 'image/png',

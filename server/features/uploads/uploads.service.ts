@@ -1,12 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { CHAT_MESSAGES } from '../../../schema/chat-rules';
 import type { Attachment } from '../../../schema/posts';
 import { uploadIdFromUrl, uploadUrl, type UploadView } from '../../../schema/uploads';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, notFound } from '../../lib/errors';
 import { checkUploadedFile, type CheckedFile } from '../../lib/files';
+import { fileStorage, storageKey, type FileStorage, type StoredFile } from '../../lib/storage';
 import {
   deleteUploadRows,
   findProfilePictureUploads,
@@ -23,10 +22,12 @@ export const UNATTACHED_UPLOAD_MS = 24 * 60 * 60 * 1000;
 /** How often the server process sweeps. */
 export const UPLOAD_SWEEP_EVERY_MS = 60 * 60 * 1000;
 
-/** Uploaded files live in DATA_DIR/uploads/ under random names. */
-export function uploadsDir(deps: AppDeps): string {
-  return path.join(deps.config.dataDir, 'uploads');
+/** Uploaded files live in the storage's `uploads` area under random names (decision 153). */
+function storageOf(deps: AppDeps): FileStorage {
+  return fileStorage(deps.config);
 }
+
+const uploadKey = (name: string) => storageKey('uploads', name);
 
 /** The file of a picture's card variant, beside the picture (`<name>.card.<ext>`); absent for small pictures. */
 function cardFileName(storedName: string): string {
@@ -36,10 +37,8 @@ function cardFileName(storedName: string): string {
 
 /** Removes an upload's files (the picture's card variant with it). */
 function removeStoredFiles(deps: AppDeps, storedName: string): Promise<unknown> {
-  const dir = uploadsDir(deps);
-  return Promise.all(
-    [storedName, cardFileName(storedName)].map((name) => fs.promises.rm(path.join(dir, name), { force: true })),
-  );
+  const storage = storageOf(deps);
+  return Promise.all([storedName, cardFileName(storedName)].map((name) => storage.delete(uploadKey(name))));
 }
 
 export function toUploadView(row: UploadRow): UploadView {
@@ -70,18 +69,15 @@ export async function saveFiles(
   files: CheckedFile[],
   conversationId: string | null = null,
 ): Promise<UploadView[]> {
-  const dir = uploadsDir(deps);
-  await fs.promises.mkdir(dir, { recursive: true });
+  const storage = storageOf(deps);
   const rows: UploadRow[] = [];
   const written: string[] = [];
   try {
     for (const file of files) {
       const storedName = `${randomBytes(16).toString('hex')}.${file.ext}`;
-      await fs.promises.writeFile(path.join(dir, storedName), file.bytes, { flag: 'wx', mode: 0o640 });
       written.push(storedName);
-      if (file.card) {
-        await fs.promises.writeFile(path.join(dir, cardFileName(storedName)), file.card, { flag: 'wx', mode: 0o640 });
-      }
+      await storage.put(uploadKey(storedName), file.bytes);
+      if (file.card) await storage.put(uploadKey(cardFileName(storedName)), file.card);
       rows.push({
         id: randomUUID(),
         ownerId: actor.id,
@@ -210,34 +206,34 @@ export function resolveMessageFiles(
 }
 
 /**
- * The record, path and size of an upload, for GET /api/uploads/{id}. The card variant of a picture is its
+ * The record and the stored file of an upload, for GET /api/uploads/{id}. The card variant of a picture is its
  * smaller file where one was made (pictures stored before variants existed, and small ones, have none). A file sent
  * in a chat is read only by whom `mayRead` allows (its conversation's current members, decision 150); anyone else
  * gets the same 404 as for no file.
  */
-export function openUpload(
+export async function openUpload(
   deps: AppDeps,
   id: string,
   variant: 'full' | 'card' = 'full',
   mayRead: (conversationId: string) => boolean = () => false,
-): { row: UploadRow; file: string; size: number } {
+): Promise<{ row: UploadRow; file: StoredFile }> {
   const row = findUpload(deps.db, id) ?? notFound('File not found');
   if (row.conversationId && !mayRead(row.conversationId)) notFound('File not found');
-  const stat = (name: string) => fs.statSync(path.join(uploadsDir(deps), name), { throwIfNoEntry: false });
+  const storage = storageOf(deps);
   if (variant === 'card' && row.kind === 'image') {
-    const card = stat(cardFileName(row.storedName));
-    if (card) return { row, file: path.join(uploadsDir(deps), cardFileName(row.storedName)), size: card.size };
+    const card = await storage.get(uploadKey(cardFileName(row.storedName)));
+    if (card) return { row, file: card };
   }
-  const full = stat(row.storedName) ?? notFound('File not found');
-  return { row, file: path.join(uploadsDir(deps), row.storedName), size: full.size };
+  const full = (await storage.get(uploadKey(row.storedName))) ?? notFound('File not found');
+  return { row, file: full };
 }
 
-/** The stored name a file in the folder belongs to: a picture's card variant belongs to the picture. */
-const storedNameOf = (file: string) => file.replace(/\.card(\.[a-z0-9]+)$/, '$1');
+/** The stored name a stored file belongs to: a picture's card variant belongs to the picture. */
+const storedNameOf = (key: string) => key.slice('uploads/'.length).replace(/\.card(\.[a-z0-9]+)$/, '$1');
 
 /**
- * Removes uploads that nothing has used for a day (UNATTACHED_UPLOAD_MS): their rows, then their files; and files
- * in the folder older than that with no row at all (left by a crash between the two). Answers how many uploads
+ * Removes uploads that nothing has used for a day (UNATTACHED_UPLOAD_MS): their rows, then their files; and stored
+ * files older than that with no row at all (left by a crash between the two). Answers how many uploads
  * and stray files went.
  */
 export async function sweepUnattachedUploads(deps: AppDeps): Promise<number> {
@@ -249,15 +245,12 @@ export async function sweepUnattachedUploads(deps: AppDeps): Promise<number> {
   );
   await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
   const known = listStoredNames(deps.db);
-  const dir = uploadsDir(deps);
-  const files = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  const storage = storageOf(deps);
   let strays = 0;
-  for (const file of files) {
-    if (known.has(storedNameOf(file))) continue;
-    const stat = await fs.promises.stat(path.join(dir, file)).catch(() => null);
+  for await (const entry of storage.list('uploads')) {
     // A file is written before its row (saveFiles): only an old one without a row is a stray.
-    if (!stat?.isFile() || stat.mtimeMs >= before) continue;
-    await fs.promises.rm(path.join(dir, file), { force: true });
+    if (known.has(storedNameOf(entry.key)) || entry.modifiedAt >= before) continue;
+    await storage.delete(entry.key);
     strays += 1;
   }
   return rows.length + strays;
