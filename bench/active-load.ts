@@ -85,7 +85,7 @@ async function runMode(mode: SyncMode): Promise<Outcome> {
     return await activeMinute(server, devices, pulls, sampled);
   } finally {
     devices.forEach((d) => d.close());
-    server.stop();
+    await server.stop();
   }
 }
 

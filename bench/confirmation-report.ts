@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     console.log(`${figure.figure}: ${figure.measured} (target ${figure.target}) ${verdict(figure.pass)}`);
     printFigure(figure);
   } finally {
-    server.stop();
+    await server.stop();
   }
 }
 

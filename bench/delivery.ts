@@ -247,7 +247,7 @@ async function runMode(mode: SyncMode): Promise<Map<number, Results>> {
     }
   } finally {
     devices.forEach((d) => d.close());
-    server.stop();
+    await server.stop();
   }
   return results;
 }

@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     figures(house, direct);
   } finally {
     devices.forEach((d) => d.close());
-    server.stop();
+    await server.stop();
   }
   console.log(`house chat bench: ${round((performance.now() - started) / 1000)} s`);
 }

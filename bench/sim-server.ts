@@ -33,7 +33,8 @@ export interface ServerProcess {
   seq: number;
   /** The newest posts of the seeded feed, newest first. */
   posts: string[];
-  stop: () => void;
+  /** Stops the server process and resolves once it has exited, so the next run has the machine to itself. */
+  stop: () => Promise<void>;
 }
 
 /** Posts, reactions and comments per user in the seeded feed, so pulls run against a feed of a realistic size. */
@@ -78,7 +79,11 @@ async function serve(dataDir: string, count: number, mode: SyncMode): Promise<vo
   ).map((row) => row.id);
   db.$client.close();
   const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
-  const stop = () => void server.close().then(() => process.exit(0));
+  // A saturated server (the announce baseline's) may take long to close its streams: it exits within 2 s anyway.
+  const stop = () => {
+    setTimeout(() => process.exit(0), 2000).unref();
+    void server.close().then(() => process.exit(0));
+  };
   process.once('SIGTERM', stop);
   process.stdin.once('close', stop).resume();
   console.log(`READY ${JSON.stringify({ port: server.port, users, seq, posts })}`);
@@ -108,7 +113,13 @@ export async function startServerProcess(users: number, mode: SyncMode): Promise
     users: ready.users,
     seq: ready.seq,
     posts: ready.posts,
-    stop: () => child.kill('SIGTERM'),
+    stop: () => {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      return exited.finally(() => clearTimeout(killer));
+    },
   };
 }
 
