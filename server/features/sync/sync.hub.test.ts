@@ -146,6 +146,22 @@ describe('the sync hub', () => {
     expect(other.closed).toBe(false);
   });
 
+  it('pings many streams in slices, answering other work in between', async () => {
+    hub = createSyncHub({ pingEveryMs: 30 });
+    const streams = Array.from({ length: FANOUT_SLICE * 2 + 5 }, (_, i) => fakeConnection(`user-${i}`));
+    const pinged = () => streams.filter((s) => s.pings > 0).length;
+    // Other work queued by the first ping runs before the next slice: it sees one slice pinged.
+    let between = -1;
+    const { ping } = streams[0].connection;
+    streams[0].connection.ping = () => {
+      if (between < 0) setImmediate(() => (between = pinged()));
+      return ping();
+    };
+    for (const stream of streams) hub.connect(stream.connection);
+    await vi.waitFor(() => expect(pinged()).toBe(streams.length), { timeout: 5000, interval: 5 });
+    expect(between).toBe(FANOUT_SLICE);
+  });
+
   it('computes one event per starting point for a collection everyone sees alike, one per user otherwise', async () => {
     let seq = 10;
     const computed: string[] = [];
