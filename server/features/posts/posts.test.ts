@@ -285,9 +285,12 @@ describe('GET /api/posts', () => {
     const methods = ['all', 'get', 'run', 'iterate'] as const;
     const originals = methods.map((name) => proto[name] as (...args: unknown[]) => unknown);
     let statements = 0;
+    const stackLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 100;
     methods.forEach((name, i) => {
       proto[name] = function (this: unknown, ...args: unknown[]) {
-        statements += 1;
+        // Only what a request runs counts: the server's timers (jobs, sweeps, the mail outbox) may run meanwhile.
+        if (new Error().stack?.includes('node_modules/hono/')) statements += 1;
         return originals[i].apply(this, args);
       };
     });
@@ -309,6 +312,7 @@ describe('GET /api/posts', () => {
       expect(await count(30)).toBe(2);
     } finally {
       methods.forEach((name, i) => (proto[name] = originals[i]));
+      Error.stackTraceLimit = stackLimit;
     }
   });
 
