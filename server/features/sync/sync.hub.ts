@@ -338,8 +338,8 @@ export function createSyncHub(
   };
 
   /**
-   * Pings every stream, ending those whose session died, in slices of FANOUT_SLICE with other work in between: 5,000
-   * pings and session checks in one go held every request of that moment back.
+   * Pings every stream, ending those whose session died, in slices of FANOUT_SLICE with other work in between, so
+   * thousands of pings and session checks never hold a request back.
    */
   const pingAll = () => {
     const list = all();
