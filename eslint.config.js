@@ -91,6 +91,17 @@ export default tseslint.config(
     ignores: ['src/db/**/*.test.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80 }] },
   },
+  {
+    // The server's data layer is asynchronous (decision 157): a write not awaited, or a promise where a value or a
+    // plain callback belongs, runs out of order or never, and only the types can tell.
+    files: ['server/**/*.ts', 'bench/**/*.ts', 'src/db/chaos/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   boundary('schema', ['server', 'src', 'sw']),
   // Tests, and the sync chaos test's harness (src/db/chaos/), drive the real server.
   { ...boundary('src', ['server', 'sw']), ignores: ['src/**/*.test.ts', 'src/db/chaos/**'] },

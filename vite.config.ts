@@ -226,5 +226,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A no-op unless TEST_DATABASE=postgres: then one PostgreSQL cluster serves the run (decision 157).
+    globalSetup: ['server/test/postgres-suite.ts'],
   },
 });

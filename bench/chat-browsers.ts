@@ -12,7 +12,7 @@ import http from 'node:http';
 import { chromium, type Page } from '@playwright/test';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/client';
+import { closeDb, openDb, statement } from '../server/db/client';
 import { databaseFile, startServer } from '../server/server';
 import {
   CHROMIUM_FLAGS,
@@ -36,15 +36,16 @@ const SENDER = { email: 'staff20@bench.example', name: 'First20 Last20' };
 const RECEIVER = { email: 'staff21@bench.example', name: 'First21 Last21' };
 
 /** Sessions for every other seeded user, written before the server starts (no sign-in cost). */
-function idleSessions(file: string): string[] {
+async function idleSessions(file: string): Promise<string[]> {
   const db = openDb(file);
   const now = Date.now();
-  const ids = db.$client
-    .prepare('SELECT id FROM users WHERE email NOT IN (?, ?) ORDER BY email')
-    .pluck()
-    .all(SENDER.email, RECEIVER.email) as string[];
-  const tokens = ids.slice(0, OTHER_CLIENTS).map((userId) => insertReadySession(db, userId, now));
-  db.$client.close();
+  const ids = await statement(db, 'SELECT id FROM users WHERE email NOT IN (?, ?) ORDER BY email').pluck<string>([
+    SENDER.email,
+    RECEIVER.email,
+  ]);
+  const tokens: string[] = [];
+  for (const userId of ids.slice(0, OTHER_CLIENTS)) tokens.push(await insertReadySession(db, userId, now));
+  await closeDb(db);
   return tokens;
 }
 
@@ -159,7 +160,7 @@ async function main(): Promise<void> {
   });
   const file = databaseFile(config);
   await buildDatabase(file, { users: OTHER_CLIENTS + 2, posts: 20, reactions: 20, comments: 0 }, PASSWORD);
-  const tokens = idleSessions(file);
+  const tokens = await idleSessions(file);
   await ensureClientBuilt(() => console.log('Building the client...'));
   const server = await startServer(config);
   const base = `http://127.0.0.1:${server.port}`;

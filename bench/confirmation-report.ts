@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { listHouses } from '../schema/constants';
 import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/client';
+import { closeDb, openDb, statement, transaction } from '../server/db/client';
 import { replaceUserHouses } from '../server/features/houses/houses.queries';
 import { databaseFile, startServer } from '../server/server';
 import { insertReadySession } from '../server/test/ready-sessions';
@@ -35,13 +35,13 @@ async function main(): Promise<void> {
   await buildDatabase(file, { users: USERS, posts: 10, reactions: 0, comments: 0 }, 'Bench!Passw0rd');
   const db = openDb(file);
   // Seeded in this order (bench/seed.ts): the first is the system administrator.
-  const ids = (db.$client.prepare('SELECT id FROM users ORDER BY server_seq').all() as { id: string }[]).map(
-    (row) => row.id,
-  );
+  const ids = await statement(db, 'SELECT id FROM users ORDER BY server_seq').pluck<string>();
   const houses = listHouses(config.orgName);
-  db.$client.transaction(() => ids.forEach((id, i) => replaceUserHouses(db, id, [houses[i % houses.length]], 0)))();
-  const token = insertReadySession(db, ids[0]);
-  db.$client.close();
+  await transaction(db, async (db) => {
+    for (const [i, id] of ids.entries()) await replaceUserHouses(db, id, [houses[i % houses.length]], 0);
+  });
+  const token = await insertReadySession(db, ids[0]);
+  await closeDb(db);
   const server = await serverProcess(dataDir);
   const base = `http://127.0.0.1:${server.port}`;
   const headers = { cookie: `sp_session=${token}`, 'content-type': 'application/json', origin: base };
@@ -69,12 +69,11 @@ async function main(): Promise<void> {
     // Half of the audience has confirmed and acknowledged, at the times a device would send.
     const reopened = openDb(file);
     const now = Date.now();
-    reopened.$client
-      .prepare(
-        `UPDATE acknowledgements SET acknowledged_at = ?, written_at = ? WHERE post_id IN (?, ?) AND rowid % 2 = 0`,
-      )
-      .run(now, now - 1000, post.id, urgent.id);
-    reopened.$client.close();
+    await statement(
+      reopened,
+      `UPDATE acknowledgements SET acknowledged_at = ?, written_at = ? WHERE post_id IN (?, ?) AND rowid % 2 = 0`,
+    ).run([now, now - 1000, post.id, urgent.id]);
+    await closeDb(reopened);
 
     const time = async (url: string) => {
       for (let i = 0; i < 20; i += 1) await call('GET', url);
@@ -109,7 +108,7 @@ async function main(): Promise<void> {
     console.log(`${figure.figure}: ${figure.measured} (target ${figure.target}) ${verdict(figure.pass)}`);
     printFigure(figure);
   } finally {
-    await server.stop();
+    server.stop();
   }
 }
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/client';
+import { closeDb, openDb, transaction } from '../server/db/client';
 import { databaseFile, startServer } from '../server/server';
 import { percentile, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
 import { insertSignedInUser } from '../server/test/ready-sessions';
@@ -40,9 +40,9 @@ async function serve(dataDir: string, count: number): Promise<void> {
   const now = Date.now();
   const tokens: string[] = [];
   const ids: string[] = [];
-  db.$client.transaction(() => {
+  await transaction(db, async (db) => {
     for (let i = 0; i < count; i += 1) {
-      const { id, token } = insertSignedInUser(
+      const { id, token } = await insertSignedInUser(
         db,
         {
           email: `live${i}@bench.example`,
@@ -55,8 +55,8 @@ async function serve(dataDir: string, count: number): Promise<void> {
       tokens.push(token);
       ids.push(id);
     }
-  })();
-  db.$client.close();
+  });
+  await closeDb(db);
   const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

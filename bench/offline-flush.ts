@@ -21,7 +21,7 @@ import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import type { SyncCollection } from '../schema/sync';
 import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/client';
+import { closeDb, openDb } from '../server/db/client';
 import { insertUser } from '../server/features/users/users.queries';
 import { hashPassword } from '../server/lib/crypto';
 import { databaseFile, startServer } from '../server/server';
@@ -288,9 +288,10 @@ async function serve(dataDir: string): Promise<void> {
   const db = openDb(databaseFile(config));
   const passwordHash = await hashPassword(PASSWORD);
   // A System Administrator too, so the server has no one-time setup link to print.
-  const accounts = (['admin', 'writer', 'reader'] as const).map((name) => {
+  const accounts: { id: string; email: string }[] = [];
+  for (const name of ['admin', 'writer', 'reader'] as const) {
     const account = { id: randomUUID(), email: `${name}@bench.example` };
-    insertUser(db, {
+    await insertUser(db, {
       ...account,
       passwordHash,
       firstName: name,
@@ -301,9 +302,9 @@ async function serve(dataDir: string): Promise<void> {
       createdAt: Date.now(),
       updatedAt: Date.now(),
     });
-    return account;
-  });
-  db.$client.close();
+    accounts.push(account);
+  }
+  await closeDb(db);
   const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

@@ -62,13 +62,13 @@ interface Loop {
 }
 
 /** Runs `work` for LOOP_MS after a warm-up: operations per second and each run's time, sorted. */
-function plainLoop(work: () => unknown): Loop {
-  for (let i = 0; i < 300; i += 1) work();
+async function plainLoop(work: () => Promise<unknown>): Promise<Loop> {
+  for (let i = 0; i < 300; i += 1) await work();
   const times: number[] = [];
   const start = performance.now();
   while (performance.now() - start < LOOP_MS) {
     const t = performance.now();
-    work();
+    await work();
     times.push(performance.now() - t);
   }
   const ops = times.length / ((performance.now() - start) / 1000);
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
       .map((c) => c.split(';')[0])
       .find((c) => c.startsWith('sp_session='));
     if (login.status !== 200 || !session) throw new Error(`sign-in failed: ${login.status}`);
-    const viewer = toCurrentUser(findUserById(server.deps.db, ((await login.json()) as { id: string }).id)!);
+    const viewer = toCurrentUser((await findUserById(server.deps.db, ((await login.json()) as { id: string }).id))!);
     const headers = { cookie: session };
     const pageUrl = `${base}/api/posts?limit=${PAGE}`;
     const check = await fetch(pageUrl, { headers });
@@ -125,8 +125,10 @@ async function main(): Promise<void> {
     // The same work without HTTP, in a plain loop: what the route does per request (the shared page, kept until
     // the next write, plus the viewer's own reactions), and what building a page from scratch costs.
     const query = { limit: PAGE, category: undefined };
-    const routeWork = plainLoop(() => listPostsJson(server.deps, viewer, query).body);
-    const fromScratch = plainLoop(() => JSON.stringify(listPosts(server.deps, viewer, query).posts));
+    const routeWork = await plainLoop(async () => (await listPostsJson(server.deps, viewer, query)).body);
+    const fromScratch = await plainLoop(async () =>
+      JSON.stringify((await listPosts(server.deps, viewer, query)).posts),
+    );
 
     await load(pageUrl, headers, 2); // warm-up
     const api = await load(pageUrl, headers);
@@ -135,14 +137,14 @@ async function main(): Promise<void> {
     // The shared page only lasts until the next write: the same load while another user toggles a reaction
     // on the newest post every 20 ms (50 writes a second, each one rebuilding the page).
     const newest = (page[0] as { id: string }).id;
-    const writerId = listDirectorySince(server.deps.db, 0, '', 2).find((u) => u.id !== viewer.id)!.id;
+    const writerId = (await listDirectorySince(server.deps.db, 0, '', 2)).find((u) => u.id !== viewer.id)!.id;
     const id = reactionId(newest, writerId);
     let liked = false;
-    const writes = setInterval(() => {
+    const toggle = async () => {
       const at = Date.now();
       liked = !liked;
       if (liked)
-        upsertReaction(server.deps.db, {
+        await upsertReaction(server.deps.db, {
           id,
           postId: newest,
           userId: writerId,
@@ -150,7 +152,10 @@ async function main(): Promise<void> {
           createdAt: at,
           updatedAt: at,
         });
-      else markReactionDeleted(server.deps.db, id, newest, at);
+      else await markReactionDeleted(server.deps.db, id, newest, at);
+    };
+    const writes = setInterval(() => {
+      toggle().catch((error: unknown) => console.error('A reaction write failed:', error));
     }, WRITE_EVERY_MS);
     const withWrites = await load(pageUrl, headers).finally(() => clearInterval(writes));
 

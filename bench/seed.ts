@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { NAMED_HOUSES } from '../schema/constants';
 import { seededRandom } from '../schema/seeded-random';
 import { POST_CATEGORIES, REACTION_TYPES } from '../schema/posts';
-import { openDb } from '../server/db/client';
+import { openDb, sqliteOf } from '../server/db/client';
 import { hashPassword } from '../server/lib/crypto';
 
 export interface SeedSizes {
@@ -53,7 +53,7 @@ export async function buildDatabase(
 ): Promise<{ email: string; seconds: number }> {
   const started = performance.now();
   const db = openDb(file); // creates the schema through the real migrations
-  const sqlite = db.$client;
+  const sqlite = sqliteOf(db);
   const random = seededRandom(42);
   const int = (n: number) => Math.floor(random() * n);
   const passwordHash = await hashPassword(PASSWORD);

@@ -171,9 +171,16 @@ describe('simulated devices against the real server', () => {
 
   it('each ends holding every change it may see exactly once, by event or by pull', async () => {
     const collections: SyncCollection[] = ['posts', 'comments', 'reactions', 'conversations', 'messages'];
-    const users = ['Ann', 'Ben', 'Cat'].map((name) =>
-      insertSignedInUser(t.db, { email: `${name}@sim.example`, firstName: name, lastName: 'Sim', role: 'staff' }),
-    );
+    const users: { id: string; token: string }[] = [];
+    for (const name of ['Ann', 'Ben', 'Cat'])
+      users.push(
+        await insertSignedInUser(t.db, {
+          email: `${name}@sim.example`,
+          firstName: name,
+          lastName: 'Sim',
+          role: 'staff',
+        }),
+      );
     /** Per device, how many times each version of each document reached it. */
     const received = users.map(() => new Map<string, number>());
     const devices = users.map(

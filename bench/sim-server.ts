@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/client';
+import { closeDb, openDb, statement, transaction } from '../server/db/client';
 import { databaseFile, startServer } from '../server/server';
 import { insertReadySession } from '../server/test/ready-sessions';
 import { tempDir } from './bench-report';
@@ -64,20 +64,21 @@ async function serve(dataDir: string, count: number, mode: SyncMode): Promise<vo
   );
   const db = openDb(file);
   // Seeded in this order (bench/seed.ts): the first is the system administrator, the next nineteen admins.
-  const ids = (db.$client.prepare('SELECT id FROM users ORDER BY server_seq').all() as { id: string }[]).map(
-    (row) => row.id,
-  );
+  const ids = await statement(db, 'SELECT id FROM users ORDER BY server_seq').pluck<string>();
   const now = Date.now();
-  const users = db.$client.transaction(() => ids.map((id) => ({ id, token: insertReadySession(db, id, now) })))();
+  const users = await transaction(db, async (db) => {
+    const ready: { id: string; token: string }[] = [];
+    for (const id of ids) ready.push({ id, token: await insertReadySession(db, id, now) });
+    return ready;
+  });
   // The single row of the sync counter (docs/sync.md).
-  const seq = (db.$client.prepare('SELECT seq FROM sync_counter WHERE id = 1').get() as { seq: number }).seq;
+  const seq = ((await statement(db, 'SELECT seq FROM sync_counter WHERE id = 1').get()) as { seq: number }).seq;
   // Rows of the posts table, read for their id only.
-  const posts = (
-    db.$client.prepare('SELECT id FROM posts WHERE deleted = 0 ORDER BY created_at DESC LIMIT 50').all() as {
-      id: string;
-    }[]
-  ).map((row) => row.id);
-  db.$client.close();
+  const posts = await statement(
+    db,
+    'SELECT id FROM posts WHERE deleted = 0 ORDER BY created_at DESC LIMIT 50',
+  ).pluck<string>();
+  await closeDb(db);
   const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
   // A saturated server (the announce baseline's) may take long to close its streams: it exits within 2 s anyway.
   const stop = () => {

@@ -5,7 +5,7 @@ test('a conversation of 500 messages opens on the newest, renders a page of them
   page,
 }) => {
   const staff = await createStaffMember(browser, 'Paging');
-  seedConversation(ADMIN.email, staff.email, 500);
+  await seedConversation(ADMIN.email, staff.email, 500);
 
   await signIn(page, staff.email, staff.password);
   await page.goto('/?openChat=true');

@@ -2,10 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test as base, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { conversationIdOf } from '../schema/chat';
-import type { Db } from '../server/db/client';
-import * as tables from '../server/db/tables';
+import { closeDb, openDb, statement } from '../server/db/client';
 import {
   findConversation,
   insertConversation,
@@ -225,24 +223,24 @@ export async function setStaffHouses(admin: Page, email: string, houses: string[
  * from each side, one a minute up to a minute ago, reading "Seeded message 1" to "Seeded message {count}".
  * Clients signing in afterwards pull them as they would any message.
  */
-export function seedConversation(emailA: string, emailB: string, count: number): string {
-  const sqlite = new Database(path.join(E2E_DATA_DIR, 'staff-portal.db'), { fileMustExist: true });
-  sqlite.pragma('busy_timeout = 5000');
-  // The tables' own types; the server opens the same file the same way (server/db/client.ts).
-  const db = drizzle(sqlite, { schema: tables }) as Db;
+export async function seedConversation(emailA: string, emailB: string, count: number): Promise<string> {
+  const file = path.join(E2E_DATA_DIR, 'staff-portal.db');
+  if (!fs.existsSync(file)) throw new Error(`no e2e database at ${file}`);
+  // Opened the way the server opens it (server/db/client.ts); its migrations are applied already.
+  const db = openDb(file);
   try {
-    const idOf = (email: string) => {
-      const row = sqlite.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
+    const idOf = async (email: string) => {
+      const row = await statement<unknown[], { id: string }>(db, 'SELECT id FROM users WHERE email = ?').get([email]);
       if (!row) throw new Error(`no account ${email}`);
       return row.id;
     };
-    const [a, b] = [idOf(emailA), idOf(emailB)];
+    const [a, b] = [await idOf(emailA), await idOf(emailB)];
     const id = conversationIdOf(a, b);
     const now = Date.now();
     const first = now - (count + 1) * 60_000;
-    if (!findConversation(db, id)) insertConversation(db, newConversationRow(a, b, first));
+    if (!(await findConversation(db, id))) await insertConversation(db, newConversationRow(a, b, first));
     for (let i = 1; i <= count; i += 1) {
-      insertMessage(db, {
+      await insertMessage(db, {
         id: crypto.randomUUID(),
         conversationId: id,
         senderId: i % 2 ? a : b,
@@ -253,7 +251,7 @@ export function seedConversation(emailA: string, emailB: string, count: number):
     }
     return id;
   } finally {
-    sqlite.close();
+    await closeDb(db);
   }
 }
 

@@ -48,10 +48,10 @@ test.afterAll(async () => {
 });
 
 /** An active staff account made by an administrator (an invitation not yet used: no password). */
-function buildColleague(firstName: string): string {
+async function buildColleague(firstName: string): Promise<string> {
   const email = `${firstName.toLowerCase()}-${randomUUID().slice(0, 6)}@care.example`;
   const at = Date.now();
-  insertUser(app.deps.db, {
+  await insertUser(app.deps.db, {
     id: randomUUID(),
     email,
     passwordHash: null,
@@ -67,7 +67,7 @@ function buildColleague(firstName: string): string {
 }
 
 test('a colleague signs in through the local provider and lands in the app', async ({ page }) => {
-  const email = buildColleague('Sasha');
+  const email = await buildColleague('Sasha');
   op.addAccount('sasha', { email, email_verified: true });
   await page.addInitScript(() => localStorage.setItem('hasSeenPushPrompt', 'true'));
   await page.goto(`${base}/login`);

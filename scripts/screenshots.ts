@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { CHROMIUM } from './chromium';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
-import { openDb } from '../server/db/client';
+import { closeDb, openDb } from '../server/db/client';
 import { DEMO_PASSWORD, seedDemo } from '../server/demo';
 import { findUserByEmail } from '../server/features/users/users.queries';
 import { databaseFile, startServer } from '../server/server';
@@ -151,8 +151,8 @@ async function main(): Promise<void> {
   await ensureClientBuilt((m) => console.log(m));
   const db = openDb(databaseFile(config));
   await seedDemo(db, { orgName: config.orgName });
-  const viewerId = findUserByEmail(db, VIEWER)!.id;
-  db.$client.close();
+  const viewerId = (await findUserByEmail(db, VIEWER))!.id;
+  await closeDb(db);
   const server = await startServer(config);
   const base = `http://localhost:${server.port}`;
   const browser = await chromium.launch({

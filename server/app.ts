@@ -148,10 +148,10 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
     // answer depends on the session, so no cache may give one user's page to a request without it.
     if (fs.existsSync(path.join(clientDir, SIGNED_IN_PAGE))) {
       const signedInPage = serveStatic({ root, precompressed: true, rewriteRequestPath: () => `/${SIGNED_IN_PAGE}` });
-      app.get('/', (c, next) => {
+      app.get('/', async (c, next) => {
         c.header('Cache-Control', 'no-cache');
         c.header('Vary', 'Cookie');
-        return currentUserOrNull(c) ? signedInPage(c, next) : next();
+        return (await currentUserOrNull(c)) ? signedInPage(c, next) : next();
       });
     }
     app.use('*', serveStatic({ root, precompressed: true }));

@@ -12,6 +12,7 @@ import { startServer } from './server';
 import { runCli } from './test/cli';
 import { startTestS3 } from './test/s3';
 import { startTestServer, TestClient } from './test/test-server';
+import { statement } from './db/client';
 
 const s3 = await startTestS3();
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-backup-storage-'));
@@ -48,7 +49,7 @@ describe.each(backends)('npm run backup and restore with uploads and photos in %
         const resident = (await client.postForm('/api/residents', residentForm)).body as unknown as ResidentView;
         const storage = fileStorage(t.server.deps.config);
         const storedName = (
-          t.db.$client.prepare('select stored_name as name from uploads where id = ?').get(upload.id) as {
+          (await statement(t.db, 'select stored_name as name from uploads where id = ?').get([upload.id])) as {
             name: string;
           }
         ).name;

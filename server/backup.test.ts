@@ -12,6 +12,7 @@ import { insertPost } from './features/posts/posts.queries';
 import { startServer, type RunningServer } from './server';
 import { runCli } from './test/cli';
 import { startTestServer, TestClient, type TestServer } from './test/test-server';
+import { sqliteOf, statement, inTransaction } from './db/client';
 
 /** Posts already there when the writes begin, so the snapshot takes long enough to overlap them. */
 const SEEDED_POSTS = 20_000;
@@ -28,11 +29,11 @@ let ackedInAll: number;
 let uploaded: { view: UploadView; bytes: Buffer }[];
 let resident: ResidentView;
 
-function seedPosts(authorId: string): void {
+async function seedPosts(authorId: string): Promise<void> {
   const now = Date.now();
-  t.db.transaction(() => {
+  await inTransaction(t, async (t) => {
     for (let i = 0; i < SEEDED_POSTS; i += 1) {
-      insertPost(t.db, {
+      await insertPost(t.db, {
         id: randomUUID(),
         authorId,
         content: `Seeded post ${i} ${'about the rota and the garden '.repeat(4)}`,
@@ -86,7 +87,7 @@ beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-backup-'));
   const signedIn = await t.signedIn({ role: 'admin' });
   client = signedIn.client;
-  seedPosts(signedIn.user.id);
+  await seedPosts(signedIn.user.id);
   const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
     .png()
     .toBuffer();
@@ -129,9 +130,9 @@ describe('npm run backup while the app is being written to', () => {
     expect(manifest.schema.latest).toMatch(/^\d{4}_/);
     expect(manifest.files[0].path).toBe('staff-portal.db');
     const paths = manifest.files.map((file) => file.path);
-    const storedName = t.db.$client.prepare('select stored_name as name from uploads where id = ?');
+    const storedName = statement(t.db, 'select stored_name as name from uploads where id = ?');
     for (const { view } of uploaded) {
-      expect(paths).toContain(`uploads/${(storedName.get(view.id) as { name: string }).name}`);
+      expect(paths).toContain(`uploads/${((await storedName.get([view.id])) as { name: string }).name}`);
     }
     expect(paths).toContain(`resident-photos/${resident.photoUrl!.split('/').pop()}`);
     expect(paths).toContain('outbox/1-someone@care.example.eml');
@@ -181,7 +182,7 @@ describe('npm run restore', () => {
   });
 
   it('brings back every post acknowledged before the backup began, and a cut of the writes made during it', () => {
-    const sqlite = restored.deps.db.$client;
+    const sqlite = sqliteOf(restored.deps.db);
     const has = sqlite.prepare('select 1 from posts where id = ?');
     const missing = ackedBefore.filter((id) => !has.get(id));
     expect(missing).toEqual([]);

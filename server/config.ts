@@ -13,6 +13,11 @@ export const ConfigSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('0.0.0.0'),
     DATA_DIR: z.string().min(1).default('data'),
+    /** PostgreSQL instead of the SQLite file in DATA_DIR, for several servers on one database (decision 157). */
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+      .optional(),
     /** The folder of uploads and residents' photos, which may be shared by several servers (decision 153). */
     FILES_DIR: z.string().min(1).optional(),
     /** An S3-compatible bucket for uploads and residents' photos instead of a folder (decision 153). */
@@ -168,6 +173,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL's URL (DATABASE_URL); unset, the server keeps its SQLite file in the data folder (decision 157). */
+  databaseUrl: string | undefined;
   /** Uploads and residents' photos: FILES_DIR (default DATA_DIR) or an S3 bucket (decision 153). */
   files: FilesConfig;
   /** Where `npm run backup` writes its timestamped folders (BACKUP_DIR, default DATA_DIR/../backups). */
@@ -223,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir,
+    databaseUrl: e.DATABASE_URL,
     files: readFilesConfig(e, dataDir),
     backupDir: e.BACKUP_DIR ? path.resolve(e.BACKUP_DIR) : path.join(path.dirname(dataDir), 'backups'),
     publicUrl: e.PUBLIC_URL?.replace(/\/$/, ''),

@@ -3,6 +3,7 @@ import { listHouses } from '../schema/constants';
 import { POST_CATEGORIES, type PostView } from '../schema/posts';
 import { seedDemo, DEMO_PASSWORD } from './demo';
 import { startTestServer } from './test/test-server';
+import { sqliteOf, statement } from './db/client';
 
 const DAY_MS = 86_400_000;
 
@@ -15,7 +16,7 @@ describe('demo data', () => {
       expect(new Set(accounts.map((a) => a.role))).toEqual(new Set(['staff', 'admin', 'system_admin']));
       const res = await t.client().post('/api/auth/login', { email: accounts[3].email, password: DEMO_PASSWORD });
       expect(res.status).toBe(200);
-      const pending = t.db.$client.prepare('select count(*) as n from users where pending_approval = 1').get();
+      const pending = await statement(t.db, 'select count(*) as n from users where pending_approval = 1').get();
       expect(pending).toEqual({ n: 1 });
     } finally {
       await t.close();
@@ -28,7 +29,7 @@ describe('demo data', () => {
       const now = Date.now();
       const orgName = t.server.deps.config.orgName;
       const accounts = await seedDemo(t.db, { now, orgName });
-      const sql = t.db.$client;
+      const sql = sqliteOf(t.db);
       const categories = sql
         .prepare('select category, count(*) as n, sum(is_urgent) as urgent from posts group by category')
         .all() as { category: string; n: number; urgent: number }[];

@@ -8,7 +8,7 @@ import type { PostCategory, ReactionType } from '../schema/posts';
 import type { Role } from '../schema/roles';
 import { ensureClientBuilt } from './build-client';
 import { ConfigError, loadConfig } from './config';
-import { openDb, type Db } from './db/client';
+import { closeDb, inTransaction, openDb, type Db } from './db/client';
 import { addComment } from './features/comments/comments.service';
 import { insertPost } from './features/posts/posts.queries';
 import { createPost } from './features/posts/posts.service';
@@ -367,10 +367,11 @@ export async function seedDemo(db: Db, options: DemoOptions = {}): Promise<{ ema
   const now = options.now ?? Date.now();
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   const staff: SessionUser[] = [];
-  const accounts = STAFF.map(([firstName, lastName, role], i) => {
+  const accounts: { email: string; role: Role }[] = [];
+  for (const [i, [firstName, lastName, role]] of STAFF.entries()) {
     const email = `${firstName}.${lastName}@demo.example`.toLowerCase();
     const id = randomUUID();
-    insertUser(db, {
+    await insertUser(db, {
       id,
       email,
       passwordHash,
@@ -383,10 +384,10 @@ export async function seedDemo(db: Db, options: DemoOptions = {}): Promise<{ ema
       createdAt: now - (FEED_DAYS + 30 + (STAFF.length - i) * 7) * DAY_MS,
       updatedAt: now,
     });
-    staff.push(toCurrentUser(findUserById(db, id)!));
-    return { email, role };
-  });
-  insertUser(db, {
+    staff.push(toCurrentUser((await findUserById(db, id))!));
+    accounts.push({ email, role });
+  }
+  await insertUser(db, {
     id: randomUUID(),
     email: 'new.starter@demo.example',
     passwordHash,
@@ -399,12 +400,12 @@ export async function seedDemo(db: Db, options: DemoOptions = {}): Promise<{ ema
     createdAt: now - 3_600_000,
     updatedAt: now,
   });
-  seedFeed(db, staff, now, options.orgName ?? loadConfig({}).orgName);
+  await seedFeed(db, staff, now, options.orgName ?? loadConfig({}).orgName);
   return accounts;
 }
 
 /** Writes the demo feed, oldest first, in one transaction. */
-function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): void {
+async function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): Promise<void> {
   const random = seededRandom(2026);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   let clock = now;
@@ -444,10 +445,11 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
     const j = Math.floor(random() * (i + 1));
     [rest[i], rest[j]] = [rest[j], rest[i]];
   }
-  db.transaction(() => {
-    LEGACY_POSTS.forEach((legacy, i) => {
+  // Everything inside runs on the transaction's handle: `deps` here is a copy whose `db` is the transaction's.
+  await inTransaction(deps, async (deps) => {
+    for (const [i, legacy] of LEGACY_POSTS.entries()) {
       const at = times[i];
-      insertPost(db, {
+      await insertPost(deps.db, {
         id: randomUUID(),
         authorId: admins[i % admins.length].id,
         content: legacy.content,
@@ -461,12 +463,12 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
         updatedAt: at,
         deleted: false,
       });
-    });
-    [welcome, ...rest].forEach((post, k) => {
+    }
+    for (const [k, post] of [welcome, ...rest].entries()) {
       clock = times[LEGACY_POSTS.length + k];
       const official = post.category === 'company_announcement' || post.category === 'wages_hr';
       const author = k === 0 ? staff[0] : official ? pick(admins) : pick(staff);
-      const { id } = createPost(deps, author, {
+      const { id } = await createPost(deps, author, {
         content: post.content,
         category: post.category,
         isUrgent: post.urgent ?? false,
@@ -486,14 +488,14 @@ function seedFeed(db: Db, staff: SessionUser[], now: number, orgName: string): v
       for (let c = 0; c < commenters && lines.length > 0; c += 1) {
         clock = later();
         const [line] = lines.splice(Math.floor(random() * lines.length), 1);
-        addComment(deps, pick(others), id, { content: line, mentions: [] });
+        await addComment(deps, pick(others), id, { content: line, mentions: [] });
       }
       const reactors = [...others].sort(() => random() - 0.5).slice(0, Math.floor(random() * 9));
       for (const person of reactors) {
         clock = later();
-        setReaction(deps, person, id, post.urgent ? pick<ReactionType>(['like', 'wow']) : reactionType());
+        await setReaction(deps, person, id, post.urgent ? pick<ReactionType>(['like', 'wow']) : reactionType());
       }
-    });
+    }
   });
   hub.close();
 }
@@ -511,7 +513,7 @@ async function main(): Promise<void> {
   await ensureClientBuilt((m) => console.log(m));
   const db = openDb(databaseFile(config));
   const accounts = await seedDemo(db, { orgName: config.orgName });
-  db.$client.close();
+  await closeDb(db);
   const server = await startServer(config);
   console.log(`\nStaff Portal demo is running at ${server.url}`);
   console.log(`Sign in with any of these accounts, password ${DEMO_PASSWORD}:`);

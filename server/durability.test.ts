@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config';
-import { openDb } from './db/client';
+import { closeDb, openDb } from './db/client';
 import { databaseFile } from './server';
 import { insertSignedInUser } from './test/ready-sessions';
 
@@ -24,18 +24,19 @@ afterAll(() => {
 });
 
 /** Two accounts with sessions ready, written before the first start (no sign-in between kills). */
-function seedAccounts(): { cookies: [string, string]; ids: [string, string] } {
+async function seedAccounts(): Promise<{ cookies: [string, string]; ids: [string, string] }> {
   const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
   const now = Date.now();
-  const made = [0, 1].map((i) => {
-    const { id, token } = insertSignedInUser(
+  const made: { id: string; cookie: string }[] = [];
+  for (const i of [0, 1]) {
+    const { id, token } = await insertSignedInUser(
       db,
       { email: `kill${i}@care.example`, firstName: `Kill${i}`, lastName: 'Tester', role: i === 0 ? 'admin' : 'staff' },
       now,
     );
-    return { id, cookie: `sp_session=${token}` };
-  });
-  db.$client.close();
+    made.push({ id, cookie: `sp_session=${token}` });
+  }
+  await closeDb(db);
   return { cookies: [made[0].cookie, made[1].cookie], ids: [made[0].id, made[1].id] };
 }
 
@@ -66,7 +67,7 @@ const exited = (child: ChildProcess) =>
 
 describe('a write acknowledged to a client', () => {
   it('survives a SIGKILL of the server the moment after, and the server restarts on the stale lock', async () => {
-    const { cookies, ids } = seedAccounts();
+    const { cookies, ids } = await seedAccounts();
     const acked = { posts: [] as string[], messages: [] as string[], comments: [] as string[] };
     let conversationId = '';
     let firstPostId = '';

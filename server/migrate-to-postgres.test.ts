@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAMED_HOUSES } from '../schema/constants';
 import type { ResidentView } from '../schema/residents';
 import { randomUUID } from 'node:crypto';
-import { openDb } from './db/client';
+import { openDb, sqliteOf, inTransaction } from './db/client';
 import { tablesToCopy, type TableToCopy } from './db/pg/copy-from-sqlite';
 import { insertPost } from './features/posts/posts.queries';
 import { connectionMessage, shownUrl } from './migrate-to-postgres';
@@ -78,8 +78,8 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     const admin = await t.signedIn({ role: 'admin' });
     const staff = await t.signedIn({ firstName: 'Sam' });
     const other = await t.signedIn({ firstName: 'Olu' });
-    t.setHouses(staff.user.id, [NAMED_HOUSES[0], NAMED_HOUSES[1]]);
-    t.setHouses(other.user.id, [NAMED_HOUSES[1]]);
+    await t.setHouses(staff.user.id, [NAMED_HOUSES[0], NAMED_HOUSES[1]]);
+    await t.setHouses(other.user.id, [NAMED_HOUSES[1]]);
 
     const post = await t.buildPost({ authorId: staff.user.id, houseTags: JSON.stringify([NAMED_HOUSES[0]]) });
     for (const { client } of [admin, other]) {
@@ -91,9 +91,9 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
       expect((await client.post(`/api/posts/${alert.id}/acknowledge`)).status).toBe(200);
 
     const at = Date.now();
-    t.db.transaction(() => {
+    await inTransaction(t, async (t) => {
       for (let i = 0; i < SEEDED_POSTS; i += 1)
-        insertPost(t!.db, {
+        await insertPost(t!.db, {
           id: randomUUID(),
           authorId: other.user.id,
           content: `Seeded post ${i}`,
@@ -109,7 +109,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
         });
     });
 
-    const conversation = t.buildConversation(staff.user.id, other.user.id);
+    const conversation = await t.buildConversation(staff.user.id, other.user.id);
     expect((await staff.client.post(`/api/conversations/${conversation}/messages`, { content: 'Hello' })).status).toBe(
       201,
     );
@@ -260,7 +260,7 @@ describe.skipIf(bin === null)('npm run migrate-to-postgres', () => {
     const url = postgres!.url.replace(/\/postgres$/, '/rolled_back');
     const target = new pg.Client({ connectionString: url });
     try {
-      const sqlite = openDb(path.join(dir, 'staff-portal.db')).$client;
+      const sqlite = sqliteOf(openDb(path.join(dir, 'staff-portal.db')));
       sqlite.exec(`
         INSERT INTO users (id, email, first_name, last_name, role, is_active, created_at, updated_at)
           VALUES ('u1', 'u1@test.example', 'Ada', 'Byron', 'staff', 1, 9007199254740993, 1);

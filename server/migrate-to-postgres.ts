@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { ConfigError, loadConfig } from './config';
-import { DataDirLockedError, lockDataDir, openDb } from './db/client';
+import { DataDirLockedError, lockDataDir, openDb, sqliteOf } from './db/client';
 import {
   copyInOneTransaction,
   errorText,
@@ -119,7 +119,7 @@ async function main(): Promise<number> {
   try {
     const tables = tablesToCopy();
     // The server's own opening: migrations a newer version brings are applied first, as its start would.
-    const source = openDb(file).$client;
+    const source = sqliteOf(openDb(file));
     try {
       const target = await connect(url);
       try {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
 import { startServer } from './server';
 import { startTestServer, TestClient } from './test/test-server';
+import { sqliteOf, statement } from './db/client';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const tempDirs: string[] = [];
@@ -95,11 +96,11 @@ describe('the data folder', () => {
   it('uses SQLite in WAL mode with foreign keys on, and the audit log cannot be changed', async () => {
     const t = await startTestServer();
     try {
-      expect(t.db.$client.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(t.db.$client.pragma('foreign_keys', { simple: true })).toBe(1);
+      expect(sqliteOf(t.db).pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(sqliteOf(t.db).pragma('foreign_keys', { simple: true })).toBe(1);
       expect(fs.existsSync(path.join(t.dataDir, 'staff-portal.db'))).toBe(true);
-      expect(() => t.db.$client.prepare("update audit_log set action = 'x'").run()).toThrow(/append-only/);
-      expect(() => t.db.$client.prepare('delete from audit_log').run()).toThrow(/append-only/);
+      await expect(statement(t.db, "update audit_log set action = 'x'").run()).rejects.toThrow(/append-only/);
+      await expect(statement(t.db, 'delete from audit_log').run()).rejects.toThrow(/append-only/);
     } finally {
       await t.close();
     }
@@ -201,7 +202,7 @@ describe('mail without SMTP', () => {
         const eml = fs.readFileSync(path.join(dataDir, 'outbox', file), 'utf8').replace(/=\r?\n/g, '');
         expect(eml).toMatch(/\/reset-password\?token=3D/);
         // better-sqlite3 types a row as unknown; this query selects one integer column.
-        const { id } = server.deps.db.$client.prepare('select id from mail_outbox').get() as { id: number };
+        const { id } = (await statement(server.deps.db, 'select id from mail_outbox').get()) as { id: number };
         expect(logs.join('\n')).toContain(`Mail ${id} is waiting in the outbox`);
         expect(logs.join('\n')).not.toMatch(/token=/);
       } finally {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { baseUrl, type Config } from './config';
-import { lockDataDir, openDb, type Db } from './db/client';
+import { closeDb, lockDataDir, openDb, type Db } from './db/client';
 import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { startConfirmReminders } from './features/confirmations/confirmations.service';
@@ -32,17 +32,17 @@ export interface RunningServer {
   port: number;
   deps: AppDeps;
   /** The emergency-alert reminder scheduler; `check()` runs one check at once (tests). */
-  reminders: { check: () => number };
+  reminders: { check: () => Promise<number> };
   /** The confirmation reminder scheduler (decision 136); `check()` runs one check at once (tests). */
-  confirmReminders: { check: () => number };
+  confirmReminders: { check: () => Promise<number> };
   /** The publisher of scheduled posts (decision 141); `check()` publishes those due at once (tests). */
-  publisher: { check: () => number };
+  publisher: { check: () => Promise<number> };
   /** The end of bank and agency staff's access (decision 145); `check()` ends those due at once (tests). */
-  accessExpiry: { check: () => number };
+  accessExpiry: { check: () => Promise<number> };
   /** The daily e-mail of accounts whose access ends within 48 hours (decision 147). */
-  accessDigest: { check: () => number };
+  accessDigest: { check: () => Promise<number> };
   /** Summaries of held pushes (decision 125); `flush()` sends those whose window has ended at once (tests). */
-  heldPushes: { flush: () => number };
+  heldPushes: { flush: () => Promise<number> };
   /** The sweep of uploads no post uses (decision 126); `sweep()` runs one at once (tests). */
   uploadSweeps: { sweep: () => Promise<number> };
   /** The mail outbox worker; `settle()` waits until nothing due is left to try (tests). */
@@ -110,11 +110,13 @@ export async function startServer(
   const outbox = startMailOutbox(base);
   const deps: AppDeps = { ...base, outbox };
   hub.checkSessionsWith((sessionHash) => isSessionLive(deps, sessionHash));
-  ensureVapidKeys(deps);
-  ensureHouseChats(deps);
+  await ensureVapidKeys(deps);
+  await ensureHouseChats(deps);
   const app = createApp(deps, options);
-  pruneDeviceStates(db, deps.now());
-  const sweep = setInterval(() => sweepExpired(deps), 60_000);
+  await pruneDeviceStates(db, deps.now());
+  const sweep = setInterval(() => {
+    sweepExpired(deps).catch((error: unknown) => log.error('Sweeping expired sessions failed', error));
+  }, 60_000);
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
   const confirmReminders = startConfirmReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
@@ -156,11 +158,14 @@ export async function startServer(
       if (closed) return;
       closed = true;
       clearInterval(sweep);
-      reminders.stop();
-      confirmReminders.stop();
-      publisher.stop();
-      accessExpiry.stop();
-      accessDigest.stop();
+      // A run in progress ends before the database closes.
+      const jobsStopped = Promise.all([
+        reminders.stop(),
+        confirmReminders.stop(),
+        publisher.stop(),
+        accessExpiry.stop(),
+        accessDigest.stop(),
+      ]);
       const sweeping = uploadSweeps.stop();
       hub.close();
       await new Promise<void>((resolve) => {
@@ -170,10 +175,11 @@ export async function startServer(
       await outbox.stop();
       // Held pushes go now as their summaries; pushes in flight may still remove a gone subscription: let them
       // finish (each gives up after 10 s).
-      heldPushes.stop();
+      await jobsStopped;
+      await heldPushes.stop();
       await settlePushes(deps);
       await sweeping;
-      db.$client.close();
+      await closeDb(db);
       unlock();
     },
   };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNED_IN_PAGE } from './build-client';
 import { serveClientApp } from './test/client-app';
 import { startTestServer, TestClient, type TestServer } from './test/test-server';
+import { statement } from './db/client';
 
 // The page a signed-in browser is sent for "/" (decision 111): the build writes it beside index.html.
 const SIGNED_IN_HTML = '<!doctype html><title>signed in</title>';
@@ -53,7 +54,7 @@ describe('"/" for a signed-in user (decision 111)', () => {
     expect((await forged.request('GET', '/')).text).toBe('<!doctype html><title>app</title>');
 
     const { user, browser } = await signedInClient();
-    t.db.$client.prepare('update users set is_active = 0 where id = ?').run(user.id);
+    await statement(t.db, 'update users set is_active = 0 where id = ?').run([user.id]);
     expect((await browser.request('GET', '/')).text).toBe('<!doctype html><title>app</title>');
   });
 

@@ -1,12 +1,44 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { MIGRATIONS_DIR } from '../lib/paths';
-import * as tables from './tables';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzleProxy } from 'drizzle-orm/sqlite-proxy';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import { MIGRATIONS_DIR, PG_MIGRATIONS_DIR } from '../lib/paths';
+import { PostgresEngine, SqliteEngine, type Connection, type Params } from './engine';
 
-export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Database };
+export type { Params } from './engine';
+
+/** What a write returns: how many rows it changed. */
+export interface RunResult {
+  rows?: unknown[];
+  changes: number;
+}
+
+/**
+ * The database as the queries see it: drizzle's SQLite query builder, asynchronous, on SQLite or on PostgreSQL
+ * (decision 157). `$conn` is the connection it runs on: the app's, or a transaction's inside `transaction`.
+ */
+export type Db = BaseSQLiteDatabase<'async', RunResult> & { readonly $conn: Connection };
+
+const dbs = new WeakMap<Connection, Db>();
+
+/** The query builder bound to one connection; made once per connection. */
+function dbFor(conn: Connection): Db {
+  let db = dbs.get(conn);
+  if (db) return db;
+  const proxy = drizzleProxy(async (text, params, method) => {
+    if (method === 'run') return conn.query(text, params, 'run');
+    const { rows } = await conn.query(text, params, 'arrays');
+    return { rows: method === 'get' ? (rows[0] as unknown[]) : rows };
+  });
+  db = Object.assign(proxy, { $conn: conn }) as unknown as Db;
+  dbs.set(conn, db);
+  return db;
+}
 
 /**
  * Opens (creating if needed) the SQLite file in WAL mode with foreign keys and secure delete on, and applies
@@ -21,26 +53,131 @@ export function openDb(file: string): Db {
   sqlite.pragma('busy_timeout = 5000');
   // Deleted and erased content is overwritten in the file, not left in free space (decision 126).
   sqlite.pragma('secure_delete = ON');
-  const db = drizzle(sqlite, { schema: tables }) as Db;
-  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
-  return db;
+  migrate(drizzleSync(sqlite), { migrationsFolder: MIGRATIONS_DIR });
+  return dbFor(new SqliteEngine(sqlite).root);
+}
+
+/** Lock held while one server applies PostgreSQL migrations, so servers starting together do not race. */
+const MIGRATE_LOCK = 7_120_532;
+
+/** Connects to PostgreSQL (`DATABASE_URL`) and applies its migrations. */
+export async function openPostgres(url: string): Promise<Db> {
+  const engine = new PostgresEngine(url);
+  const client = await engine.pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
+    await migratePg(drizzleNodePg(client), { migrationsFolder: PG_MIGRATIONS_DIR });
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATE_LOCK]);
+  } finally {
+    client.release();
+  }
+  return dbFor(engine.root);
+}
+
+/** PostgreSQL when a URL is given, otherwise the SQLite file. */
+export async function openDatabase(where: { databaseUrl?: string | null; file: string }): Promise<Db> {
+  return where.databaseUrl ? openPostgres(where.databaseUrl) : openDb(where.file);
+}
+
+/** Which SQL a query must speak where the two differ. */
+export function dialectOf(db: Db): 'sqlite' | 'postgres' {
+  return db.$conn.engine.kind;
+}
+
+/** The SQLite connection itself, for what only SQLite has (its online backup). */
+export function sqliteOf(db: Db): Database.Database {
+  const engine = db.$conn.engine;
+  if (!(engine instanceof SqliteEngine)) throw new Error('This needs the SQLite database');
+  return engine.sqlite;
+}
+
+export function closeDb(db: Db): Promise<void> {
+  return db.$conn.engine.close();
 }
 
 /**
- * A read-only connection to the same file, for a long read streamed over many turns of the event loop: an open
- * better-sqlite3 iterator keeps its connection busy, so it must not be the one every request uses (decision 130).
- * WAL lets it read a steady snapshot while the app writes. Close it when done.
+ * Runs `work` in one transaction and returns its result; a throw rolls it back. Pass the `tx` it gets to every query
+ * inside: on SQLite the app's connection waits for the transaction, so a query on `db` inside it would never run.
+ * Called inside a transaction, it is a savepoint of it.
  */
-export function openReader(db: Db): Db {
-  const sqlite = new Database(db.$client.name, { readonly: true, fileMustExist: true });
-  sqlite.pragma('busy_timeout = 5000');
-  return drizzle(sqlite, { schema: tables }) as Db; // drizzle's type lacks the $client it does set
+export function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.$conn.transaction((conn) => work(dbFor(conn)));
+}
+
+/** What a transaction holds back until it commits: the live streams' news of its changes. */
+interface Notifier {
+  notify: (...args: never[]) => void;
+  disconnectUser: (...args: never[]) => void;
+  disconnectSession: (...args: never[]) => void;
 }
 
 /**
- * A query prepared once per database, on first use. Drizzle otherwise builds the SQL text and has SQLite
- * prepare it again on every call; for the statements of a hot path (a chat message's send) that cost more
- * than running them (decision 78). Values go in as `sql.placeholder`s.
+ * `transaction` for code that passes the app's dependencies along: `work` gets a copy of `deps` whose `db` is the
+ * transaction's, so everything it calls with them runs inside it, and whose `hub` tells the live streams only once
+ * the transaction has committed (nothing, if it rolls back): a device told earlier could pull before the change is
+ * there to see, on PostgreSQL, and wait for the next change to hear of it.
+ */
+export async function inTransaction<D extends { db: Db; hub?: Notifier }, T>(
+  deps: D,
+  work: (deps: D) => Promise<T>,
+): Promise<T> {
+  const told: (() => void)[] = [];
+  const result = await transaction(deps.db, (tx) => {
+    const hub = deps.hub && heldUntilCommit(deps.hub, told);
+    return work({ ...deps, db: tx, ...(hub && { hub }) });
+  });
+  for (const tell of told) tell();
+  return result;
+}
+
+function heldUntilCommit<H extends Notifier>(hub: H, told: (() => void)[]): H {
+  const held = Object.create(hub) as H;
+  for (const name of ['notify', 'disconnectUser', 'disconnectSession'] as const) {
+    const method = hub[name] as (...args: unknown[]) => void;
+    (held as Record<string, unknown>)[name] = (...args: unknown[]) => told.push(() => method.apply(hub, args));
+  }
+  return held;
+}
+
+/** A statement in SQL text, with `?` or `@name` parameters: for what the query builder does not say well. */
+export interface Statement<P extends Params, R> {
+  all(params?: P): Promise<R[]>;
+  get(params?: P): Promise<R | undefined>;
+  /** Its rows as arrays in column order. */
+  rows(params?: P): Promise<unknown[][]>;
+  /** Its first column. */
+  pluck<V = unknown>(params?: P): Promise<V[]>;
+  /** Runs it and says how many rows it changed. */
+  run(params?: P): Promise<number>;
+}
+
+export function statement<P extends Params = unknown[], R = Record<string, unknown>>(
+  db: Db,
+  text: string,
+): Statement<P, R> {
+  const conn = db.$conn;
+  const none = [] as unknown as P;
+  return {
+    all: async (params = none) => (await conn.query(text, params, 'objects')).rows as R[],
+    get: async (params = none) => (await conn.query(text, params, 'objects')).rows[0] as R | undefined,
+    rows: async (params = none) => (await conn.query(text, params, 'arrays')).rows as unknown[][],
+    pluck: async <V>(params = none) =>
+      ((await conn.query(text, params, 'arrays')).rows as unknown[][]).map((row) => row[0] as V),
+    run: async (params = none) => (await conn.query(text, params, 'run')).changes,
+  };
+}
+
+/**
+ * Reads a long query's rows (arrays) over many turns of the event loop, on a connection of its own, so the app's
+ * stays free while a large export streams (decision 130).
+ */
+export function iterate(db: Db, text: string, params: Params = []): AsyncIterable<unknown[]> {
+  return db.$conn.engine.iterate(text, params);
+}
+
+/**
+ * A value built once per database connection, on first use: statements prepared by the query builder, so a hot
+ * path does not build the same SQL text on every call (decision 78). Values go in as `sql.placeholder`s.
  */
 export function preparedFor<T>(build: (db: Db) => T): (db: Db) => T {
   const byDb = new WeakMap<Db, T>();

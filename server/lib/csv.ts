@@ -19,9 +19,13 @@ export const CSV_CHUNK_LINES = 500;
 /**
  * A CSV answer's body taken from `lines` as the client reads it, in chunks of `chunkLines` lines, each after a turn
  * of the event loop: a large export neither blocks other requests nor is held whole in memory (decision 130). A
- * download stopped early ends the lines with `return()`, so their `finally` runs.
+ * download stopped early ends the lines with `return()`, so their `finally` runs. The lines may be read asynchronously
+ * (an async generator reading the database).
  */
-export function csvStream(lines: Iterator<string>, chunkLines = CSV_CHUNK_LINES): ReadableStream<Uint8Array> {
+export function csvStream(
+  lines: Iterator<string> | AsyncIterator<string>,
+  chunkLines = CSV_CHUNK_LINES,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>(
     {
@@ -29,7 +33,7 @@ export function csvStream(lines: Iterator<string>, chunkLines = CSV_CHUNK_LINES)
         await new Promise<void>((resolve) => setImmediate(resolve));
         let text = '';
         for (let i = 0; i < chunkLines; i++) {
-          const next = lines.next();
+          const next = await lines.next();
           if (next.done) {
             if (text) controller.enqueue(encoder.encode(text));
             controller.close();
@@ -39,8 +43,8 @@ export function csvStream(lines: Iterator<string>, chunkLines = CSV_CHUNK_LINES)
         }
         controller.enqueue(encoder.encode(text));
       },
-      cancel() {
-        lines.return?.();
+      async cancel() {
+        await lines.return?.();
       },
     },
     { highWaterMark: 1 },

@@ -13,11 +13,11 @@ describe('background jobs', () => {
       if (runs === 1) throw new Error('the database is locked');
       return runs;
     });
-    expect(job.check()).toBe(0);
+    expect(await job.check()).toBe(0);
     expect(logged).toEqual(['Counting failed']);
-    expect(job.check()).toBe(2);
+    expect(await job.check()).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 70));
-    job.stop();
+    await job.stop();
     const after = runs;
     expect(after).toBeGreaterThan(2);
     await new Promise((resolve) => setTimeout(resolve, 50));

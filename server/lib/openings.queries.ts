@@ -1,4 +1,4 @@
-import type { Db } from '../db/client';
+import { statement, type Db } from '../db/client';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -8,21 +8,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * so text order is time order), or its `at` for entries written before openings carried it; it is never after `at`,
  * so only the user's entries since `from` are read, through the (actor_id, at) index.
  */
-export function hasOpeningBetween(
+export async function hasOpeningBetween(
   db: Db,
   opening: { action: 'resident.view' | 'handover.viewed'; userId: string; targetId: string; from: number; to: number },
-): boolean {
+): Promise<boolean> {
   const { action, userId, targetId, from, to } = opening;
-  const row = db.$client
-    .prepare(
-      `SELECT 1 FROM audit_log INDEXED BY audit_log_actor_idx
+  const row = await statement<Record<string, unknown>>(
+    db,
+    `SELECT 1 FROM audit_log INDEXED BY audit_log_actor_idx
        WHERE actor_id = @userId AND at > @from AND action = @action AND target_id = @targetId
          AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
            > @fromIso
          AND coalesce(json_extract(details, '$.viewedAt'), strftime('%Y-%m-%dT%H:%M:%fZ', at / 1000.0, 'unixepoch'))
            < @toIso
        LIMIT 1`,
-    )
-    .get({ userId, action, targetId, from, fromIso: iso(from), toIso: iso(to) });
+  ).get({ userId, action, targetId, from, fromIso: iso(from), toIso: iso(to) });
   return row !== undefined;
 }

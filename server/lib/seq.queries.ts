@@ -1,28 +1,27 @@
-import { preparedFor, type Db } from '../db/client';
+import { preparedFor, statement, type Db } from '../db/client';
 
 /**
  * Takes the next value of the global sync sequence (docs/sync.md). Call it inside the transaction that writes
  * the synced row, so the row and the counter commit together and pulls never skip a change.
  */
-export function nextSeq(db: Db): number {
-  return takeSeq(db).get()!.seq; // the upsert always returns its row
+export async function nextSeq(db: Db): Promise<number> {
+  return (await takeSeq(db).get())!.seq; // the upsert always returns its row
 }
 
 /** Every synced write takes a sequence number: prepared once per database (decision 78). */
 const takeSeq = preparedFor((db) =>
-  db.$client.prepare<[], { seq: number }>(
-    'INSERT INTO sync_counter (id, seq) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET seq = seq + 1 RETURNING seq',
+  statement<[], { seq: number }>(
+    db,
+    'INSERT INTO sync_counter (id, seq) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET seq = sync_counter.seq + 1 RETURNING seq',
   ),
 );
 
 /** Prepared once per database: the feed page cache asks on every GET /api/posts. */
-const readSeq = preparedFor((db) =>
-  db.$client.prepare<[], { seq: number }>('SELECT seq FROM sync_counter WHERE id = 1'),
-);
+const readSeq = preparedFor((db) => statement<[], { seq: number }>(db, 'SELECT seq FROM sync_counter WHERE id = 1'));
 
 /** The last value handed out; everything written so far has a server_seq at or below it. */
-export function currentSeq(db: Db): number {
-  return readSeq(db).get()?.seq ?? 0;
+export async function currentSeq(db: Db): Promise<number> {
+  return (await readSeq(db).get())?.seq ?? 0;
 }
 
 /** The tables of the collections a client pushes to, by collection (openings of both kinds: decision 142). */
@@ -42,12 +41,12 @@ const PUSHED_TABLES = {
  * Gives a synced row the next sequence without changing it, so pulls bring it again. For a push that changed
  * nothing (a retry, the same value again): the pusher still needs the stored version (docs/sync.md, Push).
  */
-export function touchRow(db: Db, collection: keyof typeof PUSHED_TABLES, id: string): void {
+export async function touchRow(db: Db, collection: keyof typeof PUSHED_TABLES, id: string): Promise<void> {
   // The user's mention entries travel in the acknowledgements collection from their own table (decision 144).
   const tables =
     collection === 'acknowledgements' && id.startsWith('mention:') ? ['mention_entries'] : PUSHED_TABLES[collection];
-  const seq = nextSeq(db);
+  const seq = await nextSeq(db);
   for (const table of tables) {
-    db.$client.prepare(`UPDATE ${table} SET server_seq = ? WHERE id = ?`).run(seq, id);
+    await statement(db, `UPDATE ${table} SET server_seq = ? WHERE id = ?`).run([seq, id]);
   }
 }

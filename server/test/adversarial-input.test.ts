@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveClientApp } from './client-app';
 import { startTestServer, type TestClient, type TestResponse, type TestServer } from './test-server';
+import { statement } from '../db/client';
 
 let t: TestServer;
 let staff: TestClient;
@@ -32,12 +33,14 @@ const TABLES = [
 ];
 
 /** Row counts and every file under DATA_DIR but the database's own, to compare before and after a request. */
-function snapshot() {
+async function snapshot() {
   const rows = Object.fromEntries(
-    TABLES.map((table) => [
-      table,
-      (t.db.$client.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
-    ]),
+    await Promise.all(
+      TABLES.map(async (table) => [
+        table,
+        ((await statement(t.db, `SELECT count(*) AS n FROM ${table}`).get()) as { n: number }).n,
+      ]),
+    ),
   );
   const files = (fs.readdirSync(t.dataDir, { recursive: true }) as string[])
     .filter((f) => !/^staff-portal\.db/.test(f) && fs.statSync(path.join(t.dataDir, f)).isFile())
@@ -50,7 +53,7 @@ const LEAKS = /\bat \S+ \(|node_modules|\/work\/|\.ts:\d+|SQLITE|sqlite|SELECT |
 
 /** A refused request: the status, a JSON `{ code, message }`, nothing internal, and nothing written. */
 async function expectRefused(send: () => Promise<TestResponse>, status: number, message?: string | RegExp) {
-  const before = snapshot();
+  const before = await snapshot();
   const res = await send();
   expect(res.status, res.text.slice(0, 300)).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -58,7 +61,7 @@ async function expectRefused(send: () => Promise<TestResponse>, status: number, 
   expect(res.body.message).toEqual(expect.any(String));
   if (message) expect(res.body.message).toMatch(message);
   expect(res.text).not.toMatch(LEAKS);
-  expect(snapshot()).toEqual(before);
+  expect(await snapshot()).toEqual(before);
   return res;
 }
 

@@ -23,6 +23,7 @@ import { startSession } from '../features/auth/auth.service';
 import { keptPublicKey } from '../features/kept/kept.service';
 import { countSubscriptionsOf } from '../features/push/push.queries';
 import { startTestServer, TEST_PASSWORD, TestClient, type TestResponse, type TestServer } from './test-server';
+import { statement } from '../db/client';
 
 const CALLERS = ['signedOut', 'pending', 'deactivated', 'staff', 'otherStaff', 'admin', 'systemAdmin'] as const;
 type Caller = (typeof CALLERS)[number];
@@ -90,19 +91,19 @@ let residentPhotoPath = '';
 let png: Buffer;
 
 /** A client with a session of its own for that caller: logout in one cell cannot sign out the next. */
-function clientAs(caller: Caller): TestClient {
+async function clientAs(caller: Caller): Promise<TestClient> {
   const client = t.client();
   if (caller !== 'signedOut') {
     // A session row made directly: the pending and deactivated users cannot sign in, but a session that
     // outlived an approval being withdrawn or a deactivation must still be refused.
-    const token = startSession(t.server.deps, users[caller].id, { ip: '127.0.0.1', userAgent: null });
+    const token = await startSession(t.server.deps, users[caller].id, { ip: '127.0.0.1', userAgent: null });
     client.cookie = `sp_session=${token}`;
   }
   return client;
 }
 
 async function send(caller: Caller, method: string, call: Call): Promise<TestResponse> {
-  const client = clientAs(caller);
+  const client = await clientAs(caller);
   if (call.stream) {
     // The stream never ends: read its status and close it; an error answer is read whole.
     const controller = new AbortController();
@@ -134,7 +135,7 @@ const pngForm =
   };
 
 const staffPost = async () => (await t.buildPost({ authorId: users.staff.id })).id;
-const staffComment = async () => t.buildComment(await staffPost(), users.staff.id).id;
+const staffComment = async () => (await t.buildComment(await staffPost(), users.staff.id)).id;
 /** A conversation of `staff` with a new colleague each time (one conversation per pair). */
 const staffConversation = async () => t.buildConversation(users.staff.id, await freshUser());
 /** A group `staff` started with two new colleagues (decision 143). */
@@ -161,12 +162,14 @@ async function gilesConfirmation(): Promise<string> {
     requiresConfirmation: true,
     confirmBy: '2030-01-31',
   });
-  syncAlertAudience(t.server.deps, post.id);
+  await syncAlertAudience(t.server.deps, post.id);
   return post.id;
 }
 /** A handover note of Giles House written by `staff` (decision 138); `otherStaff` works in Tudor Way. */
 async function gilesHandover(): Promise<string> {
-  const res = await clientAs('staff').post('/api/houses/Giles%20House/handovers', {
+  const res = await (
+    await clientAs('staff')
+  ).post('/api/houses/Giles%20House/handovers', {
     shift: 'Day',
     content: 'All calm',
   });
@@ -185,12 +188,12 @@ const houseOnly = (staff: number, admin: number): Expected => ({
 });
 const freshUser = async (overrides = {}) => (await t.buildUser(overrides)).id;
 async function staffResident(): Promise<string> {
-  const res = await clientAs('staff').post('/api/residents', { name: `Resident ${randomUUID().slice(0, 6)}` });
+  const res = await (await clientAs('staff')).post('/api/residents', { name: `Resident ${randomUUID().slice(0, 6)}` });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
 async function staffUpload(): Promise<string> {
-  const res = await clientAs('staff').postForm('/api/uploads', pngForm('file')());
+  const res = await (await clientAs('staff')).postForm('/api/uploads', pngForm('file')());
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
@@ -655,7 +658,7 @@ const ROWS: Row[] = [
     unchanged: async (caller) => {
       if (caller === 'staff') return;
       const [postId] = lastMarked;
-      expect(findAcknowledgement(t.db, acknowledgementId(postId, users.staff.id))?.viewedAt ?? null).toBeNull();
+      expect((await findAcknowledgement(t.db, acknowledgementId(postId, users.staff.id)))?.viewedAt ?? null).toBeNull();
     },
   },
 
@@ -731,7 +734,7 @@ const ROWS: Row[] = [
     expected: staffChat(204),
     call: async () => {
       const member = await freshUser();
-      return { path: `${chatPath(t.buildGroup(users.staff.id, [member, await freshUser()]))}/members/${member}` };
+      return { path: `${chatPath(await t.buildGroup(users.staff.id, [member, await freshUser()]))}/members/${member}` };
     },
   },
   {
@@ -759,8 +762,8 @@ const ROWS: Row[] = [
     emptyBody: 400,
     call: async () => {
       const member = await freshUser();
-      const id = t.buildGroup(users.staff.id, [member, await freshUser()]);
-      return { path: `${chatPath(id)}/read`, json: { upTo: t.buildMessage(id, member).id } };
+      const id = await t.buildGroup(users.staff.id, [member, await freshUser()]);
+      return { path: `${chatPath(id)}/read`, json: { upTo: (await t.buildMessage(id, member)).id } };
     },
   },
   {
@@ -776,13 +779,13 @@ const ROWS: Row[] = [
     route: 'POST /api/kept/unseal',
     expected: activeUsers(200),
     emptyBody: 400,
-    call: (caller) => {
+    call: async (caller) => {
       const sealedAt = Date.now();
       const userId = caller === 'signedOut' ? users.staff.id : users[caller].id;
       const wrappedKey = publicEncrypt(
         {
           key: createPublicKey({
-            key: Buffer.from(keptPublicKey(t.server.deps).publicKey, 'base64'),
+            key: Buffer.from((await keptPublicKey(t.server.deps)).publicKey, 'base64'),
             format: 'der',
             type: 'spki',
           }),
@@ -819,8 +822,8 @@ const ROWS: Row[] = [
     expected: activeUsers(200),
     emptyBody: 400,
     call: () => ({ path: '/api/push/unsubscribe', json: { endpoint: staffEndpoint } }),
-    unchanged: (caller) => {
-      if (caller !== 'staff') expect(countSubscriptionsOf(t.db, users.staff.id)).toBeGreaterThan(0);
+    unchanged: async (caller) => {
+      if (caller !== 'staff') expect(await countSubscriptionsOf(t.db, users.staff.id)).toBeGreaterThan(0);
     },
   },
   {
@@ -988,18 +991,20 @@ beforeAll(async () => {
   users.author = await build('staff');
   users.pending = await build('staff', { isActive: false, pendingApproval: true, requestedRole: 'staff' });
   users.deactivated = await build('staff', { isActive: false });
-  t.setHouses(users.staff.id, ['Giles House']);
-  t.setHouses(users.otherStaff.id, ['Tudor Way']);
+  await t.setHouses(users.staff.id, ['Giles House']);
+  await t.setHouses(users.otherStaff.id, ['Tudor Way']);
 
   const form = new FormData();
   form.append('name', 'Photo Resident');
   form.append('photo', new File([new Uint8Array(png)], 'face.png', { type: 'image/png' }));
-  const resident = await clientAs('staff').postForm('/api/residents', form);
+  const resident = await (await clientAs('staff')).postForm('/api/residents', form);
   expect(resident.status).toBe(201);
   residentPhotoPath = resident.body.photoUrl as string;
 
   staffEndpoint = pushEndpoint();
-  const sub = await clientAs('staff').post('/api/push/subscribe', { endpoint: staffEndpoint, keys: pushKeys() });
+  const sub = await (
+    await clientAs('staff')
+  ).post('/api/push/subscribe', { endpoint: staffEndpoint, keys: pushKeys() });
   expect(sub.status).toBe(201);
 });
 afterAll(async () => {
@@ -1064,9 +1069,9 @@ describe('the handover rows for an agency administrator of another house', () =>
       accountType: 'agency',
       accessEndsAt: Date.now() + 5 * 24 * 3_600_000,
     });
-    t.setHouses(agencyAdmin.id, ['Tudor Way']);
+    await t.setHouses(agencyAdmin.id, ['Tudor Way']);
     const client = t.client();
-    client.cookie = `sp_session=${startSession(t.server.deps, agencyAdmin.id, { ip: '127.0.0.1', userAgent: null })}`;
+    client.cookie = `sp_session=${await startSession(t.server.deps, agencyAdmin.id, { ip: '127.0.0.1', userAgent: null })}`;
     const call = await row.call('admin');
     const res = await client.request(row.route.split(' ')[0], call.path, call.json);
     const expected = row.route.includes('/report') ? 200 : row.expected.otherStaff;
@@ -1078,14 +1083,17 @@ describe('the handover rows for an agency administrator of another house', () =>
 describe('a pushed document that belongs to someone else', () => {
   /** Pushes one row as `otherStaff`; the row must come back refused (a conflict), the batch still 200. */
   async function pushAsOther(collection: string, row: unknown) {
-    const res = await clientAs('otherStaff').post(`/api/sync/${collection}/push`, [row]);
+    const res = await (await clientAs('otherStaff')).post(`/api/sync/${collection}/push`, [row]);
     expect(res.status).toBe(200);
     const conflicts = res.body.conflicts as Record<string, unknown>[];
     expect(conflicts).toHaveLength(1);
     return conflicts[0];
   }
   const pull = async (caller: Caller, collection: string) =>
-    (await clientAs(caller).get(`/api/sync/${collection}/pull?limit=1000`)).body.documents as Record<string, unknown>[];
+    (await (await clientAs(caller)).get(`/api/sync/${collection}/pull?limit=1000`)).body.documents as Record<
+      string,
+      unknown
+    >[];
   const find = async (caller: Caller, collection: string, id: string) =>
     (await pull(caller, collection)).find((d) => d.id === id);
 
@@ -1118,7 +1126,7 @@ describe('a pushed document that belongs to someone else', () => {
 
   it('reactions: a reaction in a colleague’s name is refused and not applied', async () => {
     const postId = await staffPost();
-    t.buildReaction(postId, users.staff.id, 'like');
+    await t.buildReaction(postId, users.staff.id, 'like');
     const id = reactionId(postId, users.staff.id);
     const master = await find('staff', 'reactions', id);
     await pushAsOther('reactions', {
@@ -1130,8 +1138,8 @@ describe('a pushed document that belongs to someone else', () => {
   });
 
   it('conversations: another pair’s conversation is refused, not revealed and not changed', async () => {
-    const id = t.buildConversation(users.staff.id, users.peer.id);
-    t.buildMessage(id, users.peer.id);
+    const id = await t.buildConversation(users.staff.id, users.peer.id);
+    await t.buildMessage(id, users.peer.id);
     const before = await find('staff', 'conversations', id);
     const refused = await pushAsOther('conversations', {
       newDocumentState: { id, otherUserId: users.peer.id, readUpTo: Date.now(), _deleted: false },
@@ -1183,13 +1191,13 @@ describe('a pushed document that belongs to someone else', () => {
       assumedMasterState: master,
     });
     expect(refused).toMatchObject({ id, _deleted: true });
-    expect(findAcknowledgement(t.db, id)).toMatchObject({ acknowledgedAt: null, viewedAt: null });
+    expect(await findAcknowledgement(t.db, id)).toMatchObject({ acknowledgedAt: null, viewedAt: null });
   });
 
   it('residentViews: re-pushing a view a colleague recorded is refused and not recorded twice', async () => {
     const residentId = await staffResident();
     const view = { id: randomUUID(), residentId, viewedAt: Date.now(), _deleted: false };
-    const first = await clientAs('staff').post('/api/sync/residentViews/push', [{ newDocumentState: view }]);
+    const first = await (await clientAs('staff')).post('/api/sync/residentViews/push', [{ newDocumentState: view }]);
     expect(first.body).toEqual({ conflicts: [] });
     const refused = await pushAsOther('residentViews', { newDocumentState: view });
     expect(refused).toMatchObject({ id: view.id, _deleted: true });
@@ -1208,11 +1216,10 @@ describe('a pushed document that belongs to someone else', () => {
     };
     const refused = await pushAsOther('residentViews', { newDocumentState: opening });
     expect(refused).toMatchObject({ id: opening.id, _deleted: true });
-    const audited = t.db.$client
-      .prepare(
-        "SELECT count(*) AS n FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?",
-      )
-      .get(id, users.otherStaff.id);
+    const audited = await statement(
+      t.db,
+      "SELECT count(*) AS n FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?",
+    ).get([id, users.otherStaff.id]);
     expect(audited).toEqual({ n: 0 });
   });
 
@@ -1231,11 +1238,11 @@ describe('a pushed document that belongs to someone else', () => {
 
   it('users and residents: read-only collections refuse any push', async () => {
     for (const collection of SYNC_COLLECTIONS.filter((c) => !(PUSHABLE_COLLECTIONS as readonly string[]).includes(c))) {
-      const res = await clientAs('systemAdmin').post(`/api/sync/${collection}/push`, [
-        { newDocumentState: { id: users.staff.id, _deleted: true } },
-      ]);
+      const res = await (
+        await clientAs('systemAdmin')
+      ).post(`/api/sync/${collection}/push`, [{ newDocumentState: { id: users.staff.id, _deleted: true } }]);
       expect(res.status).toBe(400);
     }
-    expect((await clientAs('staff').get('/api/auth/user')).status).toBe(200);
+    expect((await (await clientAs('staff')).get('/api/auth/user')).status).toBe(200);
   });
 });

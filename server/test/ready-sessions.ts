@@ -5,9 +5,9 @@ import { insertUser } from '../features/users/users.queries';
 import { hashToken, randomToken } from '../lib/crypto';
 
 /** A session for an existing user, written straight to the database: its token, for an `sp_session` cookie. */
-export function insertReadySession(db: Db, userId: string, at = Date.now()): string {
+export async function insertReadySession(db: Db, userId: string, at = Date.now()): Promise<string> {
   const token = randomToken();
-  insertSession(db, {
+  await insertSession(db, {
     tokenHash: hashToken(token),
     userId,
     createdAt: at,
@@ -22,13 +22,13 @@ export function insertReadySession(db: Db, userId: string, at = Date.now()): str
  * An active account with a session ready (no password, no sign-in): for tests and benches that start the
  * server after writing the database, or that cannot afford a sign-in per client.
  */
-export function insertSignedInUser(
+export async function insertSignedInUser(
   db: Db,
   user: { email: string; firstName: string; lastName: string; role: 'staff' | 'admin' },
   at = Date.now(),
-): { id: string; token: string } {
+): Promise<{ id: string; token: string }> {
   const id = randomUUID();
-  insertUser(db, {
+  await insertUser(db, {
     id,
     ...user,
     passwordHash: null,
@@ -37,5 +37,5 @@ export function insertSignedInUser(
     createdAt: at,
     updatedAt: at,
   });
-  return { id, token: insertReadySession(db, id, at) };
+  return { id, token: await insertReadySession(db, id, at) };
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { loadConfig } from '../config';
-import { openDb } from '../db/client';
+import { closeDb, openDb } from '../db/client';
 import { SESSION_COOKIE } from '../features/auth/auth.middleware';
 import { databaseFile } from '../server';
 import { insertSignedInUser } from './ready-sessions';
@@ -22,7 +22,7 @@ export async function startSignedInServerProcess(
   user: Parameters<typeof insertSignedInUser>[1],
 ): Promise<{ server: ServerProcess; cookie: string }> {
   const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
-  const { token } = insertSignedInUser(db, user);
-  db.$client.close();
+  const { token } = await insertSignedInUser(db, user);
+  await closeDb(db);
   return { server: await startServerProcess(dataDir, await freePort()), cookie: `${SESSION_COOKIE}=${token}` };
 }

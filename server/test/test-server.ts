@@ -101,7 +101,7 @@ export async function startTestServer(env: Record<string, string> = {}) {
         updatedAt: Date.now() + offset,
         ...overrides,
       };
-      insertUser(server.deps.db, row);
+      await insertUser(server.deps.db, row);
       return row;
     },
     /** Inserts a post (factory); the author defaults to a new staff member. */
@@ -123,38 +123,38 @@ export async function startTestServer(env: Record<string, string> = {}) {
         deleted: false,
         ...overrides,
       };
-      insertPost(server.deps.db, row);
+      await insertPost(server.deps.db, row);
       return row;
     },
     /** Inserts an urgent post and sends its alert to its audience, as creating it does (factory). */
     async buildAlert(overrides: Partial<NewPostRow> = {}) {
       const post = await this.buildPost({ category: 'company_announcement', ...overrides, isUrgent: true });
-      syncAlertAudience(server.deps, post.id);
+      await syncAlertAudience(server.deps, post.id);
       return post;
     },
     /** Sets the houses a user works in (factory). */
-    setHouses(userId: string, houses: string[]) {
-      replaceUserHouses(server.deps.db, userId, houses, Date.now() + offset);
+    async setHouses(userId: string, houses: string[]) {
+      await replaceUserHouses(server.deps.db, userId, houses, Date.now() + offset);
     },
     /** Inserts the conversation of two users (factory); answers its id. */
-    buildConversation(userId: string, otherUserId: string) {
+    async buildConversation(userId: string, otherUserId: string) {
       const row = newConversationRow(userId, otherUserId, Date.now() + offset);
-      insertConversation(server.deps.db, row);
+      await insertConversation(server.deps.db, row);
       return row.id;
     },
     /** Inserts a group started by `creatorId` with these other members (factory); answers its id. */
-    buildGroup(creatorId: string, memberIds: string[], name = 'A group') {
+    async buildGroup(creatorId: string, memberIds: string[], name = 'A group') {
       const at = Date.now() + offset;
       const id = randomUUID();
       const row = { id, kind: 'group' as const, name, house: null, createdBy: creatorId, userAId: null, userBId: null };
-      insertConversation(server.deps.db, { ...row, lastMessageAt: null, createdAt: at, updatedAt: at }, [
+      await insertConversation(server.deps.db, { ...row, lastMessageAt: null, createdAt: at, updatedAt: at }, [
         creatorId,
         ...memberIds,
       ]);
       return id;
     },
     /** Inserts a message into a conversation (factory); times must increase within a conversation. */
-    buildMessage(conversationId: string, senderId: string, overrides: Partial<NewMessageRow> = {}) {
+    async buildMessage(conversationId: string, senderId: string, overrides: Partial<NewMessageRow> = {}) {
       const at = overrides.createdAt ?? Date.now() + offset;
       const row: NewMessageRow = {
         id: randomUUID(),
@@ -165,13 +165,13 @@ export async function startTestServer(env: Record<string, string> = {}) {
         writtenAt: at,
         ...overrides,
       };
-      insertMessage(server.deps.db, row);
+      await insertMessage(server.deps.db, row);
       return row;
     },
     /** Waits until every push the server has queued has reached its push service (or failed). */
     settlePushes: () => settlePushes(server.deps),
     /** Inserts a comment on a post (factory). */
-    buildComment(postId: string, authorId: string | null, overrides: Partial<NewCommentRow> = {}) {
+    async buildComment(postId: string, authorId: string | null, overrides: Partial<NewCommentRow> = {}) {
       const at = Date.now() + offset;
       const row: NewCommentRow = {
         id: randomUUID(),
@@ -184,13 +184,20 @@ export async function startTestServer(env: Record<string, string> = {}) {
         deleted: false,
         ...overrides,
       };
-      insertComment(server.deps.db, row);
+      await insertComment(server.deps.db, row);
       return row;
     },
     /** Inserts a user's reaction to a post (factory). */
-    buildReaction(postId: string, userId: string, type = 'like') {
+    async buildReaction(postId: string, userId: string, type = 'like') {
       const at = Date.now() + offset;
-      upsertReaction(server.deps.db, { id: `${postId}:${userId}`, postId, userId, type, createdAt: at, updatedAt: at });
+      await upsertReaction(server.deps.db, {
+        id: `${postId}:${userId}`,
+        postId,
+        userId,
+        type,
+        createdAt: at,
+        updatedAt: at,
+      });
     },
     /** A client signed in as a new user of that role. */
     async signedIn(overrides: Partial<NewUserRow> = {}) {

@@ -43,7 +43,7 @@ describe('the end of a session as the device hears it (decision 151)', () => {
   it('hands the sync "access_ended" from a pull and from the live stream when the access end came', async () => {
     const { client } = await t.signedIn({ accountType: 'agency', accessEndsAt: t.server.deps.now() + 60_000 });
     t.advance(60_001);
-    expect(t.server.accessExpiry.check()).toBe(1);
+    expect(await t.server.accessExpiry.check()).toBe(1);
     const device = deviceSync(client);
     await expect(device.transport.call('/api/sync/users/pull?limit=10')).rejects.toThrow('401');
     await device.listen();

@@ -2,6 +2,7 @@ import 'fake-indexeddb/auto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // A device's life is played against the real server over real HTTP (docs/sync.md, "Kept work").
+import { statement } from '../../server/db/client';
 import { startTestServer, TEST_PASSWORD, TestClient, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
 import type { SyncCollection } from '../../schema/sync';
@@ -190,7 +191,7 @@ describe('device life', () => {
       } else if (roll < 0.93) {
         // A password reset elsewhere: the server ends every session of the account; the phone learns it online.
         log.push(`${step}: the server ends ${me.name}'s session`);
-        t.db.$client.prepare('DELETE FROM sessions WHERE user_id = ?').run(me.id);
+        await statement(t.db, 'DELETE FROM sessions WHERE user_id = ?').run([me.id]);
         if (phone.online) phone.sync?.resync();
       } else {
         await new Promise((resolve) => setTimeout(resolve, 30));
@@ -212,13 +213,12 @@ describe('device life', () => {
     }
     expect(await listKeptEntries()).toEqual([]);
 
-    const rows = t.db.$client
-      .prepare(
-        `SELECT content, author_id AS author FROM posts WHERE content LIKE '% item %'
+    const rows = await statement<[], { content: string; author: string }>(
+      t.db,
+      `SELECT content, author_id AS author FROM posts WHERE content LIKE '% item %'
          UNION ALL SELECT content, author_id FROM comments WHERE content LIKE '% item %'
          UNION ALL SELECT content, sender_id FROM messages WHERE content LIKE '% item %'`,
-      )
-      .all() as { content: string; author: string }[];
+    ).all();
     const counts = new Map<string, number>();
     for (const row of rows) counts.set(row.content, (counts.get(row.content) ?? 0) + 1);
     const lost = [...ledger.keys()].filter((text) => !counts.has(text));

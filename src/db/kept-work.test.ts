@@ -5,6 +5,7 @@ import { firstValueFrom } from 'rxjs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // Kept work is tested against the real server over real HTTP (house style: client store tests).
+import { statement } from '../../server/db/client';
 import { startTestServer, type TestClient, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
 import { KEPT_MAX_AGE_MS } from '../../schema/kept-rules';
@@ -98,8 +99,8 @@ async function syncOnce(device: Device) {
   return sync;
 }
 
-const rows = (table: string, where: string, ...args: unknown[]) =>
-  t.db.$client.prepare(`SELECT * FROM ${table} WHERE ${where}`).all(...args) as Record<string, unknown>[];
+const rows = async (table: string, where: string, ...args: unknown[]) =>
+  await statement(t.db, `SELECT * FROM ${table} WHERE ${where}`).all(args);
 
 /** Everything a care worker writes in a shift, offline: each kind of item once. */
 async function writeOffline(device: Device, theirs: { id: string }, colleagueId: string, residentId: string) {
@@ -136,7 +137,7 @@ describe('kept work', () => {
     const mine = await writeOffline(device, theirs, colleague.id, resident);
     await editPost(device.db, ownPost.id, { content: 'Edited offline', isUrgent: false });
     // Meanwhile an administrator moves the post to another category: both changes must survive.
-    t.db.$client.prepare("UPDATE posts SET category = 'wages_hr' WHERE id = ?").run(ownPost.id);
+    await statement(t.db, "UPDATE posts SET category = 'wages_hr' WHERE id = ?").run([ownPost.id]);
     await sync.stop();
 
     // The session ends offline: the unsent work is sealed and the store removed.
@@ -161,14 +162,19 @@ describe('kept work', () => {
       lost: 0,
     });
     expect(await countKeptItems()).toBe(0);
-    expect(rows('posts', 'id = ?', mine)).toHaveLength(1);
-    expect(rows('posts', 'id = ?', ownPost.id)[0]).toMatchObject({ content: 'Edited offline', category: 'wages_hr' });
-    expect(rows('comments', 'post_id = ? AND author_id = ?', theirs.id, author.user.id)).toHaveLength(1);
-    expect(rows('reactions', 'post_id = ? AND user_id = ?', theirs.id, author.user.id)).toMatchObject([
+    expect(await rows('posts', 'id = ?', mine)).toHaveLength(1);
+    expect((await rows('posts', 'id = ?', ownPost.id))[0]).toMatchObject({
+      content: 'Edited offline',
+      category: 'wages_hr',
+    });
+    expect(await rows('comments', 'post_id = ? AND author_id = ?', theirs.id, author.user.id)).toHaveLength(1);
+    expect(await rows('reactions', 'post_id = ? AND user_id = ?', theirs.id, author.user.id)).toMatchObject([
       { type: 'love' },
     ]);
-    expect(rows('messages', 'sender_id = ?', author.user.id)).toMatchObject([{ content: 'A message written offline' }]);
-    expect(rows('audit_log', "action = 'resident.view' AND actor_id = ?", author.user.id)).toHaveLength(1);
+    expect(await rows('messages', 'sender_id = ?', author.user.id)).toMatchObject([
+      { content: 'A message written offline' },
+    ]);
+    expect(await rows('audit_log', "action = 'resident.view' AND actor_id = ?", author.user.id)).toHaveLength(1);
   });
 
   it('seals a resident edit and a profile opening made offline, and sends both at the next sign-in, merged field by field', async () => {
@@ -198,12 +204,12 @@ describe('kept work', () => {
       sent: 1,
       lost: 0,
     });
-    expect(rows('residents', 'id = ?', residentId)[0]).toMatchObject({
+    expect((await rows('residents', 'id = ?', residentId))[0]).toMatchObject({
       medication: 'Insulin at 8am, sealed',
       like_to_be_call: 'Peggy',
     });
-    expect(rows('resident_versions', "resident_id = ? AND action = 'update'", residentId)).toHaveLength(2);
-    expect(rows('audit_log', "action = 'resident.view' AND actor_id = ?", carer.user.id)).toHaveLength(1);
+    expect(await rows('resident_versions', "resident_id = ? AND action = 'update'", residentId)).toHaveLength(2);
+    expect(await rows('audit_log', "action = 'resident.view' AND actor_id = ?", carer.user.id)).toHaveLength(1);
     expect(readMergeNotices(databaseNameFor(carer.user.id))).toMatchObject([
       { collection: 'residents', id: residentId, mine: ['medication'], theirs: ['likeToBeCall'], both: [] },
     ]);
@@ -211,9 +217,9 @@ describe('kept work', () => {
 
   it('seals an opening of handover notes made offline, naming no note or house readably, and sends it at the next sign-in', async () => {
     const carer = await t.signedIn();
-    t.setHouses(carer.user.id, ['Giles House']);
+    await t.setHouses(carer.user.id, ['Giles House']);
     const { client: colleague, user: colleagueUser } = await t.signedIn();
-    t.setHouses(colleagueUser.id, ['Giles House']);
+    await t.setHouses(colleagueUser.id, ['Giles House']);
     const created = await colleague.post(`/api/houses/${encodeURIComponent('Giles House')}/handovers`, {
       shift: 'Night',
       content: 'Fluids encouraged',
@@ -232,7 +238,7 @@ describe('kept work', () => {
     await sendKeptWork(carer.user.id, { baseUrl: t.url, fetch: fetchAs(carer.client) });
     expect(await listKeptEntries(carer.user.id)).toEqual([]);
     expect(
-      rows('audit_log', "action = 'handover.viewed' AND actor_id = ? AND target_id = ?", carer.user.id, noteId),
+      await rows('audit_log', "action = 'handover.viewed' AND actor_id = ? AND target_id = ?", carer.user.id, noteId),
     ).toHaveLength(1);
   });
 
@@ -301,10 +307,10 @@ describe('kept work', () => {
       vi.unstubAllGlobals();
     }
     expect(await firstValueFrom(pendingPhotos$(carer.user.id))).toEqual([]);
-    const [stored] = rows('residents', 'id = ?', residentId);
+    const [stored] = await rows('residents', 'id = ?', residentId);
     expect(stored).toMatchObject({ medication: 'Eye drops' });
     expect(String(stored.photo_url)).toMatch(/^\/api\/residents\/photos\/[0-9a-f]{32}\.png$/);
-    const versions = rows('resident_versions', "resident_id = ? AND action = 'update'", residentId);
+    const versions = await rows('resident_versions', "resident_id = ? AND action = 'update'", residentId);
     expect(versions.map((v) => JSON.parse(String(v.changes)).map((c: { field: string }) => c.field))).toEqual(
       expect.arrayContaining([['medication'], ['photoUrl']]),
     );
@@ -369,7 +375,7 @@ describe('kept work', () => {
       sent: 2,
       lost: 0,
     });
-    expect(rows('posts', 'id = ?', id)).toHaveLength(1);
+    expect(await rows('posts', 'id = ?', id)).toHaveLength(1);
   });
 
   it('tells of what a delete on the server won over, and sends the rest of the same batch once', async () => {
@@ -426,13 +432,13 @@ describe('kept work', () => {
     );
     expect(told).toHaveLength(4);
     // Nothing of it is on the server (the tombstone keeps no words, decision 126); the rest of the batch is, once.
-    expect(rows('posts', 'id = ?', own.id)).toMatchObject([{ deleted: 1, content: '' }]);
+    expect(await rows('posts', 'id = ?', own.id)).toMatchObject([{ deleted: 1, content: '' }]);
     expect(
-      rows('comments', 'author_id = ? AND deleted = 0 AND post_id IN (?, ?)', author.user.id, own.id, theirs.id),
+      await rows('comments', 'author_id = ? AND deleted = 0 AND post_id IN (?, ?)', author.user.id, own.id, theirs.id),
     ).toEqual([]);
-    expect(rows('reactions', 'user_id = ? AND deleted = 0', author.user.id)).toEqual([]);
-    expect(rows('posts', 'id = ?', fresh)).toMatchObject([{ content: 'Still here', deleted: 0 }]);
-    expect(rows('comments', 'post_id = ? AND author_id = ?', fresh, author.user.id)).toMatchObject([
+    expect(await rows('reactions', 'user_id = ? AND deleted = 0', author.user.id)).toEqual([]);
+    expect(await rows('posts', 'id = ?', fresh)).toMatchObject([{ content: 'Still here', deleted: 0 }]);
+    expect(await rows('comments', 'post_id = ? AND author_id = ?', fresh, author.user.id)).toMatchObject([
       { content: 'A comment that stays', deleted: 0 },
     ]);
     forgetLostChanges();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // Client replication is tested against the real server over real HTTP (house style: client store tests).
+import { statement } from '../../server/db/client';
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import type { SyncCollection } from '../../schema/sync';
 import { addComment, editPost, toggleReaction } from '../features/feed/feed-actions';
@@ -170,8 +171,8 @@ async function makeDevice() {
   return device;
 }
 
-const count = (table: string, where: string, ...args: unknown[]) =>
-  (t.db.$client.prepare(`select count(*) as n from ${table} where ${where}`).get(...args) as { n: number }).n;
+const count = async (table: string, where: string, ...args: unknown[]) =>
+  ((await statement(t.db, `select count(*) as n from ${table} where ${where}`).get(args)) as { n: number }).n;
 
 describe('changes made offline on a post an administrator deleted meanwhile', () => {
   beforeAll(async () => {
@@ -216,10 +217,10 @@ describe('changes made offline on a post an administrator deleted meanwhile', ()
       expect(await device.db.posts.findOne(postId).exec()).toBeNull();
       expect(await device.db.comments.count({ selector: { postId } }).exec()).toBe(0);
       expect(await device.db.reactions.count({ selector: { postId } }).exec()).toBe(0);
-      expect(count('posts', 'id = ? and deleted = 1', postId)).toBe(1);
-      expect(count('posts', 'content like ?', '%swapped Tuesday%')).toBe(0);
-      expect(count('comments', 'post_id = ? and deleted = 0', postId)).toBe(0);
-      expect(count('reactions', 'post_id = ? and deleted = 0', postId)).toBe(0);
+      expect(await count('posts', 'id = ? and deleted = 1', postId)).toBe(1);
+      expect(await count('posts', 'content like ?', '%swapped Tuesday%')).toBe(0);
+      expect(await count('comments', 'post_id = ? and deleted = 0', postId)).toBe(0);
+      expect(await count('reactions', 'post_id = ? and deleted = 0', postId)).toBe(0);
     } finally {
       await device.close();
     }
@@ -241,7 +242,7 @@ describe('changes made offline on a post an administrator deleted meanwhile', ()
 
       await until(() => readLostChanges(device.db.name).length === 1, 15_000);
       expect(readLostChanges(device.db.name)[0]).toMatchObject({ kind: 'comment', text: 'I can bring the cake' });
-      expect(count('comments', 'post_id = ? and deleted = 0', target.id)).toBe(0);
+      expect(await count('comments', 'post_id = ? and deleted = 0', target.id)).toBe(0);
     } finally {
       await device.close();
     }
@@ -257,7 +258,7 @@ describe('changes made offline on a post an administrator deleted meanwhile', ()
       device.online = false;
       await addComment(device.db, target.id, device.user.id, 'Count me in');
       device.goOnline();
-      await until(() => count('comments', 'post_id = ? and deleted = 0', target.id) === 1);
+      await until(async () => (await count('comments', 'post_id = ? and deleted = 0', target.id)) === 1);
       await device.sync!.awaitInSync();
       expect(readLostChanges(device.db.name)).toEqual([]);
     } finally {

@@ -4,6 +4,7 @@ import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { filter, firstValueFrom, type Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 // Client replication is tested against the real server over real HTTP (house style: client store tests).
+import { statement } from '../../server/db/client';
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import type { SyncCollection } from '../../schema/sync';
 import { createSyncedDatabase } from './database';
@@ -71,8 +72,8 @@ function writePost(device: Awaited<ReturnType<typeof makeDevice>>, content: stri
   );
 }
 
-const serverCount = (id: string) =>
-  (t.db.$client.prepare('select count(*) as n from posts where id = ?').get(id) as { n: number }).n;
+const serverCount = async (id: string) =>
+  ((await statement(t.db, 'select count(*) as n from posts where id = ?').get([id])) as { n: number }).n;
 
 describe('server reachability (decision 116)', () => {
   it('says the server cannot be reached while it refuses or answers 5xx, and keeps the post until it is back', async () => {
@@ -89,19 +90,19 @@ describe('server reachability (decision 116)', () => {
       device.server = 'up';
       await becomes(device.sync!.reachable$, true);
       await becomes(device.sync!.pending$, 0);
-      expect(serverCount(refused.id)).toBe(1);
+      expect(await serverCount(refused.id)).toBe(1);
 
       device.server = 'failing';
       const failed = await writePost(device, 'Written while the server answered 503');
       await becomes(device.sync!.reachable$, false);
       expect(await firstValueFrom(device.sync!.pending$)).toBe(1);
-      expect(serverCount(failed.id)).toBe(0);
+      expect(await serverCount(failed.id)).toBe(0);
 
       device.server = 'up';
       await becomes(device.sync!.reachable$, true);
       await becomes(device.sync!.pending$, 0);
-      expect(serverCount(failed.id)).toBe(1);
-      expect(serverCount(refused.id)).toBe(1);
+      expect(await serverCount(failed.id)).toBe(1);
+      expect(await serverCount(refused.id)).toBe(1);
     } finally {
       await device.close();
     }

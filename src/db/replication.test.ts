@@ -4,6 +4,7 @@ import { IDBKeyRange, IDBObjectStore, indexedDB } from 'fake-indexeddb';
 import { firstValueFrom, filter } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // Client replication is tested against the real server over real HTTP (house style: client store tests).
+import { statement } from '../../server/db/client';
 import { startTestServer, type TestServer } from '../../server/test/test-server';
 import { conversationIdOf } from '../../schema/chat';
 import type { SyncCollection } from '../../schema/sync';
@@ -180,9 +181,11 @@ async function forgetReplicationRecords(device: Device): Promise<void> {
   }
 }
 
-const serverPost = (id: string) =>
-  t.db.$client.prepare('select content, category, deleted, author_id as authorId from posts where id = ?').get(id) as
-    { content: string; category: string; deleted: number; authorId: string } | undefined;
+const serverPost = async (id: string) =>
+  await statement<unknown[], { content: string; category: string; deleted: number; authorId: string }>(
+    t.db,
+    'select content, category, deleted, author_id as authorId from posts where id = ?',
+  ).get([id]);
 
 describe('replication with the real server', () => {
   it('carries a post written offline to the server and to another device, once, and clears the pending count', async () => {
@@ -200,7 +203,7 @@ describe('replication with the real server', () => {
       const onB = (await b.db.posts.findOne(post.id).exec())!.toJSON();
       expect(onB).toMatchObject({ content: 'Written in the garden with no Wi-Fi', authorId: a.user.id });
       expect(onB.localPending).toBe(false);
-      const count = t.db.$client.prepare('select count(*) as n from posts where id = ?').get(post.id);
+      const count = await statement(t.db, 'select count(*) as n from posts where id = ?').get([post.id]);
       expect(count).toEqual({ n: 1 });
     } finally {
       await a.close();
@@ -240,8 +243,8 @@ describe('replication with the real server', () => {
       // Refused as pointing at a missing post, they would have come back deleted.
       expect(await a.db.comments.findOne(comment.id).exec()).not.toBeNull();
       expect(await a.db.reactions.count({ selector: { postId: post.id } }).exec()).toBe(1);
-      const comments = t.db.$client.prepare('select count(*) as n from comments where post_id = ? and deleted = 0');
-      expect(comments.get(post.id)).toEqual({ n: 1 });
+      const comments = statement(t.db, 'select count(*) as n from comments where post_id = ? and deleted = 0');
+      expect(await comments.get([post.id])).toEqual({ n: 1 });
     } finally {
       await a.close();
     }
@@ -271,7 +274,7 @@ describe('replication with the real server', () => {
   it('misses nothing written while a pull request waits for a collection’s first run to end', async () => {
     const author = await t.buildUser();
     const post = await t.buildPost({ authorId: author.id });
-    for (let i = 0; i < 120; i += 1) t.buildComment(post.id, author.id);
+    for (let i = 0; i < 120; i += 1) await t.buildComment(post.id, author.id);
     const a = await makeDevice('staff', FEED, 50);
     let commentPulls = 0;
     let release = () => {};
@@ -292,7 +295,7 @@ describe('replication with the real server', () => {
       a.sync!.resync();
       a.sync!.resync();
       a.sync!.resync();
-      const late = t.buildComment(post.id, author.id, { content: 'Written during the first sync' });
+      const late = await t.buildComment(post.id, author.id, { content: 'Written during the first sync' });
       release();
       await a.sync!.initialSyncDone;
       await until(async () => (await a.db.comments.count({ selector: { postId: post.id } }).exec()) === 121, 15_000);
@@ -300,7 +303,7 @@ describe('replication with the real server', () => {
       await new Promise((r) => setTimeout(r, 300));
       // Pages of 50 (the last one short, or an empty one after a full one) and one pull for the three held
       // requests (decision 75). Earlier tests left comments on this server too.
-      const { n } = t.db.$client.prepare('select count(*) as n from comments').get() as { n: number };
+      const { n } = (await statement(t.db, 'select count(*) as n from comments').get()) as { n: number };
       expect(commentPulls).toBeLessThanOrEqual(Math.floor(n / 50) + 2);
     } finally {
       await a.close();
@@ -335,7 +338,7 @@ describe('replication with the real server', () => {
     const author = await t.buildUser();
     for (let i = 0; i < 150; i += 1) await t.buildPost({ authorId: author.id });
     const post = await t.buildPost({ authorId: author.id });
-    for (let i = 0; i < 1000; i += 1) t.buildComment(post.id, author.id);
+    for (let i = 0; i < 1000; i += 1) await t.buildComment(post.id, author.id);
     const a = await makeDevice('staff', FEED, 100);
     // RxDB's push side reads the replication meta of each document it checks; a pulled document's meta is
     // written once and, with nothing to push, need not be read again.
@@ -381,7 +384,7 @@ describe('replication with the real server', () => {
       expect(new URLSearchParams(postPulls[1].split('?')[1]).get('limit')).toBe('200');
       // The comments waited for the first page to be stored, and the fill went on past it.
       expect(postsStoredAtFirstCommentPull).toBeGreaterThanOrEqual(50);
-      const live = t.db.$client.prepare('select count(*) as n from posts where deleted = 0').get() as { n: number };
+      const live = (await statement(t.db, 'select count(*) as n from posts where deleted = 0').get()) as { n: number };
       expect(await a.db.posts.count().exec()).toBe(live.n);
       // And the fill ended: once in sync, no pull asks for more of it.
       const settled = pulls.length;
@@ -419,7 +422,7 @@ describe('replication with the real server', () => {
       await a.sync!.initialSyncDone;
       expect(pulls.filter((url) => url === FIRST_PULL_PATHS.posts || url === FIRST_PULL_PATHS.users)).toEqual([]);
       await a.sync!.awaitInSync();
-      const live = t.db.$client.prepare('select count(*) as n from posts where deleted = 0').get() as { n: number };
+      const live = (await statement(t.db, 'select count(*) as n from posts where deleted = 0').get()) as { n: number };
       expect(await a.db.posts.count().exec()).toBe(live.n);
       expect(await a.db.posts.findOne(later.id).exec()).not.toBeNull();
       expect(await a.db.users.findOne(author.id).exec()).not.toBeNull();
@@ -466,7 +469,9 @@ describe('replication with the real server', () => {
     try {
       a.start();
       await a.sync!.collectionSynced('comments');
-      const held = t.db.$client.prepare('select count(*) as n from comments where deleted = 0').get() as { n: number };
+      const held = (await statement(t.db, 'select count(*) as n from comments where deleted = 0').get()) as {
+        n: number;
+      };
       expect(await a.db.comments.count().exec()).toBe(held.n);
       await a.sync!.initialSyncDone;
     } finally {
@@ -483,7 +488,7 @@ describe('replication with the real server', () => {
         const doc = (await a.db.posts.findOne(post.id).exec())!;
         await doc.incrementalPatch({ content: `edit ${i}`, localPending: true });
       }
-      await until(() => serverPost(post.id)?.content === 'edit 20');
+      await until(async () => (await serverPost(post.id))?.content === 'edit 20');
       await a.sync!.awaitInSync();
       await until(async () => (await a.db.posts.findOne(post.id).exec())!.content === 'edit 20');
     } finally {
@@ -516,10 +521,10 @@ describe('replication with the real server', () => {
         localPending: true,
       });
       a.goOnline();
-      await until(() => serverPost(post.id)?.content === 'Fire drill on Saturday');
+      await until(async () => (await serverPost(post.id))?.content === 'Fire drill on Saturday');
       b.goOnline();
-      await until(() => serverPost(post.id)?.category === 'buildings_maintenance');
-      expect(serverPost(post.id)).toMatchObject({
+      await until(async () => (await serverPost(post.id))?.category === 'buildings_maintenance');
+      expect(await serverPost(post.id)).toMatchObject({
         content: 'Fire drill on Saturday',
         category: 'buildings_maintenance',
       });
@@ -530,9 +535,9 @@ describe('replication with the real server', () => {
       await (await a.db.posts.findOne(post.id).exec())!.remove();
       await (await b.db.posts.findOne(post.id).exec())!.incrementalPatch({ content: 'Cancelled?', localPending: true });
       b.goOnline();
-      await until(() => serverPost(post.id)?.content === 'Cancelled?');
+      await until(async () => (await serverPost(post.id))?.content === 'Cancelled?');
       a.goOnline();
-      await until(() => serverPost(post.id)?.deleted === 1);
+      await until(async () => (await serverPost(post.id))?.deleted === 1);
       await until(async () => (await b.db.posts.findOne(post.id).exec()) === null);
     } finally {
       await a.close();
@@ -546,7 +551,7 @@ describe('replication with the real server', () => {
       a.start();
       loseNextAnswer(a, '/api/sync/posts/push');
       const post = await newPost(a, 'Lift out of order');
-      await until(() => serverPost(post.id) !== undefined);
+      await until(async () => (await serverPost(post.id)) !== undefined);
       await until(() => !a.online);
       await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
         content: 'Lift out of order until Monday',
@@ -554,7 +559,7 @@ describe('replication with the real server', () => {
         localPending: true,
       });
       a.goOnline();
-      await until(() => serverPost(post.id)?.content === 'Lift out of order until Monday');
+      await until(async () => (await serverPost(post.id))?.content === 'Lift out of order until Monday');
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
       expect((await a.db.posts.findOne(post.id).exec())!.content).toBe('Lift out of order until Monday');
     } finally {
@@ -575,7 +580,7 @@ describe('replication with the real server', () => {
         updatedAt: Date.now() + 1,
         localPending: true,
       });
-      await until(() => serverPost(post.id)?.category === 'buildings_maintenance');
+      await until(async () => (await serverPost(post.id))?.category === 'buildings_maintenance');
       await until(() => !a.online);
       // Second thoughts, still offline: the category goes back to what it was before the first edit.
       await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
@@ -587,7 +592,7 @@ describe('replication with the real server', () => {
       a.goOnline();
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
       await a.sync!.awaitInSync();
-      expect(serverPost(post.id)).toMatchObject({
+      expect(await serverPost(post.id)).toMatchObject({
         content: 'Garden party moved indoors, announcement',
         category: 'company_announcement',
       });
@@ -605,7 +610,7 @@ describe('replication with the real server', () => {
       b.start();
       loseNextAnswer(a, '/api/sync/posts/push');
       const post = await newPost(a, 'Boiler service');
-      await until(() => serverPost(post.id) !== undefined);
+      await until(async () => (await serverPost(post.id)) !== undefined);
       await until(() => !a.online);
       // An administrator files it elsewhere while the author is offline...
       await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null);
@@ -613,7 +618,7 @@ describe('replication with the real server', () => {
         category: 'buildings_maintenance',
         localPending: true,
       });
-      await until(() => serverPost(post.id)?.category === 'buildings_maintenance');
+      await until(async () => (await serverPost(post.id))?.category === 'buildings_maintenance');
       // ...and the author, who never heard back about the create, corrects the text.
       await (await a.db.posts.findOne(post.id).exec())!.incrementalPatch({
         content: 'Boiler service on Tuesday',
@@ -621,9 +626,9 @@ describe('replication with the real server', () => {
         localPending: true,
       });
       a.goOnline();
-      await until(() => serverPost(post.id)?.content === 'Boiler service on Tuesday');
+      await until(async () => (await serverPost(post.id))?.content === 'Boiler service on Tuesday');
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
-      expect(serverPost(post.id)).toMatchObject({
+      expect(await serverPost(post.id)).toMatchObject({
         content: 'Boiler service on Tuesday',
         category: 'buildings_maintenance',
       });
@@ -638,7 +643,7 @@ describe('replication with the real server', () => {
     try {
       a.start();
       const post = await newPost(a, 'Quiz night');
-      await until(() => serverPost(post.id) !== undefined);
+      await until(async () => (await serverPost(post.id)) !== undefined);
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
       loseNextAnswer(a, '/api/sync/comments/push');
       const now = Date.now();
@@ -652,10 +657,10 @@ describe('replication with the real server', () => {
         updatedAt: now,
         localPending: true,
       });
-      const stored = () =>
-        t.db.$client.prepare('select deleted from comments where id = ?').get(comment.id) as
+      const stored = async () =>
+        (await statement(t.db, 'select deleted from comments where id = ?').get([comment.id])) as
           { deleted: number } | undefined;
-      await until(() => stored() !== undefined);
+      await until(async () => (await stored()) !== undefined);
       await until(() => !a.online);
       await (await a.db.comments.findOne(comment.id).exec())!.incrementalModify((data) => ({
         ...data,
@@ -663,7 +668,7 @@ describe('replication with the real server', () => {
         _deleted: true,
       }));
       a.goOnline();
-      await until(() => stored()?.deleted === 1);
+      await until(async () => (await stored())?.deleted === 1);
       await firstValueFrom(a.sync!.pending$.pipe(filter((n) => n === 0)));
       expect(await a.db.comments.findOne(comment.id).exec()).toBeNull();
     } finally {
@@ -675,14 +680,14 @@ describe('replication with the real server', () => {
     const { a, post } = await deviceWithPost();
     try {
       const id = `${post.id}:${a.user.id}`;
-      const stored = () => t.db.$client.prepare('select type from reactions where id = ?').get(id);
+      const stored = async () => await statement(t.db, 'select type from reactions where id = ?').get([id]);
       // A pull that started before the push reaches the server only after the server has stored it, and
       // its page is in before the push's answer is.
       let holdPull = true;
       a.beforeRequest = async (url) => {
         if (holdPull && url.includes('/api/sync/reactions/pull')) {
           holdPull = false;
-          await until(() => stored() !== undefined);
+          await until(async () => (await stored()) !== undefined);
         }
       };
       let slowAnswer = true;
@@ -705,7 +710,9 @@ describe('replication with the real server', () => {
         localPending: true,
       });
       await until(() => !slowAnswer && !holdPull);
-      const server = t.db.$client.prepare('select created_at as createdAt from reactions where id = ?').get(id) as {
+      const server = (await statement(t.db, 'select created_at as createdAt from reactions where id = ?').get([
+        id,
+      ])) as {
         createdAt: number;
       };
       // Not pending for ever, and with the server's time rather than the phone's.
@@ -816,7 +823,7 @@ describe('replication with the real server', () => {
       await b.sync!.initialSyncDone;
       a.deadNext = { url: '/api/sync/posts/push', heedsAbort };
       const post = await newPost(a, 'Sent over a dead connection first');
-      await until(() => serverPost(post.id) !== undefined, 15_000);
+      await until(async () => (await serverPost(post.id)) !== undefined, 15_000);
       await until(async () => (await b.db.posts.findOne(post.id).exec()) !== null, 15_000);
       expect(a.deadNext).toBeNull();
       expect(b.deadNext).toBeNull();
@@ -837,7 +844,7 @@ describe('replication with the real server', () => {
       const edit = async (content: string) => {
         const doc = (await author.db.posts.findOne(post.id).exec())!;
         await doc.incrementalPatch({ content, updatedAt: doc.updatedAt + 1000, localPending: true });
-        await until(() => serverPost(post.id)?.content === content);
+        await until(async () => (await serverPost(post.id))?.content === content);
       };
       await edit('Rota out on Thursday');
       await until(async () => (await reader.db.posts.findOne(post.id).exec())?.content === 'Rota out on Thursday');
@@ -850,7 +857,7 @@ describe('replication with the real server', () => {
       await until(async () => (await reader.db.posts.findOne(post.id).exec())?.content === 'Rota out on Wednesday');
       await reader.sync!.awaitInSync();
       await author.sync!.awaitInSync();
-      expect(serverPost(post.id)?.content).toBe('Rota out on Wednesday');
+      expect((await serverPost(post.id))?.content).toBe('Rota out on Wednesday');
       expect((await author.db.posts.findOne(post.id).exec())!.content).toBe('Rota out on Wednesday');
     } finally {
       await author.close();
@@ -877,7 +884,7 @@ describe('replication with the real server', () => {
         localPending: true,
         _deleted: true,
       }));
-      await until(() => serverPost(deleted.id)?.deleted === 1);
+      await until(async () => (await serverPost(deleted.id))?.deleted === 1);
       reader.start();
       await until(async () => !(await onReader(deleted.id)), 15_000);
       expect(await onReader(kept.id)).toBe(true);
@@ -897,7 +904,7 @@ describe('replication with the real server', () => {
       await until(async () => (await other.db.posts.findOne(post.id).exec()) !== null);
       await (await other.db.posts.findOne(post.id).exec())!.incrementalPatch({ content: 'Forged', localPending: true });
       await until(async () => (await other.db.posts.findOne(post.id).exec())!.content === 'My own words');
-      expect(serverPost(post.id)?.content).toBe('My own words');
+      expect((await serverPost(post.id))?.content).toBe('My own words');
       await firstValueFrom(other.sync!.pending$.pipe(filter((n) => n === 0)));
     } finally {
       await author.close();
@@ -953,7 +960,7 @@ describe('replication with the real server', () => {
       const liked = (await devices[0].db.posts.findOne(post.id).exec())?.reactions?.like ?? [];
       expect(new Set(liked)).toEqual(new Set(devices.map((d) => d.user.id)));
       expect(await devices[0].db.reactions.count().exec()).toBe(1);
-      const onServer = t.db.$client.prepare('select count(*) as n from comments where post_id = ?').get(post.id);
+      const onServer = await statement(t.db, 'select count(*) as n from comments where post_id = ?').get([post.id]);
       expect(onServer).toEqual({ n: 3 });
     } finally {
       await Promise.all(devices.map((d) => d.close()));
@@ -986,8 +993,8 @@ describe('chat replication', () => {
       ]);
       const onB = await b.db.conversations.findOne(conversationId).exec();
       expect(onB?.otherUserId).toBe(a.user.id);
-      const stored = t.db.$client.prepare('select count(*) as n from messages where conversation_id = ?');
-      expect(stored.get(conversationId)).toEqual({ n: 2 });
+      const stored = statement(t.db, 'select count(*) as n from messages where conversation_id = ?');
+      expect(await stored.get([conversationId])).toEqual({ n: 2 });
 
       // Reading moves B's mark; A sees it as the other side's mark.
       await markConversationRead(b.db, conversationId, received[1].createdAt);
@@ -1110,18 +1117,19 @@ describe('residents replication', () => {
       // An opening waiting for the audit log is not one of the user's offline items.
       expect(await firstValueFrom(device.sync!.pending$)).toBe(0);
       device.goOnline();
-      const audited = () =>
-        t.db.$client
-          .prepare("select count(*) as n from audit_log where action = 'resident.view' and target_id = ?")
-          .get(id) as { n: number };
-      await until(() => audited().n === 1);
+      const audited = async () =>
+        (await statement(
+          t.db,
+          "select count(*) as n from audit_log where action = 'resident.view' and target_id = ?",
+        ).get([id])) as { n: number };
+      await until(async () => (await audited()).n === 1);
       // Recorded: the server hands it back as a tombstone and the device forgets it.
       await until(async () => (await device.db.residentViews.findOne(viewId).exec()) === null);
 
       const { client: admin } = await t.signedIn({ role: 'admin' });
       await admin.post(`/api/residents/${id}/archive`);
       await until(async () => (await device.db.residents.findOne(id).exec()) === null);
-      expect(audited().n).toBe(1);
+      expect((await audited()).n).toBe(1);
     } finally {
       await device.close();
     }
@@ -1150,11 +1158,10 @@ describe('residents replication', () => {
         communicationPreferences: 'Likes a slow voice',
         localPending: false,
       });
-      const updates = t.db.$client
-        .prepare(
-          "select changed_by from resident_versions where resident_id = ? and action = 'update' order by version",
-        )
-        .all(id) as { changed_by: string }[];
+      const updates = (await statement(
+        t.db,
+        "select changed_by from resident_versions where resident_id = ? and action = 'update' order by version",
+      ).all([id])) as { changed_by: string }[];
       expect(updates.map((u) => u.changed_by)).toEqual([expect.any(String), device.user.id]);
       expect(readMergeNotices(device.db.name)).toMatchObject([
         { collection: 'residents', id, mine: ['medication'], theirs: ['communicationPreferences'], both: [] },
@@ -1197,22 +1204,21 @@ describe('the time an item was written', () => {
       t.advance(5 * 60_000);
       await device.goOnline();
       await firstValueFrom(device.sync!.pending$.pipe(filter((n) => n === 0)));
-      const stored = (table: string, id: string) =>
-        t.db.$client
-          .prepare(
-            `select written_at as writtenAt, ${table === 'acknowledgements' ? 'acknowledged_at' : 'created_at'} as arrivedAt from ${table} where id = ?`,
-          )
-          .all(id) as { writtenAt: number; arrivedAt: number }[];
-      const expectKept = (table: string, id: string, written: number) => {
-        const rows = stored(table, id);
+      const stored = async (table: string, id: string) =>
+        (await statement(
+          t.db,
+          `select written_at as writtenAt, ${table === 'acknowledgements' ? 'acknowledged_at' : 'created_at'} as arrivedAt from ${table} where id = ?`,
+        ).all([id])) as { writtenAt: number; arrivedAt: number }[];
+      const expectKept = async (table: string, id: string, written: number) => {
+        const rows = await stored(table, id);
         expect(rows).toHaveLength(1);
         expect(rows[0].writtenAt).toBe(written);
         expect(rows[0].arrivedAt - written).toBeGreaterThanOrEqual(5 * 60_000);
       };
-      expectKept('posts', post.id, writtenAt);
-      expectKept('comments', comment.id, comment.writtenAt);
-      expectKept('messages', message.id, writtenAt + 1);
-      expectKept('acknowledgements', ackId, writtenAt + 2);
+      await expectKept('posts', post.id, writtenAt);
+      await expectKept('comments', comment.id, comment.writtenAt);
+      await expectKept('messages', message.id, writtenAt + 1);
+      await expectKept('acknowledgements', ackId, writtenAt + 2);
       // The pulled versions carry the same written times beside the server's arrival.
       await until(async () => (await device.db.messages.findOne(message.id).exec())!.createdAt > writtenAt + 60_000);
       expect((await device.db.messages.findOne(message.id).exec())!.writtenAt).toBe(writtenAt + 1);

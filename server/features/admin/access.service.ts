@@ -5,6 +5,8 @@ import { localDayAndHour } from '../../lib/time-zone';
 import { queueMail } from '../mail/mail.service';
 import { listAccessEndingBetween, listActiveSystemAdmins } from '../users/users.queries';
 import { findSettingValue, upsertSetting } from './admin.queries';
+import { inTransaction } from '../../db/client';
+import { startJob, type Job } from '../../lib/jobs';
 
 /** Accounts ending this soon are listed in the daily e-mail (decision 147). */
 export const ACCESS_DIGEST_WINDOW_MS = 48 * 60 * 60_000;
@@ -25,14 +27,14 @@ function digestLine(
  * mail outbox; nothing when there are none, and then a later check that day may still send (decision 147). Answers
  * how many e-mails were queued.
  */
-export function sendAccessDigest(deps: AppDeps): number {
+export async function sendAccessDigest(deps: AppDeps): Promise<number> {
   const at = deps.now();
   const zone = deps.config.timeZone;
   const today = localDayAndHour(at, zone).day;
-  if (findSettingValue(deps.db, DIGEST_DAY_KEY) === today) return 0;
-  const ending = listAccessEndingBetween(deps.db, at, at + ACCESS_DIGEST_WINDOW_MS);
+  if ((await findSettingValue(deps.db, DIGEST_DAY_KEY)) === today) return 0;
+  const ending = await listAccessEndingBetween(deps.db, at, at + ACCESS_DIGEST_WINDOW_MS);
   if (ending.length === 0) return 0;
-  const admins = listActiveSystemAdmins(deps.db);
+  const admins = await listActiveSystemAdmins(deps.db);
   const text = [
     `Access ends within 48 hours for ${ending.length === 1 ? 'this account' : `these ${ending.length} accounts`}:`,
     '',
@@ -40,24 +42,15 @@ export function sendAccessDigest(deps: AppDeps): number {
     '',
     'To extend one, edit its access end on the admin page.',
   ].join('\n');
-  deps.db.transaction(() => {
-    upsertSetting(deps.db, DIGEST_DAY_KEY, today);
-    for (const admin of admins) queueMail(deps, { to: admin.email, subject: 'Staff Portal: access ending soon', text });
+  await inTransaction(deps, async (deps) => {
+    await upsertSetting(deps.db, DIGEST_DAY_KEY, today);
+    for (const admin of admins)
+      await queueMail(deps, { to: admin.email, subject: 'Staff Portal: access ending soon', text });
   });
   return admins.length;
 }
 
 /** The daily e-mail's check, every `everyMs` (an hour); `check` runs one at once (tests). */
-export function startAccessDigest(deps: AppDeps, everyMs: number): { check: () => number; stop: () => void } {
-  const check = () => {
-    try {
-      return sendAccessDigest(deps);
-    } catch (error) {
-      deps.log.error('The access ending e-mail failed', error);
-      return 0;
-    }
-  };
-  const timer = setInterval(check, everyMs);
-  timer.unref();
-  return { check, stop: () => clearInterval(timer) };
+export function startAccessDigest(deps: AppDeps, everyMs: number): Job {
+  return startJob(deps, 'The access ending e-mail', everyMs, () => sendAccessDigest(deps));
 }

@@ -3,6 +3,7 @@ import type { DirectoryUserDoc, PullResponse } from '../../../schema/sync';
 import { sweepExpired } from '../auth/auth.service';
 import { updateUser } from '../users/users.queries';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let admin: TestClient;
@@ -56,9 +57,10 @@ describe('agency and bank staff', () => {
     expect(bank.body).toMatchObject({ type: 'bank', accessEndsAt: null });
     const employee = await admin.post('/api/admin/users', newcomer({}));
     expect(employee.body).toMatchObject({ type: 'employee', accessEndsAt: null });
-    const audit = t.db.$client
-      .prepare("select details from audit_log where action = 'admin.user_created' and target_id = ?")
-      .get(agency.body.id) as { details: string };
+    const audit = (await statement(
+      t.db,
+      "select details from audit_log where action = 'admin.user_created' and target_id = ?",
+    ).get([agency.body.id])) as { details: string };
     expect(JSON.parse(audit.details)).toMatchObject({ type: 'agency', accessEndsAt: end });
   });
 
@@ -83,39 +85,37 @@ describe('agency and bank staff', () => {
     const colleague = await t.signedIn();
     const stream = await client.openStream();
     await stream.next('RESYNC');
-    const subscriptions = t.db.$client.prepare('select count(*) as n from push_subscriptions where user_id = ?');
-    t.db.$client
-      .prepare(
-        'insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (?, ?, ?, ?, ?, ?)',
-      )
-      .run('sub-1', user.id, 'https://fcm.googleapis.com/fcm/send/x', 'key', 'auth', Date.now());
-    expect(subscriptions.get(user.id)).toEqual({ n: 1 });
-    expect(t.server.accessExpiry.check()).toBe(0);
+    const subscriptions = statement(t.db, 'select count(*) as n from push_subscriptions where user_id = ?');
+    await statement(
+      t.db,
+      'insert into push_subscriptions (id, user_id, endpoint, p256dh, auth, created_at) values (?, ?, ?, ?, ?, ?)',
+    ).run(['sub-1', user.id, 'https://fcm.googleapis.com/fcm/send/x', 'key', 'auth', Date.now()]);
+    expect(await subscriptions.get([user.id])).toEqual({ n: 1 });
+    expect(await t.server.accessExpiry.check()).toBe(0);
     expect((await client.get('/api/auth/user')).status).toBe(200);
     t.advance(10 * MINUTE + 1);
-    expect(t.server.accessExpiry.check()).toBe(1);
+    expect(await t.server.accessExpiry.check()).toBe(1);
     await stream.ended;
     expect((await client.get('/api/auth/user')).status).toBe(401);
     const again = await t.client().post('/api/auth/login', { email: user.email, password: 'Str0ng!Passw0rd' });
     expect(again.status).not.toBe(200);
     expect((await colleague.client.get('/api/auth/user')).status).toBe(200);
-    expect(subscriptions.get(user.id)).toEqual({ n: 0 });
+    expect(await subscriptions.get([user.id])).toEqual({ n: 0 });
     const listed = await admin.get('/api/admin/users');
     expect((listed.body as unknown as { id: string; isActive: boolean }[]).find((u) => u.id === user.id)).toMatchObject(
       {
         isActive: false,
       },
     );
-    const audit = t.db.$client
-      .prepare(
-        "select actor_id as actorId, details from audit_log where action = 'user.access_expired' and target_id = ?",
-      )
-      .all(user.id) as { actorId: string | null; details: string }[];
+    const audit = (await statement(
+      t.db,
+      "select actor_id as actorId, details from audit_log where action = 'user.access_expired' and target_id = ?",
+    ).all([user.id])) as { actorId: string | null; details: string }[];
     expect(audit).toHaveLength(1);
     expect(audit[0].actorId).toBeNull();
     expect(JSON.parse(audit[0].details)).toMatchObject({ type: 'agency' });
     // Once is enough: a later check finds nothing more to end.
-    expect(t.server.accessExpiry.check()).toBe(0);
+    expect(await t.server.accessExpiry.check()).toBe(0);
   });
 });
 
@@ -128,7 +128,7 @@ describe('the directory of agency and bank staff (decision 147)', () => {
     expect(first.documents.find((doc) => doc.id === created.body.id)).toMatchObject({ type: 'agency' });
     expect(first.documents.find((doc) => doc.id === user.id)).toMatchObject({ type: 'employee' });
 
-    updateUser(t.db, created.body.id as string, { accountType: 'bank' });
+    await updateUser(t.db, created.body.id as string, { accountType: 'bank' });
     const { seq, id } = first.checkpoint;
     const next = (await client.get(`/api/sync/users/pull?seq=${seq}&id=${id}`))
       .body as unknown as PullResponse<DirectoryUserDoc>;
@@ -141,8 +141,8 @@ describe('the daily e-mail of access ending soon (decision 147)', () => {
     const digest = t.server.accessDigest;
     // Accounts other tests made end within days: let them pass, and their access with them.
     t.advance(8 * DAY);
-    t.server.accessExpiry.check();
-    expect(digest.check()).toBe(0);
+    await t.server.accessExpiry.check();
+    expect(await digest.check()).toBe(0);
     expect(t.smtp.to(ADMIN.email).filter((m) => m.subject.includes('access ending soon'))).toHaveLength(0);
 
     const login = async () => {
@@ -164,7 +164,7 @@ describe('the daily e-mail of access ending soon (decision 147)', () => {
     expect([soon.status, later.status, employee.status]).toEqual([201, 201, 201]);
     const other = await t.buildUser({ role: 'system_admin' });
 
-    expect(digest.check()).toBe(2);
+    expect(await digest.check()).toBe(2);
     const mail = await t.smtp.waitFor(ADMIN.email);
     expect(mail.subject).toBe('Staff Portal: access ending soon');
     const body = mail.raw.replace(/=\r?\n/g, '');
@@ -174,9 +174,9 @@ describe('the daily e-mail of access ending soon (decision 147)', () => {
     await t.smtp.waitFor(other.email);
 
     // The day sent is kept in the settings table: a second check that day, even after a restart, sends nothing.
-    expect(digest.check()).toBe(0);
+    expect(await digest.check()).toBe(0);
     t.advance(DAY);
-    expect(digest.check()).toBe(2);
+    expect(await digest.check()).toBe(2);
     const next = (await t.smtp.waitFor(ADMIN.email, 2)).raw.replace(/=\r?\n/g, '');
     expect(next).toContain('Sooner Agency (Agency staff)');
     expect(next).toContain('Later Agency (Bank staff)');
@@ -188,13 +188,13 @@ describe('the device is told its access ended (decision 151)', () => {
   it('tells a device whose access ended so, apart from a deactivation or a sign-out, for as long as a session lasts', async () => {
     t.advance(8 * DAY);
     // Earlier tests' workers end first, so the check below ends only this test's.
-    t.server.accessExpiry.check();
+    await t.server.accessExpiry.check();
     const now = t.server.deps.now();
     const { user, client } = await t.signedIn({ accountType: 'agency', accessEndsAt: now + MINUTE });
     const deactivated = await t.signedIn({ accountType: 'agency', accessEndsAt: now + 6 * DAY });
     const signedOut = await t.signedIn();
     t.advance(3 * DAY);
-    expect(t.server.accessExpiry.check()).toBe(1);
+    expect(await t.server.accessExpiry.check()).toBe(1);
     for (const path of ['/api/auth/user', '/api/sync/users/pull?limit=10', '/api/sync/stream']) {
       const res = await client.get(path);
       expect(res.status, path).toBe(401);
@@ -217,7 +217,7 @@ describe('the device is told its access ended (decision 151)', () => {
 
     // Past a session's maximum age the reason is forgotten with the session it explained.
     t.advance(13 * HOUR);
-    sweepExpired(t.server.deps);
+    await sweepExpired(t.server.deps);
     const late = await client.get('/api/auth/user');
     expect(late.status).toBe(401);
     expect(late.body.code).toBe('unauthenticated');

@@ -36,6 +36,7 @@ import {
 } from '../users/users.queries';
 import { releaseAuthorContent } from '../posts/posts.service';
 import { directoryChanged, toAdminUser } from '../users/users.service';
+import { inTransaction } from '../../db/client';
 
 const LAST_ADMIN = 'There must always be at least one active System Administrator.';
 const DAY_MS = 86_400_000;
@@ -63,18 +64,18 @@ function checkedAccessEnd(deps: AppDeps, type: AccountType, accessEndsAt: string
 }
 
 /** Every account with its houses, for the admin page (system administrators only; the route checks). */
-export function listStaff(deps: AppDeps): AdminUser[] {
-  const houses = housesByUser(deps);
-  return listUsers(deps.db).map((row) => toAdminUser(row, houses.get(row.id) ?? []));
+export async function listStaff(deps: AppDeps): Promise<AdminUser[]> {
+  const houses = await housesByUser(deps);
+  return (await listUsers(deps.db)).map((row) => toAdminUser(row, houses.get(row.id) ?? []));
 }
 
-function loadTarget(deps: AppDeps, id: string): UserRow {
-  return findUserById(deps.db, id) ?? notFound('User not found');
+async function loadTarget(deps: AppDeps, id: string): Promise<UserRow> {
+  return (await findUserById(deps.db, id)) ?? notFound('User not found');
 }
 
 /** One account as the admin list shows it, houses included. */
-function adminView(deps: AppDeps, id: string): AdminUser {
-  return toAdminUser(loadTarget(deps, id), housesByUser(deps, [id]).get(id) ?? []);
+async function adminView(deps: AppDeps, id: string): Promise<AdminUser> {
+  return toAdminUser(await loadTarget(deps, id), (await housesByUser(deps, [id])).get(id) ?? []);
 }
 
 /**
@@ -85,14 +86,25 @@ function refuseSelf(actor: SessionUser, target: UserRow, what: string): void {
 }
 
 /** Refuses a change that would leave no active System Administrator. */
-function keepOneSystemAdmin(deps: AppDeps, target: UserRow, after: { role: Role; isActive: boolean } | null): void {
+async function keepOneSystemAdmin(
+  deps: AppDeps,
+  target: UserRow,
+  after: { role: Role; isActive: boolean } | null,
+): Promise<void> {
   const wasLive = target.role === 'system_admin' && target.isActive;
   const staysLive = after !== null && after.role === 'system_admin' && after.isActive;
-  if (wasLive && !staysLive && countOtherActiveSystemAdmins(deps.db, target.id) === 0) conflict(LAST_ADMIN);
+  if (wasLive && !staysLive && (await countOtherActiveSystemAdmins(deps.db, target.id)) === 0) conflict(LAST_ADMIN);
 }
 
-function audit(deps: AppDeps, actor: SessionUser, meta: RequestMeta, action: string, id: string, details?: object) {
-  recordAudit(deps.db, {
+async function audit(
+  deps: AppDeps,
+  actor: SessionUser,
+  meta: RequestMeta,
+  action: string,
+  id: string,
+  details?: object,
+) {
+  await recordAudit(deps.db, {
     actor,
     action,
     ip: meta.ip,
@@ -106,38 +118,44 @@ function audit(deps: AppDeps, actor: SessionUser, meta: RequestMeta, action: str
  * A change of role, or of an admin's account type, can open or close every house's handover notes to the member
  * (decisions 138, 151).
  */
-function roleChanged(deps: AppDeps, target: UserRow, role: Role, type: AccountType = target.accountType): void {
+async function roleChanged(
+  deps: AppDeps,
+  target: UserRow,
+  role: Role,
+  type: AccountType = target.accountType,
+): Promise<void> {
   if (role === target.role && type === target.accountType) return;
-  const houses = housesByUser(deps, [target.id]).get(target.id) ?? [];
-  handoverAccessChanged(
+  const houses = (await housesByUser(deps, [target.id])).get(target.id) ?? [];
+  await handoverAccessChanged(
     deps,
     target.id,
     { role: target.role, type: target.accountType, houses },
     { role, type, houses },
   );
-  if (role !== target.role) houseChatAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
+  if (role !== target.role)
+    await houseChatAccessChanged(deps, target.id, { role: target.role, houses }, { role, houses });
 }
 
-function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): void {
-  const other = findUserByEmail(deps.db, email);
+async function checkEmailFree(deps: AppDeps, email: string, exceptId?: string): Promise<void> {
+  const other = await findUserByEmail(deps.db, email);
   if (other && other.id !== exceptId) conflict('A user with this email already exists');
 }
 
 /** Adds a staff member and e-mails them an invitation link to choose their password (valid 7 days). */
-export function createStaffMember(
+export async function createStaffMember(
   deps: AppDeps,
   actor: SessionUser,
   body: CreateUserBody,
   meta: RequestMeta,
-): AdminUser {
-  checkEmailFree(deps, body.email);
+): Promise<AdminUser> {
+  await checkEmailFree(deps, body.email);
   const accessEndsAt = checkedAccessEnd(deps, body.type, body.accessEndsAt);
   const id = randomUUID();
   const at = deps.now();
   const role = toRole(body.userType);
   // The account, its invitation and the mail that carries it commit together (decision 124).
-  deps.db.transaction(() => {
-    insertUser(deps.db, {
+  await inTransaction(deps, async (deps) => {
+    await insertUser(deps.db, {
       id,
       email: body.email,
       passwordHash: null,
@@ -151,8 +169,8 @@ export function createStaffMember(
       createdAt: at,
       updatedAt: at,
     });
-    const link = issueUserToken(deps, id, 'invite');
-    queueMail(deps, {
+    const link = await issueUserToken(deps, id, 'invite');
+    await queueMail(deps, {
       to: body.email,
       subject: `You have been invited to ${deps.config.orgName} Staff Portal`,
       link,
@@ -163,7 +181,7 @@ export function createStaffMember(
     });
   });
   directoryChanged(deps);
-  audit(deps, actor, meta, 'admin.user_created', id, {
+  await audit(deps, actor, meta, 'admin.user_created', id, {
     ...{ email: body.email, role, type: body.type },
     ...(accessEndsAt === null ? {} : { accessEndsAt: new Date(accessEndsAt).toISOString() }),
   });
@@ -171,17 +189,17 @@ export function createStaffMember(
 }
 
 /** Changes a member's name, e-mail and role. */
-export function editStaffMember(
+export async function editStaffMember(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: EditUserBody,
   meta: RequestMeta,
-): AdminUser {
-  const target = loadTarget(deps, id);
+): Promise<AdminUser> {
+  const target = await loadTarget(deps, id);
   refuseSelf(actor, target, 'edit');
-  checkEmailFree(deps, body.email, id);
-  keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
+  await checkEmailFree(deps, body.email, id);
+  await keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
   const type = body.type ?? target.accountType;
   const currentEnd = target.accessEndsAt === null ? null : new Date(target.accessEndsAt).toISOString();
   // An unchanged end already past is the server's to act on (expireAccounts), not a reason to refuse the edit.
@@ -189,19 +207,19 @@ export function editStaffMember(
   const given = body.accessEndsAt === undefined ? (type === 'employee' ? null : currentEnd) : body.accessEndsAt;
   const accessEndsAt = keepsEnd ? target.accessEndsAt : checkedAccessEnd(deps, type, given);
   const { email, firstName, lastName, role } = body;
-  deps.db.transaction(() => {
-    updateUser(deps.db, id, {
+  await inTransaction(deps, async (deps) => {
+    await updateUser(deps.db, id, {
       ...{ email, firstName, lastName, role },
       ...{ accountType: type, accessEndsAt, updatedAt: deps.now() },
     });
     // A link mailed to the old address must not set the password of the account at the new one.
-    if (body.email !== target.email) spendMailedLinks(deps, id);
-    roleChanged(deps, target, body.role, type);
-    const houses = housesByUser(deps, [id]).get(id) ?? [];
-    residentAccessChanged(deps, { type: target.accountType, houses }, { type, houses });
+    if (body.email !== target.email) await spendMailedLinks(deps, id);
+    await roleChanged(deps, target, body.role, type);
+    const houses = (await housesByUser(deps, [id])).get(id) ?? [];
+    await residentAccessChanged(deps, { type: target.accountType, houses }, { type, houses });
   });
   directoryChanged(deps);
-  audit(deps, actor, meta, 'admin.user_updated', id, {
+  await audit(deps, actor, meta, 'admin.user_updated', id, {
     changed: [
       ...(['email', 'firstName', 'lastName', 'role'] as const).filter((k) => target[k] !== body[k]),
       ...(type === target.accountType ? [] : ['type']),
@@ -212,22 +230,22 @@ export function editStaffMember(
 }
 
 /** Activates or deactivates a member; deactivation ends their sessions at once. */
-export function setStaffStatus(
+export async function setStaffStatus(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: UserStatusBody,
   meta: RequestMeta,
-): AdminUser {
-  const target = loadTarget(deps, id);
+): Promise<AdminUser> {
+  const target = await loadTarget(deps, id);
   refuseSelf(actor, target, 'change the status of');
-  keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
-  updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
+  await keepOneSystemAdmin(deps, target, { role: target.role, isActive: body.isActive });
+  await updateUser(deps.db, id, { isActive: body.isActive, pendingApproval: false, updatedAt: deps.now() });
   // House chats' members are the house's live accounts (decision 143): the others pull the new member list.
-  houseChatMembersChanged(deps, id, housesByUser(deps, [id]).get(id) ?? []);
-  if (!body.isActive) cutOff(deps, id);
+  await houseChatMembersChanged(deps, id, (await housesByUser(deps, [id])).get(id) ?? []);
+  if (!body.isActive) await cutOff(deps, id);
   directoryChanged(deps);
-  audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
+  await audit(deps, actor, meta, body.isActive ? 'admin.user_activated' : 'admin.user_deactivated', id);
   return adminView(deps, id);
 }
 
@@ -235,24 +253,24 @@ export function setStaffStatus(
  * Ends a deactivated member's sessions and live streams, spends their mailed links and forgets their push subscriptions;
  * at an access end their devices are told so (decision 151).
  */
-function cutOff(deps: AppDeps, id: string, reason?: 'access_ended'): void {
-  endAllSessions(deps, id, reason);
-  spendMailedLinks(deps, id);
-  removeSubscriptionsOf(deps, id);
+async function cutOff(deps: AppDeps, id: string, reason?: 'access_ended'): Promise<void> {
+  await endAllSessions(deps, id, reason);
+  await spendMailedLinks(deps, id);
+  await removeSubscriptionsOf(deps, id);
 }
 
 /**
  * Deactivates every active account whose access end has come (decision 145), as an admin's deactivation does, each
  * audited as the server's; answers how many.
  */
-export function expireAccounts(deps: AppDeps): number {
+export async function expireAccounts(deps: AppDeps): Promise<number> {
   const at = deps.now();
-  const due = listAccessEnded(deps.db, at);
+  const due = await listAccessEnded(deps.db, at);
   for (const target of due) {
-    updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
-    houseChatMembersChanged(deps, target.id, housesByUser(deps, [target.id]).get(target.id) ?? []);
-    cutOff(deps, target.id, 'access_ended');
-    recordAudit(deps.db, {
+    await updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
+    await houseChatMembersChanged(deps, target.id, (await housesByUser(deps, [target.id])).get(target.id) ?? []);
+    await cutOff(deps, target.id, 'access_ended');
+    await recordAudit(deps.db, {
       actor: { id: null, email: null },
       action: 'user.access_expired',
       ip: 'server',
@@ -270,43 +288,43 @@ export const startAccessExpiry = (deps: AppDeps, everyMs: number): Job =>
   startJob(deps, 'Ending expired access', everyMs, () => expireAccounts(deps));
 
 /** Changes a member's role. */
-export function setStaffRole(
+export async function setStaffRole(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: UserRoleBody,
   meta: RequestMeta,
-): AdminUser {
-  const target = loadTarget(deps, id);
+): Promise<AdminUser> {
+  const target = await loadTarget(deps, id);
   refuseSelf(actor, target, 'change the role of');
-  keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
-  deps.db.transaction(() => {
-    updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
-    roleChanged(deps, target, body.role);
+  await keepOneSystemAdmin(deps, target, { role: body.role, isActive: target.isActive });
+  await inTransaction(deps, async (deps) => {
+    await updateUser(deps.db, id, { role: body.role, updatedAt: deps.now() });
+    await roleChanged(deps, target, body.role);
   });
   directoryChanged(deps);
-  audit(deps, actor, meta, 'admin.user_role_changed', id, { from: target.role, to: body.role });
+  await audit(deps, actor, meta, 'admin.user_role_changed', id, { from: target.role, to: body.role });
   return adminView(deps, id);
 }
 
 /** Approves a pending registration with the chosen role and activates it. */
-export function approveRegistration(
+export async function approveRegistration(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: ApproveUserBody,
   meta: RequestMeta,
-): AdminUser {
-  const target = loadTarget(deps, id);
+): Promise<AdminUser> {
+  const target = await loadTarget(deps, id);
   if (!target.pendingApproval) conflict('This account is not awaiting approval');
-  deps.db.transaction(() => {
-    updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
-    roleChanged(deps, target, body.role);
-    houseChatMembersChanged(deps, id, housesByUser(deps, [id]).get(id) ?? []);
+  await inTransaction(deps, async (deps) => {
+    await updateUser(deps.db, id, { role: body.role, isActive: true, pendingApproval: false, updatedAt: deps.now() });
+    await roleChanged(deps, target, body.role);
+    await houseChatMembersChanged(deps, id, (await housesByUser(deps, [id])).get(id) ?? []);
   });
   directoryChanged(deps);
-  audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
-  queueMail(deps, {
+  await audit(deps, actor, meta, 'admin.user_approved', id, { requestedRole: target.requestedRole, role: body.role });
+  await queueMail(deps, {
     to: target.email,
     subject: 'Your Staff Portal account has been approved',
     text:
@@ -320,41 +338,46 @@ export function approveRegistration(
  * Deletes an account and its personal data; what they wrote stays, attributed to "Deleted user", their
  * reactions go, and synced clients get the change and a directory tombstone.
  */
-export function deleteStaffMember(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
-  const target = loadTarget(deps, id);
+export async function deleteStaffMember(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  meta: RequestMeta,
+): Promise<void> {
+  const target = await loadTarget(deps, id);
   refuseSelf(actor, target, 'delete');
-  keepOneSystemAdmin(deps, target, null);
-  endAllSessions(deps, id);
+  await keepOneSystemAdmin(deps, target, null);
+  await endAllSessions(deps, id);
   // Push subscriptions, houses and alert lists go with the row (foreign keys); chat stays for the other side.
-  deps.db.transaction(() => {
-    releaseAuthorContent(deps, id);
-    releaseChatParticipant(deps, id);
-    deleteUserRow(deps.db, id);
+  await inTransaction(deps, async (deps) => {
+    await releaseAuthorContent(deps, id);
+    await releaseChatParticipant(deps, id);
+    await deleteUserRow(deps.db, id);
   });
   directoryChanged(deps);
-  audit(deps, actor, meta, 'admin.user_deleted', id, { email: target.email });
+  await audit(deps, actor, meta, 'admin.user_deleted', id, { email: target.email });
 }
 
 /** Sets the houses a member works in (any of the ten, or none); urgent posts can be addressed to houses. */
-export function setStaffHouses(
+export async function setStaffHouses(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: UserHousesBody,
   meta: RequestMeta,
-): AdminUser {
-  const target = loadTarget(deps, id);
-  const before = housesByUser(deps, [id]).get(id) ?? [];
-  const houses = deps.db.transaction(() => {
-    const after = setUserHouses(deps, target.id, body.houses);
+): Promise<AdminUser> {
+  const target = await loadTarget(deps, id);
+  const before = (await housesByUser(deps, [id])).get(id) ?? [];
+  const houses = await inTransaction(deps, async (deps) => {
+    const after = await setUserHouses(deps, target.id, body.houses);
     const reader = { role: target.role, type: target.accountType };
-    handoverAccessChanged(deps, target.id, { ...reader, houses: before }, { ...reader, houses: after });
-    residentAccessChanged(
+    await handoverAccessChanged(deps, target.id, { ...reader, houses: before }, { ...reader, houses: after });
+    await residentAccessChanged(
       deps,
       { type: target.accountType, houses: before },
       { type: target.accountType, houses: after },
     );
-    houseChatAccessChanged(
+    await houseChatAccessChanged(
       deps,
       target.id,
       { role: target.role, houses: before },
@@ -362,7 +385,7 @@ export function setStaffHouses(
     );
     return after;
   });
-  audit(deps, actor, meta, 'admin.user_houses_changed', id, { from: before, to: houses });
+  await audit(deps, actor, meta, 'admin.user_houses_changed', id, { from: before, to: houses });
   return adminView(deps, id);
 }
 
@@ -370,12 +393,17 @@ export function setStaffHouses(
  * "Reset two-factor sign-in": removes the user's authenticator app, recovery codes and passkeys and ends their
  * sessions, so whoever holds a lost phone or a session is out; the user is told by e-mail (decision 148).
  */
-export function resetStaffTwoFactor(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): AdminUser {
-  const target = loadTarget(deps, id);
+export async function resetStaffTwoFactor(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  meta: RequestMeta,
+): Promise<AdminUser> {
+  const target = await loadTarget(deps, id);
   refuseSelf(actor, target, 'reset two-factor sign-in of');
-  deps.db.transaction(() => {
-    removeSecondFactors(deps, target.id);
-    queueMail(deps, {
+  await inTransaction(deps, async (deps) => {
+    await removeSecondFactors(deps, target.id);
+    await queueMail(deps, {
       to: target.email,
       subject: 'Your Staff Portal two-factor sign-in was reset',
       text:
@@ -385,8 +413,8 @@ export function resetStaffTwoFactor(deps: AppDeps, actor: SessionUser, id: strin
         (target.role === 'staff' ? '.' : ' and set up two-factor sign-in again.') +
         `\n\nIf you did not ask for this, tell your administrator at once.`,
     });
-    audit(deps, actor, meta, 'admin.two_factor_reset', target.id);
+    await audit(deps, actor, meta, 'admin.two_factor_reset', target.id);
   });
-  endAllSessions(deps, target.id);
+  await endAllSessions(deps, target.id);
   return adminView(deps, id);
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../schema/constants';
 import { deleteStaffMember, editStaffMember, setStaffRole, setStaffStatus } from './admin.service';
 import { ADMIN, startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let admin: TestClient;
@@ -219,11 +220,10 @@ describe('changing a member', () => {
     const user = await t.buildUser();
     const res = await admin.put(`/api/admin/users/${user.id}/role`, { role: 'system_admin' });
     expect(res.body.role).toBe('system_admin');
-    const row = t.db.$client
-      .prepare(
-        "select actor_id as actorId, details from audit_log where action = 'admin.user_role_changed' and target_id = ?",
-      )
-      .get(user.id);
+    const row = await statement(
+      t.db,
+      "select actor_id as actorId, details from audit_log where action = 'admin.user_role_changed' and target_id = ?",
+    ).get([user.id]);
     expect(row).toEqual({ actorId: adminId, details: JSON.stringify({ from: 'staff', to: 'system_admin' }) });
   });
 
@@ -244,11 +244,12 @@ describe('changing a member', () => {
     const { user, client } = await t.signedIn();
     expect((await admin.delete(`/api/admin/users/${user.id}`)).status).toBe(204);
     expect((await client.get('/api/auth/user')).status).toBe(401);
-    const rows = t.db.$client.prepare('select count(*) as n from users where id = ?').get(user.id);
+    const rows = await statement(t.db, 'select count(*) as n from users where id = ?').get([user.id]);
     expect(rows).toEqual({ n: 0 });
-    const audit = t.db.$client
-      .prepare("select count(*) as n from audit_log where action = 'admin.user_deleted' and target_id = ?")
-      .get(user.id);
+    const audit = await statement(
+      t.db,
+      "select count(*) as n from audit_log where action = 'admin.user_deleted' and target_id = ?",
+    ).get([user.id]);
     expect(audit).toEqual({ n: 1 });
   });
 });
@@ -274,7 +275,7 @@ describe('self-protection', () => {
     // defence in the service: call it as a caller that is not itself an active system admin would.
     const server = await startTestServer();
     try {
-      const [last] = server.db.$client.prepare("select id from users where role = 'system_admin'").all() as {
+      const [last] = (await statement(server.db, "select id from users where role = 'system_admin'").all()) as {
         id: string;
       }[];
       const actor = {
@@ -304,11 +305,11 @@ describe('self-protection', () => {
         () => deleteStaffMember(deps, actor, last.id, meta),
       ];
       for (const attempt of attempts) {
-        expect(attempt).toThrow('There must always be at least one active System Administrator.');
+        await expect(attempt()).rejects.toThrow('There must always be at least one active System Administrator.');
       }
       const second = await server.buildUser({ role: 'system_admin' });
-      expect(setStaffRole(deps, actor, last.id, { role: 'admin' }, meta).role).toBe('admin');
-      expect(() => deleteStaffMember(deps, actor, second.id, meta)).toThrow(/at least one active/);
+      expect((await setStaffRole(deps, actor, last.id, { role: 'admin' }, meta)).role).toBe('admin');
+      await expect(deleteStaffMember(deps, actor, second.id, meta)).rejects.toThrow(/at least one active/);
     } finally {
       await server.close();
     }

@@ -1,6 +1,7 @@
 import { Secret, TOTP as Totp } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let sysadmin: TestClient;
@@ -29,20 +30,23 @@ describe('POST /api/admin/users/:id/two-factor/reset', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: user.id, email: user.email });
     expect((await client.get('/api/auth/user')).status).toBe(401);
-    const rows = (table: string) =>
-      t.db.$client.prepare(`select count(*) as n from ${table} where user_id = ?`).get(user.id);
-    expect([rows('totp_factors'), rows('recovery_codes'), rows('passkeys')]).toEqual([{ n: 0 }, { n: 0 }, { n: 0 }]);
+    const rows = async (table: string) =>
+      await statement(t.db, `select count(*) as n from ${table} where user_id = ?`).get([user.id]);
+    expect([await rows('totp_factors'), await rows('recovery_codes'), await rows('passkeys')]).toEqual([
+      { n: 0 },
+      { n: 0 },
+      { n: 0 },
+    ]);
     // The password alone signs in again.
     const again = await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD });
     expect(again.body).toMatchObject({ id: user.id });
     const mail = await t.smtp.waitFor(user.email);
     expect(mail.subject).toBe('Your Staff Portal two-factor sign-in was reset');
     expect(mail.raw.replace(/=\r?\n/g, '')).toMatch(/has reset the two-factor sign-in of your\s+Staff Portal account/);
-    const audit = t.db.$client
-      .prepare(
-        "select actor_email as actor, target_id as target from audit_log where action = 'admin.two_factor_reset'",
-      )
-      .all();
+    const audit = await statement(
+      t.db,
+      "select actor_email as actor, target_id as target from audit_log where action = 'admin.two_factor_reset'",
+    ).all();
     expect(audit).toEqual([{ actor: ADMIN.email, target: user.id }]);
   });
 
@@ -59,7 +63,7 @@ describe('POST /api/admin/users/:id/two-factor/reset', () => {
     expect(self.status).toBe(403);
     expect(self.body.message).toBe('You cannot reset two-factor sign-in of your own account');
     expect((await sysadmin.post('/api/admin/users/no-such-user/two-factor/reset', {})).status).toBe(404);
-    expect(t.db.$client.prepare('select count(*) as n from totp_factors where user_id = ?').get(user.id)).toEqual({
+    expect(await statement(t.db, 'select count(*) as n from totp_factors where user_id = ?').get([user.id])).toEqual({
       n: 1,
     });
   });

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import { preparedFor, type Db } from '../../db/client';
+import { preparedFor, statement, type Db, transaction } from '../../db/client';
 import { acknowledgements, posts, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -49,31 +49,30 @@ const findAlertPostQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findAlertPost(db: Db, postId: string): AlertPostRow | undefined {
-  return findAlertPostQuery(db).get({ postId });
+export async function findAlertPost(db: Db, postId: string): Promise<AlertPostRow | undefined> {
+  return await findAlertPostQuery(db).get({ postId });
 }
 
 /** Read for each urgent post's audience of up to thousands: the ids alone, prepared once (decision 78). */
 const listAudienceIdsQuery = preparedFor((db) =>
-  db.$client
-    .prepare<{ houses: string; except: string | null }, string>(
-      `SELECT id FROM users WHERE is_active = 1 AND pending_approval = 0 AND id IS NOT @except
+  statement<{ houses: string; except: string | null }>(
+    db,
+    `SELECT id FROM users WHERE is_active = 1 AND pending_approval = 0 AND id IS NOT @except
        AND (json_array_length(@houses) = 0
          OR id IN (SELECT user_id FROM user_houses WHERE house IN (SELECT value FROM json_each(@houses))))`,
-    )
-    .pluck(),
+  ),
 );
 
 /**
  * Who an alert goes to: active staff (pending registrations are not staff yet) in any of the houses, or
  * everyone when no house is chosen; never the author.
  */
-export function listAudienceIds(db: Db, houses: string[], exceptUserId: string | null): string[] {
-  return listAudienceIdsQuery(db).all({ houses: JSON.stringify(houses), except: exceptUserId });
+export async function listAudienceIds(db: Db, houses: string[], exceptUserId: string | null): Promise<string[]> {
+  return listAudienceIdsQuery(db).pluck<string>({ houses: JSON.stringify(houses), except: exceptUserId });
 }
 
-export function listAcknowledgementsOfPost(db: Db, postId: string): AcknowledgementRow[] {
-  return db.select().from(acknowledgements).where(eq(acknowledgements.postId, postId)).all();
+export async function listAcknowledgementsOfPost(db: Db, postId: string): Promise<AcknowledgementRow[]> {
+  return await db.select().from(acknowledgements).where(eq(acknowledgements.postId, postId)).all();
 }
 
 /** What a post asks of each member of its audience (decision 136). */
@@ -89,7 +88,7 @@ export interface AudienceAsk {
  * that the rows' keys are written in order.
  */
 const insertAudienceRows = preparedFor((db) =>
-  db.$client.prepare<{
+  statement<{
     postId: string;
     userIds: string;
     at: number;
@@ -97,6 +96,7 @@ const insertAudienceRows = preparedFor((db) =>
     alert: number;
     confirm: number;
   }>(
+    db,
     `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq, alert, confirm)
      SELECT @postId || ':' || value, @postId, value, @at, 0, @serverSeq, @alert, @confirm FROM json_each(@userIds)
      ORDER BY value`,
@@ -108,17 +108,17 @@ const insertAudienceRows = preparedFor((db) =>
  * again as a fresh request, rows that become an alert are raised as fresh alerts, rows that keep their member
  * take what the post now asks, and members no longer addressed lose the rows they have not acknowledged.
  */
-export function applyAudienceChange(
+export async function applyAudienceChange(
   db: Db,
   postId: string,
   change: { add: string[]; revive: string[]; raise: string[]; reflag: string[]; withdraw: string[] },
   ask: AudienceAsk,
   at: number,
-): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
+): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
     if (change.add.length > 0) {
-      insertAudienceRows(db).run({
+      await insertAudienceRows(db).run({
         postId,
         userIds: JSON.stringify(change.add),
         at,
@@ -129,17 +129,19 @@ export function applyAudienceChange(
     }
     const fresh = { createdAt: at, remindedAt: null, viewedAt: null, ...ask, serverSeq };
     if (change.revive.length > 0) {
-      db.update(acknowledgements)
+      await db
+        .update(acknowledgements)
         .set({ ...fresh, deleted: false, confirmReminders: 0, confirmRemindedAt: null })
         .where(inArray(acknowledgements.id, change.revive))
         .run();
     }
     if (change.raise.length > 0) {
-      db.update(acknowledgements).set(fresh).where(inArray(acknowledgements.id, change.raise)).run();
+      await db.update(acknowledgements).set(fresh).where(inArray(acknowledgements.id, change.raise)).run();
     }
     if (change.reflag.length > 0) {
       // Not part of the synced document: no new sequence. A confirmation asked again starts its reminders afresh.
-      db.update(acknowledgements)
+      await db
+        .update(acknowledgements)
         .set({
           ...ask,
           confirmReminders: sql`CASE WHEN ${acknowledgements.confirm} = 0 THEN 0 ELSE ${acknowledgements.confirmReminders} END`,
@@ -148,7 +150,8 @@ export function applyAudienceChange(
         .run();
     }
     if (change.withdraw.length > 0) {
-      db.update(acknowledgements)
+      await db
+        .update(acknowledgements)
         .set({ deleted: true, serverSeq })
         .where(and(inArray(acknowledgements.id, change.withdraw), isNull(acknowledgements.acknowledgedAt)))
         .run();
@@ -156,19 +159,20 @@ export function applyAudienceChange(
   });
 }
 
-export function findAcknowledgement(db: Db, id: string): AcknowledgementRow | undefined {
-  return db.select().from(acknowledgements).where(eq(acknowledgements.id, id)).get();
+export async function findAcknowledgement(db: Db, id: string): Promise<AcknowledgementRow | undefined> {
+  return await db.select().from(acknowledgements).where(eq(acknowledgements.id, id)).get();
 }
 
 /** Records an acknowledgement, received `at` and made `writtenAt` (which also counts as seen in the bell). */
-export function updateAcknowledged(db: Db, id: string, at: number, writtenAt: number): void {
-  db.transaction(() => {
-    db.update(acknowledgements)
+export async function updateAcknowledged(db: Db, id: string, at: number, writtenAt: number): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .update(acknowledgements)
       .set({
         acknowledgedAt: at,
         writtenAt,
         viewedAt: sql`coalesce(${acknowledgements.viewedAt}, ${at})`,
-        serverSeq: nextSeq(db),
+        serverSeq: await nextSeq(db),
       })
       .where(eq(acknowledgements.id, id))
       .run();
@@ -176,16 +180,16 @@ export function updateAcknowledged(db: Db, id: string, at: number, writtenAt: nu
 }
 
 /** Marks as seen a user's alerts among these posts (live urgent ones); answers how many changed. */
-export function updateViewed(db: Db, userId: string, postIds: string[], at: number): number {
+export async function updateViewed(db: Db, userId: string, postIds: string[], at: number): Promise<number> {
   if (postIds.length === 0) return 0;
-  return db.transaction(() => {
+  return transaction(db, async (db) => {
     const live = db
       .select({ id: posts.id })
       .from(posts)
       .where(and(inArray(posts.id, postIds), liveAlert));
-    const result = db
+    const result = await db
       .update(acknowledgements)
-      .set({ viewedAt: at, serverSeq: nextSeq(db) })
+      .set({ viewedAt: at, serverSeq: await nextSeq(db) })
       .where(
         and(
           eq(acknowledgements.userId, userId),
@@ -200,8 +204,8 @@ export function updateViewed(db: Db, userId: string, postIds: string[], at: numb
 }
 
 /** The bell's badge: the user's live alerts not yet seen. */
-export function countUnviewed(db: Db, userId: string): number {
-  const row = db
+export async function countUnviewed(db: Db, userId: string): Promise<number> {
+  const row = await db
     .select({ n: sql<number>`count(*)` })
     .from(acknowledgements)
     .innerJoin(posts, eq(posts.id, acknowledgements.postId))
@@ -218,8 +222,8 @@ export function countUnviewed(db: Db, userId: string): number {
 }
 
 /** The user's live alerts not yet acknowledged, newest post first, with their authors. */
-export function listUnacknowledged(db: Db, userId: string): AlertPostRow[] {
-  return db
+export async function listUnacknowledged(db: Db, userId: string): Promise<AlertPostRow[]> {
+  return await db
     .select(alertPostColumns)
     .from(acknowledgements)
     .innerJoin(posts, eq(posts.id, acknowledgements.postId))
@@ -256,34 +260,31 @@ export interface ReportRow {
  * as arrays and named here: the cheapest way to thousands of rows, cheaper than the driver's objects or drizzle's.
  */
 const reportRowsQuery = preparedFor((db) =>
-  db.$client
-    .prepare<{ postId: string }, ReportRowValues>(
-      `SELECT u.id, u.first_name, u.last_name, u.is_active, a.created_at, a.acknowledged_at, a.written_at,
+  statement<{ postId: string }>(
+    db,
+    `SELECT u.id, u.first_name, u.last_name, u.is_active, a.created_at, a.acknowledged_at, a.written_at,
               a.reminded_at, a.confirm_reminders,
               (SELECT group_concat(h.house, char(31)) FROM user_houses h WHERE h.user_id = u.id)
        FROM acknowledgements a JOIN users u ON u.id = a.user_id
        WHERE a.post_id = @postId AND a.deleted = 0
        ORDER BY u.first_name, u.last_name, u.id`,
-    )
-    .raw(true),
+  ),
 );
 
 /** Prepared: a report of a post to every member of staff reads thousands of rows while an admin waits. */
-export function listReportRows(db: Db, postId: string): ReportRow[] {
-  return reportRowsQuery(db)
-    .all({ postId })
-    .map((r) => ({
-      userId: r[0],
-      firstName: r[1],
-      lastName: r[2],
-      isActive: r[3] === 1,
-      createdAt: r[4],
-      acknowledgedAt: r[5],
-      writtenAt: r[6],
-      remindedAt: r[7],
-      confirmReminders: r[8],
-      houseList: r[9],
-    }));
+export async function listReportRows(db: Db, postId: string): Promise<ReportRow[]> {
+  return ((await reportRowsQuery(db).rows({ postId })) as ReportRowValues[]).map((r) => ({
+    userId: r[0],
+    firstName: r[1],
+    lastName: r[2],
+    isActive: r[3] === 1,
+    createdAt: r[4],
+    acknowledgedAt: r[5],
+    writtenAt: r[6],
+    remindedAt: r[7],
+    confirmReminders: r[8],
+    houseList: r[9],
+  }));
 }
 
 /** The query's columns, in their order. */
@@ -308,8 +309,8 @@ export interface DueReminderRow {
 }
 
 /** Open alerts older than `alertedBefore` whose member is active and has not been reminded, oldest first. */
-export function listDueReminders(db: Db, alertedBefore: number, limit: number): DueReminderRow[] {
-  return db
+export async function listDueReminders(db: Db, alertedBefore: number, limit: number): Promise<DueReminderRow[]> {
+  return await db
     .select({
       id: acknowledgements.id,
       postId: acknowledgements.postId,
@@ -334,9 +335,9 @@ export function listDueReminders(db: Db, alertedBefore: number, limit: number): 
 }
 
 /** Marks reminders as sent (not part of the synced document: no new sequence). */
-export function updateReminded(db: Db, ids: string[], at: number): void {
+export async function updateReminded(db: Db, ids: string[], at: number): Promise<void> {
   if (ids.length === 0) return;
-  db.update(acknowledgements).set({ remindedAt: at }).where(inArray(acknowledgements.id, ids)).run();
+  await db.update(acknowledgements).set({ remindedAt: at }).where(inArray(acknowledgements.id, ids)).run();
 }
 
 const listAcknowledgementsSinceQuery = preparedFor((db) =>
@@ -365,29 +366,26 @@ type DocRowValues = [string, string, string, number, number | null, number | nul
 
 // Only the document's columns, as arrays named here: an urgent post's event reads its whole audience's rows at once.
 const listAllAcknowledgementsSinceQuery = preparedFor((db) =>
-  db.$client
-    .prepare<{ seq: number }, DocRowValues>(
-      `SELECT id, post_id, user_id, created_at, acknowledged_at, written_at, viewed_at, deleted, server_seq
+  statement<{ seq: number }>(
+    db,
+    `SELECT id, post_id, user_id, created_at, acknowledged_at, written_at, viewed_at, deleted, server_seq
        FROM acknowledgements WHERE server_seq > @seq ORDER BY server_seq, id`,
-    )
-    .raw(true),
+  ),
 );
 
 /** Every user's alert-list rows changed after a sequence, in feed order: one read for an urgent post's audience. */
-export function listAllAcknowledgementsSince(db: Db, seq: number): AcknowledgementDocRow[] {
-  return listAllAcknowledgementsSinceQuery(db)
-    .all({ seq })
-    .map((r) => ({
-      id: r[0],
-      postId: r[1],
-      userId: r[2],
-      createdAt: r[3],
-      acknowledgedAt: r[4],
-      writtenAt: r[5],
-      viewedAt: r[6],
-      deleted: r[7] === 1,
-      serverSeq: r[8],
-    }));
+export async function listAllAcknowledgementsSince(db: Db, seq: number): Promise<AcknowledgementDocRow[]> {
+  return ((await listAllAcknowledgementsSinceQuery(db).rows({ seq })) as DocRowValues[]).map((r) => ({
+    id: r[0],
+    postId: r[1],
+    userId: r[2],
+    createdAt: r[3],
+    acknowledgedAt: r[4],
+    writtenAt: r[5],
+    viewedAt: r[6],
+    deleted: r[7] === 1,
+    serverSeq: r[8],
+  }));
 }
 
 /**

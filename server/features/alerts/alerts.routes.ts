@@ -18,20 +18,24 @@ import { IdParamsSchema } from '../../../schema/common';
 export const alertRoutes = new Hono<AppEnv>()
   .post('/posts/:id/acknowledge', requireUser, validate('param', IdParamsSchema), async (c) => {
     const { writtenAt } = parseInput(AcknowledgeBodySchema, await readOptionalJson(c));
-    return c.json(acknowledgeAlert(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c), writtenAt));
+    return c.json(await acknowledgeAlert(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c), writtenAt));
   })
-  .get('/alerts/unacknowledged', requireUser, (c) => c.json(listUnacknowledgedAlerts(c.var.deps, c.var.user)))
-  .get('/alerts/:id/report.csv', requireUser, validate('param', IdParamsSchema), (c) => {
+  .get('/alerts/unacknowledged', requireUser, async (c) =>
+    c.json(await listUnacknowledgedAlerts(c.var.deps, c.var.user)),
+  )
+  .get('/alerts/:id/report.csv', requireUser, validate('param', IdParamsSchema), async (c) => {
     const { id } = c.req.valid('param');
-    const lines = alertReportCsv(alertReport(c.var.deps, c.var.user, id));
+    const lines = alertReportCsv(await alertReport(c.var.deps, c.var.user, id));
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="alert-${id.replace(/[^\w-]/g, '')}-acknowledgements.csv"`);
     return c.body(csvStream(lines));
   })
-  .get('/alerts/:id/report', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(alertReport(c.var.deps, c.var.user, c.req.valid('param').id)),
+  .get('/alerts/:id/report', requireUser, validate('param', IdParamsSchema), async (c) =>
+    c.json(await alertReport(c.var.deps, c.var.user, c.req.valid('param').id)),
   )
-  .get('/notifications/unviewed-count', requireUser, (c) => c.json(countUnviewedAlerts(c.var.deps, c.var.user)))
-  .post('/notifications/mark-viewed', requireUser, validate('json', MarkViewedBodySchema), (c) =>
-    c.json(markAlertsViewed(c.var.deps, c.var.user, c.req.valid('json').postIds)),
+  .get('/notifications/unviewed-count', requireUser, async (c) =>
+    c.json(await countUnviewedAlerts(c.var.deps, c.var.user)),
+  )
+  .post('/notifications/mark-viewed', requireUser, validate('json', MarkViewedBodySchema), async (c) =>
+    c.json(await markAlertsViewed(c.var.deps, c.var.user, c.req.valid('json').postIds)),
   );

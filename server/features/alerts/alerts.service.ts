@@ -14,6 +14,7 @@ import { listHouses } from '../../../schema/constants';
 import { canSeeAlertReport } from '../../../schema/permissions';
 import { DELETED_AUTHOR, toPostCategory } from '../../../schema/posts';
 import { acknowledgementId, type AcknowledgementDoc } from '../../../schema/sync';
+import { inTransaction } from '../../db/client';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
@@ -69,13 +70,15 @@ const isLiveAlert = (post: AlertPostRow | undefined): post is AlertPostRow =>
  * have already acknowledged it. A kept row takes what the post now asks: a row that becomes an alert is raised as a
  * fresh one. Called by the posts service after every create, edit and delete.
  */
-export function syncAlertAudience(deps: AppDeps, postId: string): void {
-  const post = findAlertPost(deps.db, postId);
+export async function syncAlertAudience(deps: AppDeps, postId: string): Promise<void> {
+  const post = await findAlertPost(deps.db, postId);
   if (!post) return;
   const ask: AudienceAsk = { alert: post.isUrgent, confirm: post.requiresConfirmation };
   const addressed = !post.deleted && (ask.alert || ask.confirm);
-  const target = new Set(addressed ? listAudienceIds(deps.db, parseHouseList(post.audienceHouses), post.authorId) : []);
-  const rows = listAcknowledgementsOfPost(deps.db, postId);
+  const target = new Set<string>(
+    addressed ? await listAudienceIds(deps.db, parseHouseList(post.audienceHouses), post.authorId) : [],
+  );
+  const rows = await listAcknowledgementsOfPost(deps.db, postId);
   const known = new Set(rows.map((row) => row.userId));
   const kept = rows.filter((row) => !row.deleted && target.has(row.userId));
   const raised = kept.filter((row) => ask.alert && !row.alert && row.acknowledgedAt === null);
@@ -92,26 +95,27 @@ export function syncAlertAudience(deps: AppDeps, postId: string): void {
   };
   const count = Object.values(change).reduce((sum, ids) => sum + ids.length, 0);
   if (count === 0) return;
-  applyAudienceChange(deps.db, postId, change, ask, deps.now());
+  await applyAudienceChange(deps.db, postId, change, ask, deps.now());
   const userOf = (id: string) => id.slice(postId.length + 1);
   const renewed = [...change.add, ...[...change.revive, ...change.raise].map(userOf)];
   deps.hub.notify('acknowledgements', [...renewed, ...change.withdraw.map(userOf)]);
   const alerted = ask.alert ? [...change.add, ...[...change.revive, ...change.raise].map(userOf)] : [];
-  if (alerted.length > 0) pushToUsers(deps, alerted, urgentPush(authorFirstName(post), postId), PUSH_OPTIONS.urgent);
+  if (alerted.length > 0)
+    await pushToUsers(deps, alerted, urgentPush(authorFirstName(post), postId), PUSH_OPTIONS.urgent);
 }
 
 /**
  * A post was just created: an urgent post alerts its audience, one that requires confirmation asks its audience
  * (decision 136); an ordinary Company Announcement is pushed to every active colleague but its author.
  */
-export function announcePost(deps: AppDeps, postId: string): void {
-  const post = findAlertPost(deps.db, postId);
+export async function announcePost(deps: AppDeps, postId: string): Promise<void> {
+  const post = await findAlertPost(deps.db, postId);
   if (!post || post.deleted) return;
-  if (post.isUrgent) return syncAlertAudience(deps, postId);
-  if (post.requiresConfirmation) syncAlertAudience(deps, postId);
+  if (post.isUrgent) return await syncAlertAudience(deps, postId);
+  if (post.requiresConfirmation) await syncAlertAudience(deps, postId);
   if (toPostCategory(post.category) === 'company_announcement' && post.authorId) {
     const name = authorFirstName(post);
-    pushToEveryoneBut(deps, post.authorId, announcementPush(name, postId), PUSH_OPTIONS.announcement, {
+    await pushToEveryoneBut(deps, post.authorId, announcementPush(name, postId), PUSH_OPTIONS.announcement, {
       key: `announcement:${post.authorId}`,
       summary: (held) => announcementsSummaryPush(name, held),
     });
@@ -129,9 +133,9 @@ export const asksConfirmation = (row: AcknowledgementRow, post: AlertPostRow | u
   Boolean(row.confirm && post && post.requiresConfirmation && !post.deleted);
 
 /** The user's live row of a post and the post, or undefined. */
-export function findOwnRow(deps: AppDeps, actor: SessionUser, postId: string) {
-  const row = findAcknowledgement(deps.db, acknowledgementId(postId, actor.id));
-  return row && !row.deleted ? { row, post: findAlertPost(deps.db, postId) } : undefined;
+export async function findOwnRow(deps: AppDeps, actor: SessionUser, postId: string) {
+  const row = await findAcknowledgement(deps.db, acknowledgementId(postId, actor.id));
+  return row && !row.deleted ? { row, post: await findAlertPost(deps.db, postId) } : undefined;
 }
 
 /**
@@ -139,13 +143,13 @@ export function findOwnRow(deps: AppDeps, actor: SessionUser, postId: string) {
  * them and by now; decision 119): the alert's acknowledgement and, on a row that asks for one, the confirmation of
  * reading (decision 136), each audited. Answers the row's times; a row already acknowledged keeps its first ones.
  */
-export function recordAcknowledgement(
+export async function recordAcknowledgement(
   deps: AppDeps,
   actor: SessionUser,
   own: { row: AcknowledgementRow; post: AlertPostRow | undefined },
   meta: RequestMeta,
   written?: number,
-): { acknowledgedAt: number; writtenAt: number } {
+): Promise<{ acknowledgedAt: number; writtenAt: number }> {
   const { row, post } = own;
   if (row.acknowledgedAt !== null) {
     return { acknowledgedAt: row.acknowledgedAt, writtenAt: row.writtenAt ?? row.acknowledgedAt };
@@ -154,15 +158,15 @@ export function recordAcknowledgement(
   const writtenAt = boundWrittenAt(written, row.createdAt, at);
   const seconds = secondsToAcknowledge(row.createdAt, writtenAt);
   const target = { type: 'post', id: row.postId };
-  deps.db.transaction(() => {
-    updateAcknowledged(deps.db, row.id, at, writtenAt);
+  await inTransaction(deps, async (deps) => {
+    await updateAcknowledged(deps.db, row.id, at, writtenAt);
     if (asksAlert(row, post)) {
       const details = { secondsToAcknowledge: seconds };
-      recordAudit(deps.db, { actor, action: 'alert.acknowledged', ip: meta.ip, target, details, at });
+      await recordAudit(deps.db, { actor, action: 'alert.acknowledged', ip: meta.ip, target, details, at });
     }
     if (asksConfirmation(row, post)) {
       const details = { confirmedAt: iso(writtenAt), secondsToConfirm: seconds };
-      recordAudit(deps.db, { actor, action: 'post.confirmed', ip: meta.ip, target, details, at });
+      await recordAudit(deps.db, { actor, action: 'post.confirmed', ip: meta.ip, target, details, at });
     }
   });
   deps.hub.notify('acknowledgements', [actor.id]);
@@ -174,16 +178,16 @@ export function recordAcknowledgement(
  * acknowledging (decision 119). Acknowledging again answers the first times. 404 unless the post is a live urgent
  * post whose audience the user is in.
  */
-export function acknowledgeAlert(
+export async function acknowledgeAlert(
   deps: AppDeps,
   actor: SessionUser,
   postId: string,
   meta: RequestMeta,
   written?: number,
-): AcknowledgementView {
-  const own = findOwnRow(deps, actor, postId);
+): Promise<AcknowledgementView> {
+  const own = await findOwnRow(deps, actor, postId);
   if (!own || !asksAlert(own.row, own.post)) return notFound(ALERT_MESSAGES.alertNotFound);
-  const times = recordAcknowledgement(deps, actor, own, meta, written);
+  const times = await recordAcknowledgement(deps, actor, own, meta, written);
   return { postId, acknowledgedAt: iso(times.acknowledgedAt), writtenAt: iso(times.writtenAt) };
 }
 
@@ -191,19 +195,25 @@ export function acknowledgeAlert(
  * An acknowledgement pushed through sync: the device's one act on its row, an alert's acknowledgement or a
  * confirmation of reading, whichever the row asks (the same as either REST call). 404 when it asks neither.
  */
-export function acknowledgeRow(deps: AppDeps, actor: SessionUser, postId: string, meta: RequestMeta, written?: number) {
-  const own = findOwnRow(deps, actor, postId);
+export async function acknowledgeRow(
+  deps: AppDeps,
+  actor: SessionUser,
+  postId: string,
+  meta: RequestMeta,
+  written?: number,
+) {
+  const own = await findOwnRow(deps, actor, postId);
   if (!own || (!asksAlert(own.row, own.post) && !asksConfirmation(own.row, own.post))) {
     return notFound(ALERT_MESSAGES.alertNotFound);
   }
-  recordAcknowledgement(deps, actor, own, meta, written);
+  await recordAcknowledgement(deps, actor, own, meta, written);
 }
 
 /**
  * GET /api/alerts/unacknowledged: the EMERGENCY ALERT modal's list, newest first (docs/behaviour.md, "Urgent alerts").
  */
-export function listUnacknowledgedAlerts(deps: AppDeps, actor: SessionUser): EmergencyAlert[] {
-  return listUnacknowledged(deps.db, actor.id).map((post) => ({
+export async function listUnacknowledgedAlerts(deps: AppDeps, actor: SessionUser): Promise<EmergencyAlert[]> {
+  return (await listUnacknowledged(deps.db, actor.id)).map((post) => ({
     id: post.id,
     category: post.category,
     createdAt: iso(post.createdAt),
@@ -218,18 +228,18 @@ export function listUnacknowledgedAlerts(deps: AppDeps, actor: SessionUser): Eme
  * GET /api/notifications/unviewed-count: the user's urgent posts not yet seen in the bell or acknowledged, and their
  * mention entries not yet seen (decision 144).
  */
-export function countUnviewedAlerts(deps: AppDeps, actor: SessionUser): Count {
-  return { count: countUnviewed(deps.db, actor.id) + countUnviewedMentionEntries(deps, actor) };
+export async function countUnviewedAlerts(deps: AppDeps, actor: SessionUser): Promise<Count> {
+  return { count: (await countUnviewed(deps.db, actor.id)) + (await countUnviewedMentionEntries(deps, actor)) };
 }
 
 /**
  * POST /api/notifications/mark-viewed: marks as seen the user's own alerts among these posts; ids of posts
  * that are not an alert for this user are ignored. Answers the new count.
  */
-export function markAlertsViewed(deps: AppDeps, actor: SessionUser, postIds: string[]): Count {
-  const changed = updateViewed(deps.db, actor.id, [...new Set(postIds)], deps.now());
+export async function markAlertsViewed(deps: AppDeps, actor: SessionUser, postIds: string[]): Promise<Count> {
+  const changed = await updateViewed(deps.db, actor.id, [...new Set(postIds)], deps.now());
   if (changed > 0) deps.hub.notify('acknowledgements', [actor.id]);
-  return countUnviewedAlerts(deps, actor);
+  return await countUnviewedAlerts(deps, actor);
 }
 
 /** A report row's acknowledgement: as the member made it (what counts), and as the server received it. */
@@ -253,14 +263,14 @@ export type AudienceRow = ReportRow & { houses: string[] };
  * A post's audience for its report (this alert's, or its confirmations'), by name, each member with their houses, as
  * `member` lists them; `at` writes a time (remembering, as thousands of rows share a few).
  */
-export function reportAudience<M>(
+export async function reportAudience<M>(
   deps: AppDeps,
   postId: string,
   member: (row: AudienceRow, at: (ms: number) => string) => M,
-): ({ userId: string; firstName: string; lastName: string; houses: string[]; isActive: boolean } & M)[] {
+): Promise<({ userId: string; firstName: string; lastName: string; houses: string[]; isActive: boolean } & M)[]> {
   const inOrder = houseOrder(deps);
   const at = rememberingIso();
-  return listReportRows(deps.db, postId).map((row) => {
+  return (await listReportRows(deps.db, postId)).map((row) => {
     const houses = row.houseList === null ? [] : row.houseList.split('\u001f');
     if (houses.length > 1) houses.sort(inOrder);
     const withHouses = Object.assign(row, { houses });
@@ -274,11 +284,11 @@ export function reportAudience<M>(
  * how long it took, grouped by house (a member of several houses is listed under each; the totals count
  * people once). Admins and system admins only.
  */
-export function alertReport(deps: AppDeps, actor: SessionUser, postId: string): AlertReport {
+export async function alertReport(deps: AppDeps, actor: SessionUser, postId: string): Promise<AlertReport> {
   if (!canSeeAlertReport(actor)) forbidden(ALERT_MESSAGES.reportForbidden);
-  const post = findAlertPost(deps.db, postId);
+  const post = await findAlertPost(deps.db, postId);
   if (!isLiveAlert(post)) return notFound(ALERT_MESSAGES.alertNotFound);
-  const members: ReportMember[] = reportAudience(deps, postId, (row, at) => ({
+  const members: ReportMember[] = await reportAudience(deps, postId, (row, at) => ({
     alertedAt: at(row.createdAt),
     ...acknowledgementTimes(row, at),
     remindedAt: row.remindedAt === null ? null : at(row.remindedAt),
@@ -325,11 +335,11 @@ export function alertReportCsv(report: AlertReport): Generator<string> {
  * Sends the one reminder push to every member of a live alert who has not acknowledged it 15 minutes after
  * it reached them. Marked before sending, so a reminder never repeats even when a push fails.
  */
-export function sendDueReminders(deps: AppDeps): number {
+export async function sendDueReminders(deps: AppDeps): Promise<number> {
   const now = deps.now();
-  const due = listDueReminders(deps.db, now - ALERT_REMINDER_AFTER_MS, REMINDERS_PER_CHECK);
+  const due = await listDueReminders(deps.db, now - ALERT_REMINDER_AFTER_MS, REMINDERS_PER_CHECK);
   if (due.length === 0) return 0;
-  updateReminded(
+  await updateReminded(
     deps.db,
     due.map((row) => row.id),
     now,
@@ -341,7 +351,7 @@ export function sendDueReminders(deps: AppDeps): number {
     byPost.set(row.postId, entry);
   }
   for (const [postId, { author, userIds }] of byPost) {
-    pushToUsers(deps, userIds, reminderPush(author, postId), PUSH_OPTIONS.urgent);
+    await pushToUsers(deps, userIds, reminderPush(author, postId), PUSH_OPTIONS.urgent);
   }
   return due.length;
 }
@@ -365,8 +375,12 @@ export function toAcknowledgementDoc(row: AcknowledgementDocRow): Acknowledgemen
 }
 
 /** The user's own alert row as they would pull it; anyone else's is null. */
-export function findAcknowledgementDoc(deps: AppDeps, id: string, actor: SessionUser): AcknowledgementDoc | null {
-  const row = findAcknowledgement(deps.db, id);
+export async function findAcknowledgementDoc(
+  deps: AppDeps,
+  id: string,
+  actor: SessionUser,
+): Promise<AcknowledgementDoc | null> {
+  const row = await findAcknowledgement(deps.db, id);
   return row && row.userId === actor.id ? toAcknowledgementDoc(row) : null;
 }
 
@@ -392,31 +406,31 @@ function mergedInFeedOrder(a: SeqDoc[], b: SeqDoc[], limit = Infinity): SeqDoc[]
  * The alert lists of several users changed after a sequence, by user (decision 131): one read for all of them, and
  * one of their mention entries, which travel in the same collection (decision 144).
  */
-export function listAcknowledgementDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number) {
+export async function listAcknowledgementDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number) {
   const byUser = new Map<string, SeqDoc[]>();
-  for (const row of listAllAcknowledgementsSince(deps.db, seq)) {
+  for (const row of await listAllAcknowledgementsSince(deps.db, seq)) {
     if (!userIds.has(row.userId)) continue;
     let rows = byUser.get(row.userId);
     if (!rows) byUser.set(row.userId, (rows = []));
     rows.push({ seq: row.serverSeq, doc: toAcknowledgementDoc(row) });
   }
-  for (const [userId, entries] of listMentionEntryDocsOfUsersSince(deps, userIds, seq)) {
+  for (const [userId, entries] of await listMentionEntryDocsOfUsersSince(deps, userIds, seq)) {
     byUser.set(userId, mergedInFeedOrder(byUser.get(userId) ?? [], entries));
   }
   return byUser;
 }
 
-export function listAcknowledgementDocsSince(
+export async function listAcknowledgementDocsSince(
   deps: AppDeps,
   actor: SessionUser,
   seq: number,
   id: string,
   limit: number,
 ) {
-  const alerts = listAcknowledgementsSince(deps.db, actor.id, seq, id, limit).map((row) => ({
+  const alerts = (await listAcknowledgementsSince(deps.db, actor.id, seq, id, limit)).map((row) => ({
     seq: row.serverSeq,
     doc: toAcknowledgementDoc(row),
   }));
   // Mention entries share the collection and the sequence: the page is the first `limit` of both (decision 144).
-  return mergedInFeedOrder(alerts, listMentionEntryDocsSince(deps, actor, seq, id, limit), limit);
+  return mergedInFeedOrder(alerts, await listMentionEntryDocsSince(deps, actor, seq, id, limit), limit);
 }

@@ -26,12 +26,12 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
  * (id `mention:…`, decision 144): the user sets only their `viewedAt`.
  */
 export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
-  pull: (deps, actor, seq, id, limit) => listAcknowledgementDocsSince(deps, actor, seq, id, limit),
+  pull: async (deps, actor, seq, id, limit) => await listAcknowledgementDocsSince(deps, actor, seq, id, limit),
   pullOfUsers: (deps, userIds, seq) => listAcknowledgementDocsOfUsersSince(deps, userIds, seq),
   findMaster: (deps, id, actor) =>
     isMentionEntryId(id) ? findMentionEntryDoc(deps, id, actor) : findAcknowledgementDoc(deps, id, actor),
   lastPushWins: true,
-  apply(deps, actor, doc, master, meta) {
+  async apply(deps, actor, doc, master, meta) {
     if (isMentionEntryId(doc.id)) return applyMentionEntry(deps, actor, doc, master);
     const { postId, acknowledgedAt, viewedAt, writtenAt } = doc as Partial<AcknowledgementDoc>;
     const post = parseInput(PostIdSchema, postId);
@@ -41,15 +41,20 @@ export const acknowledgementsSync: SyncHandler<AcknowledgementDoc> = {
       (master.acknowledgedAt !== null && acknowledgedAt == null) || (master.viewedAt !== null && viewedAt == null);
     if (doc._deleted || withdrawn) badRequest(ALERT_MESSAGES.cannotWithdraw);
     if (acknowledgedAt != null && master.acknowledgedAt === null) {
-      acknowledgeRow(deps, actor, post, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
-    } else if (viewedAt != null && master.viewedAt === null) markAlertsViewed(deps, actor, [post]);
+      await acknowledgeRow(deps, actor, post, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
+    } else if (viewedAt != null && master.viewedAt === null) await markAlertsViewed(deps, actor, [post]);
   },
 };
 
 /** A mention entry pushed back: the user's own, seen in the bell; nothing else of it is theirs to change. */
-function applyMentionEntry(deps: AppDeps, actor: SessionUser, doc: PushedDoc, master: AcknowledgementDoc | null): void {
+async function applyMentionEntry(
+  deps: AppDeps,
+  actor: SessionUser,
+  doc: PushedDoc,
+  master: AcknowledgementDoc | null,
+): Promise<void> {
   if (!master || master._deleted) return notFound(MENTION_MESSAGES.notFound);
   const { viewedAt } = doc as Partial<AcknowledgementDoc>;
   if (doc._deleted || (master.viewedAt !== null && viewedAt == null)) badRequest(ALERT_MESSAGES.cannotWithdraw);
-  if (viewedAt != null && master.viewedAt === null) markMentionViewed(deps, actor, doc.id);
+  if (viewedAt != null && master.viewedAt === null) await markMentionViewed(deps, actor, doc.id);
 }

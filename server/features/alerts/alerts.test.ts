@@ -7,6 +7,7 @@ import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { parseInput } from '../../lib/http';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { acknowledgeAlert } from './alerts.service';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -84,7 +85,7 @@ describe('the audience of an urgent post', () => {
       ]);
       expect(await alertIdsOf(sysadmin.client)).toEqual([id]);
       expect(await alertIdsOf(author.client)).toEqual([]);
-      const rows = s.db.$client.prepare('SELECT user_id AS userId FROM acknowledgements WHERE post_id = ?').all(id);
+      const rows = await statement(s.db, 'SELECT user_id AS userId FROM acknowledgements WHERE post_id = ?').all([id]);
       const audience = (rows as { userId: string }[]).map((r) => r.userId);
       expect(audience).not.toContain(inactive.id);
       expect(audience).not.toContain(pending.id);
@@ -97,9 +98,9 @@ describe('the audience of an urgent post', () => {
     const giles = await t.signedIn();
     const both = await t.signedIn();
     const lodges = await t.signedIn();
-    t.setHouses(giles.user.id, ['Giles House']);
-    t.setHouses(both.user.id, ['Giles House', 'Tudor Way']);
-    t.setHouses(lodges.user.id, ['The Lodges']);
+    await t.setHouses(giles.user.id, ['Giles House']);
+    await t.setHouses(both.user.id, ['Giles House', 'Tudor Way']);
+    await t.setHouses(lodges.user.id, ['The Lodges']);
     const form = new FormData();
     form.append('content', 'Lift broken at Tudor Way');
     form.append('isUrgent', 'true');
@@ -135,9 +136,9 @@ describe('the audience of an urgent post', () => {
     const acked = await t.signedIn();
     const pendingGiles = await t.signedIn();
     const lodges = await t.signedIn();
-    t.setHouses(acked.user.id, ['Westminster Croft']);
-    t.setHouses(pendingGiles.user.id, ['Hanover Drive']);
-    t.setHouses(lodges.user.id, ['Westminster Croft']);
+    await t.setHouses(acked.user.id, ['Westminster Croft']);
+    await t.setHouses(pendingGiles.user.id, ['Hanover Drive']);
+    await t.setHouses(lodges.user.id, ['Westminster Croft']);
     const created = await author.client.post('/api/posts', { content: 'Storm warning' });
     const id = created.body.id as string;
     expect(await alertIdsOf(lodges.client)).not.toContain(id);
@@ -171,8 +172,8 @@ describe('the audience of an urgent post', () => {
     const admin = await t.signedIn({ role: 'admin' });
     const apps = await t.signedIn();
     const main = await t.signedIn();
-    t.setHouses(apps.user.id, ['Apps House']);
-    t.setHouses(main.user.id, ['Main Road']);
+    await t.setHouses(apps.user.id, ['Apps House']);
+    await t.setHouses(main.user.id, ['Main Road']);
     const id = (await author.client.post('/api/posts', { content: 'Gas smell', isUrgent: true })).body.id as string;
     expect(await alertIdsOf(apps.client)).toContain(id);
     expect(await alertIdsOf(main.client)).toContain(id);
@@ -237,11 +238,10 @@ describe('POST /api/posts/{id}/acknowledge', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(await alertIdsOf(client)).not.toContain(alert.id);
-    const audit = t.db.$client
-      .prepare(
-        "SELECT actor_id AS actorId, target_id AS targetId, details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?",
-      )
-      .all(user.id) as { actorId: string; targetId: string; details: string }[];
+    const audit = (await statement(
+      t.db,
+      "SELECT actor_id AS actorId, target_id AS targetId, details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?",
+    ).all([user.id])) as { actorId: string; targetId: string; details: string }[];
     expect(audit).toHaveLength(1);
     expect(audit[0].targetId).toBe(alert.id);
     expect(JSON.parse(audit[0].details).secondsToAcknowledge).toBeGreaterThanOrEqual(90);
@@ -249,7 +249,7 @@ describe('POST /api/posts/{id}/acknowledge', () => {
 
   it('answers 404 for an ordinary post, an unknown or deleted post, and an alert the user is not addressed by', async () => {
     const { user, client } = await t.signedIn();
-    t.setHouses(user.id, ['Main Road']);
+    await t.setHouses(user.id, ['Main Road']);
     const ordinary = await t.buildPost();
     const elsewhere = await t.buildAlert({ audienceHouses: JSON.stringify(['Apps House']) });
     const { client: author } = await t.signedIn({ role: 'admin' });
@@ -315,8 +315,8 @@ describe('the acknowledgement report', () => {
       const quick = await s.signedIn({ firstName: 'Quinn', lastName: 'Quick' });
       const slow = await s.signedIn({ firstName: 'Sol', lastName: 'Slow' });
       const none = await s.signedIn({ firstName: 'Nia', lastName: 'Nohouse' });
-      s.setHouses(quick.user.id, ['Apps House', 'Giles House']);
-      s.setHouses(slow.user.id, ['Giles House']);
+      await s.setHouses(quick.user.id, ['Apps House', 'Giles House']);
+      await s.setHouses(slow.user.id, ['Giles House']);
       const created = await author.client.post('/api/posts', {
         content: 'Gas leak',
         category: 'buildings_maintenance',
@@ -417,10 +417,10 @@ describe('reminders', () => {
         await done.client.post(`/api/posts/${id}/acknowledge`);
 
         s.advance(14 * 60_000);
-        expect(s.server.reminders.check()).toBe(0);
+        expect(await s.server.reminders.check()).toBe(0);
         s.advance(60_000);
         // The waiting member and the first administrator (who has no device).
-        expect(s.server.reminders.check()).toBe(2);
+        expect(await s.server.reminders.check()).toBe(2);
         const pushes = await receiver.waitFor('reminder-waiting', 2);
         expect(pushes[1].payload).toEqual({
           title: 'Emergency alert not acknowledged',
@@ -433,7 +433,7 @@ describe('reminders', () => {
         expect(member?.remindedAt).toEqual(expect.any(String));
         for (let i = 0; i < 3; i += 1) {
           s.advance(20 * 60_000);
-          expect(s.server.reminders.check()).toBe(0);
+          expect(await s.server.reminders.check()).toBe(0);
         }
         await s.settlePushes();
         expect(receiver.of('reminder-waiting')).toHaveLength(2);
@@ -479,9 +479,10 @@ describe('sync: acknowledgements', () => {
     expect(await pushAcks(client, [{ newDocumentState: acked, assumedMasterState: master }])).toEqual([stored]);
     expect(stored.acknowledgedAt).toBeGreaterThan(1_000_000);
     expect(stored.viewedAt).toBe(stored.acknowledgedAt);
-    const count = t.db.$client
-      .prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?")
-      .get(user.id);
+    const count = await statement(
+      t.db,
+      "SELECT count(*) AS n FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?",
+    ).get([user.id]);
     expect(count).toEqual({ n: 1 });
 
     const otherMaster = (await pullAcks(client)).documents.find((d) => d.postId === other.id)!;
@@ -556,14 +557,16 @@ describe('the time an acknowledgement was made', () => {
     const deps = { ...t.server.deps, now: () => at };
     const acknowledge = (postId: string, writtenAt: unknown) =>
       acknowledgeAlert(deps, actorOf(user), postId, meta, parseInput(AcknowledgeBodySchema, { writtenAt }).writtenAt);
-    const offline = acknowledge(alerts[0].id, at - 2 * MIN);
+    const offline = await acknowledge(alerts[0].id, at - 2 * MIN);
     expect(ms(offline.writtenAt)).toBe(at - 2 * MIN);
     expect(ms(offline.acknowledgedAt)).toBe(at);
-    expect(ms(acknowledge(alerts[1].id, alertedAt(alerts[1].id) - MIN).writtenAt)).toBe(alertedAt(alerts[1].id));
-    expect(ms(acknowledge(alerts[2].id, at + MIN).writtenAt)).toBe(at);
-    expect(ms(acknowledge(alerts[3].id, undefined).writtenAt)).toBe(at);
+    expect(ms((await acknowledge(alerts[1].id, alertedAt(alerts[1].id) - MIN)).writtenAt)).toBe(
+      alertedAt(alerts[1].id),
+    );
+    expect(ms((await acknowledge(alerts[2].id, at + MIN)).writtenAt)).toBe(at);
+    expect(ms((await acknowledge(alerts[3].id, undefined)).writtenAt)).toBe(at);
     // Acknowledging again answers the first times.
-    expect(acknowledge(alerts[0].id, at - 4 * MIN)).toEqual(offline);
+    expect(await acknowledge(alerts[0].id, at - 4 * MIN)).toEqual(offline);
   });
 
   it('made offline at T and received at T + 2 minutes is reported at T, through sync and REST', async () => {
@@ -596,9 +599,10 @@ describe('the time an acknowledgement was made', () => {
       const csv = (await author.client.get(`/api/alerts/${id}/report.csv`)).text;
       expect(csv).toContain(`"${new Date(tapped).toISOString()}","40",`);
       // The audit entry counts from the same time.
-      const audit = s.db.$client
-        .prepare("SELECT details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?")
-        .get(offline.user.id) as { details: string };
+      const audit = (await statement(
+        s.db,
+        "SELECT details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?",
+      ).get([offline.user.id])) as { details: string };
       expect(JSON.parse(audit.details)).toEqual({ secondsToAcknowledge: 40 });
     });
   });

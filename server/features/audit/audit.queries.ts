@@ -1,17 +1,17 @@
 import { and, desc, eq, getTableColumns, gte, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../db/client';
+import { iterate, type Db } from '../../db/client';
 import { auditLog, users } from '../../db/tables';
 
 export type AuditRow = typeof auditLog.$inferSelect;
 export type NewAuditRow = typeof auditLog.$inferInsert;
 
-export function insertAuditEntry(db: Db, row: NewAuditRow): void {
-  db.insert(auditLog).values(row).run();
+export async function insertAuditEntry(db: Db, row: NewAuditRow): Promise<void> {
+  await db.insert(auditLog).values(row).run();
 }
 
-export function listAuditEntries(db: Db, limit = 500): AuditRow[] {
-  return db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
+export async function listAuditEntries(db: Db, limit = 500): Promise<AuditRow[]> {
+  return await db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
 }
 
 /** Filters of the audit screen, already checked; times in milliseconds. */
@@ -73,7 +73,7 @@ function searchQuery(db: Db, filter: AuditFilter, limit: number) {
     .limit(limit);
 }
 
-type FlatSearchRow = ReturnType<ReturnType<typeof searchQuery>['all']>[number];
+type FlatSearchRow = Awaited<ReturnType<ReturnType<typeof searchQuery>['all']>>[number];
 
 function toSearchRow({ actorFirstName, actorLastName, targetFirstName, targetLastName, ...entry }: FlatSearchRow) {
   return { entry, actorFirstName, actorLastName, targetFirstName, targetLastName };
@@ -83,23 +83,20 @@ function toSearchRow({ actorFirstName, actorLastName, targetFirstName, targetLas
  * Audit entries matching the filter, newest first, with the actor's current name and, for entries about a
  * user, that user's current name.
  */
-export function searchAuditEntries(db: Db, filter: AuditFilter, limit: number) {
-  return searchQuery(db, filter, limit).all().map(toSearchRow);
+export async function searchAuditEntries(db: Db, filter: AuditFilter, limit: number) {
+  return (await searchQuery(db, filter, limit).all()).map(toSearchRow);
 }
 
 export type AuditSearchRow = ReturnType<typeof toSearchRow>;
 
 /**
- * The same entries one at a time from SQLite's cursor (for the CSV export, decision 130): the connection stays
- * busy until the iteration ends, so pass a reader of its own (`openReader`).
+ * The same entries one at a time, streamed (for the CSV export, decision 130): `iterate` reads on a connection of its
+ * own, so the app's stays free while the export runs.
  */
-export function* iterateAuditEntries(db: Db, filter: AuditFilter, limit: number): Generator<AuditSearchRow> {
+export async function* iterateAuditEntries(db: Db, filter: AuditFilter, limit: number): AsyncGenerator<AuditSearchRow> {
   const { sql: text, params } = searchQuery(db, filter, limit).toSQL();
   const keys = Object.keys(searchColumns);
-  for (const values of db.$client
-    .prepare(text)
-    .raw(true)
-    .iterate(...params)) {
+  for await (const values of iterate(db, text, params)) {
     // A raw row holds the selected columns in the order drizzle wrote them, which is searchColumns' order.
     const cells = values as unknown[];
     yield toSearchRow(Object.fromEntries(keys.map((key, i) => [key, cells[i]])) as FlatSearchRow);

@@ -15,6 +15,6 @@ export const auditRoutes = new Hono<AppEnv>()
     c.header('Content-Disposition', `attachment; filename="audit-log-${day}.csv"`);
     return c.body(csvStream(lines));
   })
-  .get('/admin/audit', requireSystemAdmin, validate('query', AuditQuerySchema), (c) =>
-    c.json(listAuditLog(c.var.deps, c.var.user, c.req.valid('query'))),
+  .get('/admin/audit', requireSystemAdmin, validate('query', AuditQuerySchema), async (c) =>
+    c.json(await listAuditLog(c.var.deps, c.var.user, c.req.valid('query'))),
   );

@@ -14,7 +14,6 @@ import type { Db } from '../../db/client';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { csvLine } from '../../lib/csv';
 import { badRequest, forbidden } from '../../lib/errors';
-import { openReader } from '../../db/client';
 import {
   insertAuditEntry,
   iterateAuditEntries,
@@ -50,8 +49,8 @@ export function textFingerprint(text: string): { chars: number; sha256: string }
 }
 
 /** Appends one entry to the audit log (who, what, when, from where). */
-export function recordAudit(db: Db, event: AuditEvent): void {
-  insertAuditEntry(db, {
+export async function recordAudit(db: Db, event: AuditEvent): Promise<void> {
+  await insertAuditEntry(db, {
     at: event.at,
     actorId: event.actor.id,
     actorEmail: event.actor.email,
@@ -64,8 +63,8 @@ export function recordAudit(db: Db, event: AuditEvent): void {
 }
 
 /** The newest audit entries first. */
-export function readAuditLog(db: Db, limit?: number): AuditRow[] {
-  return listAuditEntries(db, limit);
+export async function readAuditLog(db: Db, limit?: number): Promise<AuditRow[]> {
+  return await listAuditEntries(db, limit);
 }
 
 /** The cursor of the page after a row: its (at, id) position, opaque to clients. */
@@ -125,9 +124,9 @@ function requireAuditReader(actor: SessionUser): void {
 }
 
 /** GET /api/admin/audit: one page of the audit log, newest first, filtered; system administrators only. */
-export function listAuditLog(deps: AppDeps, actor: SessionUser, query: AuditQuery): AuditPage {
+export async function listAuditLog(deps: AppDeps, actor: SessionUser, query: AuditQuery): Promise<AuditPage> {
   requireAuditReader(actor);
-  const rows = searchAuditEntries(deps.db, filterOf(query), query.limit + 1);
+  const rows = await searchAuditEntries(deps.db, filterOf(query), query.limit + 1);
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
   return {
@@ -138,7 +137,7 @@ export function listAuditLog(deps: AppDeps, actor: SessionUser, query: AuditQuer
 
 /**
  * GET /api/admin/audit.csv: every entry the filters match (at most 100,000, newest first) as CSV lines, cells
- * guarded against formula injection, read from SQLite's cursor on a reader of their own as the download goes
+ * guarded against formula injection, streamed on a connection of their own as the download goes
  * (decision 130). The export itself is audited once its lines end: the log leaves the system with it.
  */
 export function exportAuditLog(
@@ -146,23 +145,22 @@ export function exportAuditLog(
   actor: SessionUser,
   query: AuditQuery,
   meta: RequestMeta,
-): Generator<string> {
+): AsyncGenerator<string> {
   requireAuditReader(actor);
   const { cursor: _cursor, ...filters } = query;
   return auditCsvLines(deps, actor, filters, meta);
 }
 
-function* auditCsvLines(
+async function* auditCsvLines(
   deps: AppDeps,
   actor: SessionUser,
   filters: Omit<AuditQuery, 'cursor'>,
   meta: RequestMeta,
-): Generator<string> {
-  const reader = openReader(deps.db);
+): AsyncGenerator<string> {
   let rows = 0;
   try {
     yield csvLine(AUDIT_CSV_COLUMNS);
-    for (const row of iterateAuditEntries(reader, filterOf({ ...filters }), AUDIT_CSV_MAX_ROWS)) {
+    for await (const row of iterateAuditEntries(deps.db, filterOf({ ...filters }), AUDIT_CSV_MAX_ROWS)) {
       const entry = toAuditEntry(row);
       rows += 1;
       yield csvLine([
@@ -180,8 +178,7 @@ function* auditCsvLines(
       ]);
     }
   } finally {
-    reader.$client.close();
-    recordAudit(deps.db, {
+    await recordAudit(deps.db, {
       actor,
       action: 'audit.exported',
       ip: meta.ip,

@@ -19,17 +19,17 @@ export function isBackgroundRequest(c: Context<AppEnv>): boolean {
 }
 
 /** Loads the session of the cookie when there is one, without requiring it. */
-function loadUser(c: Context<AppEnv>) {
+async function loadUser(c: Context<AppEnv>) {
   // Already resolved by an earlier guard of this request (the admin routes' '/admin/*' and a route's own).
   const known = c.get('user') as SessionUser | undefined; // unset until a guard has run
   if (known) return known;
   const token = getCookie(c, SESSION_COOKIE);
   if (!token) return null;
   // c.get, not c.var: c.var copies every variable of the request into a new object on each read.
-  const found = resolveSession(c.get('deps'), token, !isBackgroundRequest(c));
+  const found = await resolveSession(c.get('deps'), token, !isBackgroundRequest(c));
   if (!found) {
     // An access end's cookie stays, so every request the device has in flight hears why (decision 151).
-    if (!sessionEndReason(c.get('deps'), token)) clearSessionCookie(c);
+    if (!(await sessionEndReason(c.get('deps'), token))) clearSessionCookie(c);
     return null;
   }
   c.set('user', found.user);
@@ -44,9 +44,9 @@ function loadUser(c: Context<AppEnv>) {
  * The 401 for a request without a live session: "access_ended" when the server ended its session at the account's
  * access end, so the device can say so rather than a plain sign-out (decision 151).
  */
-function refuseSession(c: Context<AppEnv>): never {
+async function refuseSession(c: Context<AppEnv>): Promise<never> {
   const token = getCookie(c, SESSION_COOKIE);
-  if (token && sessionEndReason(c.get('deps'), token) === 'access_ended') {
+  if (token && (await sessionEndReason(c.get('deps'), token)) === 'access_ended') {
     throw new AppError(401, 'access_ended', MESSAGES.accessEnded);
   }
   return unauthenticated();
@@ -57,14 +57,14 @@ const SETUP_ONLY_PATHS = /^\/api\/auth\/(user|logout|heartbeat|two-factor(\/.*)?
 
 /** Any signed-in, active user; 401 otherwise. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!loadUser(c)) refuseSession(c);
+  if (!(await loadUser(c))) await refuseSession(c);
   await next();
 };
 
 /** System administrators only: 401 signed out, 403 for everyone else (docs/behaviour.md, "Administration"). */
 export const requireSystemAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const user = loadUser(c);
-  if (!user) refuseSession(c);
+  const user = await loadUser(c);
+  if (!user) await refuseSession(c);
   else if (!canManageUsers(user)) forbidden('System Administrator access required.');
   await next();
 };

@@ -42,9 +42,9 @@ export const authRoutes = new Hono<AppEnv>()
     setSessionCookie(c, outcome.token);
     return c.json(outcome.user);
   })
-  .post('/auth/logout', (c) => {
-    const user = currentUserOrNull(c);
-    if (user) endSession(c.var.deps, c.var.sessionHash, user, requestMeta(c));
+  .post('/auth/logout', async (c) => {
+    const user = await currentUserOrNull(c);
+    if (user) await endSession(c.var.deps, c.var.sessionHash, user, requestMeta(c));
     clearSessionCookie(c);
     // The browser's HTTP cache outlives the session; storage is left, as kept work lives there (decisions 114, 127).
     return c.body(null, 204, { 'Clear-Site-Data': '"cache"' });
@@ -59,18 +59,18 @@ export const authRoutes = new Hono<AppEnv>()
   .post('/auth/register', validate('json', RegisterBodySchema), registrationGate, async (c) =>
     c.json(await register(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )
-  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), passwordSignInGate, (c) =>
-    c.json(requestPasswordReset(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
+  .post('/auth/forgot-password', validate('json', ForgotPasswordBodySchema), passwordSignInGate, async (c) =>
+    c.json(await requestPasswordReset(c.var.deps, c.req.valid('json'), requestMeta(c)), 202),
   )
-  .get('/auth/reset-password/validate', validate('query', TokenQuerySchema), (c) =>
-    c.json(checkResetToken(c.var.deps, c.req.valid('query').token)),
+  .get('/auth/reset-password/validate', validate('query', TokenQuerySchema), async (c) =>
+    c.json(await checkResetToken(c.var.deps, c.req.valid('query').token)),
   )
   .post('/auth/reset-password', validate('json', ResetPasswordBodySchema), passwordResetGate, async (c) =>
     c.json(await resetPassword(c.var.deps, c.req.valid('json'), requestMeta(c))),
   )
   .post('/legacy-login', () => legacyLogin())
-  .get('/setup/validate', validate('query', TokenQuerySchema), (c) =>
-    c.json(checkSetupLink(c.var.deps, c.req.valid('query').token)),
+  .get('/setup/validate', validate('query', TokenQuerySchema), async (c) =>
+    c.json(await checkSetupLink(c.var.deps, c.req.valid('query').token)),
   )
   .post('/setup', validate('json', SetupBodySchema), async (c) => {
     const { token, user } = await completeSetup(c.var.deps, c.req.valid('json'), requestMeta(c));

@@ -53,6 +53,7 @@ import {
   type SessionEndReason,
 } from './auth.queries';
 import { deleteChallengesBefore, insertChallenge, secondFactorMethods } from './two-factor.queries';
+import { inTransaction } from '../../db/client';
 
 /** Activity is written at most this often per session, to keep reads cheap. */
 const TOUCH_EVERY_MS = 10_000;
@@ -64,10 +65,10 @@ export interface StartedSession {
 }
 
 /** Creates a session for a user and returns the raw token for the cookie. */
-export function startSession(deps: AppDeps, userId: string, meta: RequestMeta): string {
+export async function startSession(deps: AppDeps, userId: string, meta: RequestMeta): Promise<string> {
   const token = randomToken();
   const at = deps.now();
-  insertSession(deps.db, {
+  await insertSession(deps.db, {
     tokenHash: hashToken(token),
     userId,
     createdAt: at,
@@ -83,9 +84,9 @@ export function startSession(deps: AppDeps, userId: string, meta: RequestMeta): 
  * maximum age, or its user is inactive; a dead one is deleted. Foreground requests count as activity,
  * background ones (sync, polling) do not.
  */
-export function resolveSession(deps: AppDeps, token: string, foreground: boolean) {
+export async function resolveSession(deps: AppDeps, token: string, foreground: boolean) {
   const tokenHash = hashToken(token);
-  const found = liveSession(deps, tokenHash, foreground);
+  const found = await liveSession(deps, tokenHash, foreground);
   if (!found) return null;
   const setupOnly = deps.config.adminTwoFactorRequired && found.adminWithoutSecondFactor;
   return { tokenHash, user: withSetupFlag(toCurrentUser(found.user), setupOnly) };
@@ -97,49 +98,54 @@ function withSetupFlag(user: CurrentUser, setupOnly: boolean): CurrentUser {
 }
 
 /** A live session and its user, deleting the session when it has died; touches it when `foreground`. */
-function liveSession(deps: AppDeps, tokenHash: string, foreground: boolean) {
-  const found = findSessionWithUser(deps.db, tokenHash);
+async function liveSession(deps: AppDeps, tokenHash: string, foreground: boolean) {
+  const found = await findSessionWithUser(deps.db, tokenHash);
   if (!found) return null;
   const at = deps.now();
   const { session, user } = found;
   const idle = at - session.lastActiveAt >= LIMITS.inactivityLogoutMs;
   const expired = at - session.createdAt >= LIMITS.sessionMaxAgeMs;
   if (idle || expired || !user.isActive) {
-    deleteSession(deps.db, tokenHash);
+    await deleteSession(deps.db, tokenHash);
     return null;
   }
-  if (foreground && at - session.lastActiveAt >= TOUCH_EVERY_MS) touchSession(deps.db, tokenHash, at);
+  if (foreground && at - session.lastActiveAt >= TOUCH_EVERY_MS) await touchSession(deps.db, tokenHash, at);
   return found;
 }
 
 /** Why the server ended the session of a cookie, when it was for a reason the device should be told (decision 151). */
-export function sessionEndReason(deps: AppDeps, token: string): SessionEndReason | null {
-  return findEndedSessionReason(deps.db, hashToken(token)) ?? null;
+export async function sessionEndReason(deps: AppDeps, token: string): Promise<SessionEndReason | null> {
+  return (await findEndedSessionReason(deps.db, hashToken(token))) ?? null;
 }
 
 /** Whether a session (by its hash) is still alive, without counting as activity; used by live streams. */
-export function isSessionLive(deps: AppDeps, tokenHash: string): boolean {
-  return liveSession(deps, tokenHash, false) !== null;
+export async function isSessionLive(deps: AppDeps, tokenHash: string): Promise<boolean> {
+  return (await liveSession(deps, tokenHash, false)) !== null;
 }
 
-export function endSession(deps: AppDeps, tokenHash: string, user: CurrentUser, meta: RequestMeta): void {
-  deleteSession(deps.db, tokenHash);
+export async function endSession(
+  deps: AppDeps,
+  tokenHash: string,
+  user: CurrentUser,
+  meta: RequestMeta,
+): Promise<void> {
+  await deleteSession(deps.db, tokenHash);
   deps.hub.disconnectSession(tokenHash);
-  recordAudit(deps.db, { actor: user, action: 'auth.logout', ip: meta.ip, at: deps.now() });
+  await recordAudit(deps.db, { actor: user, action: 'auth.logout', ip: meta.ip, at: deps.now() });
 }
 
 /** Spends every mailed link (invitation, reset) a user still holds: their address changed or they may not sign in. */
-export function spendMailedLinks(deps: AppDeps, userId: string): void {
-  useAllTokensOfUser(deps.db, userId, deps.now());
+export async function spendMailedLinks(deps: AppDeps, userId: string): Promise<void> {
+  await useAllTokensOfUser(deps.db, userId, deps.now());
 }
 
 /**
  * Ends every session of a user at once (deactivation, deletion, password change). With a `reason`, their cookies are
  * answered with it as the 401's code for a session's maximum age, so the device can say why (decision 151).
  */
-export function endAllSessions(deps: AppDeps, userId: string, reason?: SessionEndReason): void {
-  if (reason) insertEndedSessionsOfUser(deps.db, userId, reason, deps.now());
-  deleteSessionsOfUser(deps.db, userId);
+export async function endAllSessions(deps: AppDeps, userId: string, reason?: SessionEndReason): Promise<void> {
+  if (reason) await insertEndedSessionsOfUser(deps.db, userId, reason, deps.now());
+  await deleteSessionsOfUser(deps.db, userId);
   deps.hub.disconnectUser(userId);
 }
 
@@ -148,18 +154,18 @@ export function endAllSessions(deps: AppDeps, userId: string, reason?: SessionEn
  * password is hashed: attempts racing each other are each counted before any is evaluated, so a burst is
  * limited exactly like the same attempts one after another. An attempt that succeeds takes its row back.
  */
-export function reserveLoginAttempt(deps: AppDeps, email: string, ip: string): number {
-  return deps.db.transaction(() => {
-    checkRateLimit(deps, email, ip);
+export async function reserveLoginAttempt(deps: AppDeps, email: string, ip: string): Promise<number> {
+  return await inTransaction(deps, async (deps) => {
+    await checkRateLimit(deps, email, ip);
     return insertLoginFailure(deps.db, email, ip, deps.now());
   });
 }
 
-function checkRateLimit(deps: AppDeps, email: string, ip: string): void {
+async function checkRateLimit(deps: AppDeps, email: string, ip: string): Promise<void> {
   const since = deps.now() - LIMITS.loginFailureWindowMs;
   const limits = [
-    { found: countLoginFailures(deps.db, 'email', email, since), max: LIMITS.loginFailuresPerAccount },
-    { found: countLoginFailures(deps.db, 'ip', ip, since), max: LIMITS.loginFailuresPerAddress },
+    { found: await countLoginFailures(deps.db, 'email', email, since), max: LIMITS.loginFailuresPerAccount },
+    { found: await countLoginFailures(deps.db, 'ip', ip, since), max: LIMITS.loginFailuresPerAddress },
   ];
   for (const { found, max } of limits) {
     if (found.n >= max && found.oldest !== null) {
@@ -183,19 +189,19 @@ function refuseFor(deps: AppDeps, until: number, what: string): never {
  * as the check, before any account is looked up or password hashed: a burst is limited exactly like the same
  * requests one after another, and a known address exactly like an unknown one (decision 124).
  */
-function reserveAccountRequest(deps: AppDeps, email: string, ip: string): void {
-  deps.db.transaction(() => {
+async function reserveAccountRequest(deps: AppDeps, email: string, ip: string): Promise<void> {
+  await inTransaction(deps, async (deps) => {
     const since = deps.now() - LIMITS.accountRequestWindowMs;
     const limits = [
-      { found: countAccountRequests(deps.db, 'email', email, since), max: LIMITS.accountRequestsPerEmail },
-      { found: countAccountRequests(deps.db, 'ip', ip, since), max: LIMITS.accountRequestsPerAddress },
+      { found: await countAccountRequests(deps.db, 'email', email, since), max: LIMITS.accountRequestsPerEmail },
+      { found: await countAccountRequests(deps.db, 'ip', ip, since), max: LIMITS.accountRequestsPerAddress },
     ];
     for (const { found, max } of limits) {
       if (found.n >= max && found.oldest !== null) {
         refuseFor(deps, found.oldest + LIMITS.accountRequestWindowMs, MESSAGES.tooManyAccountRequests);
       }
     }
-    insertAccountRequest(deps.db, email, ip, deps.now());
+    await insertAccountRequest(deps.db, email, ip, deps.now());
   });
 }
 
@@ -207,12 +213,12 @@ export type LoginOutcome = StartedSession | { ticket: string; methods: SecondFac
  * factor gets no session yet, only a ticket for the second step (decision 148).
  */
 export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): Promise<LoginOutcome> {
-  const attempt = reserveLoginAttempt(deps, body.email, meta.ip);
-  const user = findUserByEmail(deps.db, body.email);
+  const attempt = await reserveLoginAttempt(deps, body.email, meta.ip);
+  const user = await findUserByEmail(deps.db, body.email);
   const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
   const at = deps.now();
   if (!user || !ok) {
-    recordAudit(deps.db, {
+    await recordAudit(deps.db, {
       actor: { id: user?.id ?? null, email: body.email },
       action: 'auth.login_failed',
       ip: meta.ip,
@@ -220,10 +226,10 @@ export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): 
     });
     throw new AppError(401, 'unauthenticated', MESSAGES.invalidCredentials);
   }
-  deleteLoginFailure(deps.db, attempt);
+  await deleteLoginFailure(deps.db, attempt);
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
-  const methods = secondFactorMethods(deps.db, user.id);
+  const methods = await secondFactorMethods(deps.db, user.id);
   if (methods.length > 0) return startSecondStep(deps, user, methods, meta);
   return finishLogin(deps, user, meta);
 }
@@ -232,10 +238,10 @@ export async function login(deps: AppDeps, body: LoginBody, meta: RequestMeta): 
  * The password was right: a ticket for the second step, hashed in the database. Earlier failures are not cleared
  * here, so the attempt limits span both steps (decision 148).
  */
-function startSecondStep(deps: AppDeps, user: UserRow, methods: SecondFactorMethod[], meta: RequestMeta) {
+async function startSecondStep(deps: AppDeps, user: UserRow, methods: SecondFactorMethod[], meta: RequestMeta) {
   const ticket = randomToken();
   const at = deps.now();
-  insertChallenge(deps.db, {
+  await insertChallenge(deps.db, {
     tokenHash: hashToken(ticket),
     purpose: 'second_factor',
     userId: user.id,
@@ -243,24 +249,32 @@ function startSecondStep(deps: AppDeps, user: UserRow, methods: SecondFactorMeth
     createdAt: at,
     expiresAt: at + SIGN_IN_TICKET_MS,
   });
-  recordAudit(deps.db, { actor: user, action: 'auth.login_password_checked', ip: meta.ip, details: { methods }, at });
+  await recordAudit(deps.db, {
+    actor: user,
+    action: 'auth.login_password_checked',
+    ip: meta.ip,
+    details: { methods },
+    at,
+  });
   return { ticket, methods };
 }
 
 /** Starts the session of a completed sign-in, as every way of signing in does; `details` names the second factor. */
-export function finishLogin(
+export async function finishLogin(
   deps: AppDeps,
   user: UserRow,
   meta: RequestMeta,
   details?: Record<string, unknown>,
-): StartedSession {
+): Promise<StartedSession> {
   const at = deps.now();
-  deleteLoginFailuresOf(deps.db, user.email);
-  updateUser(deps.db, user.id, { lastLoginAt: at });
-  const token = startSession(deps, user.id, meta);
-  recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, at, ...(details ? { details } : {}) });
+  await deleteLoginFailuresOf(deps.db, user.email);
+  await updateUser(deps.db, user.id, { lastLoginAt: at });
+  const token = await startSession(deps, user.id, meta);
+  await recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, at, ...(details ? { details } : {}) });
   const setupOnly =
-    deps.config.adminTwoFactorRequired && user.role !== 'staff' && secondFactorMethods(deps.db, user.id).length === 0;
+    deps.config.adminTwoFactorRequired &&
+    user.role !== 'staff' &&
+    (await secondFactorMethods(deps.db, user.id)).length === 0;
   return { token, user: withSetupFlag(toCurrentUser(user), setupOnly) };
 }
 
@@ -270,20 +284,20 @@ export function finishLogin(
  */
 export async function register(deps: AppDeps, body: RegisterBody, meta: RequestMeta): Promise<{ message: string }> {
   if (deps.config.registration === 'closed') forbidden(MESSAGES.registrationClosed);
-  reserveAccountRequest(deps, body.email, meta.ip);
+  await reserveAccountRequest(deps, body.email, meta.ip);
   const passwordHash = await hashPassword(body.password);
   // One commit whichever the path, so a known address costs the answer no more than an unknown one (decision 124).
-  deps.db.transaction(() => {
-    const existing = findUserByEmail(deps.db, body.email);
-    if (existing) tellOwnerOfRegistration(deps, existing.email, meta);
-    else insertRegistration(deps, body, passwordHash, meta);
+  await inTransaction(deps, async (deps) => {
+    const existing = await findUserByEmail(deps.db, body.email);
+    if (existing) await tellOwnerOfRegistration(deps, existing.email, meta);
+    else await insertRegistration(deps, body, passwordHash, meta);
   });
   return { message: MESSAGES.registrationReceived };
 }
 
 /** Someone registered an address that has an account: its owner is told by mail, queued for after the answer. */
-function tellOwnerOfRegistration(deps: AppDeps, email: string, meta: RequestMeta): void {
-  queueMail(deps, {
+async function tellOwnerOfRegistration(deps: AppDeps, email: string, meta: RequestMeta): Promise<void> {
+  await queueMail(deps, {
     to: email,
     subject: 'Someone tried to register with your e-mail',
     text:
@@ -291,14 +305,24 @@ function tellOwnerOfRegistration(deps: AppDeps, email: string, meta: RequestMeta
       `If it was you, sign in at ${baseUrl(deps.config)}/login or reset your password at ` +
       `${baseUrl(deps.config)}/forgot-password. Otherwise you can ignore this message.`,
   });
-  recordAudit(deps.db, { actor: { id: null, email }, action: 'auth.register_existing', ip: meta.ip, at: deps.now() });
+  await recordAudit(deps.db, {
+    actor: { id: null, email },
+    action: 'auth.register_existing',
+    ip: meta.ip,
+    at: deps.now(),
+  });
 }
 
 /** An inactive staff account awaiting approval, with the role asked for recorded. */
-function insertRegistration(deps: AppDeps, body: RegisterBody, passwordHash: string, meta: RequestMeta): void {
+async function insertRegistration(
+  deps: AppDeps,
+  body: RegisterBody,
+  passwordHash: string,
+  meta: RequestMeta,
+): Promise<void> {
   const id = randomUUID();
   const at = deps.now();
-  insertUser(deps.db, {
+  await insertUser(deps.db, {
     id,
     email: body.email,
     passwordHash,
@@ -311,7 +335,7 @@ function insertRegistration(deps: AppDeps, body: RegisterBody, passwordHash: str
     createdAt: at,
     updatedAt: at,
   });
-  recordAudit(deps.db, {
+  await recordAudit(deps.db, {
     actor: { id, email: body.email },
     action: 'auth.register',
     ip: meta.ip,
@@ -322,10 +346,10 @@ function insertRegistration(deps: AppDeps, body: RegisterBody, passwordHash: str
 }
 
 /** Creates a single-use e-mailed token and returns the link that carries it. */
-export function issueUserToken(deps: AppDeps, userId: string, purpose: 'reset' | 'invite'): string {
+export async function issueUserToken(deps: AppDeps, userId: string, purpose: 'reset' | 'invite'): Promise<string> {
   const token = randomToken();
   const at = deps.now();
-  insertUserToken(deps.db, {
+  await insertUserToken(deps.db, {
     tokenHash: hashToken(token),
     userId,
     purpose,
@@ -340,14 +364,18 @@ export function issueUserToken(deps: AppDeps, userId: string, purpose: 'reset' |
  * Mails a reset link when the account exists and may sign in; the answer never tells which, neither by its words
  * nor by its time: the mail is queued, never sent before the answer (decision 124).
  */
-export function requestPasswordReset(deps: AppDeps, body: ForgotPasswordBody, meta: RequestMeta): { message: string } {
+export async function requestPasswordReset(
+  deps: AppDeps,
+  body: ForgotPasswordBody,
+  meta: RequestMeta,
+): Promise<{ message: string }> {
   // The count, the link, its mail and the audit entry commit together: one commit whichever the path (decision 124).
-  deps.db.transaction(() => {
-    reserveAccountRequest(deps, body.email, meta.ip);
-    const user = findUserByEmail(deps.db, body.email);
+  await inTransaction(deps, async (deps) => {
+    await reserveAccountRequest(deps, body.email, meta.ip);
+    const user = await findUserByEmail(deps.db, body.email);
     if (!user || !user.isActive || user.pendingApproval) return;
-    const link = issueUserToken(deps, user.id, 'reset');
-    queueMail(deps, {
+    const link = await issueUserToken(deps, user.id, 'reset');
+    await queueMail(deps, {
       to: user.email,
       subject: 'Reset your Staff Portal password',
       link,
@@ -356,7 +384,7 @@ export function requestPasswordReset(deps: AppDeps, body: ForgotPasswordBody, me
         `Open this link within one hour to choose a new password:\n\n${link}\n\n` +
         `If you did not ask for this, you can ignore this message; your password stays as it is.`,
     });
-    recordAudit(deps.db, {
+    await recordAudit(deps.db, {
       actor: { id: null, email: body.email },
       action: 'auth.password_reset_requested',
       ip: meta.ip,
@@ -367,17 +395,17 @@ export function requestPasswordReset(deps: AppDeps, body: ForgotPasswordBody, me
   return { message: MESSAGES.resetSent };
 }
 
-function findLiveToken(deps: AppDeps, token: string) {
-  const row = findUserToken(deps.db, hashToken(token));
+async function findLiveToken(deps: AppDeps, token: string) {
+  const row = await findUserToken(deps.db, hashToken(token));
   if (!row || row.usedAt !== null || row.expiresAt <= deps.now()) return badRequest(MESSAGES.invalidResetLink);
-  const user = findUserById(deps.db, row.userId);
+  const user = await findUserById(deps.db, row.userId);
   if (!user) return badRequest(MESSAGES.invalidResetLink);
   return { row, user };
 }
 
 /** Tells the reset screen whether its link is still good, and whether it is an invitation. */
-export function checkResetToken(deps: AppDeps, token: string) {
-  const { row, user } = findLiveToken(deps, token);
+export async function checkResetToken(deps: AppDeps, token: string) {
+  const { row, user } = await findLiveToken(deps, token);
   return { valid: true as const, purpose: row.purpose, email: user.email };
 }
 
@@ -386,18 +414,18 @@ export function checkResetToken(deps: AppDeps, token: string) {
  * spent before the password is hashed, so of several requests with one link only the first sets a password.
  */
 export async function resetPassword(deps: AppDeps, body: ResetPasswordBody, meta: RequestMeta) {
-  const { row, user } = findLiveToken(deps, body.token);
-  if (!spendUserToken(deps.db, row.tokenHash, deps.now())) badRequest(MESSAGES.invalidResetLink);
+  const { row, user } = await findLiveToken(deps, body.token);
+  if (!(await spendUserToken(deps.db, row.tokenHash, deps.now()))) badRequest(MESSAGES.invalidResetLink);
   const passwordHash = await hashPassword(body.password);
   const at = deps.now();
-  deps.db.transaction(() => {
-    updateUser(deps.db, user.id, { passwordHash, updatedAt: at });
-    useAllTokensOfUser(deps.db, user.id, at);
-    deleteSessionsOfUser(deps.db, user.id);
-    deleteLoginFailuresOf(deps.db, user.email);
+  await inTransaction(deps, async (deps) => {
+    await updateUser(deps.db, user.id, { passwordHash, updatedAt: at });
+    await useAllTokensOfUser(deps.db, user.id, at);
+    await deleteSessionsOfUser(deps.db, user.id);
+    await deleteLoginFailuresOf(deps.db, user.email);
   });
   deps.hub.disconnectUser(user.id);
-  recordAudit(deps.db, {
+  await recordAudit(deps.db, {
     actor: { id: user.id, email: user.email },
     action: row.purpose === 'invite' ? 'auth.invitation_accepted' : 'auth.password_changed',
     ip: meta.ip,
@@ -413,13 +441,13 @@ export function legacyLogin(): never {
 }
 
 /** Removes expired sessions and old failure records; run now and then. */
-export function sweepExpired(deps: AppDeps): void {
+export async function sweepExpired(deps: AppDeps): Promise<void> {
   const at = deps.now();
-  deleteDeadSessions(deps.db, at - LIMITS.inactivityLogoutMs, at - LIMITS.sessionMaxAgeMs);
-  deleteEndedSessionsBefore(deps.db, at - LIMITS.sessionMaxAgeMs);
-  deleteLoginFailuresBefore(deps.db, at - LIMITS.loginFailureWindowMs);
-  deleteAccountRequestsBefore(deps.db, at - LIMITS.accountRequestWindowMs);
-  deleteChallengesBefore(deps.db, at);
+  await deleteDeadSessions(deps.db, at - LIMITS.inactivityLogoutMs, at - LIMITS.sessionMaxAgeMs);
+  await deleteEndedSessionsBefore(deps.db, at - LIMITS.sessionMaxAgeMs);
+  await deleteLoginFailuresBefore(deps.db, at - LIMITS.loginFailureWindowMs);
+  await deleteAccountRequestsBefore(deps.db, at - LIMITS.accountRequestWindowMs);
+  await deleteChallengesBefore(deps.db, at);
 }
 
 /**
@@ -427,8 +455,8 @@ export function sweepExpired(deps: AppDeps): void {
  * setup link for the person at the console. Returns null when a System Administrator already exists.
  */
 export async function ensureFirstAdmin(deps: AppDeps): Promise<{ created?: string; setupLink?: string } | null> {
-  if (countActiveSystemAdmins(deps.db) > 0) {
-    deleteSetting(deps.db, SETUP_TOKEN_KEY);
+  if ((await countActiveSystemAdmins(deps.db)) > 0) {
+    await deleteSetting(deps.db, SETUP_TOKEN_KEY);
     return null;
   }
   const { adminEmail, adminPassword } = deps.config;
@@ -439,7 +467,7 @@ export async function ensureFirstAdmin(deps: AppDeps): Promise<{ created?: strin
       lastName: 'Administrator',
       password: adminPassword,
     });
-    recordAudit(deps.db, {
+    await recordAudit(deps.db, {
       actor: { id: null, email: null },
       action: 'setup.admin_from_env',
       ip: 'console',
@@ -449,7 +477,7 @@ export async function ensureFirstAdmin(deps: AppDeps): Promise<{ created?: strin
     return { created: adminEmail };
   }
   const token = randomToken();
-  writeSetting(deps.db, SETUP_TOKEN_KEY, hashToken(token));
+  await writeSetting(deps.db, SETUP_TOKEN_KEY, hashToken(token));
   return { setupLink: `${baseUrl(deps.config)}/setup?token=${encodeURIComponent(token)}` };
 }
 
@@ -459,19 +487,19 @@ async function createSystemAdmin(
 ) {
   const passwordHash = await hashPassword(input.password);
   const at = deps.now();
-  const existing = findUserByEmail(deps.db, input.email);
+  const existing = await findUserByEmail(deps.db, input.email);
   if (existing) {
-    updateUser(deps.db, existing.id, {
+    await updateUser(deps.db, existing.id, {
       role: 'system_admin',
       isActive: true,
       pendingApproval: false,
       passwordHash,
       updatedAt: at,
     });
-    return findUserById(deps.db, existing.id)!;
+    return (await findUserById(deps.db, existing.id))!;
   }
   const id = randomUUID();
-  insertUser(deps.db, {
+  await insertUser(deps.db, {
     id,
     email: input.email,
     passwordHash,
@@ -483,38 +511,38 @@ async function createSystemAdmin(
     createdAt: at,
     updatedAt: at,
   });
-  return findUserById(deps.db, id)!;
+  return (await findUserById(deps.db, id))!;
 }
 
-function checkSetupToken(deps: AppDeps, token: string): void {
-  const stored = readSetting(deps.db, SETUP_TOKEN_KEY);
-  if (countActiveSystemAdmins(deps.db) > 0) conflict('Staff Portal is already set up. Please sign in.');
+async function checkSetupToken(deps: AppDeps, token: string): Promise<void> {
+  const stored = await readSetting(deps.db, SETUP_TOKEN_KEY);
+  if ((await countActiveSystemAdmins(deps.db)) > 0) conflict('Staff Portal is already set up. Please sign in.');
   if (!stored || stored !== hashToken(token)) badRequest('This setup link is invalid or has already been used.');
 }
 
 /** Whether a console setup link is still good. */
-export function checkSetupLink(deps: AppDeps, token: string): { valid: true } {
-  checkSetupToken(deps, token);
+export async function checkSetupLink(deps: AppDeps, token: string): Promise<{ valid: true }> {
+  await checkSetupToken(deps, token);
   return { valid: true };
 }
 
 /** Creates the first System Administrator through the one-time console link and signs them in. */
 export async function completeSetup(deps: AppDeps, body: SetupBody, meta: RequestMeta): Promise<StartedSession> {
-  checkSetupToken(deps, body.token);
+  await checkSetupToken(deps, body.token);
   const user = await createSystemAdmin(deps, body);
-  deleteSetting(deps.db, SETUP_TOKEN_KEY);
-  recordAudit(deps.db, {
+  await deleteSetting(deps.db, SETUP_TOKEN_KEY);
+  await recordAudit(deps.db, {
     actor: { id: user.id, email: user.email },
     action: 'setup.admin_created',
     ip: meta.ip,
     target: { type: 'user', id: user.id },
     at: deps.now(),
   });
-  updateUser(deps.db, user.id, { lastLoginAt: deps.now() });
-  return { token: startSession(deps, user.id, meta), user: toCurrentUser(user) };
+  await updateUser(deps.db, user.id, { lastLoginAt: deps.now() });
+  return { token: await startSession(deps, user.id, meta), user: toCurrentUser(user) };
 }
 
 /** Whether the app still waits for its first System Administrator. */
-export function needsSetup(deps: AppDeps): boolean {
-  return countActiveSystemAdmins(deps.db) === 0;
+export async function needsSetup(deps: AppDeps): Promise<boolean> {
+  return (await countActiveSystemAdmins(deps.db)) === 0;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { ADMIN, startTestServer, TEST_PASSWORD, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -149,9 +150,10 @@ describe('POST /api/auth/login', () => {
     const user = await t.buildUser();
     await t.client().post('/api/auth/login', { email: user.email, password: 'Wrong!Pass1' });
     await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD });
-    const rows = t.db.$client
-      .prepare('select action, actor_id as actorId, ip from audit_log where actor_email = ? order by id')
-      .all(user.email);
+    const rows = await statement(
+      t.db,
+      'select action, actor_id as actorId, ip from audit_log where actor_email = ? order by id',
+    ).all([user.email]);
     expect(rows).toEqual([
       { action: 'auth.login_failed', actorId: user.id, ip: '127.0.0.1' },
       { action: 'auth.login', actorId: user.id, ip: '127.0.0.1' },
@@ -201,7 +203,7 @@ describe('sessions', () => {
   it('is stored hashed: the cookie value is not in the database', async () => {
     const { client } = await t.signedIn();
     const token = client.cookie.split('=')[1];
-    const hit = t.db.$client.prepare('select count(*) as n from sessions where token_hash = ?').get(token) as {
+    const hit = (await statement(t.db, 'select count(*) as n from sessions where token_hash = ?').get([token])) as {
       n: number;
     };
     expect(hit.n).toBe(0);
@@ -222,11 +224,10 @@ describe('POST /api/auth/register', () => {
     const res = await t.client().post('/api/auth/register', form('new.person@test.example'));
     expect(res.status).toBe(202);
     expect(res.body.message).toBe(MESSAGES.registrationReceived);
-    const row = t.db.$client
-      .prepare(
-        'select role, is_active as isActive, pending_approval as pending, requested_role as requested from users where email = ?',
-      )
-      .get('new.person@test.example');
+    const row = await statement(
+      t.db,
+      'select role, is_active as isActive, pending_approval as pending, requested_role as requested from users where email = ?',
+    ).get(['new.person@test.example']);
     expect(row).toEqual({ role: 'staff', isActive: 0, pending: 1, requested: 'system_administrator' });
   });
 
@@ -298,7 +299,7 @@ describe('limits on reset and registration requests', () => {
       Array.from({ length: 100 - accepted }, () => [429, tooMany]),
     );
     // Only the requests let through reached the hashing and created an account.
-    const created = t.db.$client.prepare("select count(*) as n from users where email like 'burst-%'").get();
+    const created = await statement(t.db, "select count(*) as n from users where email like 'burst-%'").get();
     expect(created).toEqual({ n: accepted });
     t.advance(LIMITS.accountRequestWindowMs + 1000);
   });
@@ -342,7 +343,7 @@ describe('password reset', () => {
     await t.client().post('/api/auth/forgot-password', { email: user.email });
     const mail = await t.smtp.waitFor(user.email);
     const token = new URL(mail.link!).searchParams.get('token')!;
-    expect(t.db.$client.prepare('select count(*) as n from user_tokens where token_hash = ?').get(token)).toEqual({
+    expect(await statement(t.db, 'select count(*) as n from user_tokens where token_hash = ?').get([token])).toEqual({
       n: 0,
     });
 
@@ -359,9 +360,10 @@ describe('password reset', () => {
 
     expect((await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD })).status).toBe(401);
     expect((await t.client().post('/api/auth/login', { email: user.email, password: NEW_PASSWORD })).status).toBe(200);
-    const audit = t.db.$client
-      .prepare("select count(*) as n from audit_log where action = 'auth.password_changed' and actor_id = ?")
-      .get(user.id);
+    const audit = await statement(
+      t.db,
+      "select count(*) as n from audit_log where action = 'auth.password_changed' and actor_id = ?",
+    ).get([user.id]);
     expect(audit).toEqual({ n: 1 });
   });
 

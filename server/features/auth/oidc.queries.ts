@@ -4,33 +4,35 @@ import { ssoAttempts } from '../../db/tables';
 
 export type SsoAttemptRow = typeof ssoAttempts.$inferSelect;
 
-export function insertSsoAttempt(db: Db, row: SsoAttemptRow): void {
-  db.insert(ssoAttempts).values(row).run();
+export async function insertSsoAttempt(db: Db, row: SsoAttemptRow): Promise<void> {
+  await db.insert(ssoAttempts).values(row).run();
 }
 
 /**
  * Takes a live attempt by its state's hash and deletes it in one statement: of two callbacks with the same state,
  * exactly one gets the row. Answers undefined for a state that is unknown, used or expired.
  */
-export function takeSsoAttempt(db: Db, stateHash: string, at: number): SsoAttemptRow | undefined {
-  return db
+export async function takeSsoAttempt(db: Db, stateHash: string, at: number): Promise<SsoAttemptRow | undefined> {
+  return await db
     .delete(ssoAttempts)
     .where(and(eq(ssoAttempts.stateHash, stateHash), gt(ssoAttempts.expiresAt, at)))
     .returning()
     .get();
 }
 
-export function deleteSsoAttemptsExpiredBy(db: Db, at: number): void {
-  db.delete(ssoAttempts).where(lte(ssoAttempts.expiresAt, at)).run();
+export async function deleteSsoAttemptsExpiredBy(db: Db, at: number): Promise<void> {
+  await db.delete(ssoAttempts).where(lte(ssoAttempts.expiresAt, at)).run();
 }
 
 /** Live attempts started from an address. */
-export function countLiveSsoAttempts(db: Db, ip: string, at: number): number {
+export async function countLiveSsoAttempts(db: Db, ip: string, at: number): Promise<number> {
   return (
-    db
-      .select({ n: count() })
-      .from(ssoAttempts)
-      .where(and(eq(ssoAttempts.ip, ip), gt(ssoAttempts.expiresAt, at)))
-      .get()?.n ?? 0
+    (
+      await db
+        .select({ n: count() })
+        .from(ssoAttempts)
+        .where(and(eq(ssoAttempts.ip, ip), gt(ssoAttempts.expiresAt, at)))
+        .get()
+    )?.n ?? 0
   );
 }

@@ -59,13 +59,13 @@ export const oidcRoutes = new Hono<AppEnv>()
 
 /** Before password sign-in and a reset request: refused with PASSWORD_SIGNIN=off but for the break-glass account. */
 export const passwordSignInGate: MiddlewareHandler<AppEnv> = async (c, next) => {
-  checkPasswordAllowed(c.var.deps, await c.req.json());
+  await checkPasswordAllowed(c.var.deps, await c.req.json());
   await next();
 };
 
 /** Before a reset or invitation link sets a password. */
 export const passwordResetGate: MiddlewareHandler<AppEnv> = async (c, next) => {
-  checkResetAllowed(c.var.deps, await c.req.json());
+  await checkResetAllowed(c.var.deps, await c.req.json());
   await next();
 };
 

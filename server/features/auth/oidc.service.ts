@@ -12,6 +12,7 @@ import { toCurrentUser } from '../users/users.service';
 import { countLoginFailures, deleteLoginFailuresOf, findUserToken, insertLoginFailure } from './auth.queries';
 import { startSession, type StartedSession } from './auth.service';
 import { countLiveSsoAttempts, deleteSsoAttemptsExpiredBy, insertSsoAttempt, takeSsoAttempt } from './oidc.queries';
+import { inTransaction } from '../../db/client';
 
 /** How long a started sign-in may take at the provider (decision 149). */
 export const SSO_ATTEMPT_MS = 10 * 60_000;
@@ -97,12 +98,12 @@ const redirectUri = (config: Config) => `${baseUrl(config)}${SSO_CALLBACK_PATH}`
  */
 export async function beginSsoSignIn(deps: AppDeps, meta: RequestMeta): Promise<{ location: string; state: string }> {
   providerOf(deps.config);
-  refuseBusyAddress(deps, meta);
+  await refuseBusyAddress(deps, meta);
   const found = await discover(deps);
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
-  recordSsoAttempt(deps, meta, { stateHash: hashToken(state), nonce, codeVerifier });
+  await recordSsoAttempt(deps, meta, { stateHash: hashToken(state), nonce, codeVerifier });
   const url = oidc.buildAuthorizationUrl(clientFor(deps, found), {
     redirect_uri: redirectUri(deps.config),
     scope: 'openid email',
@@ -115,16 +116,16 @@ export async function beginSsoSignIn(deps: AppDeps, meta: RequestMeta): Promise<
 }
 
 /** Counts the address's live attempts and stores this one in one transaction, so a burst is bounded exactly. */
-function recordSsoAttempt(
+async function recordSsoAttempt(
   deps: AppDeps,
   meta: RequestMeta,
   secrets: { stateHash: string; nonce: string; codeVerifier: string },
-): void {
-  deps.db.transaction(() => {
+): Promise<void> {
+  await inTransaction(deps, async (deps) => {
     const at = deps.now();
-    deleteSsoAttemptsExpiredBy(deps.db, at);
-    if (countLiveSsoAttempts(deps.db, meta.ip, at) >= SSO_LIVE_ATTEMPTS_PER_ADDRESS) fail('too_many');
-    insertSsoAttempt(deps.db, { ...secrets, ip: meta.ip, createdAt: at, expiresAt: at + SSO_ATTEMPT_MS });
+    await deleteSsoAttemptsExpiredBy(deps.db, at);
+    if ((await countLiveSsoAttempts(deps.db, meta.ip, at)) >= SSO_LIVE_ATTEMPTS_PER_ADDRESS) fail('too_many');
+    await insertSsoAttempt(deps.db, { ...secrets, ip: meta.ip, createdAt: at, expiresAt: at + SSO_ATTEMPT_MS });
   });
 }
 
@@ -144,7 +145,7 @@ async function verifiedEmailFromCallback(deps: AppDeps, query: SsoCallbackQuery,
   if (query.error) fail(query.error === 'access_denied' ? 'cancelled' : 'failed');
   // The state must be the one this browser started with: a callback carried to another browser is refused.
   if (!query.state || !query.code || query.state !== browserState) fail('expired');
-  const attempt = takeSsoAttempt(deps.db, hashToken(query.state), deps.now()) ?? fail('expired');
+  const attempt = (await takeSsoAttempt(deps.db, hashToken(query.state), deps.now())) ?? fail('expired');
   const found = await discover(deps);
   const config = clientFor(deps, found);
   const current = new URL(redirectUri(deps.config));
@@ -177,15 +178,15 @@ export async function finishSsoSignIn(
   meta: RequestMeta,
 ): Promise<StartedSession> {
   providerOf(deps.config);
-  refuseBusyAddress(deps, meta);
+  await refuseBusyAddress(deps, meta);
   try {
     const email = await verifiedEmailFromCallback(deps, query, browserState);
-    const user = findUserByEmail(deps.db, email) ?? fail('no_account', email);
+    const user = (await findUserByEmail(deps.db, email)) ?? fail('no_account', email);
     if (user.pendingApproval) fail('pending', email, user.id);
     if (!user.isActive) fail('deactivated', email, user.id);
     return signInWithSso(deps, user, meta);
   } catch (error) {
-    if (error instanceof SsoFailure) auditFailure(deps, error, meta);
+    if (error instanceof SsoFailure) await auditFailure(deps, error, meta);
     throw error;
   }
 }
@@ -194,15 +195,15 @@ export async function finishSsoSignIn(
  * An address over the sign-in failure limit (decision 4) is refused before anything is looked at or written: failed
  * single sign-ons count there too, so a flood of forged callbacks writes no more to the audit log than passwords do.
  */
-function refuseBusyAddress(deps: AppDeps, meta: RequestMeta): void {
+async function refuseBusyAddress(deps: AppDeps, meta: RequestMeta): Promise<void> {
   const since = deps.now() - LIMITS.loginFailureWindowMs;
-  if (countLoginFailures(deps.db, 'ip', meta.ip, since).n >= LIMITS.loginFailuresPerAddress) fail('too_many');
+  if ((await countLoginFailures(deps.db, 'ip', meta.ip, since)).n >= LIMITS.loginFailuresPerAddress) fail('too_many');
 }
 
 /** A failed single sign-on counts as a failed sign-in of the address (and of the e-mail, when known) and is audited. */
-function auditFailure(deps: AppDeps, failure: SsoFailure, meta: RequestMeta): void {
-  insertLoginFailure(deps.db, failure.email ?? '', meta.ip, deps.now());
-  recordAudit(deps.db, {
+async function auditFailure(deps: AppDeps, failure: SsoFailure, meta: RequestMeta): Promise<void> {
+  await insertLoginFailure(deps.db, failure.email ?? '', meta.ip, deps.now());
+  await recordAudit(deps.db, {
     actor: { id: failure.userId, email: failure.email },
     action: 'auth.login_failed',
     ip: meta.ip,
@@ -212,22 +213,22 @@ function auditFailure(deps: AppDeps, failure: SsoFailure, meta: RequestMeta): vo
 }
 
 /** The one place an SSO sign-in becomes a session: same cookie, idle rule and limits as a password (decision 149). */
-function signInWithSso(deps: AppDeps, user: UserRow, meta: RequestMeta): StartedSession {
+async function signInWithSso(deps: AppDeps, user: UserRow, meta: RequestMeta): Promise<StartedSession> {
   const at = deps.now();
-  updateUser(deps.db, user.id, { lastLoginAt: at });
+  await updateUser(deps.db, user.id, { lastLoginAt: at });
   // As a password sign-in that succeeds: the account's count of failed attempts starts again (decision 4).
-  deleteLoginFailuresOf(deps.db, user.email);
-  const token = startSession(deps, user.id, meta);
-  recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, details: { method: 'sso' }, at });
+  await deleteLoginFailuresOf(deps.db, user.email);
+  const token = await startSession(deps, user.id, meta);
+  await recordAudit(deps.db, { actor: user, action: 'auth.login', ip: meta.ip, details: { method: 'sso' }, at });
   return { token, user: toCurrentUser(user) };
 }
 
 /** Whether this address may use a password: always, unless PASSWORD_SIGNIN=off (decision 149). */
-function mayUsePassword(deps: AppDeps, email: string): boolean {
+async function mayUsePassword(deps: AppDeps, email: string): Promise<boolean> {
   const { passwordSignIn, breakGlassEmail } = deps.config.sso;
   if (passwordSignIn) return true;
   if (email !== breakGlassEmail) return false;
-  const user = findUserByEmail(deps.db, email);
+  const user = await findUserByEmail(deps.db, email);
   return user?.role === 'system_admin';
 }
 
@@ -235,19 +236,19 @@ function mayUsePassword(deps: AppDeps, email: string): boolean {
  * Refuses password sign-in and a reset request with PASSWORD_SIGNIN=off, for every address but BREAK_GLASS_EMAIL
  * while it is a System Administrator's; the same answer whether or not an address has an account (decision 149).
  */
-export function checkPasswordAllowed(deps: AppDeps, body: unknown): void {
+export async function checkPasswordAllowed(deps: AppDeps, body: unknown): Promise<void> {
   if (deps.config.sso.passwordSignIn) return;
   const parsed = ForgotPasswordBodySchema.safeParse(body);
-  if (!parsed.success || !mayUsePassword(deps, parsed.data.email)) forbidden(PASSWORD_OFF_MESSAGE);
+  if (!parsed.success || !(await mayUsePassword(deps, parsed.data.email))) forbidden(PASSWORD_OFF_MESSAGE);
 }
 
 /** With PASSWORD_SIGNIN=off a reset or invitation link sets a password only for the break-glass account. */
-export function checkResetAllowed(deps: AppDeps, body: unknown): void {
+export async function checkResetAllowed(deps: AppDeps, body: unknown): Promise<void> {
   if (deps.config.sso.passwordSignIn) return;
   const token = typeof body === 'object' && body !== null && 'token' in body ? body.token : null;
-  const row = typeof token === 'string' ? findUserToken(deps.db, hashToken(token)) : undefined;
-  const user = row ? findUserById(deps.db, row.userId) : undefined;
-  if (!user || !mayUsePassword(deps, user.email)) forbidden(PASSWORD_OFF_MESSAGE);
+  const row = typeof token === 'string' ? await findUserToken(deps.db, hashToken(token)) : undefined;
+  const user = row ? await findUserById(deps.db, row.userId) : undefined;
+  if (!user || !(await mayUsePassword(deps, user.email))) forbidden(PASSWORD_OFF_MESSAGE);
 }
 
 /** With PASSWORD_SIGNIN=off nobody registers: registration makes a password account (decision 149). */

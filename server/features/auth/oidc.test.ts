@@ -4,16 +4,22 @@ import { PASSWORD_OFF_MESSAGE } from '../../../schema/sso';
 import { loadConfig, ConfigError } from '../../config';
 import { freePort, startOidcProvider, type OidcTestProvider } from '../../test/oidc-provider';
 import { ADMIN, startTestServer, TEST_PASSWORD, TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 /** A browser's visit through the app's start, the provider's form and the app's callback, without a browser. */
-async function ssoVisit(t: TestServer, op: OidcTestProvider, login: string, tamper?: (callback: URL) => void) {
+async function ssoVisit(
+  t: TestServer,
+  op: OidcTestProvider,
+  login: string,
+  tamper?: (callback: URL) => void | Promise<void>,
+) {
   const start = await fetch(`${t.url}/api/auth/sso/start`, { redirect: 'manual' });
   const stateCookie = start.headers
     .getSetCookie()
     .map((line) => line.split(';')[0])
     .find((pair) => pair.startsWith('sp_sso='));
   const callback = new URL(await op.signIn(start.headers.get('location')!, login));
-  tamper?.(callback);
+  await tamper?.(callback);
   return finish(t, callback, stateCookie);
 }
 
@@ -30,19 +36,20 @@ async function finish(t: TestServer, callback: URL, stateCookie: string | undefi
 }
 
 /** The newest audit entry of an action. */
-function lastAudit(t: TestServer, action: string) {
-  return t.db.$client
-    .prepare<[string], { actor_id: string | null; actor_email: string | null; details: string | null }>(
-      'SELECT actor_id, actor_email, details FROM audit_log WHERE action = ? ORDER BY id DESC LIMIT 1',
-    )
-    .get(action);
+async function lastAudit(t: TestServer, action: string) {
+  return await statement<[string], { actor_id: string | null; actor_email: string | null; details: string | null }>(
+    t.db,
+    'SELECT actor_id, actor_email, details FROM audit_log WHERE action = ? ORDER BY id DESC LIMIT 1',
+  ).get([action]);
 }
 
-const auditCount = (t: TestServer, action: string) =>
-  t.db.$client.prepare<[string], { n: number }>('SELECT count(*) AS n FROM audit_log WHERE action = ?').get(action)!.n;
+const auditCount = async (t: TestServer, action: string) =>
+  (await statement<[string], { n: number }>(t.db, 'SELECT count(*) AS n FROM audit_log WHERE action = ?').get([
+    action,
+  ]))!.n;
 
-const countUsers = (t: TestServer) =>
-  t.db.$client.prepare<[], { n: number }>('SELECT count(*) AS n FROM users').get()!.n;
+const countUsers = async (t: TestServer) =>
+  (await statement<[], { n: number }>(t.db, 'SELECT count(*) AS n FROM users').get())!.n;
 
 /** The app's settings for the test provider, on a port chosen ahead. */
 async function ssoEnv(op: OidcTestProvider, extra: Record<string, string> = {}) {
@@ -96,7 +103,7 @@ describe('GET /api/auth/sso/start', () => {
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\/api\/auth\/sso/);
     // Only the state's hash is stored.
-    const stored = t.db.$client.prepare<[], { state_hash: string }>('SELECT state_hash FROM sso_attempts').all();
+    const stored = await statement<[], { state_hash: string }>(t.db, 'SELECT state_hash FROM sso_attempts').all();
     expect(stored.map((row) => row.state_hash)).not.toContain(to.searchParams.get('state'));
   });
 
@@ -116,7 +123,7 @@ describe('GET /api/auth/sso/callback', () => {
     const me = await visit.client.get('/api/auth/user');
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ id: user.id, email: user.email, role: 'staff' });
-    expect(lastAudit(t, 'auth.login')).toMatchObject({ actor_id: user.id, details: '{"method":"sso"}' });
+    expect(await lastAudit(t, 'auth.login')).toMatchObject({ actor_id: user.id, details: '{"method":"sso"}' });
   });
 
   it('ends an SSO session by the idle rule as for passwords', () =>
@@ -151,14 +158,14 @@ describe('GET /api/auth/sso/callback', () => {
     const callback = new URL(await op.signIn(start.headers.get('location')!, 'state-one'));
     const cookieless = await finish(t, callback, undefined);
     expect(cookieless).toMatchObject({ status: 302, location: '/login?sso=expired' });
-    expect(lastAudit(t, 'auth.login_failed')?.details).toBe('{"method":"sso","reason":"expired"}');
+    expect((await lastAudit(t, 'auth.login_failed'))?.details).toBe('{"method":"sso","reason":"expired"}');
   });
 
   it('refuses an ID token whose nonce is not the one the sign-in started with', async () => {
     await t.buildUser({ email: 'nonce.one@test.example' });
     op.addAccount('nonce-one', { email: 'nonce.one@test.example', email_verified: true });
-    const visit = await ssoVisit(t, op, 'nonce-one', () => {
-      t.db.$client.prepare('UPDATE sso_attempts SET nonce = ?').run('another-nonce-than-the-one-sent');
+    const visit = await ssoVisit(t, op, 'nonce-one', async () => {
+      await statement(t.db, 'UPDATE sso_attempts SET nonce = ?').run(['another-nonce-than-the-one-sent']);
     });
     expect(visit).toMatchObject({ status: 302, location: '/login?sso=failed' });
     expect((await visit.client.get('/api/auth/user')).status).toBe(401);
@@ -194,11 +201,11 @@ describe('GET /api/auth/sso/callback', () => {
 
   it('refuses an unknown e-mail and never creates an account', async () => {
     op.addAccount('stranger', { email: 'stranger@test.example', email_verified: true });
-    const before = countUsers(t);
+    const before = await countUsers(t);
     const visit = await ssoVisit(t, op, 'stranger');
     expect(visit).toMatchObject({ status: 302, location: '/login?sso=no_account' });
-    expect(countUsers(t)).toBe(before);
-    expect(lastAudit(t, 'auth.login_failed')).toMatchObject({
+    expect(await countUsers(t)).toBe(before);
+    expect(await lastAudit(t, 'auth.login_failed')).toMatchObject({
       actor_id: null,
       actor_email: 'stranger@test.example',
       details: '{"method":"sso","reason":"no_account"}',
@@ -273,10 +280,10 @@ describe('GET /api/auth/sso/callback', () => {
       for (let i = 0; i < LIMITS.loginFailuresPerAddress; i += 1) {
         expect((await forged()).headers.get('location')).toBe('/login?sso=expired');
       }
-      const audited = () => auditCount(own, 'auth.login_failed');
-      const before = audited();
+      const audited = async () => await auditCount(own, 'auth.login_failed');
+      const before = await audited();
       expect((await forged()).headers.get('location')).toBe('/login?sso=too_many');
-      expect(audited()).toBe(before);
+      expect(await audited()).toBe(before);
       const start = await fetch(`${own.url}/api/auth/sso/start`, { redirect: 'manual' });
       expect(start.headers.get('location')).toBe('/login?sso=too_many');
       // Password sign-in from that address is held too, as after 30 wrong passwords.
@@ -360,12 +367,12 @@ describe('PASSWORD_SIGNIN=off', () => {
   });
 
   it('refuses the break-glass address once it is no System Administrator', async () => {
-    off.db.$client.prepare("UPDATE users SET role = 'admin' WHERE email = ?").run(ADMIN.email);
+    await statement(off.db, "UPDATE users SET role = 'admin' WHERE email = ?").run([ADMIN.email]);
     try {
       const res = await off.client().post('/api/auth/login', { email: ADMIN.email, password: ADMIN.password });
       expect(res.status).toBe(403);
     } finally {
-      off.db.$client.prepare("UPDATE users SET role = 'system_admin' WHERE email = ?").run(ADMIN.email);
+      await statement(off.db, "UPDATE users SET role = 'system_admin' WHERE email = ?").run([ADMIN.email]);
     }
   });
 

@@ -53,10 +53,15 @@ function relyingParty(deps: AppDeps) {
 }
 
 /** A ceremony's challenge, kept hashed by a random token for the cookie, five minutes. */
-function startCeremony(deps: AppDeps, purpose: ChallengeRow['purpose'], userId: string | null, challenge: string) {
+async function startCeremony(
+  deps: AppDeps,
+  purpose: ChallengeRow['purpose'],
+  userId: string | null,
+  challenge: string,
+) {
   const token = randomToken();
   const at = deps.now();
-  insertChallenge(deps.db, {
+  await insertChallenge(deps.db, {
     tokenHash: hashToken(token),
     purpose,
     userId,
@@ -68,10 +73,14 @@ function startCeremony(deps: AppDeps, purpose: ChallengeRow['purpose'], userId: 
 }
 
 /** Spends a ceremony: of two requests with one token, only one finds it. */
-function takeCeremony(deps: AppDeps, token: string | undefined, purpose: ChallengeRow['purpose']): ChallengeRow {
+async function takeCeremony(
+  deps: AppDeps,
+  token: string | undefined,
+  purpose: ChallengeRow['purpose'],
+): Promise<ChallengeRow> {
   const tokenHash = hashToken(token ?? '');
-  const row = token ? findChallenge(deps.db, tokenHash, purpose, deps.now()) : undefined;
-  if (!row?.challenge || !deleteChallenge(deps.db, tokenHash))
+  const row = token ? await findChallenge(deps.db, tokenHash, purpose, deps.now()) : undefined;
+  if (!row?.challenge || !(await deleteChallenge(deps.db, tokenHash)))
     throw new AppError(401, 'unauthenticated', M.ticketExpired);
   return row;
 }
@@ -89,10 +98,10 @@ export async function passkeyRegistrationOptions(
     userDisplayName: `${user.firstName} ${user.lastName}`,
     userID: isoUint8Array.fromUTF8String(user.id),
     attestationType: 'none',
-    excludeCredentials: listPasskeys(deps.db, user.id).map((p) => ({ id: p.id })),
+    excludeCredentials: (await listPasskeys(deps.db, user.id)).map((p) => ({ id: p.id })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
-  return { token: startCeremony(deps, 'passkey_register', user.id, options.challenge), options };
+  return { token: await startCeremony(deps, 'passkey_register', user.id, options.challenge), options };
 }
 
 /** Stores a passkey the browser made; the first second factor of the account brings recovery codes. */
@@ -103,9 +112,9 @@ export async function registerPasskey(
   body: RegisterPasskeyBody,
   meta: RequestMeta,
 ): Promise<PasskeyAdded> {
-  const row = takeCeremony(deps, token, 'passkey_register');
+  const row = await takeCeremony(deps, token, 'passkey_register');
   if (row.userId !== user.id) badRequest(M.passkeyFailed);
-  if (listPasskeys(deps.db, user.id).length >= MAX_PASSKEYS) badRequest(M.tooManyPasskeys);
+  if ((await listPasskeys(deps.db, user.id)).length >= MAX_PASSKEYS) badRequest(M.tooManyPasskeys);
   const { rpID, origin } = relyingParty(deps);
   const verified = await verifyRegistrationResponse({
     // The shape is checked by the route's schema; its content by the library here.
@@ -117,10 +126,10 @@ export async function registerPasskey(
   }).catch(() => null);
   if (!verified?.verified) return badRequest(M.passkeyFailed);
   const { credential } = verified.registrationInfo;
-  if (findPasskey(deps.db, credential.id)) badRequest(M.passkeyFailed);
+  if (await findPasskey(deps.db, credential.id)) badRequest(M.passkeyFailed);
   const at = deps.now();
-  const hadCodes = countUnusedRecoveryCodes(deps.db, user.id) > 0;
-  insertPasskey(deps.db, {
+  const hadCodes = (await countUnusedRecoveryCodes(deps.db, user.id)) > 0;
+  await insertPasskey(deps.db, {
     id: credential.id,
     userId: user.id,
     name: body.name,
@@ -130,9 +139,15 @@ export async function registerPasskey(
     createdAt: at,
     lastUsedAt: null,
   });
-  recordAudit(deps.db, { actor: user, action: 'auth.passkey_added', ip: meta.ip, at, details: { name: body.name } });
+  await recordAudit(deps.db, {
+    actor: user,
+    action: 'auth.passkey_added',
+    ip: meta.ip,
+    at,
+    details: { name: body.name },
+  });
   const passkey = { id: credential.id, name: body.name, createdAt: new Date(at).toISOString(), lastUsedAt: null };
-  return hadCodes ? { passkey } : { passkey, recoveryCodes: issueRecoveryCodes(deps, user.id) };
+  return hadCodes ? { passkey } : { passkey, recoveryCodes: await issueRecoveryCodes(deps, user.id) };
 }
 
 /** Removes a passkey after the password is checked; with no second factor left, the recovery codes go too. */
@@ -143,11 +158,12 @@ export async function removePasskey(
   body: PasswordCheckBody,
   meta: RequestMeta,
 ) {
-  await checkPassword(deps, findUserById(deps.db, user.id) ?? forbidden(), body.password, meta);
-  if (!deletePasskey(deps.db, user.id, id)) notFound('Passkey not found');
-  const left = listPasskeys(deps.db, user.id).length > 0 || findTotp(deps.db, user.id)?.confirmedAt != null;
-  if (!left) replaceRecoveryCodes(deps.db, user.id, [], deps.now());
-  recordAudit(deps.db, { actor: user, action: 'auth.passkey_removed', ip: meta.ip, at: deps.now() });
+  await checkPassword(deps, (await findUserById(deps.db, user.id)) ?? forbidden(), body.password, meta);
+  if (!(await deletePasskey(deps.db, user.id, id))) notFound('Passkey not found');
+  const left =
+    (await listPasskeys(deps.db, user.id)).length > 0 || (await findTotp(deps.db, user.id))?.confirmedAt != null;
+  if (!left) await replaceRecoveryCodes(deps.db, user.id, [], deps.now());
+  await recordAudit(deps.db, { actor: user, action: 'auth.passkey_removed', ip: meta.ip, at: deps.now() });
   return twoFactorStatus(deps, user);
 }
 
@@ -166,7 +182,7 @@ async function verifyPasskey(deps: AppDeps, key: PasskeyRow, challenge: string, 
     requireUserVerification: true,
   }).catch(() => null);
   if (!verified?.verified) return false;
-  updatePasskeyUse(deps.db, key.id, verified.authenticationInfo.newCounter, deps.now());
+  await updatePasskeyUse(deps.db, key.id, verified.authenticationInfo.newCounter, deps.now());
   return true;
 }
 
@@ -175,13 +191,13 @@ export async function secondStepPasskeyOptions(
   deps: AppDeps,
   ticket: string | undefined,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const { tokenHash, user } = ticketUser(deps, ticket);
+  const { tokenHash, user } = await ticketUser(deps, ticket);
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(deps).rpID,
-    allowCredentials: listPasskeys(deps.db, user.id).map((p) => ({ id: p.id })),
+    allowCredentials: (await listPasskeys(deps.db, user.id)).map((p) => ({ id: p.id })),
     userVerification: 'required',
   });
-  setChallengeValue(deps.db, tokenHash, options.challenge);
+  await setChallengeValue(deps.db, tokenHash, options.challenge);
   return options;
 }
 
@@ -192,18 +208,22 @@ export async function completeSecondStepWithPasskey(
   body: PasskeySignInBody,
   meta: RequestMeta,
 ): Promise<StartedSession> {
-  const { tokenHash, user } = ticketUser(deps, ticket);
-  const challenge = findChallenge(deps.db, tokenHash, 'second_factor', deps.now())?.challenge ?? null;
-  const attempt = reserveLoginAttempt(deps, user.email, meta.ip);
-  const key = findPasskey(deps.db, body.response.id);
+  const { tokenHash, user } = await ticketUser(deps, ticket);
+  const challenge = (await findChallenge(deps.db, tokenHash, 'second_factor', deps.now()))?.challenge ?? null;
+  const attempt = await reserveLoginAttempt(deps, user.email, meta.ip);
+  const key = await findPasskey(deps.db, body.response.id);
   const ok = challenge !== null && key?.userId === user.id && (await verifyPasskey(deps, key, challenge, body));
   if (!ok) return refusePasskey(deps, user, meta);
-  deleteLoginFailure(deps.db, attempt);
+  await deleteLoginFailure(deps.db, attempt);
   return finishSecondStep(deps, tokenHash, user, 'passkey', meta);
 }
 
-function refusePasskey(deps: AppDeps, user: Pick<UserRow, 'id' | 'email'> | null, meta: RequestMeta): never {
-  recordAudit(deps.db, {
+async function refusePasskey(
+  deps: AppDeps,
+  user: Pick<UserRow, 'id' | 'email'> | null,
+  meta: RequestMeta,
+): Promise<never> {
+  await recordAudit(deps.db, {
     actor: { id: user?.id ?? null, email: user?.email ?? null },
     action: 'auth.login_failed',
     ip: meta.ip,
@@ -218,7 +238,7 @@ export async function passkeySignInOptions(
   deps: AppDeps,
 ): Promise<{ token: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const options = await generateAuthenticationOptions({ rpID: relyingParty(deps).rpID, userVerification: 'required' });
-  return { token: startCeremony(deps, 'passkey_sign_in', null, options.challenge), options };
+  return { token: await startCeremony(deps, 'passkey_sign_in', null, options.challenge), options };
 }
 
 /**
@@ -231,16 +251,16 @@ export async function signInWithPasskey(
   body: PasskeySignInBody,
   meta: RequestMeta,
 ): Promise<StartedSession> {
-  const row = takeCeremony(deps, token, 'passkey_sign_in');
-  const key = findPasskey(deps.db, body.response.id);
-  const user = key ? findUserById(deps.db, key.userId) : undefined;
-  const attempt = reserveLoginAttempt(deps, user?.email ?? `passkey:${body.response.id.slice(0, 64)}`, meta.ip);
+  const row = await takeCeremony(deps, token, 'passkey_sign_in');
+  const key = await findPasskey(deps.db, body.response.id);
+  const user = key ? await findUserById(deps.db, key.userId) : undefined;
+  const attempt = await reserveLoginAttempt(deps, user?.email ?? `passkey:${body.response.id.slice(0, 64)}`, meta.ip);
   if (!key || !user || !(await verifyPasskey(deps, key, row.challenge!, body)))
     return refusePasskey(deps, user ?? null, meta);
-  deleteLoginFailure(deps.db, attempt);
+  await deleteLoginFailure(deps.db, attempt);
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
   // With PASSWORD_SIGNIN=off the provider is the one way in, but for the break-glass account (decision 149).
-  checkPasswordAllowed(deps, { email: user.email });
+  await checkPasswordAllowed(deps, { email: user.email });
   return finishLogin(deps, user, meta, { secondFactor: 'passkey', passwordless: true });
 }

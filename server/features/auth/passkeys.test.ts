@@ -5,6 +5,7 @@ import { TWO_FACTOR_MESSAGES as M } from '../../../schema/two-factor';
 import { insertReadySession } from '../../test/ready-sessions';
 import { SoftwareAuthenticator } from '../../test/software-authenticator';
 import { startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 const ORIGIN = 'http://localhost:4999';
 let t: TestServer;
@@ -65,9 +66,10 @@ describe('registering a passkey', () => {
     const second = await addPasskey(client, new SoftwareAuthenticator(ORIGIN), 'Laptop');
     expect(second.status).toBe(201);
     expect(second.body.recoveryCodes).toBeUndefined();
-    const audit = t.db.$client
-      .prepare("select count(*) as n from audit_log where action = 'auth.passkey_added' and actor_id = ?")
-      .get(user.id);
+    const audit = await statement(
+      t.db,
+      "select count(*) as n from audit_log where action = 'auth.passkey_added' and actor_id = ?",
+    ).get([user.id]);
     expect(audit).toEqual({ n: 2 });
   });
 
@@ -130,7 +132,9 @@ describe('signing in with a passkey', () => {
     const res = await client.post('/api/auth/login/passkey', { response });
     expect(res.status).toBe(401);
     expect(res.body.message).toBe(M.passkeyFailed);
-    const failures = t.db.$client.prepare('select count(*) as n from login_failures where email = ?').get(user.email);
+    const failures = await statement(t.db, 'select count(*) as n from login_failures where email = ?').get([
+      user.email,
+    ]);
     expect(failures).toEqual({ n: 1 });
   });
 
@@ -141,9 +145,10 @@ describe('signing in with a passkey', () => {
     expect(res.body).toMatchObject({ id: user.id, role: 'system_admin' });
     expect(res.body).not.toHaveProperty('twoFactorSetupRequired');
     expect((await client.get('/api/admin/users')).status).toBe(200);
-    const audit = t.db.$client
-      .prepare("select details from audit_log where action = 'auth.login' and actor_id = ? order by id desc")
-      .get(user.id) as { details: string };
+    const audit = (await statement(
+      t.db,
+      "select details from audit_log where action = 'auth.login' and actor_id = ? order by id desc",
+    ).get([user.id])) as { details: string };
     expect(JSON.parse(audit.details)).toEqual({ secondFactor: 'passkey', passwordless: true });
   });
 
@@ -195,7 +200,7 @@ describe('with password sign-in off', () => {
       // A session written straight to the database: password sign-in, the harness's way in, is off here.
       const user = await off.buildUser();
       const client = off.client();
-      client.cookie = `sp_session=${insertReadySession(off.db, user.id)}`;
+      client.cookie = `sp_session=${await insertReadySession(off.db, user.id)}`;
       const authenticator = new SoftwareAuthenticator(ORIGIN);
       expect((await addPasskey(client, authenticator)).status).toBe(201);
       const fresh = off.client();

@@ -1,18 +1,18 @@
 import { and, count, eq, gt, isNotNull, isNull, lt, or } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { Db, transaction } from '../../db/client';
 import { authChallenges, passkeys, recoveryCodes, totpFactors } from '../../db/tables';
 
 export type TotpRow = typeof totpFactors.$inferSelect;
 export type PasskeyRow = typeof passkeys.$inferSelect;
 export type ChallengeRow = typeof authChallenges.$inferSelect;
 
-export function findTotp(db: Db, userId: string): TotpRow | undefined {
-  return db.select().from(totpFactors).where(eq(totpFactors.userId, userId)).get();
+export async function findTotp(db: Db, userId: string): Promise<TotpRow | undefined> {
+  return await db.select().from(totpFactors).where(eq(totpFactors.userId, userId)).get();
 }
 
 /** Writes a new, unconfirmed secret, replacing an unconfirmed one; answers false when an active one exists. */
-export function upsertPendingTotp(db: Db, userId: string, secret: string, at: number): boolean {
-  const done = db
+export async function upsertPendingTotp(db: Db, userId: string, secret: string, at: number): Promise<boolean> {
+  const done = await db
     .insert(totpFactors)
     .values({ userId, secret, confirmedAt: null, lastUsedStep: null, createdAt: at })
     .onConflictDoUpdate({
@@ -28,8 +28,14 @@ export function upsertPendingTotp(db: Db, userId: string, secret: string, at: nu
  * Spends a time step in one statement: of two requests with the same code exactly one gets `true`, and a code of a
  * step at or before the last one used is refused. `confirm` also makes a pending secret active.
  */
-export function spendTotpStep(db: Db, userId: string, step: number, at: number, confirm: boolean): boolean {
-  const done = db
+export async function spendTotpStep(
+  db: Db,
+  userId: string,
+  step: number,
+  at: number,
+  confirm: boolean,
+): Promise<boolean> {
+  const done = await db
     .update(totpFactors)
     .set(confirm ? { lastUsedStep: step, confirmedAt: at } : { lastUsedStep: step })
     .where(
@@ -43,16 +49,17 @@ export function spendTotpStep(db: Db, userId: string, step: number, at: number, 
   return done.changes === 1;
 }
 
-export function deleteTotp(db: Db, userId: string): void {
-  db.delete(totpFactors).where(eq(totpFactors.userId, userId)).run();
+export async function deleteTotp(db: Db, userId: string): Promise<void> {
+  await db.delete(totpFactors).where(eq(totpFactors.userId, userId)).run();
 }
 
 /** Replaces all of a user's recovery codes with these hashes. */
-export function replaceRecoveryCodes(db: Db, userId: string, hashes: string[], at: number): void {
-  db.transaction(() => {
-    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run();
+export async function replaceRecoveryCodes(db: Db, userId: string, hashes: string[], at: number): Promise<void> {
+  await transaction(db, async (db) => {
+    await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run();
     if (hashes.length > 0) {
-      db.insert(recoveryCodes)
+      await db
+        .insert(recoveryCodes)
         .values(hashes.map((codeHash) => ({ userId, codeHash, usedAt: null, createdAt: at })))
         .run();
     }
@@ -60,8 +67,8 @@ export function replaceRecoveryCodes(db: Db, userId: string, hashes: string[], a
 }
 
 /** Spends one unused recovery code in a single statement; answers whether it was there to spend. */
-export function spendRecoveryCode(db: Db, userId: string, codeHash: string, at: number): boolean {
-  const done = db
+export async function spendRecoveryCode(db: Db, userId: string, codeHash: string, at: number): Promise<boolean> {
+  const done = await db
     .update(recoveryCodes)
     .set({ usedAt: at })
     .where(and(eq(recoveryCodes.userId, userId), eq(recoveryCodes.codeHash, codeHash), isNull(recoveryCodes.usedAt)))
@@ -69,59 +76,63 @@ export function spendRecoveryCode(db: Db, userId: string, codeHash: string, at: 
   return done.changes === 1;
 }
 
-export function countUnusedRecoveryCodes(db: Db, userId: string): number {
+export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<number> {
   return (
-    db
-      .select({ n: count() })
-      .from(recoveryCodes)
-      .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)))
-      .get()?.n ?? 0
+    (
+      await db
+        .select({ n: count() })
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)))
+        .get()
+    )?.n ?? 0
   );
 }
 
-export function listPasskeys(db: Db, userId: string): PasskeyRow[] {
-  return db.select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(passkeys.createdAt).all();
+export async function listPasskeys(db: Db, userId: string): Promise<PasskeyRow[]> {
+  return await db.select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(passkeys.createdAt).all();
 }
 
-export function findPasskey(db: Db, id: string): PasskeyRow | undefined {
-  return db.select().from(passkeys).where(eq(passkeys.id, id)).get();
+export async function findPasskey(db: Db, id: string): Promise<PasskeyRow | undefined> {
+  return await db.select().from(passkeys).where(eq(passkeys.id, id)).get();
 }
 
-export function insertPasskey(db: Db, row: PasskeyRow): void {
-  db.insert(passkeys).values(row).run();
+export async function insertPasskey(db: Db, row: PasskeyRow): Promise<void> {
+  await db.insert(passkeys).values(row).run();
 }
 
-export function updatePasskeyUse(db: Db, id: string, counter: number, at: number): void {
-  db.update(passkeys).set({ counter, lastUsedAt: at }).where(eq(passkeys.id, id)).run();
+export async function updatePasskeyUse(db: Db, id: string, counter: number, at: number): Promise<void> {
+  await db.update(passkeys).set({ counter, lastUsedAt: at }).where(eq(passkeys.id, id)).run();
 }
 
 /** Answers whether the user had that passkey. */
-export function deletePasskey(db: Db, userId: string, id: string): boolean {
+export async function deletePasskey(db: Db, userId: string, id: string): Promise<boolean> {
   return (
-    db
-      .delete(passkeys)
-      .where(and(eq(passkeys.userId, userId), eq(passkeys.id, id)))
-      .run().changes === 1
+    (
+      await db
+        .delete(passkeys)
+        .where(and(eq(passkeys.userId, userId), eq(passkeys.id, id)))
+        .run()
+    ).changes === 1
   );
 }
 
 /** Removes every second factor of a user: the app, recovery codes and passkeys. */
-export function deleteSecondFactors(db: Db, userId: string): void {
-  db.transaction(() => {
-    db.delete(totpFactors).where(eq(totpFactors.userId, userId)).run();
-    db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run();
-    db.delete(passkeys).where(eq(passkeys.userId, userId)).run();
-    db.delete(authChallenges).where(eq(authChallenges.userId, userId)).run();
+export async function deleteSecondFactors(db: Db, userId: string): Promise<void> {
+  await transaction(db, async (db) => {
+    await db.delete(totpFactors).where(eq(totpFactors.userId, userId)).run();
+    await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run();
+    await db.delete(passkeys).where(eq(passkeys.userId, userId)).run();
+    await db.delete(authChallenges).where(eq(authChallenges.userId, userId)).run();
   });
 }
 
-export function insertChallenge(db: Db, row: ChallengeRow): void {
-  db.insert(authChallenges).values(row).run();
+export async function insertChallenge(db: Db, row: ChallengeRow): Promise<void> {
+  await db.insert(authChallenges).values(row).run();
 }
 
 /** A live challenge of that purpose, or undefined when unknown or expired. */
-export function findChallenge(db: Db, tokenHash: string, purpose: ChallengeRow['purpose'], at: number) {
-  return db
+export async function findChallenge(db: Db, tokenHash: string, purpose: ChallengeRow['purpose'], at: number) {
+  return await db
     .select()
     .from(authChallenges)
     .where(
@@ -134,25 +145,25 @@ export function findChallenge(db: Db, tokenHash: string, purpose: ChallengeRow['
     .get();
 }
 
-export function setChallengeValue(db: Db, tokenHash: string, challenge: string): void {
-  db.update(authChallenges).set({ challenge }).where(eq(authChallenges.tokenHash, tokenHash)).run();
+export async function setChallengeValue(db: Db, tokenHash: string, challenge: string): Promise<void> {
+  await db.update(authChallenges).set({ challenge }).where(eq(authChallenges.tokenHash, tokenHash)).run();
 }
 
 /** Answers whether the challenge was still there: of two requests spending it, exactly one gets `true`. */
-export function deleteChallenge(db: Db, tokenHash: string): boolean {
-  return db.delete(authChallenges).where(eq(authChallenges.tokenHash, tokenHash)).run().changes === 1;
+export async function deleteChallenge(db: Db, tokenHash: string): Promise<boolean> {
+  return (await db.delete(authChallenges).where(eq(authChallenges.tokenHash, tokenHash)).run()).changes === 1;
 }
 
-export function deleteChallengesBefore(db: Db, at: number): void {
-  db.delete(authChallenges).where(lt(authChallenges.expiresAt, at)).run();
+export async function deleteChallengesBefore(db: Db, at: number): Promise<void> {
+  await db.delete(authChallenges).where(lt(authChallenges.expiresAt, at)).run();
 }
 
 /** The second factors a user can sign in with, in the order the sign-in screen offers them. */
-export function secondFactorMethods(db: Db, userId: string): ('totp' | 'recovery_code' | 'passkey')[] {
-  const totp = findTotp(db, userId);
+export async function secondFactorMethods(db: Db, userId: string): Promise<('totp' | 'recovery_code' | 'passkey')[]> {
+  const totp = await findTotp(db, userId);
   const hasTotp = totp?.confirmedAt != null;
-  const hasPasskey = db.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, userId)).get()!.n > 0;
-  const hasCodes = countUnusedRecoveryCodes(db, userId) > 0;
+  const hasPasskey = (await db.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, userId)).get())!.n > 0;
+  const hasCodes = (await countUnusedRecoveryCodes(db, userId)) > 0;
   return [
     ...(hasTotp ? (['totp'] as const) : []),
     ...(hasPasskey ? (['passkey'] as const) : []),

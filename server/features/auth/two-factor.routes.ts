@@ -43,16 +43,21 @@ export function clearSignInCookie(c: Context<AppEnv>): void {
 
 /** Two-factor sign-in: the authenticator app, recovery codes and the second step (docs/api-auth-admin.md). */
 export const twoFactorRoutes = new Hono<AppEnv>()
-  .post('/auth/login/second-factor', validate('json', SecondFactorBodySchema), (c) => {
-    const { token, user } = completeSecondFactor(c.var.deps, readSignInCookie(c), c.req.valid('json'), requestMeta(c));
+  .post('/auth/login/second-factor', validate('json', SecondFactorBodySchema), async (c) => {
+    const { token, user } = await completeSecondFactor(
+      c.var.deps,
+      readSignInCookie(c),
+      c.req.valid('json'),
+      requestMeta(c),
+    );
     clearSignInCookie(c);
     setSessionCookie(c, token);
     return c.json(user);
   })
-  .get('/auth/two-factor', requireUser, (c) => c.json(twoFactorStatus(c.var.deps, c.var.user)))
+  .get('/auth/two-factor', requireUser, async (c) => c.json(await twoFactorStatus(c.var.deps, c.var.user)))
   .post('/auth/two-factor/totp/start', requireUser, async (c) => c.json(await startTotpSetup(c.var.deps, c.var.user)))
-  .post('/auth/two-factor/totp/confirm', requireUser, validate('json', ConfirmTotpBodySchema), (c) =>
-    c.json(confirmTotpSetup(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c))),
+  .post('/auth/two-factor/totp/confirm', requireUser, validate('json', ConfirmTotpBodySchema), async (c) =>
+    c.json(await confirmTotpSetup(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c))),
   )
   .post('/auth/two-factor/totp/remove', requireUser, validate('json', PasswordCheckBodySchema), async (c) =>
     c.json(await removeTotp(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c))),

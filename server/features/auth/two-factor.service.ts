@@ -56,16 +56,16 @@ function matchingStep(deps: AppDeps, email: string, secret: string, code: string
   return delta === null ? null : Math.floor(at / STEP_MS) + delta;
 }
 
-function loadUser(deps: AppDeps, id: string): UserRow {
-  return findUserById(deps.db, id) ?? forbidden();
+async function loadUser(deps: AppDeps, id: string): Promise<UserRow> {
+  return (await findUserById(deps.db, id)) ?? forbidden();
 }
 
 /** What the user has set up, for the "Two-factor sign-in" section. */
-export function twoFactorStatus(deps: AppDeps, user: SessionUser): TwoFactorStatus {
+export async function twoFactorStatus(deps: AppDeps, user: SessionUser): Promise<TwoFactorStatus> {
   return {
-    totp: findTotp(deps.db, user.id)?.confirmedAt != null,
-    recoveryCodesLeft: countUnusedRecoveryCodes(deps.db, user.id),
-    passkeys: listPasskeys(deps.db, user.id).map((p) => ({
+    totp: (await findTotp(deps.db, user.id))?.confirmedAt != null,
+    recoveryCodesLeft: await countUnusedRecoveryCodes(deps.db, user.id),
+    passkeys: (await listPasskeys(deps.db, user.id)).map((p) => ({
       id: p.id,
       name: p.name,
       createdAt: new Date(p.createdAt).toISOString(),
@@ -78,18 +78,18 @@ export function twoFactorStatus(deps: AppDeps, user: SessionUser): TwoFactorStat
 /** A new secret, not active until a code from it is confirmed; the QR code is drawn here, as SVG (decision 148). */
 export async function startTotpSetup(deps: AppDeps, user: SessionUser): Promise<TotpSetup> {
   const secret = new Secret({ size: 20 }).base32;
-  if (!upsertPendingTotp(deps.db, user.id, secret, deps.now())) conflict(M.alreadySetUp);
+  if (!(await upsertPendingTotp(deps.db, user.id, secret, deps.now()))) conflict(M.alreadySetUp);
   const uri = totpOf(deps, user.email, secret).toString();
   const qrSvg = await QRCode.toString(uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   return { secret, uri, qrSvg };
 }
 
 /** Ten new codes, stored as their SHA-256; answered once. */
-export function issueRecoveryCodes(deps: AppDeps, userId: string): string[] {
+export async function issueRecoveryCodes(deps: AppDeps, userId: string): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () =>
     Array.from(randomBytes(10), (byte) => BASE32[byte & 31]).join(''),
   );
-  replaceRecoveryCodes(
+  await replaceRecoveryCodes(
     deps.db,
     userId,
     codes.map((code) => hashToken(code)),
@@ -99,35 +99,35 @@ export function issueRecoveryCodes(deps: AppDeps, userId: string): string[] {
 }
 
 /** Makes the pending secret active with a code from it, and answers the recovery codes, shown once. */
-export function confirmTotpSetup(
+export async function confirmTotpSetup(
   deps: AppDeps,
   user: SessionUser,
   body: ConfirmTotpBody,
   meta: RequestMeta,
-): RecoveryCodes {
-  const row = findTotp(deps.db, user.id);
+): Promise<RecoveryCodes> {
+  const row = await findTotp(deps.db, user.id);
   if (!row || row.confirmedAt !== null) badRequest(row ? M.alreadySetUp : M.noPendingSetup);
   const step = matchingStep(deps, user.email, row!.secret, body.code);
-  if (step === null || !spendTotpStep(deps.db, user.id, step, deps.now(), true)) badRequest(M.invalidCode);
-  const recoveryCodes = issueRecoveryCodes(deps, user.id);
-  recordAudit(deps.db, { actor: user, action: 'auth.totp_added', ip: meta.ip, at: deps.now() });
+  if (step === null || !(await spendTotpStep(deps.db, user.id, step, deps.now(), true))) badRequest(M.invalidCode);
+  const recoveryCodes = await issueRecoveryCodes(deps, user.id);
+  await recordAudit(deps.db, { actor: user, action: 'auth.totp_added', ip: meta.ip, at: deps.now() });
   return { recoveryCodes };
 }
 
 /** Checks the user's password, counted against the sign-in limits like a sign-in (decision 148). */
 export async function checkPassword(deps: AppDeps, user: UserRow, password: string, meta: RequestMeta): Promise<void> {
-  const attempt = reserveLoginAttempt(deps, user.email, meta.ip);
+  const attempt = await reserveLoginAttempt(deps, user.email, meta.ip);
   if (!(await verifyPassword(password, user.passwordHash))) forbidden(M.wrongPassword);
-  deleteLoginFailure(deps.db, attempt);
+  await deleteLoginFailure(deps.db, attempt);
 }
 
 /** Removes the authenticator app after the password is checked. */
 export async function removeTotp(deps: AppDeps, user: SessionUser, body: PasswordCheckBody, meta: RequestMeta) {
-  await checkPassword(deps, loadUser(deps, user.id), body.password, meta);
-  if (findTotp(deps.db, user.id)?.confirmedAt == null) badRequest(M.notSetUp);
-  deleteTotp(deps.db, user.id);
-  if (listPasskeys(deps.db, user.id).length === 0) replaceRecoveryCodes(deps.db, user.id, [], deps.now());
-  recordAudit(deps.db, { actor: user, action: 'auth.totp_removed', ip: meta.ip, at: deps.now() });
+  await checkPassword(deps, await loadUser(deps, user.id), body.password, meta);
+  if ((await findTotp(deps.db, user.id))?.confirmedAt == null) badRequest(M.notSetUp);
+  await deleteTotp(deps.db, user.id);
+  if ((await listPasskeys(deps.db, user.id)).length === 0) await replaceRecoveryCodes(deps.db, user.id, [], deps.now());
+  await recordAudit(deps.db, { actor: user, action: 'auth.totp_removed', ip: meta.ip, at: deps.now() });
   return twoFactorStatus(deps, user);
 }
 
@@ -138,49 +138,52 @@ export async function regenerateRecoveryCodes(
   body: PasswordCheckBody,
   meta: RequestMeta,
 ): Promise<RecoveryCodes> {
-  await checkPassword(deps, loadUser(deps, user.id), body.password, meta);
-  const status = twoFactorStatus(deps, user);
+  await checkPassword(deps, await loadUser(deps, user.id), body.password, meta);
+  const status = await twoFactorStatus(deps, user);
   if (!status.totp && status.passkeys.length === 0) badRequest(M.notSetUp);
-  const recoveryCodes = issueRecoveryCodes(deps, user.id);
-  recordAudit(deps.db, { actor: user, action: 'auth.recovery_codes_regenerated', ip: meta.ip, at: deps.now() });
+  const recoveryCodes = await issueRecoveryCodes(deps, user.id);
+  await recordAudit(deps.db, { actor: user, action: 'auth.recovery_codes_regenerated', ip: meta.ip, at: deps.now() });
   return { recoveryCodes };
 }
 
 /** The user of a live second-step ticket; 401 when it is unknown or has expired. */
-export function ticketUser(deps: AppDeps, ticket: string | undefined): { tokenHash: string; user: UserRow } {
+export async function ticketUser(
+  deps: AppDeps,
+  ticket: string | undefined,
+): Promise<{ tokenHash: string; user: UserRow }> {
   const tokenHash = hashToken(ticket ?? '');
-  const row = ticket ? findChallenge(deps.db, tokenHash, 'second_factor', deps.now()) : undefined;
-  const user = row?.userId ? findUserById(deps.db, row.userId) : undefined;
+  const row = ticket ? await findChallenge(deps.db, tokenHash, 'second_factor', deps.now()) : undefined;
+  const user = row?.userId ? await findUserById(deps.db, row.userId) : undefined;
   if (!user) throw new AppError(401, 'unauthenticated', M.ticketExpired);
   return { tokenHash, user };
 }
 
 /** Whether a code or recovery code is right, spending it when it is. */
-function spendSecondFactor(deps: AppDeps, user: UserRow, body: SecondFactorBody): boolean {
+async function spendSecondFactor(deps: AppDeps, user: UserRow, body: SecondFactorBody): Promise<boolean> {
   if ('code' in body) {
-    const row = findTotp(deps.db, user.id);
+    const row = await findTotp(deps.db, user.id);
     if (!row || row.confirmedAt === null) return false;
     const step = matchingStep(deps, user.email, row.secret, body.code);
-    return step !== null && spendTotpStep(deps.db, user.id, step, deps.now(), false);
+    return step !== null && (await spendTotpStep(deps.db, user.id, step, deps.now(), false));
   }
-  return spendRecoveryCode(deps.db, user.id, hashToken(body.recoveryCode), deps.now());
+  return await spendRecoveryCode(deps.db, user.id, hashToken(body.recoveryCode), deps.now());
 }
 
 /**
  * The second step: a wrong code counts against the same account and address limits as a wrong password; a right
  * one starts the session exactly as a password alone does (decision 148).
  */
-export function completeSecondFactor(
+export async function completeSecondFactor(
   deps: AppDeps,
   ticket: string | undefined,
   body: SecondFactorBody,
   meta: RequestMeta,
-): StartedSession {
-  const { tokenHash, user } = ticketUser(deps, ticket);
-  const attempt = reserveLoginAttempt(deps, user.email, meta.ip);
+): Promise<StartedSession> {
+  const { tokenHash, user } = await ticketUser(deps, ticket);
+  const attempt = await reserveLoginAttempt(deps, user.email, meta.ip);
   const method = 'code' in body ? 'totp' : 'recovery_code';
-  if (!spendSecondFactor(deps, user, body)) {
-    recordAudit(deps.db, {
+  if (!(await spendSecondFactor(deps, user, body))) {
+    await recordAudit(deps.db, {
       actor: user,
       action: 'auth.login_failed',
       ip: meta.ip,
@@ -189,25 +192,25 @@ export function completeSecondFactor(
     });
     throw new AppError(401, 'unauthenticated', method === 'totp' ? M.invalidCode : M.invalidRecoveryCode);
   }
-  deleteLoginFailure(deps.db, attempt);
+  await deleteLoginFailure(deps.db, attempt);
   return finishSecondStep(deps, tokenHash, user, method, meta);
 }
 
 /** Spends the ticket and starts the session; an account deactivated meanwhile is refused as at the first step. */
-export function finishSecondStep(
+export async function finishSecondStep(
   deps: AppDeps,
   tokenHash: string,
   user: UserRow,
   method: 'totp' | 'recovery_code' | 'passkey',
   meta: RequestMeta,
-): StartedSession {
-  if (!deleteChallenge(deps.db, tokenHash)) throw new AppError(401, 'unauthenticated', M.ticketExpired);
+): Promise<StartedSession> {
+  if (!(await deleteChallenge(deps.db, tokenHash))) throw new AppError(401, 'unauthenticated', M.ticketExpired);
   if (user.pendingApproval) forbidden(MESSAGES.pendingApproval);
   if (!user.isActive) forbidden(MESSAGES.deactivated);
-  return finishLogin(deps, user, meta, { secondFactor: method });
+  return await finishLogin(deps, user, meta, { secondFactor: method });
 }
 
 /** Removes every second factor of a user: the app, recovery codes, passkeys and any sign-in waiting on them. */
-export function removeSecondFactors(deps: AppDeps, userId: string): void {
-  deleteSecondFactors(deps.db, userId);
+export async function removeSecondFactors(deps: AppDeps, userId: string): Promise<void> {
+  await deleteSecondFactors(deps.db, userId);
 }

@@ -4,6 +4,7 @@ import { MESSAGES } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { TWO_FACTOR_MESSAGES as M } from '../../../schema/two-factor';
 import { startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 /** The server's clock is Date.now() plus this; codes are computed at the server's time. */
@@ -58,8 +59,10 @@ async function passwordStep(client: TestClient, email: string, password = TEST_P
   return client.post('/api/auth/login', { email, password });
 }
 
-function auditOf(userId: string) {
-  return t.db.$client.prepare('select action, details from audit_log where actor_id = ? order by id').all(userId) as {
+async function auditOf(userId: string) {
+  return (await statement(t.db, 'select action, details from audit_log where actor_id = ? order by id').all([
+    userId,
+  ])) as {
     action: string;
     details: string | null;
   }[];
@@ -90,12 +93,12 @@ describe('setting up the authenticator app', () => {
     for (const code of codesOf(ok.body)) expect(code).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
     expect(new Set(codesOf(ok.body)).size).toBe(10);
     expect((await client.get('/api/auth/two-factor')).body).toMatchObject({ totp: true, recoveryCodesLeft: 10 });
-    expect(auditOf(user.id).map((row) => row.action)).toContain('auth.totp_added');
+    expect((await auditOf(user.id)).map((row) => row.action)).toContain('auth.totp_added');
   });
 
   it('stores recovery codes only as hashes, and refuses a second app until the first is removed', async () => {
     const { user, client, recoveryCodes } = await withTotp();
-    const stored = t.db.$client.prepare('select code_hash from recovery_codes where user_id = ?').all(user.id);
+    const stored = await statement(t.db, 'select code_hash from recovery_codes where user_id = ?').all([user.id]);
     const dump = JSON.stringify(stored);
     for (const code of recoveryCodes) expect(dump).not.toContain(code.replace('-', ''));
     const again = await client.post('/api/auth/two-factor/totp/start');
@@ -128,7 +131,7 @@ describe('signing in with a second factor', () => {
     expect((await client.get('/api/auth/user')).status).toBe(401);
     // The ticket is kept hashed in the database, not as sent.
     const value = ticket.split(';')[0].split('=')[1];
-    expect(JSON.stringify(t.db.$client.prepare('select * from auth_challenges').all())).not.toContain(value);
+    expect(JSON.stringify(await statement(t.db, 'select * from auth_challenges').all())).not.toContain(value);
 
     toMidStep();
     const second = await client.post('/api/auth/login/second-factor', { code: codeAt(secret, serverNow()) });
@@ -137,7 +140,7 @@ describe('signing in with a second factor', () => {
     expect(client.cookie).toMatch(/^sp_session=/);
     expect(client.signInCookie).toBe('');
     expect((await client.get('/api/auth/user')).body).toMatchObject({ id: user.id });
-    const audit = auditOf(user.id).slice(-2);
+    const audit = (await auditOf(user.id)).slice(-2);
     expect(audit.map((row) => row.action)).toEqual(['auth.login_password_checked', 'auth.login']);
     expect(JSON.parse(audit[1].details!)).toEqual({ secondFactor: 'totp' });
   });
@@ -176,7 +179,7 @@ describe('signing in with a second factor', () => {
     expect(refused.body.message).toBe(M.invalidCode);
     const earlier = await replay.post('/api/auth/login/second-factor', { code: codeAt(secret, serverNow() - STEP) });
     expect(earlier.status).toBe(401);
-    const failed = auditOf(user.id).filter((row) => row.action === 'auth.login_failed');
+    const failed = (await auditOf(user.id)).filter((row) => row.action === 'auth.login_failed');
     expect(failed.map((row) => JSON.parse(row.details!))).toEqual([{ step: 'totp' }, { step: 'totp' }]);
   });
 
@@ -281,7 +284,7 @@ describe('removing the app and new recovery codes', () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ totp: false, recoveryCodesLeft: 0 });
     expect((await passwordStep(t.client(), user.email)).body).toMatchObject({ id: user.id });
-    expect(auditOf(user.id).map((row) => row.action)).toContain('auth.totp_removed');
+    expect((await auditOf(user.id)).map((row) => row.action)).toContain('auth.totp_removed');
     expect((await client.post('/api/auth/two-factor/totp/remove', {})).status).toBe(400);
   });
 

@@ -1,7 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { conversationIdOf, houseChatIdOf } from '../../../schema/chat';
-import { preparedFor, type Db } from '../../db/client';
+import { preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
 import { conversationMembers, conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -74,25 +73,24 @@ const MEMBERS_OF = `
   WHERE c.id = @id AND c.kind = 'house' AND ${LIVE_USER}`;
 
 const listMemberIdsQuery = preparedFor((db) =>
-  db.$client.prepare<{ id: string }, { userId: string }>(`${MEMBERS_OF} ORDER BY 1`),
+  statement<{ id: string }, { userId: string }>(db, `${MEMBERS_OF} ORDER BY 1`),
 );
 
 /** The current members of a conversation, by id. */
-export function listMemberIds(db: Db, conversationId: string): string[] {
-  return listMemberIdsQuery(db)
-    .all({ id: conversationId })
-    .map((r) => r.userId);
+export async function listMemberIds(db: Db, conversationId: string): Promise<string[]> {
+  return (await listMemberIdsQuery(db).all({ id: conversationId })).map((r) => r.userId);
 }
 
 const isMemberQuery = preparedFor((db) =>
-  db.$client.prepare<{ id: string; userId: string }, { n: number }>(
+  statement<{ id: string; userId: string }, { n: number }>(
+    db,
     `SELECT count(*) AS n FROM (${MEMBER_CONVERSATIONS}) WHERE id = @id`,
   ),
 );
 
 /** Whether a user is in a conversation now. */
-export function isMember(db: Db, conversationId: string, userId: string): boolean {
-  return isMemberQuery(db).get({ id: conversationId, userId })!.n > 0;
+export async function isMember(db: Db, conversationId: string, userId: string): Promise<boolean> {
+  return (await isMemberQuery(db).get({ id: conversationId, userId }))!.n > 0;
 }
 
 const listMemberRowsQuery = preparedFor((db) =>
@@ -104,8 +102,8 @@ const listMemberRowsQuery = preparedFor((db) =>
 );
 
 /** Every row of a conversation's members, current or not: read marks and mutes (prepared: every send reads it). */
-export function listMemberRows(db: Db, conversationId: string): MemberRow[] {
-  return listMemberRowsQuery(db).all({ id: conversationId });
+export async function listMemberRows(db: Db, conversationId: string): Promise<MemberRow[]> {
+  return await listMemberRowsQuery(db).all({ id: conversationId });
 }
 
 const findMemberRowQuery = preparedFor((db) =>
@@ -121,8 +119,8 @@ const findMemberRowQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findMemberRow(db: Db, conversationId: string, userId: string): MemberRow | undefined {
-  return findMemberRowQuery(db).get({ id: conversationId, userId });
+export async function findMemberRow(db: Db, conversationId: string, userId: string): Promise<MemberRow | undefined> {
+  return await findMemberRowQuery(db).get({ id: conversationId, userId });
 }
 
 /** The user's read mark in the conversation the outer query is on (0 without a row). */
@@ -145,8 +143,8 @@ const findConversationQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findConversation(db: Db, id: string): ConversationRow | undefined {
-  return findConversationQuery(db).get({ id });
+export async function findConversation(db: Db, id: string): Promise<ConversationRow | undefined> {
+  return await findConversationQuery(db).get({ id });
 }
 
 /** The new, empty conversation of two users at `at`: named by the pair, the lower id first (decision 30). */
@@ -170,27 +168,34 @@ export function newConversationRow(userId: string, otherUserId: string, at: numb
  * Stores a conversation and its first members (a direct chat's two unless given) at one sequence. The members' rows
  * start with the conversation's sequence as their access, so a pull brings them everything from there.
  */
-export function insertConversation(db: Db, row: NewConversationRow, memberIds?: readonly string[]): void {
+export async function insertConversation(
+  db: Db,
+  row: NewConversationRow,
+  memberIds?: readonly string[],
+): Promise<void> {
   const members = memberIds ?? [row.userAId, row.userBId].filter((id): id is string => id !== null);
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.insert(conversations)
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
+    await db
+      .insert(conversations)
       .values({ ...row, serverSeq })
       .run();
     if (members.length > 0)
-      db.insert(conversationMembers)
+      await db
+        .insert(conversationMembers)
         .values(members.map((userId) => ({ conversationId: row.id, userId, joinedAt: row.createdAt })))
         .run();
   });
 }
 
 /** Creates the missing house chats of these houses (at start; decision 143). */
-export function insertHouseChats(db: Db, houses: readonly string[], at: number): void {
-  db.transaction(() => {
+export async function insertHouseChats(db: Db, houses: readonly string[], at: number): Promise<void> {
+  await transaction(db, async (db) => {
     for (const house of houses) {
       const id = houseChatIdOf(house);
-      if (findConversation(db, id)) continue;
-      db.insert(conversations)
+      if (await findConversation(db, id)) continue;
+      await db
+        .insert(conversations)
         .values({
           id,
           kind: 'house',
@@ -202,7 +207,7 @@ export function insertHouseChats(db: Db, houses: readonly string[], at: number):
           lastMessageAt: null,
           createdAt: at,
           updatedAt: at,
-          serverSeq: nextSeq(db),
+          serverSeq: await nextSeq(db),
         })
         .onConflictDoNothing()
         .run();
@@ -214,11 +219,18 @@ export function insertHouseChats(db: Db, houses: readonly string[], at: number):
  * Puts users in (or back in) a conversation: each member row is open again, read up to `readUpTo`, with a new access
  * sequence so their next pull brings the conversation's messages; the conversation moves up the change feed.
  */
-export function joinMembers(db: Db, conversationId: string, userIds: readonly string[], at: number, readUpTo: number) {
-  db.transaction(() => {
+export async function joinMembers(
+  db: Db,
+  conversationId: string,
+  userIds: readonly string[],
+  at: number,
+  readUpTo: number,
+) {
+  await transaction(db, async (db) => {
     for (const userId of userIds) {
-      const accessSeq = nextSeq(db);
-      db.insert(conversationMembers)
+      const accessSeq = await nextSeq(db);
+      await db
+        .insert(conversationMembers)
         .values({ conversationId, userId, joinedAt: at, leftAt: null, readUpTo, accessSeq })
         .onConflictDoUpdate({
           target: [conversationMembers.conversationId, conversationMembers.userId],
@@ -231,7 +243,7 @@ export function joinMembers(db: Db, conversationId: string, userIds: readonly st
         })
         .run();
     }
-    touchConversation(db, conversationId, at);
+    await touchConversation(db, conversationId, at);
   });
 }
 
@@ -239,13 +251,19 @@ export function joinMembers(db: Db, conversationId: string, userIds: readonly st
  * Takes users out of a conversation: each row is closed with a new access sequence, at which their next pull brings
  * tombstones of the conversation and its messages; the conversation moves up the change feed for those who stay.
  */
-export function leaveMembers(db: Db, conversationId: string, userIds: readonly string[], at: number): void {
-  db.transaction(() => {
+export async function leaveMembers(
+  db: Db,
+  conversationId: string,
+  userIds: readonly string[],
+  at: number,
+): Promise<void> {
+  await transaction(db, async (db) => {
     // The last message they could see: messages after it are none of theirs, not even as tombstones.
-    const leftAt = Math.max(at, findConversation(db, conversationId)?.lastMessageAt ?? 0);
+    const leftAt = Math.max(at, (await findConversation(db, conversationId))?.lastMessageAt ?? 0);
     for (const userId of userIds) {
-      const accessSeq = nextSeq(db);
-      db.insert(conversationMembers)
+      const accessSeq = await nextSeq(db);
+      await db
+        .insert(conversationMembers)
         .values({ conversationId, userId, joinedAt: at, leftAt, accessSeq })
         .onConflictDoUpdate({
           target: [conversationMembers.conversationId, conversationMembers.userId],
@@ -253,54 +271,69 @@ export function leaveMembers(db: Db, conversationId: string, userIds: readonly s
         })
         .run();
     }
-    touchConversation(db, conversationId, at);
+    await touchConversation(db, conversationId, at);
   });
 }
 
 /** Moves a conversation up the change feed (its document changed for its members). */
-export function touchConversation(db: Db, id: string, at: number): void {
-  db.update(conversations)
-    .set({ updatedAt: at, serverSeq: nextSeq(db) })
+export async function touchConversation(db: Db, id: string, at: number): Promise<void> {
+  await db
+    .update(conversations)
+    .set({ updatedAt: at, serverSeq: await nextSeq(db) })
     .where(eq(conversations.id, id))
     .run();
 }
 
-export function renameConversation(db: Db, id: string, name: string, at: number): void {
-  db.transaction(() => {
-    db.update(conversations).set({ name }).where(eq(conversations.id, id)).run();
-    touchConversation(db, id, at);
+export async function renameConversation(db: Db, id: string, name: string, at: number): Promise<void> {
+  await transaction(db, async (db) => {
+    await db.update(conversations).set({ name }).where(eq(conversations.id, id)).run();
+    await touchConversation(db, id, at);
   });
 }
 
 /** Sets one member's mute (a row is made for a house member who has none); the conversation moves up the feed. */
-export function updateMuted(db: Db, conversationId: string, userId: string, muted: boolean, at: number): void {
-  db.transaction(() => {
-    db.insert(conversationMembers)
+export async function updateMuted(
+  db: Db,
+  conversationId: string,
+  userId: string,
+  muted: boolean,
+  at: number,
+): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .insert(conversationMembers)
       .values({ conversationId, userId, joinedAt: at, muted })
       .onConflictDoUpdate({ target: [conversationMembers.conversationId, conversationMembers.userId], set: { muted } })
       .run();
-    touchConversation(db, conversationId, at);
+    await touchConversation(db, conversationId, at);
   });
 }
 
 /** Sets one member's read mark; the conversation moves up the change feed (everyone's "Seen by" changes). */
-export function updateReadMark(db: Db, conversationId: string, userId: string, upTo: number, at: number): void {
-  db.transaction(() => {
-    db.insert(conversationMembers)
+export async function updateReadMark(
+  db: Db,
+  conversationId: string,
+  userId: string,
+  upTo: number,
+  at: number,
+): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .insert(conversationMembers)
       .values({ conversationId, userId, joinedAt: at, readUpTo: upTo })
       .onConflictDoUpdate({
         target: [conversationMembers.conversationId, conversationMembers.userId],
         set: { readUpTo: upTo },
       })
       .run();
-    touchConversation(db, conversationId, at);
+    await touchConversation(db, conversationId, at);
   });
 }
 
 /** A user's conversations with the other side, the last message and the unread count, newest first. */
-export function listConversationsOf(db: Db, userId: string, onlyId?: string): ConversationListRow[] {
+export async function listConversationsOf(db: Db, userId: string, onlyId?: string): Promise<ConversationListRow[]> {
   const mine = sql`${conversations.id} IN (${memberConversationsOf(userId)})`;
-  return db
+  return await db
     .select({
       conversation: conversations,
       other: otherColumns,
@@ -316,8 +349,8 @@ export function listConversationsOf(db: Db, userId: string, onlyId?: string): Co
 }
 
 /** Messages from others a user has not read, across their conversations. */
-export function countUnreadOf(db: Db, userId: string): number {
-  const row = db
+export async function countUnreadOf(db: Db, userId: string): Promise<number> {
+  const row = await db
     .select({ n: sql<number>`coalesce(sum(${unreadOf(userId)}), 0)` })
     .from(conversations)
     .where(sql`${conversations.id} IN (${memberConversationsOf(userId)})`)
@@ -333,8 +366,8 @@ const findMessageQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findMessage(db: Db, id: string): MessageRow | undefined {
-  return findMessageQuery(db).get({ id });
+export async function findMessage(db: Db, id: string): Promise<MessageRow | undefined> {
+  return await findMessageQuery(db).get({ id });
 }
 
 export interface MessageWithSender {
@@ -351,27 +384,27 @@ const findMessageWithSenderQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findMessageWithSender(db: Db, id: string): MessageWithSender | undefined {
-  return findMessageWithSenderQuery(db).get({ id });
+export async function findMessageWithSender(db: Db, id: string): Promise<MessageWithSender | undefined> {
+  return await findMessageWithSenderQuery(db).get({ id });
 }
 
 /**
  * The newest `limit` messages of a conversation, newest first, older than `before` (a message's time and id)
  * when given: read backwards along the (conversation, time) index.
  */
-export function listMessagesOf(
+export async function listMessagesOf(
   db: Db,
   conversationId: string,
   limit: number,
   before?: Pick<MessageRow, 'createdAt' | 'id'>,
-): MessageWithSender[] {
+): Promise<MessageWithSender[]> {
   const older = before
     ? and(
         lte(messages.createdAt, before.createdAt),
         or(lt(messages.createdAt, before.createdAt), lt(messages.id, before.id)),
       )
     : undefined;
-  return db
+  return await db
     .select({ message: messages, senderFirstName: users.firstName })
     .from(messages)
     .leftJoin(users, eq(users.id, messages.senderId))
@@ -410,18 +443,26 @@ const insertMessageQueries = preparedFor((db) => ({
     .prepare(),
 }));
 
-export function insertMessage(db: Db, row: NewMessageRow): void {
-  const queries = insertMessageQueries(db);
-  db.transaction(() => {
+const lastMessageAtQuery = preparedFor((db) =>
+  statement<[string], { at: number | null }>(db, 'SELECT last_message_at AS at FROM conversations WHERE id = ?'),
+);
+
+export async function insertMessage(db: Db, row: NewMessageRow): Promise<void> {
+  await transaction(db, async (db) => {
+    // Prepared on the transaction's handle: the app's would wait for this transaction for ever (SQLite).
+    const queries = insertMessageQueries(db);
+    // Strictly after the conversation's last message, read here: another send may have committed since the caller read it.
+    const last = await lastMessageAtQuery(db).get([row.conversationId]);
     const values = {
       ...row,
+      createdAt: Math.max(row.createdAt, (last?.at ?? 0) + 1),
       mentions: row.mentions ?? '[]',
       images: row.images ?? '[]',
       attachments: row.attachments ?? '[]',
-      serverSeq: nextSeq(db),
+      serverSeq: await nextSeq(db),
     };
-    queries.message.run(values);
-    queries.conversation.run(values);
+    await queries.message.run(values);
+    await queries.conversation.run(values);
   });
 }
 
@@ -430,14 +471,15 @@ export function insertMessage(db: Db, row: NewMessageRow): void {
  * the change feed, so the others pull them again with the account gone (the foreign keys set it to null and drop its
  * member rows).
  */
-export function releaseParticipant(db: Db, userId: string, conversationIds: readonly string[]): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.update(conversations)
+export async function releaseParticipant(db: Db, userId: string, conversationIds: readonly string[]): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
+    await db
+      .update(conversations)
       .set({ serverSeq })
       .where(or(eq(conversations.createdBy, userId), inArray(conversations.id, [...conversationIds])))
       .run();
-    db.update(messages).set({ serverSeq }).where(eq(messages.senderId, userId)).run();
+    await db.update(messages).set({ serverSeq }).where(eq(messages.senderId, userId)).run();
   });
 }
 
@@ -449,12 +491,12 @@ export interface FeedRow {
 }
 
 /** Parameters of the feeds below: the users as one JSON array, their checkpoint and the page's length for each. */
-interface FeedParams {
+type FeedParams = {
   userIds: string;
   seq: number;
   id: string;
   limit: number;
-}
+};
 
 /**
  * The users (`who`), the conversations each is in now (`mine`) and each one's member rows (`access`), as the feeds
@@ -478,9 +520,15 @@ type FeedQuery = (db: Db) => Statement<FeedParams, FeedRow & { user_id: string }
 
 /** Reads a feed for users: each one's page after a checkpoint, at most `limit` long; a user with none is left out. */
 function feedsOf(query: FeedQuery) {
-  return (db: Db, userIds: readonly string[], seq: number, id: string, limit: number): Map<string, FeedRow[]> => {
+  return async (
+    db: Db,
+    userIds: readonly string[],
+    seq: number,
+    id: string,
+    limit: number,
+  ): Promise<Map<string, FeedRow[]>> => {
     const pages = new Map<string, FeedRow[]>();
-    for (const row of query(db).all({ userIds: JSON.stringify(userIds), seq, id, limit })) {
+    for (const row of await query(db).all({ userIds: JSON.stringify(userIds), seq, id, limit })) {
       let page = pages.get(row.user_id);
       if (!page) pages.set(row.user_id, (page = []));
       page.push({ id: row.id, seq: row.seq, visible: row.visible });
@@ -494,7 +542,8 @@ function feedsOf(query: FeedQuery) {
  * the conversation's sequence and their joining; those they left, at their leaving only (tombstones, by the caller).
  */
 const listConversationFeedsQuery = preparedFor((db) =>
-  db.$client.prepare<FeedParams, FeedRow & { user_id: string }>(
+  statement<FeedParams, FeedRow & { user_id: string }>(
+    db,
     `WITH ${FEED_USERS},
      feed AS (
        SELECT mine.user_id, c.id AS id, max(c.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
@@ -515,7 +564,8 @@ export const listConversationFeeds = feedsOf(listConversationFeedsQuery);
  * leaving, at it (tombstones, by the caller). Each branch reads along an index; the feed's order is (seq, id).
  */
 const listMessageFeedsQuery = preparedFor((db) =>
-  db.$client.prepare<FeedParams, FeedRow & { user_id: string }>(
+  statement<FeedParams, FeedRow & { user_id: string }>(
+    db,
     `WITH ${FEED_USERS},
      feed AS (
        SELECT mine.user_id, m.id AS id, max(m.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
@@ -537,18 +587,18 @@ const listMessageFeedsQuery = preparedFor((db) =>
 
 export const listMessageFeeds = feedsOf(listMessageFeedsQuery);
 
-export function listConversationsByIds(db: Db, ids: readonly string[]): ConversationRow[] {
+export async function listConversationsByIds(db: Db, ids: readonly string[]): Promise<ConversationRow[]> {
   if (ids.length === 0) return [];
-  return db
+  return await db
     .select()
     .from(conversations)
     .where(inArray(conversations.id, [...ids]))
     .all();
 }
 
-export function listMessagesByIds(db: Db, ids: readonly string[]): MessageRow[] {
+export async function listMessagesByIds(db: Db, ids: readonly string[]): Promise<MessageRow[]> {
   if (ids.length === 0) return [];
-  return db
+  return await db
     .select()
     .from(messages)
     .where(inArray(messages.id, [...ids]))
@@ -567,13 +617,13 @@ export interface ChatUserRow {
 
 const chatUserColumns = { ...otherColumns, isActive: users.isActive, pendingApproval: users.pendingApproval };
 
-export function findChatUser(db: Db, id: string): ChatUserRow | undefined {
-  return db.select(chatUserColumns).from(users).where(eq(users.id, id)).get();
+export async function findChatUser(db: Db, id: string): Promise<ChatUserRow | undefined> {
+  return await db.select(chatUserColumns).from(users).where(eq(users.id, id)).get();
 }
 
-export function listChatUsers(db: Db, ids: readonly string[]): ChatUserRow[] {
+export async function listChatUsers(db: Db, ids: readonly string[]): Promise<ChatUserRow[]> {
   if (ids.length === 0) return [];
-  return db
+  return await db
     .select(chatUserColumns)
     .from(users)
     .where(inArray(users.id, [...ids]))
@@ -581,8 +631,8 @@ export function listChatUsers(db: Db, ids: readonly string[]): ChatUserRow[] {
 }
 
 /** Every active colleague but oneself, by name (pending registrations are not staff yet). */
-export function listActiveUsersExcept(db: Db, userId: string): ChatUserRow[] {
-  return db
+export async function listActiveUsersExcept(db: Db, userId: string): Promise<ChatUserRow[]> {
+  return await db
     .select(chatUserColumns)
     .from(users)
     .where(and(ne(users.id, userId), eq(users.isActive, true), eq(users.pendingApproval, false)))
@@ -591,14 +641,22 @@ export function listActiveUsersExcept(db: Db, userId: string): ChatUserRow[] {
 }
 
 /** The house chats whose rows say a user is in them (open rows), for closing those they may no longer be in. */
-export function listOpenHouseRowsOf(db: Db, userId: string): { conversationId: string; house: string }[] {
-  return db
-    .select({ conversationId: conversationMembers.conversationId, house: conversations.house })
-    .from(conversationMembers)
-    .innerJoin(conversations, eq(conversations.id, conversationMembers.conversationId))
-    .where(
-      and(eq(conversationMembers.userId, userId), isNull(conversationMembers.leftAt), eq(conversations.kind, 'house')),
-    )
-    .all()
-    .map((r) => ({ conversationId: r.conversationId, house: r.house ?? '' }));
+export async function listOpenHouseRowsOf(
+  db: Db,
+  userId: string,
+): Promise<{ conversationId: string; house: string }[]> {
+  return (
+    await db
+      .select({ conversationId: conversationMembers.conversationId, house: conversations.house })
+      .from(conversationMembers)
+      .innerJoin(conversations, eq(conversations.id, conversationMembers.conversationId))
+      .where(
+        and(
+          eq(conversationMembers.userId, userId),
+          isNull(conversationMembers.leftAt),
+          eq(conversations.kind, 'house'),
+        ),
+      )
+      .all()
+  ).map((r) => ({ conversationId: r.conversationId, house: r.house ?? '' }));
 }

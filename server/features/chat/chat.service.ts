@@ -23,6 +23,7 @@ import { DELETED_AUTHOR, type Attachment } from '../../../schema/posts';
 import type { Role } from '../../../schema/roles';
 import { CHECKPOINT_ID_END } from '../../../schema/sync-protocol';
 import type { ConversationDoc, MessageDoc } from '../../../schema/sync';
+import { inTransaction } from '../../db/client';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
@@ -79,10 +80,10 @@ interface Membership {
   muted: Set<string>;
 }
 
-function membershipOf(deps: AppDeps, conversationId: string): Membership {
-  const memberIds = listMemberIds(deps.db, conversationId);
+async function membershipOf(deps: AppDeps, conversationId: string): Promise<Membership> {
+  const memberIds = await listMemberIds(deps.db, conversationId);
   // By user: a house chat's 200 members look their rows up 200 times.
-  const rows = new Map(listMemberRows(deps.db, conversationId).map((r) => [r.userId, r]));
+  const rows = new Map((await listMemberRows(deps.db, conversationId)).map((r) => [r.userId, r]));
   const marks = new Map(memberIds.map((id) => [id, rows.get(id)?.readUpTo ?? 0]));
   return {
     memberIds,
@@ -99,9 +100,9 @@ function otherSideOf(row: ConversationRow, userId: string): string | null {
 }
 
 /** The conversation if this user is in it now; everyone else gets 404. */
-function requireConversation(deps: AppDeps, actor: SessionUser, id: string): ConversationRow {
-  const row = findConversation(deps.db, id);
-  return row && isMember(deps.db, id, actor.id) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
+async function requireConversation(deps: AppDeps, actor: SessionUser, id: string): Promise<ConversationRow> {
+  const row = await findConversation(deps.db, id);
+  return row && (await isMember(deps.db, id, actor.id)) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
 }
 
 function toChatUser(other: ConversationListRow['other']): ChatUser {
@@ -115,9 +116,13 @@ function toChatUser(other: ConversationListRow['other']): ChatUser {
   };
 }
 
-function toConversationView(deps: AppDeps, row: ConversationListRow, viewerId: string): ConversationView {
+async function toConversationView(
+  deps: AppDeps,
+  row: ConversationListRow,
+  viewerId: string,
+): Promise<ConversationView> {
   const { conversation } = row;
-  const members = membershipOf(deps, conversation.id);
+  const members = await membershipOf(deps, conversation.id);
   return {
     id: conversation.id,
     kind: conversation.kind,
@@ -133,8 +138,8 @@ function toConversationView(deps: AppDeps, row: ConversationListRow, viewerId: s
   };
 }
 
-function loadConversationView(deps: AppDeps, actor: SessionUser, id: string): ConversationView {
-  const [row] = listConversationsOf(deps.db, actor.id, id);
+async function loadConversationView(deps: AppDeps, actor: SessionUser, id: string): Promise<ConversationView> {
+  const [row] = await listConversationsOf(deps.db, actor.id, id);
   return row ? toConversationView(deps, row, actor.id) : notFound(CHAT_MESSAGES.conversationNotFound);
 }
 
@@ -147,18 +152,19 @@ function notifyMembers(deps: AppDeps, userIds: Iterable<string>, withMessages = 
 }
 
 /** At start: every house of the house list has its chat (decision 143); ids are made from the house's name. */
-export function ensureHouseChats(deps: AppDeps): void {
-  insertHouseChats(deps.db, listHouses(deps.config.orgName), deps.now());
+export async function ensureHouseChats(deps: AppDeps): Promise<void> {
+  await insertHouseChats(deps.db, listHouses(deps.config.orgName), deps.now());
 }
 
 /** GET /api/conversations: the user's conversations, the most recent message first. */
-export function listConversations(deps: AppDeps, actor: SessionUser): ConversationView[] {
-  return listConversationsOf(deps.db, actor.id).map((row) => toConversationView(deps, row, actor.id));
+export async function listConversations(deps: AppDeps, actor: SessionUser): Promise<ConversationView[]> {
+  const rows = await listConversationsOf(deps.db, actor.id);
+  return await Promise.all(rows.map((row) => toConversationView(deps, row, actor.id)));
 }
 
 /** GET /api/users: the new-chat list, every other active colleague (never oneself; docs/behaviour.md, "Chat"). */
-export function listChatContacts(deps: AppDeps, actor: SessionUser): ChatContact[] {
-  return listActiveUsersExcept(deps.db, actor.id).map(({ id, firstName, lastName, role, profileImageUrl }) => ({
+export async function listChatContacts(deps: AppDeps, actor: SessionUser): Promise<ChatContact[]> {
+  return (await listActiveUsersExcept(deps.db, actor.id)).map(({ id, firstName, lastName, role, profileImageUrl }) => ({
     id,
     firstName,
     lastName,
@@ -168,8 +174,8 @@ export function listChatContacts(deps: AppDeps, actor: SessionUser): ChatContact
 }
 
 /** Refuses anyone who is not an active, approved colleague (404, as for an unknown id). */
-function requireColleagues(deps: AppDeps, userIds: readonly string[]): void {
-  const found = listChatUsers(deps.db, userIds);
+async function requireColleagues(deps: AppDeps, userIds: readonly string[]): Promise<void> {
+  const found = await listChatUsers(deps.db, userIds);
   for (const id of userIds) {
     const user = found.find((u) => u.id === id);
     if (!user || !user.isActive || user.pendingApproval) notFound(CHAT_MESSAGES.userNotFound);
@@ -177,51 +183,55 @@ function requireColleagues(deps: AppDeps, userIds: readonly string[]): void {
 }
 
 /** Creates the pair's conversation (the id is made from the pair); the other must be an active colleague. */
-function createDirectConversation(deps: AppDeps, actor: SessionUser, otherUserId: string): ConversationRow {
+async function createDirectConversation(
+  deps: AppDeps,
+  actor: SessionUser,
+  otherUserId: string,
+): Promise<ConversationRow> {
   if (otherUserId === actor.id) badRequest(CHAT_MESSAGES.notWithYourself);
-  requireColleagues(deps, [otherUserId]);
+  await requireColleagues(deps, [otherUserId]);
   const row = newConversationRow(actor.id, otherUserId, deps.now());
-  insertConversation(deps.db, row);
+  await insertConversation(deps.db, row);
   notifyMembers(deps, [actor.id, otherUserId]);
-  return findConversation(deps.db, row.id)!;
+  return (await findConversation(deps.db, row.id))!;
 }
 
 /**
  * The pair's conversation; the existing one when the two already have one (`created: false`), never with oneself
  * or with an inactive or unknown user.
  */
-export function openConversation(
+export async function openConversation(
   deps: AppDeps,
   actor: SessionUser,
   participantId: string,
-): { conversation: ConversationView; created: boolean } {
+): Promise<{ conversation: ConversationView; created: boolean }> {
   if (participantId === actor.id) badRequest(CHAT_MESSAGES.notWithYourself);
   const id = conversationIdOf(actor.id, participantId);
-  if (findConversation(deps.db, id) && isMember(deps.db, id, actor.id)) {
-    return { conversation: loadConversationView(deps, actor, id), created: false };
+  if ((await findConversation(deps.db, id)) && (await isMember(deps.db, id, actor.id))) {
+    return { conversation: await loadConversationView(deps, actor, id), created: false };
   }
-  const row = createDirectConversation(deps, actor, participantId);
-  return { conversation: loadConversationView(deps, actor, row.id), created: true };
+  const row = await createDirectConversation(deps, actor, participantId);
+  return { conversation: await loadConversationView(deps, actor, row.id), created: true };
 }
 
 /**
  * POST /api/conversations (decision 143): one other colleague opens the pair's one-to-one chat as before; several
  * start a group, which needs a name, with its creator as a member.
  */
-export function createConversation(
+export async function createConversation(
   deps: AppDeps,
   actor: SessionUser,
   body: CreateConversationBody,
-): { conversation: ConversationView; created: boolean } {
+): Promise<{ conversation: ConversationView; created: boolean }> {
   const others = [...new Set(body.memberIds ?? [body.participantId!])].filter((id) => id !== actor.id);
   if (others.length === 0) return badRequest(CHAT_MESSAGES.notWithYourself);
-  if (others.length === 1) return openConversation(deps, actor, others[0]);
+  if (others.length === 1) return await openConversation(deps, actor, others[0]);
   if (body.name === undefined) return badRequest(CHAT_MESSAGES.groupNameRequired);
-  requireColleagues(deps, others);
+  await requireColleagues(deps, others);
   const at = deps.now();
   const id = randomUUID();
   const members = [actor.id, ...others];
-  insertConversation(
+  await insertConversation(
     deps.db,
     {
       id,
@@ -238,12 +248,12 @@ export function createConversation(
     members,
   );
   notifyMembers(deps, members);
-  return { conversation: loadConversationView(deps, actor, id), created: true };
+  return { conversation: await loadConversationView(deps, actor, id), created: true };
 }
 
 /** A group whose members this actor may change: house and one-to-one chats are fixed (409), others 403. */
-function requireManagedGroup(deps: AppDeps, actor: SessionUser, id: string): ConversationRow {
-  const row = requireConversation(deps, actor, id);
+async function requireManagedGroup(deps: AppDeps, actor: SessionUser, id: string): Promise<ConversationRow> {
+  const row = await requireConversation(deps, actor, id);
   if (row.kind === 'house') conflict(CHAT_MESSAGES.houseMembersFixed);
   if (row.kind === 'direct') conflict(CHAT_MESSAGES.directMembersFixed);
   if (!canManageGroup(actor, row)) forbidden(CHAT_MESSAGES.notMembersManager);
@@ -254,13 +264,18 @@ function requireManagedGroup(deps: AppDeps, actor: SessionUser, id: string): Con
  * POST /api/conversations/{id}/members: its creator or an admin adds active colleagues to a group; each is in at once,
  * pulls its messages, and has nothing unread from before they joined.
  */
-export function addMembers(deps: AppDeps, actor: SessionUser, id: string, body: AddMembersBody): ConversationView {
-  const row = requireManagedGroup(deps, actor, id);
-  const before = listMemberIds(deps.db, id);
+export async function addMembers(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  body: AddMembersBody,
+): Promise<ConversationView> {
+  const row = await requireManagedGroup(deps, actor, id);
+  const before = await listMemberIds(deps.db, id);
   const added = [...new Set(body.userIds)].filter((userId) => !before.includes(userId));
-  requireColleagues(deps, added);
+  await requireColleagues(deps, added);
   if (added.length > 0) {
-    joinMembers(deps.db, id, added, deps.now(), row.lastMessageAt ?? 0);
+    await joinMembers(deps.db, id, added, deps.now(), row.lastMessageAt ?? 0);
     notifyMembers(deps, [...before, ...added], true);
   }
   return loadConversationView(deps, actor, id);
@@ -270,12 +285,12 @@ export function addMembers(deps: AppDeps, actor: SessionUser, id: string, body: 
  * DELETE /api/conversations/{id}/members/{userId}: its creator or an admin removes a member of a group; anyone removes
  * themselves (leaveConversation). The removed member's next pull brings tombstones of it and its messages.
  */
-export function removeMember(deps: AppDeps, actor: SessionUser, id: string, userId: string): void {
+export async function removeMember(deps: AppDeps, actor: SessionUser, id: string, userId: string): Promise<void> {
   if (userId === actor.id) return leaveConversation(deps, actor, id);
-  requireManagedGroup(deps, actor, id);
-  const before = listMemberIds(deps.db, id);
+  await requireManagedGroup(deps, actor, id);
+  const before = await listMemberIds(deps.db, id);
   if (!before.includes(userId)) notFound(CHAT_MESSAGES.userNotFound);
-  leaveMembers(deps.db, id, [userId], deps.now());
+  await leaveMembers(deps.db, id, [userId], deps.now());
   notifyMembers(deps, before, true);
 }
 
@@ -283,19 +298,14 @@ export function removeMember(deps: AppDeps, actor: SessionUser, id: string, user
  * POST /api/conversations/{id}/leave: a member leaves a group, or an admin a house chat they joined; staff of a house
  * stay in its chat while they work there (409), and a one-to-one chat keeps its two members (409).
  */
-export function leaveConversation(deps: AppDeps, actor: SessionUser, id: string): void {
-  const row = requireConversation(deps, actor, id);
+export async function leaveConversation(deps: AppDeps, actor: SessionUser, id: string): Promise<void> {
+  const row = await requireConversation(deps, actor, id);
   if (row.kind === 'direct') conflict(CHAT_MESSAGES.directMembersFixed);
-  if (
-    row.kind === 'house' &&
-    housesByUser(deps, [actor.id])
-      .get(actor.id)
-      ?.includes(row.house ?? '')
-  ) {
+  if (row.kind === 'house' && (await housesByUser(deps, [actor.id])).get(actor.id)?.includes(row.house ?? '')) {
     conflict(CHAT_MESSAGES.houseMembersFixed);
   }
-  const before = listMemberIds(deps.db, id);
-  leaveMembers(deps.db, id, [actor.id], deps.now());
+  const before = await listMemberIds(deps.db, id);
+  await leaveMembers(deps.db, id, [actor.id], deps.now());
   notifyMembers(deps, before, true);
 }
 
@@ -303,52 +313,52 @@ export function leaveConversation(deps: AppDeps, actor: SessionUser, id: string)
  * POST /api/conversations/{id}/join: an admin joins a house's chat (decision 143); a member already in answers it as
  * it is. Other chats are joined by being added (409); a staff member outside the house gets 404, as for any chat.
  */
-export function joinConversation(deps: AppDeps, actor: SessionUser, id: string): ConversationView {
-  const row = findConversation(deps.db, id);
-  const member = row !== undefined && isMember(deps.db, id, actor.id);
+export async function joinConversation(deps: AppDeps, actor: SessionUser, id: string): Promise<ConversationView> {
+  const row = await findConversation(deps.db, id);
+  const member = row !== undefined && (await isMember(deps.db, id, actor.id));
   if (!row || (!member && (row.kind !== 'house' || !canJoinHouseChat(actor)))) {
     return notFound(CHAT_MESSAGES.conversationNotFound);
   }
   if (row.kind !== 'house') conflict(CHAT_MESSAGES.joinHouseOnly);
   if (!member) {
-    const before = listMemberIds(deps.db, id);
-    joinMembers(deps.db, id, [actor.id], deps.now(), row.lastMessageAt ?? 0);
+    const before = await listMemberIds(deps.db, id);
+    await joinMembers(deps.db, id, [actor.id], deps.now(), row.lastMessageAt ?? 0);
     notifyMembers(deps, [...before, actor.id], true);
   }
   return loadConversationView(deps, actor, id);
 }
 
 /** PATCH /api/conversations/{id}: a group's name (its creator or admins) and one's own mute, any kind of chat. */
-export function updateConversation(
+export async function updateConversation(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: UpdateConversationBody,
-): ConversationView {
-  const row = requireConversation(deps, actor, id);
+): Promise<ConversationView> {
+  const row = await requireConversation(deps, actor, id);
   if (body.name !== undefined) {
     if (row.kind !== 'group') conflict(CHAT_MESSAGES.onlyGroupRenamed);
     if (!canManageGroup(actor, row)) forbidden(CHAT_MESSAGES.notRenamer);
   }
-  deps.db.transaction(() => {
-    if (body.name !== undefined && body.name !== row.name) renameConversation(deps.db, id, body.name, deps.now());
-    if (body.muted !== undefined) setMuted(deps, actor, row, body.muted);
+  await inTransaction(deps, async (deps) => {
+    if (body.name !== undefined && body.name !== row.name) await renameConversation(deps.db, id, body.name, deps.now());
+    if (body.muted !== undefined) await setMuted(deps, actor, row, body.muted);
   });
-  notifyMembers(deps, listMemberIds(deps.db, id));
+  notifyMembers(deps, await listMemberIds(deps.db, id));
   return loadConversationView(deps, actor, id);
 }
 
 /** Sets the actor's mute of a conversation they are in, when it changes. */
-function setMuted(deps: AppDeps, actor: SessionUser, row: ConversationRow, muted: boolean): void {
-  const current = findMemberRow(deps.db, row.id, actor.id)?.muted ?? false;
-  if (current !== muted) updateMuted(deps.db, row.id, actor.id, muted, deps.now());
+async function setMuted(deps: AppDeps, actor: SessionUser, row: ConversationRow, muted: boolean): Promise<void> {
+  const current = (await findMemberRow(deps.db, row.id, actor.id))?.muted ?? false;
+  if (current !== muted) await updateMuted(deps.db, row.id, actor.id, muted, deps.now());
 }
 
 /** The mute pushed through sync: the conversation is one the actor is in (the handler checked). */
-export function muteConversation(deps: AppDeps, actor: SessionUser, id: string, muted: boolean): void {
-  const row = requireConversation(deps, actor, id);
-  setMuted(deps, actor, row, muted);
-  notifyMembers(deps, listMemberIds(deps.db, id));
+export async function muteConversation(deps: AppDeps, actor: SessionUser, id: string, muted: boolean): Promise<void> {
+  const row = await requireConversation(deps, actor, id);
+  await setMuted(deps, actor, row, muted);
+  notifyMembers(deps, await listMemberIds(deps.db, id));
 }
 
 function toMessageView(row: MessageWithSender, conversation: ConversationRow, members: Membership, viewerId: string) {
@@ -383,22 +393,22 @@ function toMessageView(row: MessageWithSender, conversation: ConversationRow, me
  * the page before it when there is one; members only. `before` must name a message of this
  * conversation: any other id, another conversation's included, is the same 400.
  */
-export function listMessages(
+export async function listMessages(
   deps: AppDeps,
   actor: SessionUser,
   conversationId: string,
   query: ListMessagesQuery,
-): { messages: MessageView[]; nextCursor: string | null } {
-  const conversation = requireConversation(deps, actor, conversationId);
+): Promise<{ messages: MessageView[]; nextCursor: string | null }> {
+  const conversation = await requireConversation(deps, actor, conversationId);
   let before: MessageRow | undefined;
   if (query.before !== undefined) {
-    before = findMessage(deps.db, query.before);
+    before = await findMessage(deps.db, query.before);
     if (before?.conversationId !== conversation.id) badRequest(CHAT_MESSAGES.invalidBefore);
   }
   // One more than asked says whether an older page exists without a second query.
-  const rows = listMessagesOf(deps.db, conversation.id, query.limit + 1, before);
+  const rows = await listMessagesOf(deps.db, conversation.id, query.limit + 1, before);
   const page = rows.slice(0, query.limit).reverse();
-  const members = membershipOf(deps, conversation.id);
+  const members = await membershipOf(deps, conversation.id);
   return {
     messages: page.map((row) => toMessageView(row, conversation, members, actor.id)),
     nextCursor: rows.length > query.limit && page[0] ? page[0].message.id : null,
@@ -410,32 +420,44 @@ export function listMessages(
  * conversation (collections replicate independently): a pair id that names the sender and an active
  * colleague creates it.
  */
-function conversationForMessage(deps: AppDeps, actor: SessionUser, conversationId: string): ConversationRow {
-  const row = findConversation(deps.db, conversationId);
-  if (row) return requireConversation(deps, actor, conversationId);
+async function conversationForMessage(
+  deps: AppDeps,
+  actor: SessionUser,
+  conversationId: string,
+): Promise<ConversationRow> {
+  const row = await findConversation(deps.db, conversationId);
+  if (row) return await requireConversation(deps, actor, conversationId);
   const pair = participantsOf(conversationId);
   const otherId = pair?.[0] === actor.id ? pair[1] : pair?.[1] === actor.id ? pair[0] : null;
   if (!otherId) return notFound(CHAT_MESSAGES.conversationNotFound);
-  const other = findChatUser(deps.db, otherId);
+  const other = await findChatUser(deps.db, otherId);
   if (!other || !other.isActive || other.pendingApproval) notFound(CHAT_MESSAGES.conversationNotFound);
-  return createDirectConversation(deps, actor, otherId);
+  return await createDirectConversation(deps, actor, otherId);
 }
 
 /**
  * The conversation a file uploaded for a chat message names (POST /api/uploads, decision 150): the user must be in
  * it now (a pair's chat not made yet is made, as its first message would); null when the form names none.
  */
-export function chatConversationOf(deps: AppDeps, actor: SessionUser, conversationId: unknown): string | null {
+export async function chatConversationOf(
+  deps: AppDeps,
+  actor: SessionUser,
+  conversationId: unknown,
+): Promise<string | null> {
   if (conversationId === undefined) return null;
   if (typeof conversationId !== 'string' || conversationId.length === 0 || conversationId.length > 250) {
     return notFound(CHAT_MESSAGES.conversationNotFound);
   }
-  return conversationForMessage(deps, actor, conversationId).id;
+  return (await conversationForMessage(deps, actor, conversationId)).id;
 }
 
 /** Whether the user is in the conversation now: who may read the files sent in it (decision 150). */
-export function isConversationMember(deps: AppDeps, actor: SessionUser, conversationId: string): boolean {
-  return isMember(deps.db, conversationId, actor.id);
+export async function isConversationMember(
+  deps: AppDeps,
+  actor: SessionUser,
+  conversationId: string,
+): Promise<boolean> {
+  return await isMember(deps.db, conversationId, actor.id);
 }
 
 /**
@@ -445,34 +467,34 @@ export function isConversationMember(deps: AppDeps, actor: SessionUser, conversa
  * is stored once. Its written time (what the chat shows) is the device's, bounded by that and the sender's account
  * (decision 119).
  */
-export function sendMessage(
+export async function sendMessage(
   deps: AppDeps,
   actor: SessionUser,
   conversationId: string,
   body: SendMessageBody,
-): MessageView {
+): Promise<MessageView> {
   if (body.id) {
-    const existing = findMessage(deps.db, body.id);
+    const existing = await findMessage(deps.db, body.id);
     if (existing) {
       if (existing.senderId !== actor.id || existing.conversationId !== conversationId) {
         conflict(CHAT_MESSAGES.messageExists);
       }
-      const conversation = requireConversation(deps, actor, conversationId);
-      const members = membershipOf(deps, conversation.id);
-      return toMessageView(findMessageWithSender(deps.db, existing.id)!, conversation, members, actor.id);
+      const conversation = await requireConversation(deps, actor, conversationId);
+      const members = await membershipOf(deps, conversation.id);
+      return toMessageView((await findMessageWithSender(deps.db, existing.id))!, conversation, members, actor.id);
     }
   }
-  const conversation = conversationForMessage(deps, actor, conversationId);
+  const conversation = await conversationForMessage(deps, actor, conversationId);
   if (conversation.kind === 'direct' && !otherSideOf(conversation, actor.id)) {
     return badRequest(CHAT_MESSAGES.participantDeleted);
   }
   const id = body.id ?? randomUUID();
   const createdAt = Math.max(deps.now(), (conversation.lastMessageAt ?? 0) + 1);
-  const writtenAt = boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), createdAt);
-  const members = membershipOf(deps, conversation.id);
+  const writtenAt = boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), createdAt);
+  const members = await membershipOf(deps, conversation.id);
   const mentions = keptMessageMentions(conversation, members.memberIds, body.mentions);
-  const files = resolveMessageFiles(deps, actor, conversation.id, body);
-  insertMessage(deps.db, {
+  const files = await resolveMessageFiles(deps, actor, conversation.id, body);
+  await insertMessage(deps.db, {
     id,
     conversationId: conversation.id,
     senderId: actor.id,
@@ -484,18 +506,18 @@ export function sendMessage(
     attachments: JSON.stringify(files.attachments),
   });
   notifyMembers(deps, members.memberIds, true);
-  const mentioned = tellMentioned(deps, actor, conversation, id, mentions, members);
+  const mentioned = await tellMentioned(deps, actor, conversation, id, mentions, members);
   const recipients = members.memberIds.filter(
     (userId) => userId !== actor.id && !members.muted.has(userId) && !mentioned.has(userId),
   );
   if (recipients.length > 0) {
-    pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
+    await pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
       key: `chat:${conversation.id}`,
       summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
     });
   }
-  const stored = findConversation(deps.db, conversation.id)!;
-  return toMessageView(findMessageWithSender(deps.db, id)!, stored, members, actor.id);
+  const stored = (await findConversation(deps.db, conversation.id))!;
+  return toMessageView((await findMessageWithSender(deps.db, id))!, stored, members, actor.id);
 }
 
 /**
@@ -513,21 +535,21 @@ function keptMessageMentions(conversation: ConversationRow, memberIds: readonly 
  * member named pushes through their mute, one told through `house:` does not (decision 150). Answers who was pushed
  * to or muted it, so the message's own push leaves them out.
  */
-function tellMentioned(
+async function tellMentioned(
   deps: AppDeps,
   actor: SessionUser,
   conversation: ConversationRow,
   messageId: string,
   mentions: string[],
   members: Membership,
-): Set<string> {
+): Promise<Set<string>> {
   if (mentions.length === 0) return new Set();
   const named = new Set(mentions.filter((mention) => mentionedHouse(mention) === null));
   const everyone = mentions.some((mention) => mentionedHouse(mention) !== null);
   const told = members.memberIds.filter((userId) => userId !== actor.id && (everyone || named.has(userId)));
   const pushTo = new Set(told.filter((userId) => named.has(userId) || !members.muted.has(userId)));
   const source = { conversationId: conversation.id, messageId, authorId: actor.id, authorFirstName: actor.firstName };
-  notifyMessageMentions(deps, source, told, pushTo);
+  await notifyMessageMentions(deps, source, told, pushTo);
   return new Set(told);
 }
 
@@ -536,46 +558,47 @@ function tellMentioned(
  * `upTo` (a message's createdAt; by default the newest). The mark only moves forward and never past the newest
  * message.
  */
-export function markConversationRead(
+export async function markConversationRead(
   deps: AppDeps,
   actor: SessionUser,
   conversationId: string,
   upTo?: number,
-): ConversationView {
-  const conversation = requireConversation(deps, actor, conversationId);
+): Promise<ConversationView> {
+  const conversation = await requireConversation(deps, actor, conversationId);
   const newest = conversation.lastMessageAt ?? 0;
-  const current = findMemberRow(deps.db, conversation.id, actor.id)?.readUpTo ?? 0;
+  const current = (await findMemberRow(deps.db, conversation.id, actor.id))?.readUpTo ?? 0;
   const mark = Math.min(upTo ?? newest, newest);
   if (mark > current) {
-    updateReadMark(deps.db, conversation.id, actor.id, mark, deps.now());
-    notifyMembers(deps, listMemberIds(deps.db, conversation.id));
+    await updateReadMark(deps.db, conversation.id, actor.id, mark, deps.now());
+    notifyMembers(deps, await listMemberIds(deps.db, conversation.id));
   }
   return loadConversationView(deps, actor, conversation.id);
 }
 
 /** POST /api/conversations/{id}/read: read up to a message of the conversation, named by its id. */
-export function readUpToMessage(
+export async function readUpToMessage(
   deps: AppDeps,
   actor: SessionUser,
   conversationId: string,
   body: ReadConversationBody,
-): ConversationView {
-  const conversation = requireConversation(deps, actor, conversationId);
-  const message = findMessage(deps.db, body.upTo);
+): Promise<ConversationView> {
+  const conversation = await requireConversation(deps, actor, conversationId);
+  const message = await findMessage(deps.db, body.upTo);
   if (message?.conversationId !== conversation.id) return badRequest(CHAT_MESSAGES.invalidUpTo);
-  return markConversationRead(deps, actor, conversationId, message.createdAt);
+  return await markConversationRead(deps, actor, conversationId, message.createdAt);
 }
 
 /** GET /api/messages/unread-count: messages from others not yet read, across the user's conversations. */
-export function countUnreadMessages(deps: AppDeps, actor: SessionUser): Count {
-  return { count: countUnreadOf(deps.db, actor.id) };
+export async function countUnreadMessages(deps: AppDeps, actor: SessionUser): Promise<Count> {
+  return { count: await countUnreadOf(deps.db, actor.id) };
 }
 
 /** Before an account is deleted: its conversations stay for the others, its messages as "Deleted user". */
-export function releaseChatParticipant(deps: AppDeps, userId: string): void {
-  const ids = listConversationsOf(deps.db, userId).map((row) => row.conversation.id);
-  const touched = ids.flatMap((id) => listMemberIds(deps.db, id));
-  releaseParticipant(deps.db, userId, ids);
+export async function releaseChatParticipant(deps: AppDeps, userId: string): Promise<void> {
+  const ids = (await listConversationsOf(deps.db, userId)).map((row) => row.conversation.id);
+  const touched: string[] = [];
+  for (const id of ids) touched.push(...(await listMemberIds(deps.db, id)));
+  await releaseParticipant(deps.db, userId, ids);
   notifyMembers(deps, touched, true);
 }
 
@@ -584,31 +607,31 @@ export function releaseChatParticipant(deps: AppDeps, userId: string): void {
  * left, and house chats an admin joined that they may no longer be in, get a new place in their feed, so their next
  * pull brings them, or their tombstones; the others in those chats pull the new member list.
  */
-export function houseChatAccessChanged(
+export async function houseChatAccessChanged(
   deps: AppDeps,
   userId: string,
   before: { role: Role; houses: readonly string[] },
   after: { role: Role; houses: readonly string[] },
-): void {
+): Promise<void> {
   const at = deps.now();
   const joined = after.houses.filter((h) => !before.houses.includes(h)).map(houseChatIdOf);
   const left = before.houses.filter((h) => !after.houses.includes(h)).map(houseChatIdOf);
   if (!canJoinHouseChat({ role: after.role })) {
-    for (const row of listOpenHouseRowsOf(deps.db, userId)) {
+    for (const row of await listOpenHouseRowsOf(deps.db, userId)) {
       if (!after.houses.includes(row.house) && !left.includes(row.conversationId)) left.push(row.conversationId);
     }
   }
   if (joined.length + left.length === 0) return;
-  insertHouseChats(deps.db, after.houses, at);
+  await insertHouseChats(deps.db, after.houses, at);
   const told = new Set<string>([userId]);
   for (const id of joined) {
-    joinMembers(deps.db, id, [userId], at, findConversation(deps.db, id)?.lastMessageAt ?? 0);
-    for (const member of listMemberIds(deps.db, id)) told.add(member);
+    await joinMembers(deps.db, id, [userId], at, (await findConversation(deps.db, id))?.lastMessageAt ?? 0);
+    for (const member of await listMemberIds(deps.db, id)) told.add(member);
   }
   for (const id of left) {
-    if (!findConversation(deps.db, id)) continue;
-    leaveMembers(deps.db, id, [userId], at);
-    for (const member of listMemberIds(deps.db, id)) told.add(member);
+    if (!(await findConversation(deps.db, id))) continue;
+    await leaveMembers(deps.db, id, [userId], at);
+    for (const member of await listMemberIds(deps.db, id)) told.add(member);
   }
   notifyMembers(deps, told, true);
 }
@@ -617,15 +640,18 @@ export function houseChatAccessChanged(
  * Called when an account is activated or deactivated: its house chats' member lists change (derived from the account
  * being live), so they move up the change feed of those who stay.
  */
-export function houseChatMembersChanged(deps: AppDeps, userId: string, houses: readonly string[]): void {
+export async function houseChatMembersChanged(deps: AppDeps, userId: string, houses: readonly string[]): Promise<void> {
   const at = deps.now();
-  const ids = [...houses.map(houseChatIdOf), ...listOpenHouseRowsOf(deps.db, userId).map((r) => r.conversationId)];
+  const ids = [
+    ...houses.map(houseChatIdOf),
+    ...(await listOpenHouseRowsOf(deps.db, userId)).map((r) => r.conversationId),
+  ];
   const told = new Set<string>();
-  deps.db.transaction(() => {
+  await inTransaction(deps, async (deps) => {
     for (const id of new Set(ids)) {
-      if (!findConversation(deps.db, id)) continue;
-      touchConversation(deps.db, id, at);
-      for (const member of listMemberIds(deps.db, id)) told.add(member);
+      if (!(await findConversation(deps.db, id))) continue;
+      await touchConversation(deps.db, id, at);
+      for (const member of await listMemberIds(deps.db, id)) told.add(member);
     }
   });
   notifyMembers(deps, told);
@@ -741,46 +767,67 @@ function conversationTombstone(row: ConversationRow): ConversationDoc {
 }
 
 /** The conversation as this user would pull it; null when they are not in it. */
-export function findConversationDoc(deps: AppDeps, id: string, actor: SessionUser): ConversationDoc | null {
-  const row = findConversation(deps.db, id);
-  return row && isMember(deps.db, id, actor.id) ? toConversationDoc(row, membershipOf(deps, id), actor.id) : null;
+export async function findConversationDoc(
+  deps: AppDeps,
+  id: string,
+  actor: SessionUser,
+): Promise<ConversationDoc | null> {
+  const row = await findConversation(deps.db, id);
+  return row && (await isMember(deps.db, id, actor.id))
+    ? toConversationDoc(row, await membershipOf(deps, id), actor.id)
+    : null;
 }
 
 /** A user's conversations after a checkpoint: those they are in, and tombstones of those they left (decision 143). */
-export function listConversationDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return conversationDocsOf(deps, listConversationFeeds(deps.db, [actor.id], seq, id, limit)).get(actor.id) ?? [];
+export async function listConversationDocsSince(
+  deps: AppDeps,
+  actor: SessionUser,
+  seq: number,
+  id: string,
+  limit: number,
+) {
+  return (
+    (await conversationDocsOf(deps, await listConversationFeeds(deps.db, [actor.id], seq, id, limit))).get(actor.id) ??
+    []
+  );
 }
 
 /**
  * Several users' conversations after a sequence, at most `limit` each, for one change event to them all (a house
  * chat's message tells its 200 members): each user's feed as their pull reads it, read together.
  */
-export function listConversationDocsOfUsersSince(
+export async function listConversationDocsOfUsersSince(
   deps: AppDeps,
   userIds: ReadonlySet<string>,
   seq: number,
   limit: number,
 ) {
-  return conversationDocsOf(deps, listConversationFeeds(deps.db, [...userIds], seq, CHECKPOINT_ID_END, limit), true);
+  return conversationDocsOf(
+    deps,
+    await listConversationFeeds(deps.db, [...userIds], seq, CHECKPOINT_ID_END, limit),
+    true,
+  );
 }
 
 /**
  * The documents of users' conversation feeds: each conversation and its members read once, however many name it.
  * With `encode`, each also as JSON text, for a change event.
  */
-function conversationDocsOf(
+async function conversationDocsOf(
   deps: AppDeps,
   feeds: Map<string, FeedRow[]>,
   encode = false,
-): Map<string, { seq: number; doc: ConversationDoc; json?: string }[]> {
+): Promise<Map<string, { seq: number; doc: ConversationDoc; json?: string }[]>> {
   const ids = new Set([...feeds.values()].flatMap((feed) => feed.map((f) => f.id)));
-  const rows = new Map(listConversationsByIds(deps.db, [...ids]).map((row) => [row.id, row]));
+  const rows = new Map((await listConversationsByIds(deps.db, [...ids])).map((row) => [row.id, row]));
+  // Each visible conversation's members, read once however many feeds name it.
   const memberships = new Map<string, Membership>();
-  const membership = (id: string) => {
-    let found = memberships.get(id);
-    if (!found) memberships.set(id, (found = membershipOf(deps, id)));
-    return found;
-  };
+  for (const feed of feeds.values()) {
+    for (const f of feed) {
+      if (f.visible && !memberships.has(f.id)) memberships.set(f.id, await membershipOf(deps, f.id));
+    }
+  }
+  const membership = (id: string) => memberships.get(id)!;
   return new Map(
     [...feeds].map(([userId, feed]) => [
       userId,
@@ -819,25 +866,30 @@ export function toMessageDoc(row: MessageRow): MessageDoc {
 }
 
 /** The message as this user would pull it; null when it is not in a conversation they are in. */
-export function findMessageDoc(deps: AppDeps, id: string, actor: SessionUser): MessageDoc | null {
-  const row = findMessage(deps.db, id);
-  return row && isMember(deps.db, row.conversationId, actor.id) ? toMessageDoc(row) : null;
+export async function findMessageDoc(deps: AppDeps, id: string, actor: SessionUser): Promise<MessageDoc | null> {
+  const row = await findMessage(deps.db, id);
+  return row && (await isMember(deps.db, row.conversationId, actor.id)) ? toMessageDoc(row) : null;
 }
 
 /** A user's messages after a checkpoint: of the conversations they are in, and tombstones of those they left. */
-export function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return messageDocsOf(deps, listMessageFeeds(deps.db, [actor.id], seq, id, limit)).get(actor.id) ?? [];
+export async function listMessageDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  return (await messageDocsOf(deps, await listMessageFeeds(deps.db, [actor.id], seq, id, limit))).get(actor.id) ?? [];
 }
 
 /** Several users' messages after a sequence, at most `limit` each, for one change event to them all. */
-export function listMessageDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number, limit: number) {
-  return messageDocsOf(deps, listMessageFeeds(deps.db, [...userIds], seq, CHECKPOINT_ID_END, limit));
+export async function listMessageDocsOfUsersSince(
+  deps: AppDeps,
+  userIds: ReadonlySet<string>,
+  seq: number,
+  limit: number,
+) {
+  return messageDocsOf(deps, await listMessageFeeds(deps.db, [...userIds], seq, CHECKPOINT_ID_END, limit));
 }
 
 /** The documents of users' message feeds: each message read and made a document once, however many feeds name it. */
-function messageDocsOf(deps: AppDeps, feeds: Map<string, FeedRow[]>) {
+async function messageDocsOf(deps: AppDeps, feeds: Map<string, FeedRow[]>) {
   const ids = new Set([...feeds.values()].flatMap((feed) => feed.map((f) => f.id)));
-  const docs = new Map(listMessagesByIds(deps.db, [...ids]).map((row) => [row.id, toMessageDoc(row)]));
+  const docs = new Map((await listMessagesByIds(deps.db, [...ids])).map((row) => [row.id, toMessageDoc(row)]));
   return new Map(
     [...feeds].map(([userId, feed]) => [
       userId,

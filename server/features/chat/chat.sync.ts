@@ -30,13 +30,13 @@ const ConversationIdSchema = z.string({ message: 'conversationId is required' })
  * not in the conversation gets a tombstone, never its master.
  */
 export const conversationsSync: SyncHandler<ConversationDoc> = {
-  pull: (deps, actor, seq, id, limit) => listConversationDocsSince(deps, actor, seq, id, limit),
+  pull: async (deps, actor, seq, id, limit) => await listConversationDocsSince(deps, actor, seq, id, limit),
   // One event for a house chat's members reads each conversation's members once (a change event carries at most
   // EVENT_DOCUMENTS_MAX documents; one more tells it to announce instead).
   pullOfUsers: (deps, userIds, seq) => listConversationDocsOfUsersSince(deps, userIds, seq, EVENT_DOCUMENTS_MAX + 1),
   findMaster: (deps, id, actor) => findConversationDoc(deps, id, actor),
   lastPushWins: true,
-  apply(deps, actor, doc, master) {
+  async apply(deps, actor, doc, master) {
     const { otherUserId, readUpTo, muted } = doc as Partial<ConversationDoc>;
     if (doc._deleted) badRequest('Conversations cannot be deleted');
     const mark = readUpTo === undefined ? 0 : parseInput(ReadMarkSchema, readUpTo);
@@ -46,9 +46,9 @@ export const conversationsSync: SyncHandler<ConversationDoc> = {
       if (doc.id !== conversationIdOf(actor.id, other)) {
         badRequest('A conversation id is made from its two participants (conversationIdOf)');
       }
-      openConversation(deps, actor, other);
-      if (mark > 0) markConversationRead(deps, actor, doc.id, mark);
-      if (mute) muteConversation(deps, actor, doc.id, mute);
+      await openConversation(deps, actor, other);
+      if (mark > 0) await markConversationRead(deps, actor, doc.id, mark);
+      if (mute) await muteConversation(deps, actor, doc.id, mute);
       return;
     }
     // A device from before groups sends no otherUserId change; a group's is null on both sides.
@@ -56,8 +56,8 @@ export const conversationsSync: SyncHandler<ConversationDoc> = {
       badRequest('The participants of a conversation cannot change');
     }
     if (mark < master.readUpTo) conflict('This conversation has been read further on another device');
-    if (mark > master.readUpTo) markConversationRead(deps, actor, doc.id, mark);
-    if (mute !== undefined && mute !== master.muted) muteConversation(deps, actor, doc.id, mute);
+    if (mark > master.readUpTo) await markConversationRead(deps, actor, doc.id, mark);
+    if (mute !== undefined && mute !== master.muted) await muteConversation(deps, actor, doc.id, mute);
   },
 };
 
@@ -68,16 +68,16 @@ export const conversationsSync: SyncHandler<ConversationDoc> = {
  * its master, and a refused message's tombstone holds no words (decision 150).
  */
 export const messagesSync: SyncHandler<MessageDoc> = {
-  pull: (deps, actor, seq, id, limit) => listMessageDocsSince(deps, actor, seq, id, limit),
+  pull: async (deps, actor, seq, id, limit) => await listMessageDocsSince(deps, actor, seq, id, limit),
   pullOfUsers: (deps, userIds, seq) => listMessageDocsOfUsersSince(deps, userIds, seq, EVENT_DOCUMENTS_MAX + 1),
   findMaster: (deps, id, actor) => findMessageDoc(deps, id, actor),
   // A refused message comes back blank, as the server's own tombstones are; the device tells its sender the words.
   refusedAs: (doc) => ({ ...doc, ...BLANK_MESSAGE, _deleted: true }),
-  apply(deps, actor, doc, master) {
+  async apply(deps, actor, doc, master) {
     if (master) badRequest(CHAT_MESSAGES.messagesImmutable);
     if (doc._deleted) return; // written and removed while offline: nothing to keep
     const { conversationId, content, writtenAt, mentions, images, attachments } = doc as Partial<MessageDoc>;
-    sendMessage(
+    await sendMessage(
       deps,
       actor,
       parseInput(ConversationIdSchema, conversationId),

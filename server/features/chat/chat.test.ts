@@ -11,6 +11,7 @@ import type { ConversationDoc, MessageDoc, PullResponse, PushResponse, SyncCheck
 import { parseInput } from '../../lib/http';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { sendMessage } from './chat.service';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 
@@ -141,7 +142,7 @@ describe('POST /api/conversations', () => {
     const fromOther = await b.client.post('/api/conversations', { participantId: a.user.id });
     expect(fromOther.status).toBe(200);
     expect(fromOther.body).toMatchObject({ id: first.body.id, otherUser: { firstName: 'Cara' } });
-    const count = t.db.$client.prepare('SELECT count(*) AS n FROM conversations WHERE id = ?').get(first.body.id);
+    const count = await statement(t.db, 'SELECT count(*) AS n FROM conversations WHERE id = ?').get([first.body.id]);
     expect(count).toEqual({ n: 1 });
   });
 
@@ -216,9 +217,13 @@ describe('messages', () => {
   it('pages a long conversation newest first with limit and before, each message once, as MessageViews', async () => {
     const { a, b, id } = await pair();
     const start = Date.now() - 1_000_000;
-    const sent = Array.from({ length: 450 }, (_, i) =>
-      t.buildMessage(id, i % 3 ? a.user.id : b.user.id, { content: `m${i}`, createdAt: start + i * 10 }),
-    );
+    // One after another: each message is stored at its own sequence, in the order written.
+    const sent: Awaited<ReturnType<typeof t.buildMessage>>[] = [];
+    for (let i = 0; i < 450; i += 1) {
+      sent.push(
+        await t.buildMessage(id, i % 3 ? a.user.id : b.user.id, { content: `m${i}`, createdAt: start + i * 10 }),
+      );
+    }
     const contents = sent.map((m) => m.content);
 
     // Without paging parameters: a plain array of MessageView (docs/api-chat-alerts.md), the newest 200, oldest first.
@@ -582,15 +587,19 @@ describe('the time a message was written', () => {
     const deps = { ...t.server.deps, now: () => at };
     const send = (writtenAt: unknown) =>
       sendMessage(deps, actorOf(a.user), id, parseInput(SendMessageBodySchema, { content: 'On my way', writtenAt }));
-    const offline = send(at - 10 * 60_000);
+    const offline = await send(at - 10 * 60_000);
     expect(ms(offline.writtenAt)).toBe(at - 10 * 60_000);
     expect(ms(offline.createdAt)).toBe(at);
-    const ahead = send(at + HOUR);
+    const ahead = await send(at + HOUR);
     // Arrival times stay strictly increasing within the conversation; the written time never passes its own.
     expect(ms(ahead.createdAt)).toBe(at + 1);
     expect(ms(ahead.writtenAt)).toBe(at + 1);
-    expect(ms(send(0).writtenAt)).toBe(a.user.createdAt);
-    for (const unreadable of [send('later'), send(undefined)]) expect(unreadable.writtenAt).toBe(unreadable.createdAt);
+    expect(ms((await send(0)).writtenAt)).toBe(a.user.createdAt);
+    // One after the other, as before: each send reads the conversation's last message time.
+    for (const unreadable of ['later', undefined]) {
+      const sent = await send(unreadable);
+      expect(sent.writtenAt).toBe(sent.createdAt);
+    }
   });
 
   it('is taken from POST /api/conversations/{id}/messages and from a sync push, and pulled back', async () => {

@@ -20,6 +20,7 @@ import { CHECKPOINT_ID_END } from '../../../schema/sync-protocol';
 import { currentSeq } from '../../lib/seq.queries';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { conversationsSync, messagesSync } from './chat.sync';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -88,9 +89,10 @@ const sorted = (ids: string[]) => [...ids].sort();
 
 describe('house chats', () => {
   it('exist for the ten houses from the start, named by the house, empty until the admin page puts someone in', async () => {
-    const ids = t.db.$client
-      .prepare("SELECT id, name, house FROM conversations WHERE kind = 'house' ORDER BY id")
-      .all() as { id: string; name: string; house: string }[];
+    const ids = (await statement(
+      t.db,
+      "SELECT id, name, house FROM conversations WHERE kind = 'house' ORDER BY id",
+    ).all()) as { id: string; name: string; house: string }[];
     expect(ids).toHaveLength(10);
     for (const row of ids) expect(row).toEqual({ id: houseChatIdOf(row.house), name: row.house, house: row.house });
     const newcomer = await t.signedIn();
@@ -139,7 +141,7 @@ describe('house chats', () => {
     expect((await viewOf(ben.client, id))?.memberIds).toEqual(sorted([ann.user.id, ben.user.id]));
 
     // Deleted: gone from the members; what they wrote stays as "Deleted user" (deactivation ended their session).
-    t.buildMessage(id, ann.user.id, { content: 'Bye' });
+    await t.buildMessage(id, ann.user.id, { content: 'Bye' });
     expect((await sysadmin.delete(`/api/admin/users/${ann.user.id}`)).status).toBe(204);
     expect((await viewOf(ben.client, id))?.memberIds).toEqual([ben.user.id]);
     expect((await messagesOf(ben.client, id)).map((m) => [m.content, m.senderId])).toEqual([
@@ -407,7 +409,7 @@ describe('one change event to many members', () => {
   it('reads for each member, and for one who left, what their own pull reads', async () => {
     const { people, id } = await group('Laundry', 4);
     const [creator, removed] = people;
-    const since = currentSeq(t.db);
+    const since = await currentSeq(t.db);
     await send(removed.client, id, 'Mine');
     expect((await creator.client.delete(`${path(id)}/members/${removed.user.id}`)).status).toBe(204);
     await send(creator.client, id, 'After');
@@ -415,9 +417,9 @@ describe('one change event to many members', () => {
     const deps = t.server.deps;
     const userIds = new Set(people.map((p) => p.user.id));
     for (const handler of [conversationsSync, messagesSync]) {
-      const together = handler.pullOfUsers!(deps, userIds, since);
+      const together = await handler.pullOfUsers!(deps, userIds, since);
       for (const { user } of people) {
-        const own = handler.pull(deps, actorOf(user), since, CHECKPOINT_ID_END, 101);
+        const own = await handler.pull(deps, actorOf(user), since, CHECKPOINT_ID_END, 101);
         const rows = together.get(user.id)!;
         expect(rows.map(({ seq, doc }) => ({ seq, doc }))).toEqual(own);
         // A conversation a member is in comes as JSON text too, and it reads as the document.

@@ -7,6 +7,7 @@ import { CHAT_MESSAGES, MESSAGE_FILES_MAX, type MessageView } from '../../../sch
 import type { MessageDoc, PullResponse } from '../../../schema/sync';
 import { UPLOAD_MESSAGES, type UploadView } from '../../../schema/uploads';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 
@@ -159,9 +160,9 @@ describe('photos and files in chat', () => {
     ).toBe(201);
     t.advance(25 * 60 * 60 * 1000);
     await t.server.uploadSweeps.sweep();
-    const exists = (uploadId: string) =>
-      t.db.$client.prepare('SELECT count(*) AS n FROM uploads WHERE id = ?').get(uploadId) as { n: number };
-    expect(exists(sent.id)).toEqual({ n: 1 });
-    expect(exists(unsent.id)).toEqual({ n: 0 });
+    const exists = async (uploadId: string) =>
+      (await statement(t.db, 'SELECT count(*) AS n FROM uploads WHERE id = ?').get([uploadId])) as { n: number };
+    expect(await exists(sent.id)).toEqual({ n: 1 });
+    expect(await exists(unsent.id)).toEqual({ n: 0 });
   });
 });

@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { preparedFor, type Db } from '../../db/client';
+import { preparedFor, type Db, transaction } from '../../db/client';
 import { comments, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -23,8 +23,8 @@ const findCommentQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findComment(db: Db, id: string): CommentRow | undefined {
-  return findCommentQuery(db).get({ id });
+export async function findComment(db: Db, id: string): Promise<CommentRow | undefined> {
+  return await findCommentQuery(db).get({ id });
 }
 
 const insertCommentQuery = preparedFor((db) =>
@@ -46,17 +46,24 @@ const insertCommentQuery = preparedFor((db) =>
 );
 
 /** A new comment at the next sequence; prepared, as a push of offline comments inserts many in a row. */
-export function insertComment(db: Db, row: NewCommentRow): void {
-  db.transaction(() => {
-    insertCommentQuery(db).run({ authorId: null, mentions: '[]', deleted: false, ...row, serverSeq: nextSeq(db) });
+export async function insertComment(db: Db, row: NewCommentRow): Promise<void> {
+  await transaction(db, async (db) => {
+    await insertCommentQuery(db).run({
+      authorId: null,
+      mentions: '[]',
+      deleted: false,
+      ...row,
+      serverSeq: await nextSeq(db),
+    });
   });
 }
 
 /** Tombstones a comment; its words are erased, not only hidden (decision 126). */
-export function markCommentDeleted(db: Db, id: string, at: number): void {
-  db.transaction(() => {
-    db.update(comments)
-      .set({ deleted: true, updatedAt: at, serverSeq: nextSeq(db), content: '', mentions: '[]' })
+export async function markCommentDeleted(db: Db, id: string, at: number): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .update(comments)
+      .set({ deleted: true, updatedAt: at, serverSeq: await nextSeq(db), content: '', mentions: '[]' })
       .where(eq(comments.id, id))
       .run();
   });
@@ -83,8 +90,8 @@ export function findCommentWithAuthor(db: Db, id: string) {
 }
 
 /** Comments (live and tombstones) changed after a checkpoint, in change-feed order. */
-export function listCommentsSince(db: Db, seq: number, id: string, limit: number): CommentRow[] {
-  return db
+export async function listCommentsSince(db: Db, seq: number, id: string, limit: number): Promise<CommentRow[]> {
+  return await db
     .select()
     .from(comments)
     .where(sql`(${comments.serverSeq}, ${comments.id}) > (${seq}, ${id})`)

@@ -8,17 +8,17 @@ import { IdParamsSchema } from '../../../schema/common';
 
 /** Comments of a post (docs/api-feed.md). */
 export const commentRoutes = new Hono<AppEnv>()
-  .get('/posts/:id/comments', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(listComments(c.var.deps, c.req.valid('param').id)),
+  .get('/posts/:id/comments', requireUser, validate('param', IdParamsSchema), async (c) =>
+    c.json(await listComments(c.var.deps, c.req.valid('param').id)),
   )
   .post(
     '/posts/:id/comments',
     requireUser,
     validate('param', IdParamsSchema),
     validate('json', CreateCommentBodySchema),
-    (c) => c.json(addComment(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
+    async (c) => c.json(await addComment(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json')), 201),
   )
-  .delete('/comments/:id', requireUser, validate('param', IdParamsSchema), (c) => {
-    deleteComment(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
+  .delete('/comments/:id', requireUser, validate('param', IdParamsSchema), async (c) => {
+    await deleteComment(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
     return c.body(null, 204);
   });

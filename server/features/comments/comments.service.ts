@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { canDeleteComment } from '../../../schema/permissions';
 import { POST_MESSAGES, type CommentView, type CreateCommentBody } from '../../../schema/posts';
 import type { CommentDoc } from '../../../schema/sync';
+import { inTransaction } from '../../db/client';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { conflict, forbidden, notFound } from '../../lib/errors';
 import { boundWrittenAt } from '../../lib/written-at';
@@ -18,7 +19,7 @@ import {
   type CommentRow,
 } from './comments.queries';
 
-type CommentWithAuthor = NonNullable<ReturnType<typeof findCommentWithAuthor>>;
+type CommentWithAuthor = NonNullable<Awaited<ReturnType<typeof findCommentWithAuthor>>>;
 
 function toCommentView({ comment, author }: CommentWithAuthor): CommentView {
   const { role: _role, ...shown } = toAuthor(author && { ...author, role: null });
@@ -33,15 +34,15 @@ function toCommentView({ comment, author }: CommentWithAuthor): CommentView {
   };
 }
 
-function loadCommentView(deps: AppDeps, id: string): CommentView {
-  const row = findCommentWithAuthor(deps.db, id);
+async function loadCommentView(deps: AppDeps, id: string): Promise<CommentView> {
+  const row = await findCommentWithAuthor(deps.db, id);
   return row && !row.comment.deleted ? toCommentView(row) : notFound(POST_MESSAGES.commentNotFound);
 }
 
 /** GET /api/posts/{id}/comments: oldest first, with authors. */
-export function listComments(deps: AppDeps, postId: string): CommentView[] {
-  requirePost(deps, postId);
-  return listCommentsOfPost(deps.db, postId).map(toCommentView);
+export async function listComments(deps: AppDeps, postId: string): Promise<CommentView[]> {
+  await requirePost(deps, postId);
+  return (await listCommentsOfPost(deps.db, postId)).map(toCommentView);
 }
 
 /**
@@ -50,9 +51,14 @@ export function listComments(deps: AppDeps, postId: string): CommentView[] {
  * A client id makes a re-send return the same comment instead of a second one. Sync calls this directly: it sends
  * no view back.
  */
-export function writeComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): string {
+export async function writeComment(
+  deps: AppDeps,
+  actor: SessionUser,
+  postId: string,
+  body: CreateCommentBody,
+): Promise<string> {
   if (body.id) {
-    const existing = findComment(deps.db, body.id);
+    const existing = await findComment(deps.db, body.id);
     if (existing) {
       if (existing.authorId !== actor.id || existing.postId !== postId || existing.deleted) {
         conflict('A comment with this id already exists');
@@ -60,12 +66,12 @@ export function writeComment(deps: AppDeps, actor: SessionUser, postId: string, 
       return body.id;
     }
   }
-  const post = requirePost(deps, postId);
+  const post = await requirePost(deps, postId);
   const id = body.id ?? randomUUID();
   const at = deps.now();
   const seen = post.authorId === actor.id ? post.writtenAt : post.createdAt;
-  const mentions = keptMentions(deps, body.mentions);
-  insertComment(deps.db, {
+  const mentions = await keptMentions(deps, body.mentions);
+  await insertComment(deps.db, {
     id,
     postId,
     authorId: actor.id,
@@ -83,35 +89,40 @@ export function writeComment(deps: AppDeps, actor: SessionUser, postId: string, 
     commentId: id,
     authorId: actor.id,
     authorFirstName: actor.firstName,
-    audienceHouses: postAudienceOf(deps, postId),
+    audienceHouses: await postAudienceOf(deps, postId),
   };
-  notifyMentions(deps, source, mentions);
+  await notifyMentions(deps, source, mentions);
   return id;
 }
 
 /** POST /api/posts/{id}/comments: writeComment, answering the comment with its author. */
-export function addComment(deps: AppDeps, actor: SessionUser, postId: string, body: CreateCommentBody): CommentView {
-  return loadCommentView(deps, writeComment(deps, actor, postId, body));
+export async function addComment(
+  deps: AppDeps,
+  actor: SessionUser,
+  postId: string,
+  body: CreateCommentBody,
+): Promise<CommentView> {
+  return await loadCommentView(deps, await writeComment(deps, actor, postId, body));
 }
 
 /**
  * Deletes a comment (a tombstone without its words): its author or a System Administrator only (docs/api-feed.md).
  * A delete by anyone but the author is audited with the comment's fingerprint (decision 126).
  */
-export function deleteComment(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
-  const comment = findComment(deps.db, id);
+export async function deleteComment(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): Promise<void> {
+  const comment = await findComment(deps.db, id);
   if (!comment || comment.deleted) return notFound(POST_MESSAGES.commentNotFound);
   if (!canDeleteComment(actor, comment)) forbidden(POST_MESSAGES.cannotDeleteComment);
   const at = deps.now();
-  deps.db.transaction(() => {
-    markCommentDeleted(deps.db, id, at);
+  await inTransaction(deps, async (deps) => {
+    await markCommentDeleted(deps.db, id, at);
     if (comment.authorId !== actor.id) {
       const details = {
         authorId: comment.authorId,
         postId: comment.postId,
         before: { content: textFingerprint(comment.content) },
       };
-      recordAudit(deps.db, {
+      await recordAudit(deps.db, {
         actor,
         action: 'comment.delete',
         ip: meta.ip,
@@ -122,7 +133,7 @@ export function deleteComment(deps: AppDeps, actor: SessionUser, id: string, met
     }
   });
   deps.hub.notify('comments');
-  withdrawMentions(deps, { commentId: id });
+  await withdrawMentions(deps, { commentId: id });
 }
 
 /** A comment as replication sends it; a tombstone carries no content. */
@@ -140,11 +151,14 @@ export function toCommentDoc(row: CommentRow): CommentDoc {
   };
 }
 
-export function findCommentDoc(deps: AppDeps, id: string): CommentDoc | null {
-  const row = findComment(deps.db, id);
+export async function findCommentDoc(deps: AppDeps, id: string): Promise<CommentDoc | null> {
+  const row = await findComment(deps.db, id);
   return row ? toCommentDoc(row) : null;
 }
 
-export function listCommentDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  return listCommentsSince(deps.db, seq, id, limit).map((row) => ({ seq: row.serverSeq, doc: toCommentDoc(row) }));
+export async function listCommentDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  return (await listCommentsSince(deps.db, seq, id, limit)).map((row) => ({
+    seq: row.serverSeq,
+    doc: toCommentDoc(row),
+  }));
 }

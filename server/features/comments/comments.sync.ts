@@ -10,14 +10,14 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
 
 /** Comments are created once and never edited; a delete (author or System Administrator) wins. */
 export const commentsSync: SyncHandler<CommentDoc> = {
-  pull: (deps, _actor, seq, id, limit) => listCommentDocsSince(deps, seq, id, limit),
+  pull: async (deps, _actor, seq, id, limit) => await listCommentDocsSince(deps, seq, id, limit),
   sameForEveryone: true,
   findMaster: (deps, id) => findCommentDoc(deps, id),
-  apply(deps, actor, doc, master, meta) {
+  async apply(deps, actor, doc, master, meta) {
     const { postId, content, writtenAt, mentions } = doc as Partial<CommentDoc>;
     if (!master) {
       if (doc._deleted) return;
-      writeComment(
+      await writeComment(
         deps,
         actor,
         parseInput(PostIdSchema, postId),

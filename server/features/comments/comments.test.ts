@@ -6,6 +6,7 @@ import { comments as commentRows } from '../../db/tables';
 import { parseInput } from '../../lib/http';
 import { actorOf, startTestServer, type TestServer } from '../../test/test-server';
 import { addComment } from './comments.service';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 
@@ -88,7 +89,7 @@ describe('DELETE /api/comments/{id}', () => {
   it("refuses another staff member and an administrator, but lets a System Administrator delete anyone's comment", async () => {
     const post = await t.buildPost();
     const author = await t.buildUser();
-    const comment = t.buildComment(post.id, author.id);
+    const comment = await t.buildComment(post.id, author.id);
     for (const role of ['staff', 'admin'] as const) {
       const res = await (await t.signedIn({ role })).client.delete(`/api/comments/${comment.id}`);
       expect(res.status).toBe(403);
@@ -113,12 +114,12 @@ describe('the time a comment was written', () => {
     const deps = { ...t.server.deps, now: () => at };
     const comment = (user: typeof author, writtenAt: unknown) =>
       addComment(deps, actorOf(user), post.id, parseInput(CreateCommentBodySchema, { content: 'Yes', writtenAt }));
-    expect(ms(comment(colleague, postAt - 5 * MIN).writtenAt)).toBe(postAt);
-    expect(ms(comment(colleague, postAt + 5 * MIN).writtenAt)).toBe(postAt + 5 * MIN);
-    expect(ms(comment(author, postAt - 5 * MIN).writtenAt)).toBe(postAt - 5 * MIN);
-    expect(ms(comment(author, postAt - 20 * MIN).writtenAt)).toBe(postAt - 10 * MIN);
-    expect(ms(comment(colleague, at + MIN).writtenAt)).toBe(at);
-    expect(ms(comment(colleague, undefined).writtenAt)).toBe(at);
+    expect(ms((await comment(colleague, postAt - 5 * MIN)).writtenAt)).toBe(postAt);
+    expect(ms((await comment(colleague, postAt + 5 * MIN)).writtenAt)).toBe(postAt + 5 * MIN);
+    expect(ms((await comment(author, postAt - 5 * MIN)).writtenAt)).toBe(postAt - 5 * MIN);
+    expect(ms((await comment(author, postAt - 20 * MIN)).writtenAt)).toBe(postAt - 10 * MIN);
+    expect(ms((await comment(colleague, at + MIN)).writtenAt)).toBe(at);
+    expect(ms((await comment(colleague, undefined)).writtenAt)).toBe(at);
   });
 
   it('is taken from POST /api/posts/{id}/comments and from a sync push, clamped the same way', async () => {
@@ -146,9 +147,9 @@ describe('the time a comment was written', () => {
       { newDocumentState: doc(ahead, Date.now() + 60 * MIN), assumedMasterState: null },
     ]);
     expect(push.status).toBe(200);
-    const stored = (id: string) => t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()!;
-    expect(stored(kept).writtenAt).toBe(postAt + 2 * MIN);
-    expect(stored(ahead).writtenAt).toBe(stored(ahead).createdAt);
+    const stored = async (id: string) => (await t.db.select().from(commentRows).where(eq(commentRows.id, id)).get())!;
+    expect((await stored(kept)).writtenAt).toBe(postAt + 2 * MIN);
+    expect((await stored(ahead)).writtenAt).toBe((await stored(ahead)).createdAt);
     const listed = comments((await client.get(`/api/posts/${post.id}/comments`)).body);
     expect(listed.find((c) => c.id === kept)?.writtenAt).toBe(new Date(postAt + 2 * MIN).toISOString());
   });
@@ -161,14 +162,15 @@ describe('a comment deleted by someone other than its author', () => {
     const { user: remover, client: systemAdmin } = await t.signedIn({ role: 'system_admin' });
     const id = (await client.post(`/api/posts/${post.id}/comments`, { content: 'Unkind words' })).body.id as string;
     expect((await systemAdmin.delete(`/api/comments/${id}`)).status).toBe(204);
-    expect(t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()).toMatchObject({
+    expect(await t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()).toMatchObject({
       deleted: true,
       content: '',
       authorId: author.id,
     });
-    const entries = t.db.$client
-      .prepare("SELECT actor_id AS actorId, details FROM audit_log WHERE action = 'comment.delete' AND target_id = ?")
-      .all(id) as { actorId: string; details: string }[];
+    const entries = (await statement(
+      t.db,
+      "SELECT actor_id AS actorId, details FROM audit_log WHERE action = 'comment.delete' AND target_id = ?",
+    ).all([id])) as { actorId: string; details: string }[];
     expect(entries).toEqual([{ actorId: remover.id, details: expect.any(String) as string }]);
     expect(JSON.parse(entries[0].details)).toEqual({
       authorId: author.id,
@@ -182,8 +184,8 @@ describe('a comment deleted by someone other than its author', () => {
     const { client } = await t.signedIn();
     const id = (await client.post(`/api/posts/${post.id}/comments`, { content: 'Oops' })).body.id as string;
     expect((await client.delete(`/api/comments/${id}`)).status).toBe(204);
-    expect(t.db.select().from(commentRows).where(eq(commentRows.id, id)).get()?.content).toBe('');
-    const audited = t.db.$client.prepare('SELECT count(*) AS n FROM audit_log WHERE target_id = ?').get(id);
+    expect((await t.db.select().from(commentRows).where(eq(commentRows.id, id)).get())?.content).toBe('');
+    const audited = await statement(t.db, 'SELECT count(*) AS n FROM audit_log WHERE target_id = ?').get([id]);
     expect(audited).toEqual({ n: 0 });
   });
 });

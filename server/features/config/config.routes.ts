@@ -7,7 +7,7 @@ import { signInOptions } from '../auth/oidc.service';
 import { keptPublicKey } from '../kept/kept.service';
 
 /** GET /api/config: the public settings the screens show before and after sign-in. */
-export const configRoutes = new Hono<AppEnv>().get('/config', (c) => {
+export const configRoutes = new Hono<AppEnv>().get('/config', async (c) => {
   const { config } = c.var.deps;
   const body: PublicConfig = {
     orgName: config.orgName,
@@ -15,8 +15,8 @@ export const configRoutes = new Hono<AppEnv>().get('/config', (c) => {
     handbookUrl: config.handbookUrl,
     registration: config.registration,
     houses: listHouses(config.orgName),
-    needsSetup: needsSetup(c.var.deps),
-    keptKey: keptPublicKey(c.var.deps).publicKey,
+    needsSetup: await needsSetup(c.var.deps),
+    keptKey: (await keptPublicKey(c.var.deps)).publicKey,
     ...signInOptions(config),
   };
   return c.json(body);

@@ -1,16 +1,15 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { statement, type Db } from '../../db/client';
 import { acknowledgements, posts, users } from '../../db/tables';
 
 /** The viewer's confirmations among these posts (rows that ask for one and were acknowledged), by primary key. */
-export function listViewerConfirmations(db: Db, viewerId: string, postIds: string[]) {
+export async function listViewerConfirmations(db: Db, viewerId: string, postIds: string[]) {
   if (postIds.length === 0) return [];
-  return db.$client
-    .prepare<[string], { postId: string; acknowledgedAt: number; writtenAt: number | null }>(
-      `SELECT post_id AS postId, acknowledged_at AS acknowledgedAt, written_at AS writtenAt FROM acknowledgements
+  return statement<[string], { postId: string; acknowledgedAt: number; writtenAt: number | null }>(
+    db,
+    `SELECT post_id AS postId, acknowledged_at AS acknowledgedAt, written_at AS writtenAt FROM acknowledgements
        WHERE id IN (SELECT value FROM json_each(?)) AND confirm = 1 AND deleted = 0 AND acknowledged_at IS NOT NULL`,
-    )
-    .all(JSON.stringify(postIds.map((postId) => `${postId}:${viewerId}`)));
+  ).all([JSON.stringify(postIds.map((postId) => `${postId}:${viewerId}`))]);
 }
 
 export interface OutstandingRow {
@@ -25,8 +24,8 @@ export interface OutstandingRow {
 }
 
 /** The user's live requests not yet confirmed: due dates first, the earliest first, then the oldest requests. */
-export function listOutstanding(db: Db, userId: string): OutstandingRow[] {
-  return db
+export async function listOutstanding(db: Db, userId: string): Promise<OutstandingRow[]> {
+  return await db
     .select({
       postId: posts.id,
       category: posts.category,
@@ -69,19 +68,18 @@ export interface OverviewRow {
  * Every live post requiring confirmation with its audience and confirmations, newest first; with a house, only that
  * house's members count and posts whose audience has none of them are left out.
  */
-export function listOverview(db: Db, house: string | undefined): OverviewRow[] {
+export async function listOverview(db: Db, house: string | undefined): Promise<OverviewRow[]> {
   const inHouse = house === undefined ? '' : 'AND a.user_id IN (SELECT user_id FROM user_houses WHERE house = @house)';
-  return db.$client
-    .prepare<Record<string, string>, OverviewRow>(
-      `SELECT p.id AS postId, p.category, p.content, p.created_at AS createdAt, p.audience_houses AS audienceHouses,
+  return statement<Record<string, string>, OverviewRow>(
+    db,
+    `SELECT p.id AS postId, p.category, p.content, p.created_at AS createdAt, p.audience_houses AS audienceHouses,
               p.confirm_by AS confirmBy, count(a.id) AS audience,
               coalesce(sum(a.acknowledged_at IS NOT NULL), 0) AS confirmed
        FROM posts p LEFT JOIN acknowledgements a ON a.post_id = p.id AND a.deleted = 0 ${inHouse}
        WHERE p.requires_confirmation = 1 AND p.deleted = 0
        GROUP BY p.id ${house === undefined ? '' : 'HAVING count(a.id) > 0'}
        ORDER BY p.created_at DESC, p.id DESC`,
-    )
-    .all(house === undefined ? {} : { house });
+  ).all(house === undefined ? {} : { house });
 }
 
 export interface DueConfirmationRow {
@@ -95,10 +93,10 @@ export interface DueConfirmationRow {
 }
 
 /** Open confirmations of active members whose due date is on or before `today` with reminders left, oldest due first. */
-export function listDueConfirmations(db: Db, today: string, maxReminders: number): DueConfirmationRow[] {
-  return db.$client
-    .prepare<{ today: string; max: number }, DueConfirmationRow>(
-      `SELECT a.id, a.post_id AS postId, a.user_id AS userId, p.confirm_by AS confirmBy,
+export async function listDueConfirmations(db: Db, today: string, maxReminders: number): Promise<DueConfirmationRow[]> {
+  return statement<{ today: string; max: number }, DueConfirmationRow>(
+    db,
+    `SELECT a.id, a.post_id AS postId, a.user_id AS userId, p.confirm_by AS confirmBy,
               a.confirm_reminders AS confirmReminders, a.confirm_reminded_at AS confirmRemindedAt,
               (SELECT first_name FROM users au WHERE au.id = p.author_id) AS authorFirstName
        FROM acknowledgements a JOIN posts p ON p.id = a.post_id JOIN users u ON u.id = a.user_id
@@ -106,17 +104,15 @@ export function listDueConfirmations(db: Db, today: string, maxReminders: number
          AND p.requires_confirmation = 1 AND p.deleted = 0 AND p.confirm_by IS NOT NULL AND p.confirm_by <= @today
          AND u.is_active = 1
        ORDER BY p.confirm_by, a.created_at, a.id`,
-    )
-    .all({ today, max: maxReminders });
+  ).all({ today, max: maxReminders });
 }
 
 /** Counts a confirmation reminder as sent (not part of the synced document: no new sequence). */
-export function updateConfirmReminded(db: Db, ids: string[], at: number): void {
+export async function updateConfirmReminded(db: Db, ids: string[], at: number): Promise<void> {
   if (ids.length === 0) return;
-  db.$client
-    .prepare(
-      `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
+  await statement(
+    db,
+    `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
        WHERE id IN (SELECT value FROM json_each(?))`,
-    )
-    .run(at, JSON.stringify(ids));
+  ).run([at, JSON.stringify(ids)]);
 }

@@ -17,19 +17,21 @@ import {
 export const confirmationRoutes = new Hono<AppEnv>()
   .post('/posts/:id/confirm', requireUser, validate('param', IdParamsSchema), async (c) => {
     const { writtenAt } = parseInput(ConfirmBodySchema, await readOptionalJson(c));
-    return c.json(confirmPost(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c), writtenAt));
+    return c.json(await confirmPost(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c), writtenAt));
   })
-  .get('/posts/:id/confirmations.csv', requireUser, validate('param', IdParamsSchema), (c) => {
+  .get('/posts/:id/confirmations.csv', requireUser, validate('param', IdParamsSchema), async (c) => {
     const { id } = c.req.valid('param');
-    const lines = confirmationReportCsv(confirmationReport(c.var.deps, c.var.user, id));
+    const lines = confirmationReportCsv(await confirmationReport(c.var.deps, c.var.user, id));
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="post-${id.replace(/[^\w-]/g, '')}-confirmations.csv"`);
     return c.body(csvStream(lines));
   })
-  .get('/posts/:id/confirmations', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(confirmationReport(c.var.deps, c.var.user, c.req.valid('param').id)),
+  .get('/posts/:id/confirmations', requireUser, validate('param', IdParamsSchema), async (c) =>
+    c.json(await confirmationReport(c.var.deps, c.var.user, c.req.valid('param').id)),
   )
-  .get('/confirmations/outstanding', requireUser, (c) => c.json(listOutstandingConfirmations(c.var.deps, c.var.user)))
-  .get('/confirmations', requireUser, validate('query', ConfirmationsQuerySchema), (c) =>
-    c.json(confirmationsOverview(c.var.deps, c.var.user, c.req.valid('query'))),
+  .get('/confirmations/outstanding', requireUser, async (c) =>
+    c.json(await listOutstandingConfirmations(c.var.deps, c.var.user)),
+  )
+  .get('/confirmations', requireUser, validate('query', ConfirmationsQuerySchema), async (c) =>
+    c.json(await confirmationsOverview(c.var.deps, c.var.user, c.req.valid('query'))),
   );

@@ -46,9 +46,13 @@ const counts = (audience: number, confirmed: number) => ({
 const today = (deps: AppDeps) => localDayAndHour(deps.now(), deps.config.timeZone).day;
 
 /** The viewer's confirmations of these posts as PostView's `confirmedAt`: when they confirmed, as they made it. */
-export function viewerConfirmations(deps: AppDeps, viewerId: string, postIds: string[]): Map<string, string> {
+export async function viewerConfirmations(
+  deps: AppDeps,
+  viewerId: string,
+  postIds: string[],
+): Promise<Map<string, string>> {
   return new Map(
-    listViewerConfirmations(deps.db, viewerId, postIds).map((row) => [
+    (await listViewerConfirmations(deps.db, viewerId, postIds)).map((row) => [
       row.postId,
       iso(row.writtenAt ?? row.acknowledgedAt),
     ]),
@@ -61,22 +65,25 @@ export function viewerConfirmations(deps: AppDeps, viewerId: string, postIds: st
  * (decision 119), audited as `post.confirmed`. Confirming again answers the first time. 404 unless the post is live,
  * requires confirmation, and asks it of this user (decision 136).
  */
-export function confirmPost(
+export async function confirmPost(
   deps: AppDeps,
   actor: SessionUser,
   postId: string,
   meta: RequestMeta,
   written?: number,
-): ConfirmationView {
-  const own = findOwnRow(deps, actor, postId);
+): Promise<ConfirmationView> {
+  const own = await findOwnRow(deps, actor, postId);
   if (!own || !asksConfirmation(own.row, own.post)) return notFound(CONFIRM_MESSAGES.notFound);
-  const times = recordAcknowledgement(deps, actor, own, meta, written);
+  const times = await recordAcknowledgement(deps, actor, own, meta, written);
   return { postId, confirmedAt: iso(times.writtenAt) };
 }
 
 /** GET /api/confirmations/outstanding: the user's posts still to confirm, the earliest due first. */
-export function listOutstandingConfirmations(deps: AppDeps, actor: SessionUser): OutstandingConfirmation[] {
-  return listOutstanding(deps.db, actor.id).map((row) => ({
+export async function listOutstandingConfirmations(
+  deps: AppDeps,
+  actor: SessionUser,
+): Promise<OutstandingConfirmation[]> {
+  return (await listOutstanding(deps.db, actor.id)).map((row) => ({
     postId: row.postId,
     category: row.category,
     content: row.content,
@@ -92,11 +99,15 @@ export function listOutstandingConfirmations(deps: AppDeps, actor: SessionUser):
  * GET /api/posts/{id}/confirmations: every member asked, whether and when they confirmed, grouped by house (a member
  * of several houses is listed under each; the totals count people once). Admins and system admins only.
  */
-export function confirmationReport(deps: AppDeps, actor: SessionUser, postId: string): ConfirmationReport {
+export async function confirmationReport(
+  deps: AppDeps,
+  actor: SessionUser,
+  postId: string,
+): Promise<ConfirmationReport> {
   if (!canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.reportForbidden);
-  const post = findAlertPost(deps.db, postId);
+  const post = await findAlertPost(deps.db, postId);
   if (!post || post.deleted || !post.requiresConfirmation) return notFound(CONFIRM_MESSAGES.postNotFound);
-  const members: ConfirmationMember[] = reportAudience(deps, postId, (row, at) => ({
+  const members: ConfirmationMember[] = await reportAudience(deps, postId, (row, at) => ({
     requestedAt: at(row.createdAt),
     confirmedAt: row.acknowledgedAt === null ? null : at(row.writtenAt ?? row.acknowledgedAt),
     receivedAt: row.acknowledgedAt === null ? null : at(row.acknowledgedAt),
@@ -143,17 +154,17 @@ export function confirmationReportCsv(report: ConfirmationReport): Generator<str
  * GET /api/confirmations: every live post requiring confirmation with its percentage, newest first; `house` counts
  * only that house's members, `overdue=1` keeps the posts past their due date with someone still to confirm.
  */
-export function confirmationsOverview(
+export async function confirmationsOverview(
   deps: AppDeps,
   actor: SessionUser,
   query: ConfirmationsQuery,
-): ConfirmationOverviewItem[] {
+): Promise<ConfirmationOverviewItem[]> {
   if (!canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.reportForbidden);
   if (query.house !== undefined && !listHouses(deps.config.orgName).includes(query.house)) {
     badRequest(`Unknown house: ${query.house}`);
   }
   const day = today(deps);
-  const items = listOverview(deps.db, query.house).map((row) => ({
+  const items = (await listOverview(deps.db, query.house)).map((row) => ({
     postId: row.postId,
     category: row.category,
     content: row.content,
@@ -174,15 +185,15 @@ export const inQuietHours = (hour: number) => hour >= QUIET_HOURS_START || hour 
  * never in quiet hours, all in the provider's time zone (decision 136). A reminder is counted before it is sent, so
  * none repeats even when a push fails; "a day" is the next calendar day, so a check every 30 s sends each once.
  */
-export function sendDueConfirmReminders(deps: AppDeps): number {
+export async function sendDueConfirmReminders(deps: AppDeps): Promise<number> {
   const now = deps.now();
   const { day, hour } = localDayAndHour(now, deps.config.timeZone);
   if (inQuietHours(hour)) return 0;
-  const due = listDueConfirmations(deps.db, day, CONFIRM_REMINDERS_MAX).filter(
+  const due = (await listDueConfirmations(deps.db, day, CONFIRM_REMINDERS_MAX)).filter(
     (row) => row.confirmRemindedAt === null || localDayAndHour(row.confirmRemindedAt, deps.config.timeZone).day < day,
   );
   if (due.length === 0) return 0;
-  updateConfirmReminded(
+  await updateConfirmReminded(
     deps.db,
     due.map((row) => row.id),
     now,
@@ -194,7 +205,7 @@ export function sendDueConfirmReminders(deps: AppDeps): number {
     byPost.set(row.postId, entry);
   }
   for (const [postId, { author, userIds }] of byPost) {
-    pushToUsers(deps, userIds, confirmReminderPush(author, postId), PUSH_OPTIONS.announcement);
+    await pushToUsers(deps, userIds, confirmReminderPush(author, postId), PUSH_OPTIONS.announcement);
   }
   return due.length;
 }

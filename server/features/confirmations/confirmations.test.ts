@@ -12,6 +12,7 @@ import { localDayAndHour } from '../../lib/time-zone';
 import { newPostDoc } from '../../test/sync-docs';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -44,10 +45,11 @@ async function confirmPostBy(client: TestClient, body: Record<string, unknown> =
   return res.body as unknown as PostView;
 }
 
-const auditCount = (s: TestServer, userId: string, postId: string) =>
-  s.db.$client
-    .prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'post.confirmed' AND actor_id = ? AND target_id = ?")
-    .get(userId, postId) as { n: number };
+const auditCount = async (s: TestServer, userId: string, postId: string) =>
+  (await statement(
+    s.db,
+    "SELECT count(*) AS n FROM audit_log WHERE action = 'post.confirmed' AND actor_id = ? AND target_id = ?",
+  ).get([userId, postId])) as { n: number };
 
 describe('access to the confirmation calls', () => {
   it.each([
@@ -94,8 +96,8 @@ describe('a post that requires confirmation', () => {
     const admin = await t.signedIn({ role: 'admin', firstName: 'Ada', lastName: 'Admin' });
     const inHouse = await t.signedIn();
     const elsewhere = await t.signedIn();
-    t.setHouses(inHouse.user.id, ['Apps House']);
-    t.setHouses(elsewhere.user.id, ['Flora Innes House']);
+    await t.setHouses(inHouse.user.id, ['Apps House']);
+    await t.setHouses(elsewhere.user.id, ['Flora Innes House']);
     const post = await confirmPostBy(admin.client, { audienceHouses: ['Apps House'], confirmBy: '2030-01-31' });
     expect(post).toMatchObject({
       requiresConfirmation: true,
@@ -135,7 +137,7 @@ describe('a post that requires confirmation', () => {
     t.advance(5_000);
     const again = await reader.client.post(`/api/posts/${post.id}/confirm`, { writtenAt: Date.now() + 10_000 });
     expect(again.body).toEqual(first.body);
-    expect(auditCount(t, reader.user.id, post.id)).toEqual({ n: 1 });
+    expect(await auditCount(t, reader.user.id, post.id)).toEqual({ n: 1 });
     expect(await outstandingOf(reader.client)).toEqual([]);
     const page = (await reader.client.get('/api/posts?limit=50')).body as unknown as PostView[];
     expect(page.find((p) => p.id === post.id)?.confirmedAt).toBe(first.body.confirmedAt);
@@ -162,9 +164,10 @@ describe('a post that requires confirmation', () => {
     const confirmed = Date.parse(after.body.confirmedAt as string);
     expect(confirmed).toBeGreaterThanOrEqual(sent);
     expect(confirmed).toBeLessThanOrEqual(t.server.deps.now());
-    const audit = t.db.$client
-      .prepare("SELECT details FROM audit_log WHERE action = 'post.confirmed' AND actor_id = ?")
-      .get(early.user.id) as { details: string };
+    const audit = (await statement(
+      t.db,
+      "SELECT details FROM audit_log WHERE action = 'post.confirmed' AND actor_id = ?",
+    ).get([early.user.id])) as { details: string };
     expect(JSON.parse(audit.details)).toEqual({ confirmedAt: requestedAt, secondsToConfirm: 0 });
   });
 
@@ -194,7 +197,7 @@ describe('a post that requires confirmation', () => {
     expect(stored.writtenAt).toBe(tapped);
     // The same queued row sent again (its answer was lost) changes nothing: it gets the stored document back.
     expect(await push()).toEqual([stored]);
-    expect(auditCount(t, user.id, post.id)).toEqual({ n: 1 });
+    expect(await auditCount(t, user.id, post.id)).toEqual({ n: 1 });
     expect(await outstandingOf(client)).toEqual([]);
     const again = await client.post(`/api/posts/${post.id}/confirm`);
     expect(again.body).toEqual({ postId: post.id, confirmedAt: new Date(tapped).toISOString() });
@@ -210,7 +213,7 @@ describe('a post that requires confirmation', () => {
     expect(await alertIds(acknowledger.client)).toContain(post.id);
     expect((await acknowledger.client.post(`/api/posts/${post.id}/acknowledge`)).status).toBe(200);
     expect(await outstandingOf(acknowledger.client)).toEqual([]);
-    expect(auditCount(t, acknowledger.user.id, post.id)).toEqual({ n: 1 });
+    expect(await auditCount(t, acknowledger.user.id, post.id)).toEqual({ n: 1 });
     expect((await confirmer.client.post(`/api/posts/${post.id}/confirm`)).status).toBe(200);
     expect(await alertIds(confirmer.client)).not.toContain(post.id);
     const report = (await admin.client.get(`/api/alerts/${post.id}/report`)).body as unknown as AlertReport;
@@ -222,9 +225,9 @@ describe('a post that requires confirmation', () => {
     const stays = await t.signedIn();
     const moved = await t.signedIn();
     const confirmed = await t.signedIn();
-    t.setHouses(stays.user.id, ['Apps House']);
-    t.setHouses(moved.user.id, ['Flora Innes House']);
-    t.setHouses(confirmed.user.id, ['Flora Innes House']);
+    await t.setHouses(stays.user.id, ['Apps House']);
+    await t.setHouses(moved.user.id, ['Flora Innes House']);
+    await t.setHouses(confirmed.user.id, ['Flora Innes House']);
     const post = await confirmPostBy(admin.client, { audienceHouses: ['Apps House', 'Flora Innes House'] });
     await confirmed.client.post(`/api/posts/${post.id}/confirm`);
     const narrowed = await admin.client.patch(`/api/posts/${post.id}`, {
@@ -252,7 +255,7 @@ describe('a post that requires confirmation', () => {
   it('keeps its audience when a device that knows nothing of confirmations edits it through sync', async () => {
     const admin = await t.signedIn({ role: 'admin' });
     const member = await t.signedIn();
-    t.setHouses(member.user.id, ['Apps House']);
+    await t.setHouses(member.user.id, ['Apps House']);
     const post = await confirmPostBy(admin.client, { audienceHouses: ['Apps House'] });
     const pulled = (await admin.client.get(`/api/sync/posts/pull?limit=500`)).body as unknown as PullResponse<PostDoc>;
     const master = pulled.documents.find((d) => d.id === post.id)!;
@@ -294,8 +297,8 @@ describe('posts requiring confirmation through sync', () => {
     const admin = await t.signedIn({ role: 'admin' });
     const member = await t.signedIn();
     const other = await t.signedIn();
-    t.setHouses(member.user.id, ['Apps House']);
-    t.setHouses(other.user.id, ['Flora Innes House']);
+    await t.setHouses(member.user.id, ['Apps House']);
+    await t.setHouses(other.user.id, ['Flora Innes House']);
     const doc = newPostDoc({ requiresConfirmation: true, confirmBy: '2026-12-31', audienceHouses: ['Apps House'] });
     for (let i = 0; i < 2; i += 1) {
       const res = await admin.client.post('/api/sync/posts/push', [
@@ -317,8 +320,8 @@ describe('posts requiring confirmation through sync', () => {
     const admin = await t.signedIn({ role: 'admin' });
     const stays = await t.signedIn();
     const leaves = await t.signedIn();
-    t.setHouses(stays.user.id, ['Apps House']);
-    t.setHouses(leaves.user.id, ['Flora Innes House']);
+    await t.setHouses(stays.user.id, ['Apps House']);
+    await t.setHouses(leaves.user.id, ['Flora Innes House']);
     const post = await confirmPostBy(admin.client, { audienceHouses: ['Apps House', 'Flora Innes House'] });
     const master = await pullPost(admin.client, post.id);
     const narrowed = { ...master, audienceHouses: ['Apps House'], updatedAt: master.updatedAt + 1 };
@@ -344,9 +347,9 @@ describe('the confirmation report and overview', () => {
       const a = await s.signedIn({ firstName: '=HYPERLINK("http://evil.example","x")', lastName: '+1+1' });
       const b = await s.signedIn({ firstName: 'Bo', lastName: 'Brown' });
       const c = await s.signedIn({ firstName: 'Cy', lastName: 'Cole' });
-      s.setHouses(a.user.id, ['Apps House']);
-      s.setHouses(b.user.id, ['Apps House', 'Flora Innes House']);
-      s.setHouses(c.user.id, ['Flora Innes House']);
+      await s.setHouses(a.user.id, ['Apps House']);
+      await s.setHouses(b.user.id, ['Apps House', 'Flora Innes House']);
+      await s.setHouses(c.user.id, ['Flora Innes House']);
       const post = await confirmPostBy(admin.client, {
         audienceHouses: ['Apps House', 'Flora Innes House'],
         confirmBy: '2020-01-01',
@@ -381,8 +384,8 @@ describe('the confirmation report and overview', () => {
       const admin = await s.signedIn({ role: 'admin' });
       const apps = await s.signedIn();
       const flora = await s.signedIn();
-      s.setHouses(apps.user.id, ['Apps House']);
-      s.setHouses(flora.user.id, ['Flora Innes House']);
+      await s.setHouses(apps.user.id, ['Apps House']);
+      await s.setHouses(flora.user.id, ['Flora Innes House']);
       const overdue = await confirmPostBy(admin.client, { audienceHouses: ['Apps House'], confirmBy: '2020-01-01' });
       const later = await confirmPostBy(admin.client, {
         audienceHouses: ['Flora Innes House'],
@@ -455,26 +458,26 @@ describe('confirmation reminders', () => {
         const check = () => s.server.confirmReminders.check();
 
         at(addDays(due, -1), 12);
-        expect(check()).toBe(0);
+        expect(await check()).toBe(0);
         at(due, 3);
-        expect(check()).toBe(0); // quiet hours
+        expect(await check()).toBe(0); // quiet hours
         at(due, 8);
         // The waiting member and the first System Administrator (who has no device).
-        expect(check()).toBe(2);
+        expect(await check()).toBe(2);
         at(due, 15);
-        expect(check()).toBe(0); // once a day
+        expect(await check()).toBe(0); // once a day
         at(due, 23);
-        expect(check()).toBe(0);
+        expect(await check()).toBe(0);
         at(addDays(due, 1), 6);
-        expect(check()).toBe(0); // quiet hours
+        expect(await check()).toBe(0); // quiet hours
         at(addDays(due, 1), 7);
-        expect(check()).toBe(2);
+        expect(await check()).toBe(2);
         for (let n = 2; n <= 4; n += 1) {
           at(addDays(due, n), 12);
-          expect(check()).toBe(2);
+          expect(await check()).toBe(2);
         }
         at(addDays(due, 5), 12);
-        expect(check()).toBe(0); // five sent
+        expect(await check()).toBe(0); // five sent
         await s.settlePushes();
         const reminders = () =>
           receiver

@@ -21,8 +21,8 @@ beforeAll(async () => {
   t = await startTestServer({ TIME_ZONE: 'UTC', SYNC_DELIVERY: 'announce' });
   const here = await t.signedIn();
   const there = await t.signedIn();
-  t.setHouses(here.user.id, [HOUSE]);
-  t.setHouses(there.user.id, [OTHER]);
+  await t.setHouses(here.user.id, [HOUSE]);
+  await t.setHouses(there.user.id, [OTHER]);
   mine = bodyOf<HandoverView>(await here.client.post(list(HOUSE), { shift: 'Day', content: 'Mr B slept well' }));
   theirs = bodyOf<HandoverView>(await there.client.post(list(OTHER), { shift: 'Day', content: 'Ms C had a fall' }));
   hiddenMine = bodyOf<HandoverView>(await here.client.post(list(HOUSE), { shift: 'Day', content: 'Wrong house' }));
@@ -37,7 +37,7 @@ afterAll(async () => {
 async function adminOfType(type: 'agency' | 'bank' | 'employee') {
   const accessEndsAt = type === 'employee' ? null : t.server.deps.now() + 5 * DAY;
   const { client, user } = await t.signedIn({ role: 'admin', accountType: type, accessEndsAt });
-  t.setHouses(user.id, [HOUSE]);
+  await t.setHouses(user.id, [HOUSE]);
   return { client, user };
 }
 
@@ -109,7 +109,7 @@ describe('handover notes of an agency or bank administrator (decision 151)', () 
   it('tells an agency admin stream of notes of their houses only', async () => {
     const agency = await adminOfType('agency');
     const there = await t.signedIn();
-    t.setHouses(there.user.id, [OTHER]);
+    await t.setHouses(there.user.id, [OTHER]);
     const stream = await agency.client.openStream();
     try {
       await stream.next('RESYNC');
@@ -117,7 +117,7 @@ describe('handover notes of an agency or bank administrator (decision 151)', () 
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(stream.events.slice(1)).toEqual([]);
       const here = await t.signedIn();
-      t.setHouses(here.user.id, [HOUSE]);
+      await t.setHouses(here.user.id, [HOUSE]);
       expect((await here.client.post(list(HOUSE), { shift: 'Night', content: 'Quiet here' })).status).toBe(201);
       const event = await stream.next('change', 1);
       expect(JSON.parse(event.data)).toEqual({ collection: 'handovers' });

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { statement, type Db } from '../../db/client';
 import {
   handoverAccess,
   handoverAddenda,
@@ -25,18 +25,19 @@ export interface PersonRow {
   lastName: string;
 }
 
-export function findHandover(db: Db, id: string): HandoverRow | undefined {
-  return db.select().from(handovers).where(eq(handovers.id, id)).get();
+export async function findHandover(db: Db, id: string): Promise<HandoverRow | undefined> {
+  return await db.select().from(handovers).where(eq(handovers.id, id)).get();
 }
 
-export function insertHandover(db: Db, row: NewHandoverRow): void {
-  db.insert(handovers)
-    .values({ ...row, serverSeq: nextSeq(db) })
+export async function insertHandover(db: Db, row: NewHandoverRow): Promise<void> {
+  await db
+    .insert(handovers)
+    .values({ ...row, serverSeq: await nextSeq(db) })
     .run();
 }
 
 /** Changes a note and moves it up the change feed, so every device that may see it pulls it again. */
-export function updateHandover(
+export async function updateHandover(
   db: Db,
   id: string,
   changes: Partial<
@@ -45,29 +46,31 @@ export function updateHandover(
       'shift' | 'content' | 'residentIds' | 'correctedAt' | 'hidden' | 'hiddenAt' | 'hiddenBy' | 'updatedAt'
     >
   >,
-): void {
-  db.update(handovers)
-    .set({ ...changes, serverSeq: nextSeq(db) })
+): Promise<void> {
+  await db
+    .update(handovers)
+    .set({ ...changes, serverSeq: await nextSeq(db) })
     .where(eq(handovers.id, id))
     .run();
 }
 
 /** Moves a note up the change feed (an addendum or a read changed what its document carries). */
-export function bumpHandover(db: Db, id: string, at: number): void {
-  db.update(handovers)
-    .set({ updatedAt: sql`max(${handovers.updatedAt} + 1, ${at})`, serverSeq: nextSeq(db) })
+export async function bumpHandover(db: Db, id: string, at: number): Promise<void> {
+  await db
+    .update(handovers)
+    .set({ updatedAt: sql`max(${handovers.updatedAt} + 1, ${at})`, serverSeq: await nextSeq(db) })
     .where(eq(handovers.id, id))
     .run();
 }
 
 /** A house's notes, newest first, before the cursor `(createdAt, id)`; hidden ones only when asked. */
-export function listHouseHandovers(
+export async function listHouseHandovers(
   db: Db,
   house: string,
   before: { createdAt: number; id: string } | null,
   withHidden: boolean,
   limit: number,
-): HandoverRow[] {
+): Promise<HandoverRow[]> {
   const conditions = [eq(handovers.house, house)];
   if (!withHidden) conditions.push(eq(handovers.hidden, false));
   if (before)
@@ -77,7 +80,7 @@ export function listHouseHandovers(
         and(eq(handovers.createdAt, before.createdAt), lt(handovers.id, before.id)),
       )!, // or() of two conditions is never undefined
     );
-  return db
+  return await db
     .select()
     .from(handovers)
     .where(and(...conditions))
@@ -86,18 +89,18 @@ export function listHouseHandovers(
     .all();
 }
 
-export function findAddendum(db: Db, id: string): AddendumRow | undefined {
-  return db.select().from(handoverAddenda).where(eq(handoverAddenda.id, id)).get();
+export async function findAddendum(db: Db, id: string): Promise<AddendumRow | undefined> {
+  return await db.select().from(handoverAddenda).where(eq(handoverAddenda.id, id)).get();
 }
 
-export function insertAddendum(db: Db, row: AddendumRow): void {
-  db.insert(handoverAddenda).values(row).run();
+export async function insertAddendum(db: Db, row: AddendumRow): Promise<void> {
+  await db.insert(handoverAddenda).values(row).run();
 }
 
 /** The addenda of these notes, oldest first. */
-export function listAddenda(db: Db, handoverIds: string[]): AddendumRow[] {
+export async function listAddenda(db: Db, handoverIds: string[]): Promise<AddendumRow[]> {
   if (handoverIds.length === 0) return [];
-  return db
+  return await db
     .select()
     .from(handoverAddenda)
     .where(inArray(handoverAddenda.handoverId, handoverIds))
@@ -106,14 +109,14 @@ export function listAddenda(db: Db, handoverIds: string[]): AddendumRow[] {
 }
 
 /** Records a read once; answers whether it was new. */
-export function insertRead(db: Db, row: ReadRow): boolean {
-  return db.insert(handoverReads).values(row).onConflictDoNothing().run().changes > 0;
+export async function insertRead(db: Db, row: ReadRow): Promise<boolean> {
+  return (await db.insert(handoverReads).values(row).onConflictDoNothing().run()).changes > 0;
 }
 
 /** The reads of these notes, in the order they were read. */
-export function listReads(db: Db, handoverIds: string[]): ReadRow[] {
+export async function listReads(db: Db, handoverIds: string[]): Promise<ReadRow[]> {
   if (handoverIds.length === 0) return [];
-  return db
+  return await db
     .select()
     .from(handoverReads)
     .where(inArray(handoverReads.handoverId, handoverIds))
@@ -122,9 +125,9 @@ export function listReads(db: Db, handoverIds: string[]): ReadRow[] {
 }
 
 /** The names of these users (deleted accounts are left out). */
-export function listPeople(db: Db, ids: string[]): PersonRow[] {
+export async function listPeople(db: Db, ids: string[]): Promise<PersonRow[]> {
   if (ids.length === 0) return [];
-  return db
+  return await db
     .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
     .from(users)
     .where(inArray(users.id, ids))
@@ -132,8 +135,8 @@ export function listPeople(db: Db, ids: string[]): PersonRow[] {
 }
 
 /** The active accounts that work in a house, by name: the people a note's "on shift" counts from (decision 138). */
-export function listHouseMembers(db: Db, house: string): PersonRow[] {
-  return db
+export async function listHouseMembers(db: Db, house: string): Promise<PersonRow[]> {
+  return await db
     .select({ id: users.id, firstName: users.firstName, lastName: users.lastName })
     .from(userHouses)
     .innerJoin(users, eq(users.id, userHouses.userId))
@@ -143,26 +146,27 @@ export function listHouseMembers(db: Db, house: string): PersonRow[] {
 }
 
 /** Who sees a house's notes: its active members and every active admin who is an employee (decisions 138, 151). */
-export function listHouseReaderIds(db: Db, house: string): string[] {
-  return db
-    .select({ id: users.id })
-    .from(users)
-    .where(
-      and(
-        eq(users.isActive, true),
-        or(
-          and(inArray(users.role, ['admin', 'system_admin']), eq(users.accountType, 'employee')),
-          inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(eq(userHouses.house, house))),
+export async function listHouseReaderIds(db: Db, house: string): Promise<string[]> {
+  return (
+    await db
+      .select({ id: users.id })
+      .from(users)
+      .where(
+        and(
+          eq(users.isActive, true),
+          or(
+            and(inArray(users.role, ['admin', 'system_admin']), eq(users.accountType, 'employee')),
+            inArray(users.id, db.select({ id: userHouses.userId }).from(userHouses).where(eq(userHouses.house, house))),
+          ),
         ),
-      ),
-    )
-    .all()
-    .map((row) => row.id);
+      )
+      .all()
+  ).map((row) => row.id);
 }
 
 /** The houses a user's access rows say they see or stopped seeing. */
-export function listAccess(db: Db, userId: string): { house: string; visible: boolean }[] {
-  return db
+export async function listAccess(db: Db, userId: string): Promise<{ house: string; visible: boolean }[]> {
+  return await db
     .select({ house: handoverAccess.house, visible: handoverAccess.visible })
     .from(handoverAccess)
     .where(eq(handoverAccess.userId, userId))
@@ -170,10 +174,15 @@ export function listAccess(db: Db, userId: string): { house: string; visible: bo
 }
 
 /** Notes that a user began or stopped seeing a house's notes, each with a new sequence. */
-export function upsertAccess(db: Db, userId: string, changes: { house: string; visible: boolean }[]): void {
+export async function upsertAccess(
+  db: Db,
+  userId: string,
+  changes: { house: string; visible: boolean }[],
+): Promise<void> {
   for (const { house, visible } of changes) {
-    const serverSeq = nextSeq(db);
-    db.insert(handoverAccess)
+    const serverSeq = await nextSeq(db);
+    await db
+      .insert(handoverAccess)
       .values({ userId, house, visible, serverSeq })
       .onConflictDoUpdate({ target: [handoverAccess.userId, handoverAccess.house], set: { visible, serverSeq } })
       .run();
@@ -192,48 +201,48 @@ export interface PulledHandoverRow {
  * of the note's sequence and when they began seeing the house, and the notes of houses they stopped seeing, at the
  * later of the note's sequence and when they stopped (as tombstones, by the caller).
  */
-export function listHandoversForUser(
+export async function listHandoversForUser(
   db: Db,
   userId: string,
   visibleHouses: string[],
   seq: number,
   id: string,
   limit: number,
-): PulledHandoverRow[] {
-  const rows = db.$client
-    .prepare<
-      { userId: string; houses: string; seq: number; id: string; limit: number },
-      { id: string; seq: number; visible: number }
-    >(
-      `SELECT h.id AS id, max(h.server_seq, coalesce(a.server_seq, 0)) AS seq,
+): Promise<PulledHandoverRow[]> {
+  const rows = await statement<
+    { userId: string; houses: string; seq: number; id: string; limit: number },
+    { id: string; seq: number; visible: number }
+  >(
+    db,
+    `SELECT h.id AS id, max(h.server_seq, coalesce(a.server_seq, 0)) AS seq,
               h.house IN (SELECT value FROM json_each(@houses)) AS visible
        FROM handovers h LEFT JOIN handover_access a ON a.user_id = @userId AND a.house = h.house
        WHERE (h.house IN (SELECT value FROM json_each(@houses)) OR a.house IS NOT NULL)
          AND (max(h.server_seq, coalesce(a.server_seq, 0)), h.id) > (@seq, @id)
        ORDER BY 2, 1
        LIMIT @limit`,
-    )
-    .all({ userId, houses: JSON.stringify(visibleHouses), seq, id, limit });
+  ).all({ userId, houses: JSON.stringify(visibleHouses), seq, id, limit });
   if (rows.length === 0) return [];
   const byId = new Map(
-    db
-      .select()
-      .from(handovers)
-      .where(
-        inArray(
-          handovers.id,
-          rows.map((r) => r.id),
-        ),
-      )
-      .all()
-      .map((row) => [row.id, row]),
+    (
+      await db
+        .select()
+        .from(handovers)
+        .where(
+          inArray(
+            handovers.id,
+            rows.map((r) => r.id),
+          ),
+        )
+        .all()
+    ).map((row) => [row.id, row]),
   );
   return rows.map((r) => ({ row: byId.get(r.id)!, seq: r.seq, visible: r.visible === 1 })); // read in one statement
 }
 
 /** Notes of these houses that reached the server in [from, to), for the report, with their reads. */
-export function listHandoversBetween(db: Db, houses: string[], from: number, to: number): HandoverRow[] {
-  return db
+export async function listHandoversBetween(db: Db, houses: string[], from: number, to: number): Promise<HandoverRow[]> {
+  return await db
     .select()
     .from(handovers)
     .where(
@@ -250,26 +259,27 @@ export function listHandoversBetween(db: Db, houses: string[], from: number, to:
 
 // Openings on a device (decision 142) -----------------------------------------------------------------------------
 
-export function findHandoverView(db: Db, id: string): HandoverViewRow | undefined {
-  return db.select().from(handoverViews).where(eq(handoverViews.id, id)).get();
+export async function findHandoverView(db: Db, id: string): Promise<HandoverViewRow | undefined> {
+  return await db.select().from(handoverViews).where(eq(handoverViews.id, id)).get();
 }
 
-export function insertHandoverView(db: Db, row: Omit<HandoverViewRow, 'serverSeq'>): void {
-  db.insert(handoverViews)
-    .values({ ...row, serverSeq: nextSeq(db) })
+export async function insertHandoverView(db: Db, row: Omit<HandoverViewRow, 'serverSeq'>): Promise<void> {
+  await db
+    .insert(handoverViews)
+    .values({ ...row, serverSeq: await nextSeq(db) })
     .run();
 }
 
 /** A user's recorded openings after a checkpoint, recorded since `since` (older ones are no longer pulled). */
-export function listHandoverViewsSince(
+export async function listHandoverViewsSince(
   db: Db,
   userId: string,
   seq: number,
   id: string,
   since: number,
   limit: number,
-): HandoverViewRow[] {
-  return db
+): Promise<HandoverViewRow[]> {
+  return await db
     .select()
     .from(handoverViews)
     .where(
@@ -285,6 +295,12 @@ export function listHandoverViewsSince(
 }
 
 /** Whether the audit log holds a `handover.viewed` of this note by this user seen strictly between `from` and `to`. */
-export function hasHandoverViewBetween(db: Db, userId: string, handoverId: string, from: number, to: number): boolean {
-  return hasOpeningBetween(db, { action: 'handover.viewed', userId, targetId: handoverId, from, to });
+export async function hasHandoverViewBetween(
+  db: Db,
+  userId: string,
+  handoverId: string,
+  from: number,
+  to: number,
+): Promise<boolean> {
+  return await hasOpeningBetween(db, { action: 'handover.viewed', userId, targetId: handoverId, from, to });
 }

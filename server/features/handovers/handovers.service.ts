@@ -59,6 +59,7 @@ import {
   type PersonRow,
   type ReadRow,
 } from './handovers.queries';
+import { inTransaction } from '../../db/client';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isAdmin = (role: Role) => role === 'admin' || role === 'system_admin';
@@ -79,17 +80,24 @@ function visibleHouses(deps: AppDeps, account: ReaderAccount): string[] {
   return seesEveryHouse(account) ? listHouses(deps.config.orgName) : [...account.houses];
 }
 
-function housesOf(deps: AppDeps, userId: string): string[] {
-  return housesByUser(deps, [userId]).get(userId) ?? [];
+async function housesOf(deps: AppDeps, userId: string): Promise<string[]> {
+  return (await housesByUser(deps, [userId])).get(userId) ?? [];
 }
 
-function accountOf(deps: AppDeps, actor: SessionUser): ReaderAccount {
-  return { role: actor.role, type: accountTypeOf(deps, actor.id), houses: housesOf(deps, actor.id) };
+async function accountOf(deps: AppDeps, actor: SessionUser): Promise<ReaderAccount> {
+  return { role: actor.role, type: await accountTypeOf(deps, actor.id), houses: await housesOf(deps, actor.id) };
 }
 
 /** Audit entries name the note and what changed, never the words (they may carry health data, as residents'). */
-function audit(deps: AppDeps, actor: SessionUser, action: string, id: string, meta: RequestMeta, details?: object) {
-  recordAudit(deps.db, {
+async function audit(
+  deps: AppDeps,
+  actor: SessionUser,
+  action: string,
+  id: string,
+  meta: RequestMeta,
+  details?: object,
+) {
+  await recordAudit(deps.db, {
     actor,
     action,
     ip: meta.ip,
@@ -104,15 +112,15 @@ function requireKnownHouse(deps: AppDeps, house: string): void {
 }
 
 /** Whether the user sees this note now: staff of its house and admins (decision 151); a hidden one only admins. */
-function canSee(deps: AppDeps, actor: SessionUser, row: HandoverRow): boolean {
-  if (!visibleHouses(deps, accountOf(deps, actor)).includes(row.house)) return false;
+async function canSee(deps: AppDeps, actor: SessionUser, row: HandoverRow): Promise<boolean> {
+  if (!visibleHouses(deps, await accountOf(deps, actor)).includes(row.house)) return false;
   return !row.hidden || isAdmin(actor.role);
 }
 
 /** The note with this id if the user may see it; 404 otherwise, so nobody learns of another house's notes. */
-function requireVisible(deps: AppDeps, actor: SessionUser, id: string): HandoverRow {
-  const row = findHandover(deps.db, id);
-  return row && canSee(deps, actor, row) ? row : notFound(HANDOVER_MESSAGES.notFound);
+async function requireVisible(deps: AppDeps, actor: SessionUser, id: string): Promise<HandoverRow> {
+  const row = await findHandover(deps.db, id);
+  return row && (await canSee(deps, actor, row)) ? row : notFound(HANDOVER_MESSAGES.notFound);
 }
 
 function checkShift(deps: AppDeps, shift: string): void {
@@ -120,8 +128,8 @@ function checkShift(deps: AppDeps, shift: string): void {
   if (!names.includes(shift)) badRequest(HANDOVER_MESSAGES.unknownShift(names));
 }
 
-function checkResidents(deps: AppDeps, house: string, ids: readonly string[]): void {
-  if (!areActiveResidentsOf(deps, house, ids)) badRequest(HANDOVER_MESSAGES.unknownResident);
+async function checkResidents(deps: AppDeps, house: string, ids: readonly string[]): Promise<void> {
+  if (!(await areActiveResidentsOf(deps, house, ids))) badRequest(HANDOVER_MESSAGES.unknownResident);
 }
 
 // Views ----------------------------------------------------------------------------------------------------------
@@ -144,20 +152,20 @@ function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
   return map;
 }
 
-function loadParts(deps: AppDeps, rows: HandoverRow[]): ViewParts {
+async function loadParts(deps: AppDeps, rows: HandoverRow[]): Promise<ViewParts> {
   const ids = rows.map((r) => r.id);
-  const addenda = listAddenda(deps.db, ids);
-  const reads = listReads(deps.db, ids);
+  const addenda = await listAddenda(deps.db, ids);
+  const reads = await listReads(deps.db, ids);
   const personIds = new Set<string>();
   for (const r of rows) if (r.authorId) personIds.add(r.authorId);
   for (const a of addenda) if (a.authorId) personIds.add(a.authorId);
   for (const r of reads) personIds.add(r.userId);
   const members = new Map<string, PersonRow[]>();
-  for (const house of new Set(rows.map((r) => r.house))) members.set(house, listHouseMembers(deps.db, house));
+  for (const house of new Set(rows.map((r) => r.house))) members.set(house, await listHouseMembers(deps.db, house));
   return {
     addenda: group(addenda, (a) => a.handoverId),
     reads: group(reads, (r) => r.handoverId),
-    people: new Map(listPeople(deps.db, [...personIds]).map((p) => [p.id, p])),
+    people: new Map((await listPeople(deps.db, [...personIds])).map((p) => [p.id, p])),
     members,
   };
 }
@@ -199,9 +207,9 @@ function toView(parts: ViewParts, row: HandoverRow, actorId: string): HandoverVi
   };
 }
 
-function viewOf(deps: AppDeps, id: string, actor: SessionUser): HandoverView {
-  const row = findHandover(deps.db, id) ?? notFound(HANDOVER_MESSAGES.notFound);
-  return toView(loadParts(deps, [row]), row, actor.id);
+async function viewOf(deps: AppDeps, id: string, actor: SessionUser): Promise<HandoverView> {
+  const row = (await findHandover(deps.db, id)) ?? notFound(HANDOVER_MESSAGES.notFound);
+  return toView(await loadParts(deps, [row]), row, actor.id);
 }
 
 // REST -----------------------------------------------------------------------------------------------------------
@@ -219,12 +227,12 @@ function decodeCursor(cursor: string): { createdAt: number; id: string } {
  * GET /api/houses/{house}/handovers: newest first. Staff of the house and admins (who also see hidden notes, marked);
  * a staff member in no house gets an empty list with the reason; anyone else 404.
  */
-export function listHandovers(
+export async function listHandovers(
   deps: AppDeps,
   actor: SessionUser,
   house: string,
   query: { limit: number; cursor?: string },
-): HandoverPage {
+): Promise<HandoverPage> {
   requireKnownHouse(deps, house);
   const now = deps.now();
   const shifts = deps.config.shifts;
@@ -233,15 +241,15 @@ export function listHandovers(
     shifts: shifts.map((s) => s.name),
     currentShift: shiftAt(shifts, localMinuteOfDay(now, deps.config.timeZone)).name,
   };
-  const account = accountOf(deps, actor);
+  const account = await accountOf(deps, actor);
   const everyHouse = seesEveryHouse(account);
   if (!everyHouse && account.houses.length === 0)
     return { ...page, items: [], nextCursor: null, reason: HANDOVER_MESSAGES.noHouse };
   if (!everyHouse && !account.houses.includes(house)) notFound(HANDOVER_MESSAGES.houseNotFound);
   const before = query.cursor ? decodeCursor(query.cursor) : null;
-  const rows = listHouseHandovers(deps.db, house, before, isAdmin(actor.role), query.limit + 1);
+  const rows = await listHouseHandovers(deps.db, house, before, isAdmin(actor.role), query.limit + 1);
   const items = rows.slice(0, query.limit);
-  const parts = loadParts(deps, items);
+  const parts = await loadParts(deps, items);
   return {
     ...page,
     items: items.map((row) => toView(parts, row, actor.id)),
@@ -253,40 +261,45 @@ export function listHandovers(
  * GET /api/handovers/{id}: one note; every opening is audited (`handover.viewed`, with the time it was seen, so the
  * device's openings of the same note are compared with it: decision 142).
  */
-export function viewHandover(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverView {
-  const row = requireVisible(deps, actor, id);
-  audit(deps, actor, 'handover.viewed', id, meta, { house: row.house, viewedAt: iso(deps.now()), via: 'api' });
-  return toView(loadParts(deps, [row]), row, actor.id);
+export async function viewHandover(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  meta: RequestMeta,
+): Promise<HandoverView> {
+  const row = await requireVisible(deps, actor, id);
+  await audit(deps, actor, 'handover.viewed', id, meta, { house: row.house, viewedAt: iso(deps.now()), via: 'api' });
+  return toView(await loadParts(deps, [row]), row, actor.id);
 }
 
 /**
  * POST /api/houses/{house}/handovers: a note by a member of the house. A device-made id sent again (a lost answer)
  * answers the stored note; an id another note has is refused (409).
  */
-export function createHandover(
+export async function createHandover(
   deps: AppDeps,
   actor: SessionUser,
   house: string,
   body: CreateHandoverBody,
   meta: RequestMeta,
-): HandoverView {
+): Promise<HandoverView> {
   requireKnownHouse(deps, house);
-  const account = accountOf(deps, actor);
+  const account = await accountOf(deps, actor);
   if (!account.houses.includes(house)) {
     if (seesEveryHouse(account)) forbidden(HANDOVER_MESSAGES.writeForbidden);
     notFound(HANDOVER_MESSAGES.houseNotFound);
   }
   if (body.id) {
-    const existing = findHandover(deps.db, body.id);
+    const existing = await findHandover(deps.db, body.id);
     if (existing && existing.authorId === actor.id && existing.house === house) return viewOf(deps, body.id, actor);
     if (existing) conflict(HANDOVER_MESSAGES.idTaken);
   }
   checkShift(deps, body.shift);
-  checkResidents(deps, house, body.residentIds);
+  await checkResidents(deps, house, body.residentIds);
   const id = body.id ?? randomUUID();
   const at = deps.now();
-  deps.db.transaction(() => {
-    insertHandover(deps.db, {
+  await inTransaction(deps, async (deps) => {
+    await insertHandover(deps.db, {
       id,
       house,
       shift: body.shift,
@@ -294,33 +307,33 @@ export function createHandover(
       content: body.content,
       residentIds: JSON.stringify(body.residentIds),
       createdAt: at,
-      writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
+      writtenAt: boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), at),
       updatedAt: at,
     });
-    audit(deps, actor, 'handover.created', id, meta, {
+    await audit(deps, actor, 'handover.created', id, meta, {
       house,
       shift: body.shift,
       residents: body.residentIds.length,
     });
   });
-  notifyReaders(deps, house);
+  await notifyReaders(deps, house);
   return viewOf(deps, id, actor);
 }
 
 /** PATCH /api/handovers/{id}: the author corrects shift, words or residents in the note's first hour (server time). */
-export function correctHandover(
+export async function correctHandover(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: CorrectHandoverBody,
   meta: RequestMeta,
-): HandoverView {
-  const row = requireVisible(deps, actor, id);
+): Promise<HandoverView> {
+  const row = await requireVisible(deps, actor, id);
   if (row.authorId !== actor.id) forbidden(HANDOVER_MESSAGES.correctOwn);
   const at = deps.now();
   if (at - row.createdAt > HANDOVER_CORRECTION_MS) conflict(HANDOVER_MESSAGES.correctionWindow);
   if (body.shift !== undefined) checkShift(deps, body.shift);
-  if (body.residentIds !== undefined) checkResidents(deps, row.house, body.residentIds);
+  if (body.residentIds !== undefined) await checkResidents(deps, row.house, body.residentIds);
   const next = {
     shift: body.shift ?? row.shift,
     content: body.content ?? row.content,
@@ -328,11 +341,11 @@ export function correctHandover(
   };
   const fields = (['shift', 'content', 'residentIds'] as const).filter((field) => next[field] !== row[field]);
   if (fields.length === 0) return viewOf(deps, id, actor);
-  deps.db.transaction(() => {
-    updateHandover(deps.db, id, { ...next, correctedAt: at, updatedAt: Math.max(at, row.updatedAt + 1) });
-    audit(deps, actor, 'handover.corrected', id, meta, { fields });
+  await inTransaction(deps, async (deps) => {
+    await updateHandover(deps.db, id, { ...next, correctedAt: at, updatedAt: Math.max(at, row.updatedAt + 1) });
+    await audit(deps, actor, 'handover.corrected', id, meta, { fields });
   });
-  notifyReaders(deps, row.house);
+  await notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
@@ -340,23 +353,23 @@ export function correctHandover(
  * POST /api/handovers/{id}/addenda: anyone who sees the note appends to it; the original stays. A device-made id sent
  * again answers the note as it is.
  */
-export function addAddendum(
+export async function addAddendum(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: AddendumBody,
   meta: RequestMeta,
-): HandoverView {
-  const row = requireVisible(deps, actor, id);
+): Promise<HandoverView> {
+  const row = await requireVisible(deps, actor, id);
   if (body.id) {
-    const existing = findAddendum(deps.db, body.id);
+    const existing = await findAddendum(deps.db, body.id);
     if (existing && existing.authorId === actor.id && existing.handoverId === id) return viewOf(deps, id, actor);
     if (existing) conflict(HANDOVER_MESSAGES.addendumIdTaken);
   }
   const at = deps.now();
   const addendumId = body.id ?? randomUUID();
-  deps.db.transaction(() => {
-    insertAddendum(deps.db, {
+  await inTransaction(deps, async (deps) => {
+    await insertAddendum(deps.db, {
       id: addendumId,
       handoverId: id,
       authorId: actor.id,
@@ -364,10 +377,10 @@ export function addAddendum(
       createdAt: at,
       writtenAt: boundWrittenAt(body.writtenAt, row.createdAt, at),
     });
-    bumpHandover(deps.db, id, at);
-    audit(deps, actor, 'handover.addendum', id, meta, { addendumId });
+    await bumpHandover(deps.db, id, at);
+    await audit(deps, actor, 'handover.addendum', id, meta, { addendumId });
   });
-  notifyReaders(deps, row.house);
+  await notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
@@ -375,36 +388,41 @@ export function addAddendum(
  * POST /api/handovers/{id}/read: marks the note read by the user, once; a second call answers the first read. The
  * device's time is kept, never before the note reached the server nor after now (docs/sync.md, "Two times").
  */
-export function markHandoverRead(
+export async function markHandoverRead(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   writtenAt: number | undefined,
   meta: RequestMeta,
-): HandoverView {
-  const row = requireVisible(deps, actor, id);
+): Promise<HandoverView> {
+  const row = await requireVisible(deps, actor, id);
   const at = deps.now();
   const readAt = boundWrittenAt(writtenAt, row.createdAt, at);
-  const fresh = deps.db.transaction(() => {
-    if (!insertRead(deps.db, { handoverId: id, userId: actor.id, readAt, recordedAt: at })) return false;
-    bumpHandover(deps.db, id, at);
-    audit(deps, actor, 'handover.read', id, meta, { readAt: iso(readAt) });
+  const fresh = await inTransaction(deps, async (deps) => {
+    if (!(await insertRead(deps.db, { handoverId: id, userId: actor.id, readAt, recordedAt: at }))) return false;
+    await bumpHandover(deps.db, id, at);
+    await audit(deps, actor, 'handover.read', id, meta, { readAt: iso(readAt) });
     return true;
   });
-  if (fresh) notifyReaders(deps, row.house);
+  if (fresh) await notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
 /** GET /api/handovers/{id}/reads: who on shift has read the note, and when; audited as an opening. */
-export function listHandoverReads(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverReads {
-  const row = requireVisible(deps, actor, id);
-  audit(deps, actor, 'handover.viewed', id, meta, {
+export async function listHandoverReads(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  meta: RequestMeta,
+): Promise<HandoverReads> {
+  const row = await requireVisible(deps, actor, id);
+  await audit(deps, actor, 'handover.viewed', id, meta, {
     house: row.house,
     reads: true,
     viewedAt: iso(deps.now()),
     via: 'api',
   });
-  const parts = loadParts(deps, [row]);
+  const parts = await loadParts(deps, [row]);
   const reads = new Map((parts.reads.get(id) ?? []).map((r) => [r.userId, r.readAt]));
   const onShift = onShiftOf(parts, row);
   const reader = (person: PersonRow | undefined, userId: string): HandoverReader => ({
@@ -421,27 +439,32 @@ export function listHandoverReads(deps: AppDeps, actor: SessionUser, id: string,
 }
 
 /** POST /api/handovers/{id}/hide: an admin hides a note written in the wrong house; it stays, marked, for admins. */
-export function hideHandover(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): HandoverView {
-  const row = requireVisible(deps, actor, id);
+export async function hideHandover(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  meta: RequestMeta,
+): Promise<HandoverView> {
+  const row = await requireVisible(deps, actor, id);
   if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.hideForbidden);
   if (row.hidden) return viewOf(deps, id, actor);
   const at = deps.now();
-  deps.db.transaction(() => {
-    updateHandover(deps.db, id, {
+  await inTransaction(deps, async (deps) => {
+    await updateHandover(deps.db, id, {
       hidden: true,
       hiddenAt: at,
       hiddenBy: actor.id,
       updatedAt: Math.max(at, row.updatedAt + 1),
     });
-    audit(deps, actor, 'handover.hidden', id, meta, { house: row.house });
+    await audit(deps, actor, 'handover.hidden', id, meta, { house: row.house });
   });
-  notifyReaders(deps, row.house);
+  await notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 
 /** A note's change is told to those who may see it, not every open stream (each would otherwise run its pull). */
-function notifyReaders(deps: AppDeps, house: string): void {
-  deps.hub.notify('handovers', listHouseReaderIds(deps.db, house));
+async function notifyReaders(deps: AppDeps, house: string): Promise<void> {
+  deps.hub.notify('handovers', await listHouseReaderIds(deps.db, house));
 }
 
 // Report ---------------------------------------------------------------------------------------------------------
@@ -451,22 +474,26 @@ function notifyReaders(deps: AppDeps, house: string): void {
  * expected from the next shift (each note's on-shift members) were made. Hidden notes are left out. The CSV and the
  * JSON form are this one function's figures (decision 142).
  */
-export function handoverReport(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): HandoverReport {
+export async function handoverReport(
+  deps: AppDeps,
+  actor: SessionUser,
+  query: HandoverReportQuery,
+): Promise<HandoverReport> {
   if (!isAdmin(actor.role)) forbidden(HANDOVER_MESSAGES.reportForbidden);
   if (query.house !== undefined) requireKnownHouse(deps, query.house);
   // A bank or agency admin's report covers their own houses only (decision 151).
-  const visible = visibleHouses(deps, accountOf(deps, actor));
+  const visible = visibleHouses(deps, await accountOf(deps, actor));
   if (query.house !== undefined && !visible.includes(query.house)) notFound(HANDOVER_MESSAGES.houseNotFound);
   const zone = deps.config.timeZone;
   const houses = query.house === undefined ? visible : [query.house];
   const dayAfter = new Date(Date.parse(`${query.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const rows = listHandoversBetween(
+  const rows = await listHandoversBetween(
     deps.db,
     houses,
     startOfLocalDay(query.from, zone),
     startOfLocalDay(dayAfter, zone),
   );
-  const parts = loadParts(deps, rows);
+  const parts = await loadParts(deps, rows);
   const lines = new Map<string, HandoverReportRow>();
   for (const row of rows) {
     const day = localDayAndHour(row.createdAt, zone).day;
@@ -488,8 +515,12 @@ export function handoverReport(deps: AppDeps, actor: SessionUser, query: Handove
 }
 
 /** GET /api/handovers/report.csv (admins): the report's lines, cells through the formula guard. */
-export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: HandoverReportQuery): Iterator<string> {
-  const report = handoverReport(deps, actor, query);
+export async function handoverReportCsv(
+  deps: AppDeps,
+  actor: SessionUser,
+  query: HandoverReportQuery,
+): Promise<Iterator<string>> {
+  const report = await handoverReport(deps, actor, query);
   return (function* () {
     yield csvLine(HANDOVER_REPORT_COLUMNS);
     for (const l of report.rows)
@@ -503,12 +534,12 @@ export function handoverReportCsv(deps: AppDeps, actor: SessionUser, query: Hand
  * Called when a user's houses, role or account type change: the houses whose notes they began or stopped seeing get a
  * new place in their change feed, so their next pull brings those notes, or their tombstones (decisions 138, 151).
  */
-export function handoverAccessChanged(
+export async function handoverAccessChanged(
   deps: AppDeps,
   userId: string,
   before: ReaderAccount,
   after: ReaderAccount,
-): void {
+): Promise<void> {
   const was = new Set(visibleHouses(deps, before));
   const is = new Set(visibleHouses(deps, after));
   const changes = [
@@ -516,7 +547,7 @@ export function handoverAccessChanged(
     ...[...was].filter((h) => !is.has(h)).map((house) => ({ house, visible: false })),
   ];
   if (changes.length === 0) return;
-  upsertAccess(deps.db, userId, changes);
+  await upsertAccess(deps.db, userId, changes);
   deps.hub.notify('handovers', [userId]);
 }
 
@@ -559,10 +590,10 @@ function toDoc(parts: ViewParts, row: HandoverRow, actor: SessionUser, visible: 
 }
 
 /** A user's notes after a checkpoint (decision 138): their houses' notes, and tombstones of what they may no longer see. */
-export function listHandoverDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  const houses = visibleHouses(deps, accountOf(deps, actor));
-  const pulled = listHandoversForUser(deps.db, actor.id, houses, seq, id, limit);
-  const parts = loadParts(
+export async function listHandoverDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  const houses = visibleHouses(deps, await accountOf(deps, actor));
+  const pulled = await listHandoversForUser(deps.db, actor.id, houses, seq, id, limit);
+  const parts = await loadParts(
     deps,
     pulled.filter((p) => p.visible).map((p) => p.row),
   );
@@ -570,10 +601,10 @@ export function listHandoverDocsSince(deps: AppDeps, actor: SessionUser, seq: nu
 }
 
 /** The note as this user's pull would send it, or null when they may not see it. */
-export function findHandoverDoc(deps: AppDeps, id: string, actor: SessionUser): HandoverDoc | null {
-  const row = findHandover(deps.db, id);
-  if (!row || !canSee(deps, actor, row)) return null;
-  return toDoc(loadParts(deps, [row]), row, actor, true);
+export async function findHandoverDoc(deps: AppDeps, id: string, actor: SessionUser): Promise<HandoverDoc | null> {
+  const row = await findHandover(deps.db, id);
+  if (!row || !(await canSee(deps, actor, row))) return null;
+  return toDoc(await loadParts(deps, [row]), row, actor, true);
 }
 
 // Openings on a device (decision 142) -----------------------------------------------------------------------------
@@ -589,15 +620,21 @@ const VIEW_PULL_WINDOW_MS = 24 * 60 * 60 * 1000;
  * `handover.viewed` unless the log holds one of it by the same person seen within five minutes of it, the device's
  * time bounded to the kept-work window as for a resident's opening (decision 130).
  */
-export function recordHandoverView(deps: AppDeps, actor: SessionUser, view: HandoverViewPush, meta: RequestMeta): void {
+export async function recordHandoverView(
+  deps: AppDeps,
+  actor: SessionUser,
+  view: HandoverViewPush,
+  meta: RequestMeta,
+): Promise<void> {
   const ids = [...new Set(view.handoverIds)];
-  const rows = ids.map((id) => requireVisible(deps, actor, id));
+  const rows: HandoverRow[] = [];
+  for (const id of ids) rows.push(await requireVisible(deps, actor, id));
   if (rows.some((row) => row.house !== view.house)) badRequest(HANDOVER_MESSAGES.viewHouse);
-  if (findHandoverView(deps.db, view.id)) conflict('This view has already been recorded');
+  if (await findHandoverView(deps.db, view.id)) conflict('This view has already been recorded');
   const at = deps.now();
   const viewedAt = boundWrittenAt(view.viewedAt, at - KEPT_MAX_AGE_MS, at);
-  deps.db.transaction(() => {
-    insertHandoverView(deps.db, {
+  await inTransaction(deps, async (deps) => {
+    await insertHandoverView(deps.db, {
       id: view.id,
       userId: actor.id,
       house: view.house,
@@ -606,9 +643,11 @@ export function recordHandoverView(deps: AppDeps, actor: SessionUser, view: Hand
       recordedAt: at,
     });
     for (const id of ids) {
-      if (hasHandoverViewBetween(deps.db, actor.id, id, viewedAt - VIEW_AUDIT_GAP_MS, viewedAt + VIEW_AUDIT_GAP_MS))
+      if (
+        await hasHandoverViewBetween(deps.db, actor.id, id, viewedAt - VIEW_AUDIT_GAP_MS, viewedAt + VIEW_AUDIT_GAP_MS)
+      )
         continue;
-      audit(deps, actor, 'handover.viewed', id, meta, { house: view.house, viewedAt: iso(viewedAt), via: 'app' });
+      await audit(deps, actor, 'handover.viewed', id, meta, { house: view.house, viewedAt: iso(viewedAt), via: 'app' });
     }
   });
   deps.hub.notify('residentViews', [actor.id]);
@@ -627,16 +666,26 @@ function toHandoverViewDoc(row: HandoverViewRow): ResidentViewDoc {
 }
 
 /** The user's recorded openings of handover notes after a checkpoint, for the residentViews pull. */
-export function listHandoverViewDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+export async function listHandoverViewDocsSince(
+  deps: AppDeps,
+  actor: SessionUser,
+  seq: number,
+  id: string,
+  limit: number,
+) {
   const since = deps.now() - VIEW_PULL_WINDOW_MS;
-  return listHandoverViewsSince(deps.db, actor.id, seq, id, since, limit).map((row) => ({
+  return (await listHandoverViewsSince(deps.db, actor.id, seq, id, since, limit)).map((row) => ({
     seq: row.serverSeq,
     doc: toHandoverViewDoc(row),
   }));
 }
 
 /** The recorded opening with this id, if it is the actor's own. */
-export function findHandoverViewDoc(deps: AppDeps, id: string, actor: SessionUser): ResidentViewDoc | null {
-  const row = findHandoverView(deps.db, id);
+export async function findHandoverViewDoc(
+  deps: AppDeps,
+  id: string,
+  actor: SessionUser,
+): Promise<ResidentViewDoc | null> {
+  const row = await findHandoverView(deps.db, id);
   return row && row.userId === actor.id ? toHandoverViewDoc(row) : null;
 }

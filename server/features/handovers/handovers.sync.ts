@@ -25,22 +25,22 @@ function newAddenda(doc: Record<string, unknown>, master: HandoverDoc): unknown[
  * writers of addenda never conflict; the note's words change only through REST, in its first hour.
  */
 export const handoversSync: SyncHandler<HandoverDoc> = {
-  pull: (deps, actor, seq, id, limit) => listHandoverDocsSince(deps, actor, seq, id, limit),
+  pull: async (deps, actor, seq, id, limit) => await listHandoverDocsSince(deps, actor, seq, id, limit),
   findMaster: (deps, id, actor) => findHandoverDoc(deps, id, actor),
   lastPushWins: true,
-  apply(deps, actor, doc, master, meta) {
+  async apply(deps, actor, doc, master, meta) {
     if (!master) {
       if (doc._deleted) return; // written and dropped on the device before it was sent
       const body = parseInput(CreateHandoverBodySchema, { ...doc });
-      createHandover(deps, actor, String(doc.house), body, meta);
+      await createHandover(deps, actor, String(doc.house), body, meta);
       return;
     }
     if (doc._deleted) return forbidden(HANDOVER_MESSAGES.pushedDelete);
     for (const addendum of newAddenda(doc, master)) {
-      addAddendum(deps, actor, doc.id, parseInput(AddendumBodySchema, addendum), meta);
+      await addAddendum(deps, actor, doc.id, parseInput(AddendumBodySchema, addendum), meta);
     }
     if (typeof doc.readAt === 'number' && master.readAt === null) {
-      markHandoverRead(deps, actor, doc.id, doc.readAt, meta);
+      await markHandoverRead(deps, actor, doc.id, doc.readAt, meta);
     }
   },
 };

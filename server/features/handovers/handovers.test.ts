@@ -10,6 +10,7 @@ import {
 import type { HandoverDoc, PullResponse, ResidentViewDoc } from '../../../schema/sync';
 import { loadConfig } from '../../config';
 import { startTestServer, TEST_PASSWORD, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 const HOUSE = 'Apps House';
 const OTHER = 'Giles House';
@@ -40,13 +41,13 @@ beforeAll(async () => {
   ({ client: reader, user } = await t.signedIn({ firstName: 'Rita', lastName: 'Reader' }));
   readerId = user.id;
   ({ client: outsider, user } = await t.signedIn({ firstName: 'Otto', lastName: 'Other' }));
-  t.setHouses(user.id, [OTHER]);
+  await t.setHouses(user.id, [OTHER]);
   keep(outsider, user.email);
   ({ client: admin, user } = await t.signedIn({ role: 'admin', firstName: 'Ada', lastName: 'Manager' }));
   adminId = user.id;
   ({ client: nowhere } = await t.signedIn({ firstName: 'Nina', lastName: 'New' }));
-  t.setHouses(writerId, [HOUSE]);
-  t.setHouses(readerId, [HOUSE]);
+  await t.setHouses(writerId, [HOUSE]);
+  await t.setHouses(readerId, [HOUSE]);
   for (const [client, id] of [
     [writer, writerId],
     [reader, readerId],
@@ -54,7 +55,7 @@ beforeAll(async () => {
   ] as const) {
     emails.set(
       client,
-      (t.db.$client.prepare('SELECT email FROM users WHERE id = ?').get(id) as { email: string }).email,
+      ((await statement(t.db, 'SELECT email FROM users WHERE id = ?').get([id])) as { email: string }).email,
     );
   }
 });
@@ -69,10 +70,10 @@ async function write(content = 'Mr B slept well; fluids encouraged', extra: Reco
 }
 
 type AuditRow = { action: string; actor_id: string; details: string | null };
-const auditFor = (id: string) =>
-  t.db.$client
-    .prepare('SELECT action, actor_id, details FROM audit_log WHERE target_id = ? ORDER BY id')
-    .all(id) as AuditRow[];
+const auditFor = async (id: string) =>
+  (await statement(t.db, 'SELECT action, actor_id, details FROM audit_log WHERE target_id = ? ORDER BY id').all([
+    id,
+  ])) as AuditRow[];
 
 async function pull(client: TestClient, seq = 0, id = '') {
   const res = await client.get(`/api/sync/handovers/pull?seq=${seq}&id=${encodeURIComponent(id)}`);
@@ -130,7 +131,7 @@ describe('writing and listing', () => {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('not_found');
     }
-    expect(auditFor(note.id).map((a) => a.action)).toEqual(['handover.created']);
+    expect((await auditFor(note.id)).map((a) => a.action)).toEqual(['handover.created']);
   });
 
   it('gives a staff member in no house an empty list with the reason', async () => {
@@ -167,7 +168,7 @@ describe('writing and listing', () => {
     const b = await writer.post(list(HOUSE), { id, shift: 'Night', content: 'Lost answer' });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body.id).toBe(id);
-    expect(t.db.$client.prepare('SELECT count(*) AS n FROM handovers WHERE id = ?').get(id)).toEqual({ n: 1 });
+    expect(await statement(t.db, 'SELECT count(*) AS n FROM handovers WHERE id = ?').get([id])).toEqual({ n: 1 });
     expect((await reader.post(list(HOUSE), { id, shift: 'Night', content: 'Mine' })).status).toBe(409);
   });
 });
@@ -177,7 +178,7 @@ describe('opening, reading, correcting and addenda', () => {
     const note = await write('Private words');
     expect((await reader.get(`/api/handovers/${note.id}`)).status).toBe(200);
     expect((await reader.get(`/api/handovers/${note.id}/reads`)).status).toBe(200);
-    const entries = auditFor(note.id);
+    const entries = await auditFor(note.id);
     expect(entries.map((a) => [a.action, a.actor_id])).toEqual([
       ['handover.created', writerId],
       ['handover.viewed', readerId],
@@ -204,7 +205,7 @@ describe('opening, reading, correcting and addenda', () => {
     expect(reads.onShift.find((r) => r.user.id === readerId)?.readAt).toBe(readAt);
     expect(reads.onShift.some((r) => r.user.id === writerId)).toBe(false);
     expect(reads.others.map((r) => r.user.id)).toEqual([adminId]);
-    expect(auditFor(note.id).filter((a) => a.action === 'handover.read')).toHaveLength(2);
+    expect((await auditFor(note.id)).filter((a) => a.action === 'handover.read')).toHaveLength(2);
   });
 
   it('lets the author correct a note in its first hour only, then only addenda', async () => {
@@ -227,13 +228,13 @@ describe('opening, reading, correcting and addenda', () => {
     const shown = (await reader.get(`/api/handovers/${note.id}`)).body as unknown as HandoverView;
     expect(shown.content).toBe('Tea at 5');
     expect(shown.addenda.map((a) => [a.id, a.content])).toEqual([[id, 'Tea moved to 6']]);
-    expect(auditFor(note.id).map((a) => a.action)).toEqual([
+    expect((await auditFor(note.id)).map((a) => a.action)).toEqual([
       'handover.created',
       'handover.corrected',
       'handover.addendum',
       'handover.viewed',
     ]);
-    expect(JSON.parse(auditFor(note.id)[1].details ?? '{}')).toEqual({ fields: ['content'] });
+    expect(JSON.parse((await auditFor(note.id))[1].details ?? '{}')).toEqual({ fields: ['content'] });
   });
 
   it('lets an admin hide a note: kept and marked for admins, gone for staff, audited', async () => {
@@ -249,14 +250,14 @@ describe('opening, reading, correcting and addenda', () => {
     expect(staffIds).not.toContain(note.id);
     const adminItems = ((await admin.get(`${list(HOUSE)}?limit=100`)).body as unknown as HandoverPage).items;
     expect(adminItems.find((n) => n.id === note.id)?.hidden).toBe(true);
-    expect(auditFor(note.id).map((a) => a.action)).toContain('handover.hidden');
+    expect((await auditFor(note.id)).map((a) => a.action)).toContain('handover.hidden');
   });
 });
 
 describe('report', () => {
   it('gives admins per house and day the notes and the share read, guarded against formulas', async () => {
     const { user } = await t.signedIn({ firstName: '=HYPERLINK("x")', lastName: 'Sneaky' });
-    t.setHouses(user.id, [OTHER]);
+    await t.setHouses(user.id, [OTHER]);
     const day = new Date().toISOString().slice(0, 10);
     expect((await reader.get(`/api/handovers/report.csv?from=${day}&to=${day}`)).status).toBe(403);
     expect((await admin.get(`/api/handovers/report.csv?from=${day}&to=2000-01-01`)).status).toBe(400);
@@ -282,7 +283,7 @@ describe('report', () => {
       const { client: r, user: ru } = await t2.signedIn();
       const { client: o, user: ou } = await t2.signedIn();
       const { client: a } = await t2.signedIn({ role: 'admin' });
-      for (const id of [wu.id, ru.id, ou.id]) t2.setHouses(id, [house]);
+      for (const id of [wu.id, ru.id, ou.id]) await t2.setHouses(id, [house]);
       const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
         const res = await w.post(list(house), { shift: 'Day', content: `Note ${i}` });
@@ -314,9 +315,9 @@ describe('the report as JSON', () => {
       const { client: r, user: ru } = await t3.signedIn();
       const { client: sole, user: su } = await t3.signedIn();
       const { client: a } = await t3.signedIn({ role: 'admin' });
-      t3.setHouses(wu.id, [HOUSE]);
-      t3.setHouses(ru.id, [HOUSE]);
-      t3.setHouses(su.id, ['Tudor Way']);
+      await t3.setHouses(wu.id, [HOUSE]);
+      await t3.setHouses(ru.id, [HOUSE]);
+      await t3.setHouses(su.id, ['Tudor Way']);
       const first = await w.post(list(HOUSE), { shift: 'Day', content: 'One' });
       await w.post(list(HOUSE), { shift: 'Night', content: 'Two' });
       await r.post(`/api/handovers/${first.body.id as string}/read`);
@@ -397,7 +398,9 @@ describe('sync', () => {
     // The answer was lost: the same rows again.
     const retry = await push(writer, rows);
     expect(retry.status).toBe(200);
-    expect(t.db.$client.prepare('SELECT count(*) AS n FROM handovers WHERE id = ?').get(created.id)).toEqual({ n: 1 });
+    expect(await statement(t.db, 'SELECT count(*) AS n FROM handovers WHERE id = ?').get([created.id])).toEqual({
+      n: 1,
+    });
     const master = (await pull(reader)).documents.find((d) => d.id === created.id)!; // pushed just above
     expect(master).toMatchObject({ authorId: writerId, content: 'Written offline', shift: 'Evening' });
     const addendum = { id: randomUUID(), authorId: null, content: 'Later: all quiet', createdAt: 0, writtenAt: 0 };
@@ -412,7 +415,7 @@ describe('sync', () => {
     expect(after.addenda.map((a) => [a.id, a.authorId, a.content])).toEqual([
       [addendum.id, readerId, 'Later: all quiet'],
     ]);
-    expect(auditFor(created.id).map((a) => a.action)).toEqual([
+    expect((await auditFor(created.id)).map((a) => a.action)).toEqual([
       'handover.created',
       'handover.addendum',
       'handover.read',
@@ -428,7 +431,7 @@ describe('sync', () => {
     expect(res.body.conflicts).toEqual([{ ...pushed, _deleted: true }]);
     const created = await push(outsider, [{ newDocumentState: doc({ house: HOUSE }), assumedMasterState: null }]);
     expect((created.body.conflicts as HandoverDoc[])[0]._deleted).toBe(true);
-    expect(auditFor(note.id).map((a) => a.action)).toEqual(['handover.created']);
+    expect((await auditFor(note.id)).map((a) => a.action)).toEqual(['handover.created']);
   });
 
   it('sends staff a tombstone when a note is hidden, and admins the note marked hidden', async () => {
@@ -471,8 +474,8 @@ describe('openings on a device', () => {
       '/api/sync/residentViews/push',
       docs.map((newDocumentState) => ({ newDocumentState })),
     );
-  const viewsOf = (noteId: string, actorId: string) =>
-    auditFor(noteId).filter((a) => a.action === 'handover.viewed' && a.actor_id === actorId);
+  const viewsOf = async (noteId: string, actorId: string) =>
+    (await auditFor(noteId)).filter((a) => a.action === 'handover.viewed' && a.actor_id === actorId);
   const serverNow = () => t.server.deps.now();
 
   it('audits each note shown once per person in five minutes, by the time it was seen, and hands the opening back as a tombstone', async () => {
@@ -481,7 +484,7 @@ describe('openings on a device', () => {
     const first = opening([a.id, b.id], seen);
     expect((await pushViews(reader, [first])).body).toEqual({ conflicts: [] });
     for (const note of [a, b]) {
-      expect(viewsOf(note.id, readerId).map((v) => JSON.parse(v.details ?? '{}'))).toEqual([
+      expect((await viewsOf(note.id, readerId)).map((v) => JSON.parse(v.details ?? '{}'))).toEqual([
         { house: HOUSE, viewedAt: new Date(seen).toISOString(), via: 'app' },
       ]);
     }
@@ -489,11 +492,11 @@ describe('openings on a device', () => {
     const soon = opening([b.id, a.id], seen + 2 * 60 * 1000);
     const later = opening([a.id], seen + FIVE_MINUTES + 60 * 1000);
     expect((await pushViews(reader, [soon, later])).body).toEqual({ conflicts: [] });
-    expect(viewsOf(a.id, readerId)).toHaveLength(2);
-    expect(viewsOf(b.id, readerId)).toHaveLength(1);
+    expect(await viewsOf(a.id, readerId)).toHaveLength(2);
+    expect(await viewsOf(b.id, readerId)).toHaveLength(1);
     // A retry of a recorded opening is answered as recorded and audits nothing more.
     expect((await pushViews(reader, [first])).body).toEqual({ conflicts: [{ ...first, _deleted: true }] });
-    expect(viewsOf(a.id, readerId)).toHaveLength(2);
+    expect(await viewsOf(a.id, readerId)).toHaveLength(2);
 
     const mine = (await reader.get('/api/sync/residentViews/pull?seq=0&id='))
       .body as unknown as PullResponse<ResidentViewDoc>;
@@ -507,7 +510,7 @@ describe('openings on a device', () => {
     const note = await write('Opened online first');
     expect((await reader.get(`/api/handovers/${note.id}`)).status).toBe(200);
     expect((await pushViews(reader, [opening([note.id], serverNow() - 60 * 1000)])).body).toEqual({ conflicts: [] });
-    expect(viewsOf(note.id, readerId).map((v) => JSON.parse(v.details ?? '{}').via)).toEqual(['api']);
+    expect((await viewsOf(note.id, readerId)).map((v) => JSON.parse(v.details ?? '{}').via)).toEqual(['api']);
   });
 
   it('refuses an opening naming a note the user may not see, alone in its batch', async () => {
@@ -526,10 +529,12 @@ describe('openings on a device', () => {
         { ...otherHouse, _deleted: true },
       ],
     });
-    expect(viewsOf(note.id, readerId)).toHaveLength(1);
-    expect(auditFor(note.id).filter((a) => a.action === 'handover.viewed' && a.actor_id !== readerId)).toEqual([]);
-    const stored = t.db.$client.prepare('SELECT id FROM handover_views WHERE id IN (?, ?, ?, ?)');
-    expect(stored.all(foreign.id, unknown.id, otherHouse.id, good.id)).toEqual([{ id: good.id }]);
+    expect(await viewsOf(note.id, readerId)).toHaveLength(1);
+    expect((await auditFor(note.id)).filter((a) => a.action === 'handover.viewed' && a.actor_id !== readerId)).toEqual(
+      [],
+    );
+    const stored = statement(t.db, 'SELECT id FROM handover_views WHERE id IN (?, ?, ?, ?)');
+    expect(await stored.all([foreign.id, unknown.id, otherHouse.id, good.id])).toEqual([{ id: good.id }]);
   });
 
   it('refuses an opening with no notes or more than a device sends at once', async () => {
@@ -541,7 +546,7 @@ describe('openings on a device', () => {
     );
     const res = await pushViews(reader, [empty, tooMany]);
     expect(res.body.conflicts).toHaveLength(2);
-    expect(viewsOf(note.id, readerId)).toEqual([]);
+    expect(await viewsOf(note.id, readerId)).toEqual([]);
   });
 });
 
@@ -552,8 +557,8 @@ describe('the live stream', () => {
     const member = await server.signedIn();
     const boss = await server.signedIn({ role: 'admin' });
     const stranger = await server.signedIn();
-    server.setHouses(member.user.id, [HOUSE]);
-    server.setHouses(stranger.user.id, [OTHER]);
+    await server.setHouses(member.user.id, [HOUSE]);
+    await server.setHouses(stranger.user.id, [OTHER]);
     const streams = await Promise.all([member, boss, stranger].map((s) => s.client.openStream()));
     try {
       await Promise.all(streams.map((s) => s.next('RESYNC')));

@@ -18,8 +18,8 @@ export function sortHouses(deps: AppDeps, names: string[]): string[] {
 }
 
 /** Each user's houses, in house-list order: of the given users, or of everyone. */
-export function housesByUser(deps: AppDeps, userIds?: string[]): Map<string, string[]> {
-  return housesOfPairs(deps, listUserHouses(deps.db, userIds));
+export async function housesByUser(deps: AppDeps, userIds?: string[]): Promise<Map<string, string[]>> {
+  return housesOfPairs(deps, await listUserHouses(deps.db, userIds));
 }
 
 /** (user, house) pairs as each user's houses, in house-list order; names no longer in it last. */
@@ -89,9 +89,9 @@ export function* houseGroupsCsv<M>(
 }
 
 /** Sets the houses a staff member works in; the synced directory shows them, so it is told. */
-export function setUserHouses(deps: AppDeps, userId: string, houses: string[]): string[] {
+export async function setUserHouses(deps: AppDeps, userId: string, houses: string[]): Promise<string[]> {
   checkHouseNames(deps, houses);
-  replaceUserHouses(deps.db, userId, houses, deps.now());
+  await replaceUserHouses(deps.db, userId, houses, deps.now());
   deps.hub.notify('users');
   return sortHouses(deps, houses);
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminUser } from '../../../schema/admin';
 import type { DirectoryUserDoc, PullResponse } from '../../../schema/sync';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let sysadmin: TestClient;
@@ -30,9 +31,10 @@ describe('PUT /api/admin/users/{id}/houses', () => {
 
     const cleared = await sysadmin.put(`/api/admin/users/${member.id}/houses`, { houses: [] });
     expect(cleared.body.houses).toEqual([]);
-    const audit = t.db.$client
-      .prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'admin.user_houses_changed' AND target_id = ?")
-      .get(member.id);
+    const audit = await statement(
+      t.db,
+      "SELECT count(*) AS n FROM audit_log WHERE action = 'admin.user_houses_changed' AND target_id = ?",
+    ).get([member.id]);
     expect(audit).toEqual({ n: 2 });
   });
 

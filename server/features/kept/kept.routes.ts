@@ -7,7 +7,7 @@ import { keptPublicKey, unsealKeptKey } from './kept.service';
 
 /** Work kept on a device after its session ended (docs/sync.md, "Kept work"). */
 export const keptRoutes = new Hono<AppEnv>()
-  .get('/kept/key', (c) => c.json(keptPublicKey(c.var.deps)))
-  .post('/kept/unseal', requireUser, validate('json', UnsealKeptBodySchema), (c) =>
-    c.json(unsealKeptKey(c.var.deps, c.var.user, c.req.valid('json'))),
+  .get('/kept/key', async (c) => c.json(await keptPublicKey(c.var.deps)))
+  .post('/kept/unseal', requireUser, validate('json', UnsealKeptBodySchema), async (c) =>
+    c.json(await unsealKeptKey(c.var.deps, c.var.user, c.req.valid('json'))),
   );

@@ -8,17 +8,22 @@ export type MailRow = typeof mailOutbox.$inferSelect;
 const pending = and(isNull(mailOutbox.sentAt), isNotNull(mailOutbox.text));
 
 /** Adds a mail to the outbox, due at once; answers its id. */
-export function insertMail(db: Db, row: { to: string; subject: string; text: string; at: number }): number {
-  return db
-    .insert(mailOutbox)
-    .values({ to: row.to, subject: row.subject, text: row.text, createdAt: row.at, nextAttemptAt: row.at })
-    .returning({ id: mailOutbox.id })
-    .get().id;
+export async function insertMail(
+  db: Db,
+  row: { to: string; subject: string; text: string; at: number },
+): Promise<number> {
+  return (
+    await db
+      .insert(mailOutbox)
+      .values({ to: row.to, subject: row.subject, text: row.text, createdAt: row.at, nextAttemptAt: row.at })
+      .returning({ id: mailOutbox.id })
+      .get()
+  ).id;
 }
 
 /** The mails due by `at`, oldest due first. */
-export function listDueMail(db: Db, at: number, limit: number): MailRow[] {
-  return db
+export async function listDueMail(db: Db, at: number, limit: number): Promise<MailRow[]> {
+  return await db
     .select()
     .from(mailOutbox)
     .where(and(pending, lte(mailOutbox.nextAttemptAt, at)))
@@ -28,31 +33,35 @@ export function listDueMail(db: Db, at: number, limit: number): MailRow[] {
 }
 
 /** When the next pending mail is due, or null when none waits. */
-export function findNextMailDueAt(db: Db): number | null {
+export async function findNextMailDueAt(db: Db): Promise<number | null> {
   return (
-    db
-      .select({ at: min(mailOutbox.nextAttemptAt) })
-      .from(mailOutbox)
-      .where(pending)
-      .get()?.at ?? null
+    (
+      await db
+        .select({ at: min(mailOutbox.nextAttemptAt) })
+        .from(mailOutbox)
+        .where(pending)
+        .get()
+    )?.at ?? null
   );
 }
 
 /** Marks a mail sent and erases its body, which may hold a live link. */
-export function markMailSent(db: Db, id: number, at: number): void {
-  db.update(mailOutbox)
+export async function markMailSent(db: Db, id: number, at: number): Promise<void> {
+  await db
+    .update(mailOutbox)
     .set({ sentAt: at, text: null, attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
     .where(eq(mailOutbox.id, id))
     .run();
 }
 
 /** Records a failed attempt; a mail given up loses its body and is never tried again. */
-export function markMailFailed(
+export async function markMailFailed(
   db: Db,
   id: number,
   failure: { attempts: number; nextAttemptAt: number; lastError: string; giveUp: boolean },
-): void {
-  db.update(mailOutbox)
+): Promise<void> {
+  await db
+    .update(mailOutbox)
     .set({
       attempts: failure.attempts,
       nextAttemptAt: failure.nextAttemptAt,
@@ -64,8 +73,9 @@ export function markMailFailed(
 }
 
 /** Forgets mails finished (sent or given up) before `before`. */
-export function deleteFinishedMailBefore(db: Db, before: number): void {
-  db.delete(mailOutbox)
+export async function deleteFinishedMailBefore(db: Db, before: number): Promise<void> {
+  await db
+    .delete(mailOutbox)
     .where(and(lt(mailOutbox.createdAt, before), or(isNotNull(mailOutbox.sentAt), isNull(mailOutbox.text))))
     .run();
 }

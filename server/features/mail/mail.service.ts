@@ -35,8 +35,8 @@ const BATCH = 20;
  * Puts a mail in the outbox; the worker sends it after the answer. Call it inside the transaction that writes
  * the token the mail carries, so both commit together (decision 124).
  */
-export function queueMail(deps: AppDeps, mail: OutgoingMail): number {
-  const id = insertMail(deps.db, { to: mail.to, subject: mail.subject, text: mail.text, at: deps.now() });
+export async function queueMail(deps: AppDeps, mail: OutgoingMail): Promise<number> {
+  const id = await insertMail(deps.db, { to: mail.to, subject: mail.subject, text: mail.text, at: deps.now() });
   if (!deps.config.smtpUrl) {
     deps.log.info(
       deps.config.production
@@ -79,7 +79,7 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
   async function deliver(mail: MailRow & { text: string }): Promise<void> {
     try {
       await deps.mailer.send({ id: mail.id, to: mail.to, subject: mail.subject, text: mail.text });
-      if (!abandoned) markMailSent(deps.db, mail.id, deps.now());
+      if (!abandoned) await markMailSent(deps.db, mail.id, deps.now());
     } catch (error) {
       if (abandoned) return;
       const at = deps.now();
@@ -87,16 +87,16 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
       const giveUp = at - mail.createdAt >= GIVE_UP_AFTER_MS;
       const nextAttemptAt = at + retryDelayMs(attempts);
       const lastError = error instanceof Error ? error.message.slice(0, 500) : String(error).slice(0, 500);
-      markMailFailed(deps.db, mail.id, { attempts, nextAttemptAt, lastError, giveUp });
+      await markMailFailed(deps.db, mail.id, { attempts, nextAttemptAt, lastError, giveUp });
       const then = giveUp ? 'given up' : `next attempt at ${new Date(nextAttemptAt).toISOString()}`;
       deps.log.error(`Mail ${mail.id} to ${mail.to} could not be sent (attempt ${attempts}; ${then}):`, lastError);
     }
   }
 
   async function sendDue(): Promise<void> {
-    deleteFinishedMailBefore(deps.db, deps.now() - KEEP_FINISHED_MS);
+    await deleteFinishedMailBefore(deps.db, deps.now() - KEEP_FINISHED_MS);
     for (;;) {
-      const due = listDueMail(deps.db, deps.now(), BATCH);
+      const due = await listDueMail(deps.db, deps.now(), BATCH);
       if (due.length === 0) return;
       for (const mail of due) {
         if (stopped) return;
@@ -105,8 +105,8 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
     }
   }
 
-  function nextCheckMs(): number {
-    const next = findNextMailDueAt(deps.db);
+  async function nextCheckMs(): Promise<number> {
+    const next = await findNextMailDueAt(deps.db);
     return next === null ? IDLE_CHECK_MS : Math.min(Math.max(next - deps.now(), 0), IDLE_CHECK_MS);
   }
 
@@ -117,12 +117,21 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
       return;
     }
     again = false;
-    running = sendDue()
-      .catch((error: unknown) => deps.log.error('The mail outbox failed:', error))
-      .finally(() => {
-        running = null;
-        if (!stopped) schedule(again ? 0 : nextCheckMs());
-      });
+    running = (async () => {
+      let nextMs = IDLE_CHECK_MS;
+      try {
+        await sendDue();
+      } catch (error) {
+        deps.log.error('The mail outbox failed:', error);
+      }
+      try {
+        if (!again) nextMs = await nextCheckMs();
+      } catch (error) {
+        deps.log.error('The mail outbox failed:', error);
+      }
+      running = null;
+      if (!stopped) schedule(again ? 0 : nextMs);
+    })();
   }
 
   schedule(0);
@@ -133,7 +142,7 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
       else schedule(0);
     },
     async settle() {
-      while (running || (!stopped && listDueMail(deps.db, deps.now(), 1).length > 0)) {
+      while (running || (!stopped && (await listDueMail(deps.db, deps.now(), 1)).length > 0)) {
         if (!running) run();
         await running;
       }

@@ -3,6 +3,7 @@ import { MESSAGES } from '../../../schema/auth';
 import { closedSmtpUrl, startSmtpServer } from '../../test/smtp';
 import { startTestServer, type TestServer } from '../../test/test-server';
 import { retryDelayMs } from './mail.service';
+import { statement } from '../../db/client';
 
 interface OutboxRow {
   attempts: number;
@@ -21,11 +22,12 @@ afterAll(async () => {
   await t.close();
 });
 
-const outboxRowOf = (to: string) =>
+const outboxRowOf = async (to: string) =>
   // better-sqlite3 types a row as unknown; the columns are named to match OutboxRow.
-  t.db.$client
-    .prepare('select attempts, sent_at as sentAt, text, last_error as lastError from mail_outbox where to_address = ?')
-    .get(to) as OutboxRow | undefined;
+  (await statement(
+    t.db,
+    'select attempts, sent_at as sentAt, text, last_error as lastError from mail_outbox where to_address = ?',
+  ).get([to])) as OutboxRow | undefined;
 
 describe('the mail outbox', () => {
   it('answers while the mail server is down, retries with back-off, and erases the body once sent', async () => {
@@ -35,14 +37,14 @@ describe('the mail outbox', () => {
     expect(res.body).toEqual({ message: MESSAGES.resetSent });
 
     await t.server.outbox.settle();
-    const failed = outboxRowOf(user.email)!;
+    const failed = (await outboxRowOf(user.email))!;
     expect(failed).toMatchObject({ attempts: 1, sentAt: null, lastError: expect.stringMatching(/ECONNREFUSED/) });
     expect(failed.text).toMatch(/\/reset-password\?token=/);
 
     // Nothing is tried again before its back-off has passed.
     t.server.outbox.wake();
     await t.server.outbox.settle();
-    expect(outboxRowOf(user.email)!.attempts).toBe(1);
+    expect((await outboxRowOf(user.email))!.attempts).toBe(1);
 
     const smtp = await startSmtpServer({ port: down.port });
     try {
@@ -51,7 +53,7 @@ describe('the mail outbox', () => {
       await t.server.outbox.settle();
       const mail = await smtp.waitFor(user.email);
       expect(mail.link).toMatch(/\/reset-password\?token=/);
-      expect(outboxRowOf(user.email)).toMatchObject({ attempts: 2, sentAt: expect.any(Number), text: null });
+      expect(await outboxRowOf(user.email)).toMatchObject({ attempts: 2, sentAt: expect.any(Number), text: null });
     } finally {
       await smtp.close();
     }

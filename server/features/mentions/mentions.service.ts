@@ -21,11 +21,11 @@ import {
  * else (an unknown or deactivated account, another house) is dropped, not refused, so a post written offline is never
  * lost for a colleague who left meanwhile. The shape and the count were checked by MentionsSchema.
  */
-export function keptMentions(deps: AppDeps, mentions: string[]): string[] {
+export async function keptMentions(deps: AppDeps, mentions: string[]): Promise<string[]> {
   if (mentions.length === 0) return [];
   const houses = listHouses(deps.config.orgName);
   const people = new Set(
-    listActiveUserIds(
+    await listActiveUserIds(
       deps.db,
       mentions.filter((mention) => mentionedHouse(mention) === null),
     ),
@@ -61,20 +61,20 @@ function mentionedPeople(deps: AppDeps, mentions: string[]) {
  * push, at most three a minute from one author, then a summary (decision 125); only once per post or comment, however
  * often it is sent or edited (decision 144). Answers who was told.
  */
-export function notifyMentions(deps: AppDeps, source: MentionSource, mentions: string[], before: string[] = []) {
+export async function notifyMentions(deps: AppDeps, source: MentionSource, mentions: string[], before: string[] = []) {
   const added = mentions.filter((mention) => !before.includes(mention));
   if (added.length === 0) return [];
-  const already = new Set(mentionedPeople(deps, before).map((user) => user.id));
+  const already = new Set((await mentionedPeople(deps, before)).map((user) => user.id));
   const audience = { audienceHouses: source.audienceHouses };
-  const told = mentionedPeople(deps, added)
+  const told = (await mentionedPeople(deps, added))
     .filter((user) => user.id !== source.authorId && !already.has(user.id) && canSeeMentionsOf(user, audience))
     .map((user) => user.id);
   const entry = { postId: source.postId, commentId: source.commentId, mentionedBy: source.authorId, at: deps.now() };
-  const created = insertMentionEntries(deps.db, entry, told);
+  const created = await insertMentionEntries(deps.db, entry, told);
   if (created.length === 0) return [];
   deps.hub.notify('acknowledgements', created);
   const name = source.authorFirstName;
-  pushToUsers(deps, created, mentionPush(name, source.postId, source.commentId), PUSH_OPTIONS.mention, {
+  await pushToUsers(deps, created, mentionPush(name, source.postId, source.commentId), PUSH_OPTIONS.mention, {
     key: `mention:${source.authorId ?? ''}`,
     summary: (held) => mentionsSummaryPush(name, held),
   });
@@ -94,24 +94,24 @@ export interface MessageMentionSource {
  * each, once per message however often it is sent, and a push to those in `pushTo`, naming who and the conversation,
  * never the words. Answers who was told.
  */
-export function notifyMessageMentions(
+export async function notifyMessageMentions(
   deps: AppDeps,
   source: MessageMentionSource,
   userIds: string[],
   pushTo: ReadonlySet<string>,
-): string[] {
+): Promise<string[]> {
   const entry = {
     conversationId: source.conversationId,
     messageId: source.messageId,
     mentionedBy: source.authorId,
     at: deps.now(),
   };
-  const created = insertMentionEntries(deps.db, entry, userIds);
+  const created = await insertMentionEntries(deps.db, entry, userIds);
   if (created.length === 0) return [];
   deps.hub.notify('acknowledgements', created);
   const pushed = created.filter((userId) => pushTo.has(userId));
   const name = source.authorFirstName;
-  pushToUsers(deps, pushed, messageMentionPush(name, source.conversationId), PUSH_OPTIONS.mention, {
+  await pushToUsers(deps, pushed, messageMentionPush(name, source.conversationId), PUSH_OPTIONS.mention, {
     key: `mention:${source.authorId}`,
     summary: (held) => mentionsSummaryPush(name, held),
   });
@@ -119,14 +119,14 @@ export function notifyMessageMentions(
 }
 
 /** A post or comment was deleted: its mention entries leave the bells they are in. */
-export function withdrawMentions(deps: AppDeps, of: { postId: string } | { commentId: string }): void {
-  const userIds = markMentionEntriesDeleted(deps.db, of);
+export async function withdrawMentions(deps: AppDeps, of: { postId: string } | { commentId: string }): Promise<void> {
+  const userIds = await markMentionEntriesDeleted(deps.db, of);
   if (userIds.length > 0) deps.hub.notify('acknowledgements', userIds);
 }
 
 /** The bell's badge counts the user's mention entries not yet seen beside their alerts. */
-export function countUnviewedMentionEntries(deps: AppDeps, actor: SessionUser): number {
-  return countUnviewedMentions(deps.db, actor.id);
+export async function countUnviewedMentionEntries(deps: AppDeps, actor: SessionUser): Promise<number> {
+  return await countUnviewedMentions(deps.db, actor.id);
 }
 
 /** Whether an id is a mention entry's (`mention:…`) rather than an alert row's. */
@@ -135,8 +135,8 @@ export function isMentionEntryId(id: string): boolean {
 }
 
 /** The bell showed the user's own entry: seen once, at the server's time; anyone else's is left alone. */
-export function markMentionViewed(deps: AppDeps, actor: SessionUser, id: string): void {
-  if (updateMentionViewed(deps.db, id, actor.id, deps.now())) deps.hub.notify('acknowledgements', [actor.id]);
+export async function markMentionViewed(deps: AppDeps, actor: SessionUser, id: string): Promise<void> {
+  if (await updateMentionViewed(deps.db, id, actor.id, deps.now())) deps.hub.notify('acknowledgements', [actor.id]);
 }
 
 /** A mention entry as the user's `acknowledgements` collection carries it (decision 144). */
@@ -159,23 +159,33 @@ export function toMentionEntryDoc(row: MentionEntryRow): AcknowledgementDoc {
 }
 
 /** The user's own entry as they would pull it; anyone else's is null. */
-export function findMentionEntryDoc(deps: AppDeps, id: string, actor: SessionUser): AcknowledgementDoc | null {
-  const row = findMentionEntry(deps.db, id);
+export async function findMentionEntryDoc(
+  deps: AppDeps,
+  id: string,
+  actor: SessionUser,
+): Promise<AcknowledgementDoc | null> {
+  const row = await findMentionEntry(deps.db, id);
   return row && row.userId === actor.id ? toMentionEntryDoc(row) : null;
 }
 
 /** A user's entries changed after a checkpoint, in feed order, as documents. */
-export function listMentionEntryDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  return listMentionEntriesSince(deps.db, actor.id, seq, id, limit).map((row) => ({
+export async function listMentionEntryDocsSince(
+  deps: AppDeps,
+  actor: SessionUser,
+  seq: number,
+  id: string,
+  limit: number,
+) {
+  return (await listMentionEntriesSince(deps.db, actor.id, seq, id, limit)).map((row) => ({
     seq: row.serverSeq,
     doc: toMentionEntryDoc(row),
   }));
 }
 
 /** The entries of several users changed after a sequence, by user: one read for all of them. */
-export function listMentionEntryDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number) {
+export async function listMentionEntryDocsOfUsersSince(deps: AppDeps, userIds: ReadonlySet<string>, seq: number) {
   const byUser = new Map<string, { seq: number; doc: AcknowledgementDoc }[]>();
-  for (const row of listAllMentionEntriesSince(deps.db, seq)) {
+  for (const row of await listAllMentionEntriesSince(deps.db, seq)) {
     if (!userIds.has(row.userId)) continue;
     byUser.set(row.userId, [...(byUser.get(row.userId) ?? []), { seq: row.serverSeq, doc: toMentionEntryDoc(row) }]);
   }

@@ -6,6 +6,7 @@ import type { AcknowledgementDoc, CommentDoc, PostDoc, PullResponse } from '../.
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -27,7 +28,7 @@ let devices = 0;
 /** A signed-in colleague whose browser subscribed to push; answers the device name its pushes arrive under. */
 async function subscribed(overrides: Parameters<TestServer['signedIn']>[0] = {}, houses: string[] = []) {
   const signed = await t.signedIn(overrides);
-  if (houses.length > 0) t.setHouses(signed.user.id, houses);
+  if (houses.length > 0) await t.setHouses(signed.user.id, houses);
   devices += 1;
   const device = `mention-device-${devices}`;
   expect((await signed.client.post('/api/push/subscribe', receiver.subscription(device))).status).toBe(201);
@@ -194,7 +195,7 @@ describe('who a mention tells', () => {
     const member = await subscribed({}, ['Hanover Drive']);
     const other = await subscribed({}, ['Main Road']);
     const inactive = await subscribed({}, ['Hanover Drive']);
-    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(inactive.user.id);
+    await statement(t.db, 'UPDATE users SET is_active = 0 WHERE id = ?').run([inactive.user.id]);
     await post(author.client, { content: 'Hanover team', mentions: ['house:Hanover Drive'] });
     await t.settlePushes();
     expect(mentionPushes(member.device)).toHaveLength(1);
@@ -202,8 +203,8 @@ describe('who a mention tells', () => {
     expect(mentionPushes(inactive.device)).toEqual([]);
     expect(await mentionEntries(member.client)).toHaveLength(1);
     expect(await mentionEntries(other.client)).toEqual([]);
-    const entries = t.db.$client.prepare('SELECT user_id AS userId FROM mention_entries WHERE user_id = ?');
-    expect(entries.all(inactive.user.id)).toEqual([]);
+    const entries = statement(t.db, 'SELECT user_id AS userId FROM mention_entries WHERE user_id = ?');
+    expect(await entries.all([inactive.user.id])).toEqual([]);
   });
 
   it('tells nobody outside the audience of a post addressed to houses, in the post or its comments', async () => {
@@ -267,7 +268,7 @@ describe('who a mention tells', () => {
     expect(mentionPushes(colleague.device)).toEqual([]);
     expect(await mentionEntries(colleague.client)).toEqual([]);
     t.advance(5 * MINUTE + 1);
-    t.server.publisher.check();
+    await t.server.publisher.check();
     await t.settlePushes();
     expect(mentionPushes(colleague.device).map((p) => p.payload.data.postId)).toEqual([scheduled.id]);
     expect(await mentionEntries(colleague.client)).toHaveLength(1);
@@ -283,7 +284,7 @@ describe('who a mention tells', () => {
     await t.settlePushes();
     expect(mentionPushes(colleague.device)).toHaveLength(3);
     t.advance(MINUTE);
-    t.server.heldPushes.flush();
+    await t.server.heldPushes.flush();
     await t.settlePushes();
     const pushes = mentionPushes(colleague.device);
     expect(pushes).toHaveLength(4);

@@ -1,7 +1,6 @@
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import type { Statement } from 'better-sqlite3';
-import { preparedFor, type Db } from '../../db/client';
+import { preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
 import { comments, posts, reactions, syncDeviceStates, users } from '../../db/tables';
 import { reactionId } from '../../../schema/sync';
 import { nextSeq } from '../../lib/seq.queries';
@@ -52,8 +51,8 @@ const findPostQuery = preparedFor((db) =>
     .prepare(),
 );
 
-export function findPost(db: Db, id: string): PostRow | undefined {
-  return findPostQuery(db).get({ id });
+export async function findPost(db: Db, id: string): Promise<PostRow | undefined> {
+  return await findPostQuery(db).get({ id });
 }
 
 const insertPostQuery = preparedFor((db) =>
@@ -83,9 +82,9 @@ const insertPostQuery = preparedFor((db) =>
 );
 
 /** A new post at the next sequence; prepared, as a push of offline posts inserts many in a row. */
-export function insertPost(db: Db, row: NewPostRow): void {
-  db.transaction(() => {
-    insertPostQuery(db).run({
+export async function insertPost(db: Db, row: NewPostRow): Promise<void> {
+  await transaction(db, async (db) => {
+    await insertPostQuery(db).run({
       authorId: null,
       audienceHouses: '[]',
       houseTags: '[]',
@@ -97,12 +96,12 @@ export function insertPost(db: Db, row: NewPostRow): void {
       mentions: '[]',
       deleted: false,
       ...row,
-      serverSeq: nextSeq(db),
+      serverSeq: await nextSeq(db),
     });
   });
 }
 
-export function updatePost(
+export async function updatePost(
   db: Db,
   id: string,
   changes: Pick<
@@ -118,10 +117,11 @@ export function updatePost(
     | 'confirmBy'
     | 'mentions'
   >,
-): void {
-  db.transaction(() => {
-    db.update(posts)
-      .set({ ...changes, serverSeq: nextSeq(db) })
+): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .update(posts)
+      .set({ ...changes, serverSeq: await nextSeq(db) })
       .where(eq(posts.id, id))
       .run();
   });
@@ -132,10 +132,11 @@ export function updatePost(
  * erased, not only hidden: the tombstone keeps its id, author and times, and the states devices last pushed of
  * it go too (decision 126).
  */
-export function markPostDeleted(db: Db, id: string, at: number): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.update(posts)
+export async function markPostDeleted(db: Db, id: string, at: number): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
+    await db
+      .update(posts)
       .set({
         deleted: true,
         updatedAt: at,
@@ -149,14 +150,17 @@ export function markPostDeleted(db: Db, id: string, at: number): void {
       })
       .where(eq(posts.id, id))
       .run();
-    db.delete(syncDeviceStates)
+    await db
+      .delete(syncDeviceStates)
       .where(and(eq(syncDeviceStates.collection, 'posts'), eq(syncDeviceStates.docId, id)))
       .run();
-    db.update(comments)
+    await db
+      .update(comments)
       .set({ deleted: true, updatedAt: at, serverSeq, content: '' })
       .where(and(eq(comments.postId, id), eq(comments.deleted, false)))
       .run();
-    db.update(reactions)
+    await db
+      .update(reactions)
       .set({ deleted: true, updatedAt: at, serverSeq })
       .where(and(eq(reactions.postId, id), eq(reactions.deleted, false)))
       .run();
@@ -168,16 +172,18 @@ export function markPostDeleted(db: Db, id: string, at: number): void {
  * the foreign key) and its reactions become tombstones, so every client learns of both; so do the posts it
  * reacted to, which carry its reactions.
  */
-export function releaseAuthor(db: Db, userId: string, at: number): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
+export async function releaseAuthor(db: Db, userId: string, at: number): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
     // Posts they edited name them as editor (decision 126): the foreign key forgets them, so those move up too.
-    db.update(posts)
+    await db
+      .update(posts)
       .set({ serverSeq })
       .where(or(eq(posts.authorId, userId), eq(posts.editedBy, userId)))
       .run();
     // The posts they reacted to carry their reactions (docs/sync.md): those move up the feed too.
-    db.update(posts)
+    await db
+      .update(posts)
       .set({ serverSeq })
       .where(
         inArray(
@@ -189,8 +195,9 @@ export function releaseAuthor(db: Db, userId: string, at: number): void {
         ),
       )
       .run();
-    db.update(comments).set({ serverSeq }).where(eq(comments.authorId, userId)).run();
-    db.update(reactions)
+    await db.update(comments).set({ serverSeq }).where(eq(comments.authorId, userId)).run();
+    await db
+      .update(reactions)
       .set({ deleted: true, updatedAt: at, serverSeq })
       .where(and(eq(reactions.userId, userId), eq(reactions.deleted, false)))
       .run();
@@ -205,9 +212,9 @@ export function releaseAuthor(db: Db, userId: string, at: number): void {
  */
 function prepareFeedQueries(db: Db) {
   const page = (withCategory: boolean, withCursor: boolean) =>
-    db.$client
-      .prepare<Record<string, unknown>, FeedPageRow>(
-        `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
+    statement<Record<string, unknown>, FeedPageRow>(
+      db,
+      `SELECT p.id, p.author_id, p.content, p.category, p.is_urgent, p.house_tags, p.images, p.attachments,
                 p.created_at, p.updated_at, p.deleted, p.server_seq,
                 u.id AS user_id, u.first_name, u.last_name, u.role, u.profile_image_url, p.audience_houses,
                 p.written_at, p.edited_by, e.first_name, e.last_name, p.requires_confirmation, p.confirm_by,
@@ -216,22 +223,24 @@ function prepareFeedQueries(db: Db) {
          WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
          ORDER BY p.created_at DESC, p.id DESC LIMIT @limit`,
-      )
-      .raw();
+    );
   return {
     pages: [page(false, false), page(false, true), page(true, false), page(true, true)],
-    reactionCounts: db.$client.prepare<[string, string], { postId: string; type: string; n: number; mine: number }>(
+    reactionCounts: statement<[string, string], { postId: string; type: string; n: number; mine: number }>(
+      db,
       `SELECT post_id AS postId, type, count(*) AS n, max(user_id = ?) AS mine FROM reactions
        WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 GROUP BY post_id, type`,
     ),
     /** By primary key, one statement per page size: bound ids are cheaper here than a JSON list to parse. */
     viewerReactions: new Map<number, Statement<string[], { postId: string; type: string }>>(),
-    liveReactions: db.$client.prepare<[string], { postId: string; userId: string; type: string }>(
+    liveReactions: statement<[string], { postId: string; userId: string; type: string }>(
+      db,
       `SELECT post_id AS postId, user_id AS userId, type FROM reactions
        WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 AND user_id IS NOT NULL
        ORDER BY created_at, id`,
     ),
-    commentCounts: db.$client.prepare<[string], { postId: string; n: number }>(
+    commentCounts: statement<[string], { postId: string; n: number }>(
+      db,
       `SELECT post_id AS postId, count(*) AS n FROM comments
        WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 GROUP BY post_id`,
     ),
@@ -302,31 +311,31 @@ const feedQueriesOf = preparedFor(prepareFeedQueries);
  * With categories, each stored value is read along its own index in order (one query per value, at most two:
  * a category and its legacy alias) and the pages merged, rather than sorting every post of the category.
  */
-export function listPostPage(
+export async function listPostPage(
   db: Db,
   options: { limit: number; before?: { createdAt: number; id: string }; categories?: string[] },
-): PostWithAuthor[] {
+): Promise<PostWithAuthor[]> {
   const { pages } = feedQueriesOf(db);
   const { before, limit } = options;
-  const page = (category?: string): PostWithAuthor[] => {
+  const page = async (category?: string): Promise<PostWithAuthor[]> => {
     const query = pages[(category === undefined ? 0 : 2) + (before ? 1 : 0)];
     // better-sqlite3 refuses named parameters that the statement does not use.
     const params: Record<string, unknown> = { limit };
     if (category !== undefined) params.category = category;
     if (before) Object.assign(params, before);
-    return query.all(params).map(toPostWithAuthor);
+    return ((await query.rows(params)) as FeedPageRow[]).map(toPostWithAuthor);
   };
   if (!options.categories) return page();
   const newestFirst = (a: PostWithAuthor, b: PostWithAuthor) =>
     b.post.createdAt - a.post.createdAt || (a.post.id < b.post.id ? 1 : a.post.id > b.post.id ? -1 : 0);
-  return options.categories
-    .flatMap((category) => page(category))
+  return (await Promise.all(options.categories.map((category) => page(category))))
+    .flat()
     .sort(newestFirst)
     .slice(0, limit);
 }
 
-export function findPostWithAuthor(db: Db, id: string): PostWithAuthor | undefined {
-  return db
+export async function findPostWithAuthor(db: Db, id: string): Promise<PostWithAuthor | undefined> {
+  return await db
     .select({ post: posts, author: authorColumns, editor: editorColumns })
     .from(posts)
     .leftJoin(users, eq(users.id, posts.authorId))
@@ -336,44 +345,45 @@ export function findPostWithAuthor(db: Db, id: string): PostWithAuthor | undefin
 }
 
 /** Live reaction counts per post and type, with whether the viewer is among them: one grouped query. */
-export function countReactions(db: Db, postIds: string[], viewerId: string) {
+export async function countReactions(db: Db, postIds: string[], viewerId: string) {
   if (postIds.length === 0) return [];
-  return feedQueriesOf(db).reactionCounts.all(viewerId, JSON.stringify(postIds));
+  return feedQueriesOf(db).reactionCounts.all([viewerId, JSON.stringify(postIds)]);
 }
 
 /** The viewer's own live reactions to these posts, by primary key (`postId:userId`). */
-export function findViewerReactions(db: Db, postIds: string[], viewerId: string) {
+export async function findViewerReactions(db: Db, postIds: string[], viewerId: string) {
   if (postIds.length === 0) return [];
   const { viewerReactions } = feedQueriesOf(db);
-  let statement = viewerReactions.get(postIds.length);
-  if (!statement) {
+  let byIds = viewerReactions.get(postIds.length);
+  if (!byIds) {
     const slots = postIds.map(() => '?').join(',');
-    statement = db.$client.prepare(
+    byIds = statement<string[], { postId: string; type: string }>(
+      db,
       `SELECT post_id AS postId, type FROM reactions WHERE id IN (${slots}) AND deleted = 0`,
     );
-    viewerReactions.set(postIds.length, statement);
+    viewerReactions.set(postIds.length, byIds);
   }
-  return statement.all(...postIds.map((postId) => reactionId(postId, viewerId)));
+  return byIds.all(postIds.map((postId) => reactionId(postId, viewerId)));
 }
 
 /**
  * The live reactions to these posts, each post's in the order they were chosen: what the post documents carry
  * (docs/sync.md). One statement whatever the number of posts (the ids are bound as one JSON list).
  */
-export function listLiveReactions(db: Db, postIds: string[]) {
+export async function listLiveReactions(db: Db, postIds: string[]) {
   if (postIds.length === 0) return [];
-  return feedQueriesOf(db).liveReactions.all(JSON.stringify(postIds));
+  return feedQueriesOf(db).liveReactions.all([JSON.stringify(postIds)]);
 }
 
 /** Live comment counts per post: one grouped query. */
-export function countComments(db: Db, postIds: string[]) {
+export async function countComments(db: Db, postIds: string[]) {
   if (postIds.length === 0) return [];
-  return feedQueriesOf(db).commentCounts.all(JSON.stringify(postIds));
+  return feedQueriesOf(db).commentCounts.all([JSON.stringify(postIds)]);
 }
 
 /** Posts (live and tombstones) changed after a checkpoint, in change-feed order. */
-export function listPostsSince(db: Db, seq: number, id: string, limit: number): PostRow[] {
-  return db
+export async function listPostsSince(db: Db, seq: number, id: string, limit: number): Promise<PostRow[]> {
+  return await db
     .select()
     .from(posts)
     .where(sql`(${posts.serverSeq}, ${posts.id}) > (${seq}, ${id})`)
@@ -383,14 +393,14 @@ export function listPostsSince(db: Db, seq: number, id: string, limit: number): 
 }
 
 /** Live posts at or below `until`, newest change first, before a backfill position (docs/sync.md). */
-export function listPostsBefore(
+export async function listPostsBefore(
   db: Db,
   until: number,
   before: { seq: number; id: string } | undefined,
   limit: number,
-): PostRow[] {
+): Promise<PostRow[]> {
   const position = before ? sql`(${posts.serverSeq}, ${posts.id}) < (${before.seq}, ${before.id})` : sql`1 = 1`;
-  return db
+  return await db
     .select()
     .from(posts)
     .where(and(sql`${posts.serverSeq} <= ${until}`, position, eq(posts.deleted, false)))

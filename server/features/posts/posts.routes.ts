@@ -57,24 +57,29 @@ async function readPostForm(c: Context<AppEnv>) {
 
 /** Posts (docs/api-feed.md). */
 export const postRoutes = new Hono<AppEnv>()
-  .get('/posts', requireUser, validate('query', ListPostsQuerySchema), (c) => {
+  .get('/posts', requireUser, validate('query', ListPostsQuerySchema), async (c) => {
     // c.get, not c.var, on the busiest read: c.var copies every variable into a new object on each read.
-    const { body, nextCursor } = listPostsJson(c.get('deps'), c.get('user'), c.req.valid('query'));
+    const { body, nextCursor } = await listPostsJson(c.get('deps'), c.get('user'), c.req.valid('query'));
     return encodedJson(body, nextCursor ? { [NEXT_CURSOR_HEADER]: nextCursor } : {});
   })
-  .get('/posts/scheduled', requireUser, (c) => c.json(listScheduledPostViews(c.var.deps, c.var.user)))
+  .get('/posts/scheduled', requireUser, async (c) => c.json(await listScheduledPostViews(c.var.deps, c.var.user)))
   .post('/posts', requireUser, async (c) => {
     if (isMultipart(c)) {
       const { body, files } = await readPostForm(c);
       return c.json(await createPostWithFiles(c.var.deps, c.var.user, body, files), 201);
     }
     const json: unknown = await c.req.json().catch(() => badRequest('The request body is not valid JSON'));
-    return c.json(createPost(c.var.deps, c.var.user, parseInput(CreatePostBodySchema, json)), 201);
+    return c.json(await createPost(c.var.deps, c.var.user, parseInput(CreatePostBodySchema, json)), 201);
   })
-  .patch('/posts/:id', requireUser, validate('param', IdParamsSchema), validate('json', UpdatePostBodySchema), (c) =>
-    c.json(editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
+  .patch(
+    '/posts/:id',
+    requireUser,
+    validate('param', IdParamsSchema),
+    validate('json', UpdatePostBodySchema),
+    async (c) =>
+      c.json(await editPost(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json'), requestMeta(c))),
   )
-  .delete('/posts/:id', requireUser, validate('param', IdParamsSchema), (c) => {
-    deletePost(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
+  .delete('/posts/:id', requireUser, validate('param', IdParamsSchema), async (c) => {
+    await deletePost(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
     return c.body(null, 204);
   });

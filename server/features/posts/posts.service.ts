@@ -23,6 +23,7 @@ import { LIMITS } from '../../../schema/constants';
 import type { PostDoc, PostReactions } from '../../../schema/sync';
 import { UPLOAD_MESSAGES } from '../../../schema/uploads';
 import { uploadIdFromUrl } from '../../../schema/upload-rules';
+import { inTransaction } from '../../db/client';
 import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { currentSeq } from '../../lib/seq.queries';
@@ -32,7 +33,14 @@ import { recordAudit, textFingerprint } from '../audit/audit.service';
 import { viewerConfirmations } from '../confirmations/confirmations.service';
 import { accountCreatedAt } from '../users/users.service';
 import { keptMentions, notifyMentions, withdrawMentions } from '../mentions/mentions.service';
-import { checkFiles, discardUploads, forgetUploads, resolvePostFiles, saveFiles } from '../uploads/uploads.service';
+import {
+  checkFiles,
+  discardUploads,
+  forgetUploads,
+  removeForgottenFiles,
+  resolvePostFiles,
+  saveFiles,
+} from '../uploads/uploads.service';
 import {
   countComments,
   countReactions,
@@ -93,24 +101,24 @@ function toEditor(row: EditorRow | null): PostView['editedBy'] {
 }
 
 /** The live post with this id, or 404. */
-export function requirePost(deps: AppDeps, id: string): PostRow {
-  const post = findPost(deps.db, id);
+export async function requirePost(deps: AppDeps, id: string): Promise<PostRow> {
+  const post = await findPost(deps.db, id);
   return post && !post.deleted ? post : notFound(POST_MESSAGES.postNotFound);
 }
 
 /** Turns posts with authors into PostViews with counts, in two more queries whatever the number of posts. */
-function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): PostView[] {
+async function toViews(deps: AppDeps, viewerId: string, rows: PostWithAuthor[]): Promise<PostView[]> {
   const ids = rows.map((r) => r.post.id);
   const counts = new Map<string, { reactionCounts: PostView['reactionCounts']; userReaction: ReactionType | null }>();
-  for (const row of countReactions(deps.db, ids, viewerId)) {
+  for (const row of await countReactions(deps.db, ids, viewerId)) {
     const entry = counts.get(row.postId) ?? { reactionCounts: {}, userReaction: null };
     const type = row.type as ReactionType;
     if ((REACTION_TYPES as readonly string[]).includes(type)) entry.reactionCounts[type] = row.n;
     if (row.mine) entry.userReaction = type;
     counts.set(row.postId, entry);
   }
-  const comments = new Map(countComments(deps.db, ids).map((row) => [row.postId, row.n]));
-  const confirmed = viewerConfirmations(
+  const comments = new Map((await countComments(deps.db, ids)).map((row) => [row.postId, row.n]));
+  const confirmed = await viewerConfirmations(
     deps,
     viewerId,
     rows.filter((r) => r.post.requiresConfirmation).map((r) => r.post.id),
@@ -146,15 +154,15 @@ function postFieldsOf({ post, author, editor }: PostWithAuthor | ScheduledPostWi
 }
 
 /** One post as the viewer sees it. */
-export function loadPostView(deps: AppDeps, id: string, viewerId: string): PostView {
-  const row = findPostWithAuthor(deps.db, id);
+export async function loadPostView(deps: AppDeps, id: string, viewerId: string): Promise<PostView> {
+  const row = await findPostWithAuthor(deps.db, id);
   if (!row || row.post.deleted) return notFound(POST_MESSAGES.postNotFound);
-  return toViews(deps, viewerId, [row])[0];
+  return (await toViews(deps, viewerId, [row]))[0];
 }
 
 /** Whether the stored post requires confirmation (decision 136). */
-export function requiresConfirmation(deps: AppDeps, id: string): boolean {
-  return findPost(deps.db, id)?.requiresConfirmation ?? false;
+export async function requiresConfirmation(deps: AppDeps, id: string): Promise<boolean> {
+  return (await findPost(deps.db, id))?.requiresConfirmation ?? false;
 }
 
 /** The cursor is opaque to clients: the (createdAt, id) of the last post of the page, base64url JSON. */
@@ -178,23 +186,23 @@ function decodeCursor(cursor: string): { createdAt: number; id: string } {
  * GET /api/posts: live posts newest first, a page at a time, optionally one category (legacy values
  * included). Three queries per page, whatever its size: posts with authors, reaction counts, comment counts.
  */
-export function listPosts(
+export async function listPosts(
   deps: AppDeps,
   viewer: SessionUser,
   query: ListPostsQuery,
-): { posts: PostView[]; nextCursor: string | null } {
-  return postPage(deps, viewer.id, query);
+): Promise<{ posts: PostView[]; nextCursor: string | null }> {
+  return await postPage(deps, viewer.id, query);
 }
 
-function postPage(deps: AppDeps, viewerId: string, query: ListPostsQuery) {
-  const rows = listPostPage(deps.db, {
+async function postPage(deps: AppDeps, viewerId: string, query: ListPostsQuery) {
+  const rows = await listPostPage(deps.db, {
     limit: query.limit + 1,
     before: query.cursor ? decodeCursor(query.cursor) : undefined,
     categories: query.category ? categoryValues(query.category) : undefined,
   });
   const page = rows.slice(0, query.limit);
   const nextCursor = rows.length > query.limit ? encodeCursor(page[page.length - 1].post) : null;
-  return { posts: toViews(deps, viewerId, page), nextCursor };
+  return { posts: await toViews(deps, viewerId, page), nextCursor };
 }
 
 /**
@@ -250,15 +258,15 @@ export function feedCacheBytes(deps: AppDeps): number {
   return bytes;
 }
 
-function sharedPage(deps: AppDeps, query: ListPostsQuery): { cache: PageCache; page: SharedPage } {
-  const seq = currentSeq(deps.db);
+async function sharedPage(deps: AppDeps, query: ListPostsQuery): Promise<{ cache: PageCache; page: SharedPage }> {
+  const seq = await currentSeq(deps.db);
   let cache = pageCaches.get(deps.db);
   if (!cache || cache.seq !== seq) pageCaches.set(deps.db, (cache = { seq, pages: new Map(), bytes: 0 }));
   const key = `${query.category ?? ''}|${query.cursor ?? ''}|${query.limit}`;
   let page = cache.pages.get(key);
   if (!page) {
     // An id no user has: nobody's reaction is "mine" in the shared part.
-    const { posts, nextCursor } = postPage(deps, '', query);
+    const { posts, nextCursor } = await postPage(deps, '', query);
     page = {
       ids: posts.map((post) => post.id),
       confirmIds: new Set(posts.filter((post) => post.requiresConfirmation).map((post) => post.id)),
@@ -283,16 +291,16 @@ function sharedPage(deps: AppDeps, query: ListPostsQuery): { cache: PageCache; p
  * (decision 43). The finished answer is kept per viewer until that next write too. Same answer as
  * `JSON.stringify(listPosts(...).posts)`, `confirmedAt` and `userReaction` moved last.
  */
-export function listPostsJson(
+export async function listPostsJson(
   deps: AppDeps,
   viewer: SessionUser,
   query: ListPostsQuery,
-): { body: Uint8Array<ArrayBuffer>; nextCursor: string | null } {
-  const { cache, page } = sharedPage(deps, query);
+): Promise<{ body: Uint8Array<ArrayBuffer>; nextCursor: string | null }> {
+  const { cache, page } = await sharedPage(deps, query);
   let body = page.answers.get(viewer.id);
   if (!body) {
-    const mine = new Map(findViewerReactions(deps.db, page.ids, viewer.id).map((r) => [r.postId, r.type]));
-    const confirmed = viewerConfirmations(deps, viewer.id, [...page.confirmIds]);
+    const mine = new Map((await findViewerReactions(deps.db, page.ids, viewer.id)).map((r) => [r.postId, r.type]));
+    const confirmed = await viewerConfirmations(deps, viewer.id, [...page.confirmIds]);
     const posts = page.parts.map((part, i) => {
       const type = mine.get(page.ids[i]);
       const confirmedAt = confirmed.get(page.ids[i]);
@@ -313,9 +321,9 @@ function checkHouses(deps: AppDeps, houseTags: string[]): void {
 }
 
 /** Whether a post with this client id exists: the same author's re-send gets it back, anyone else a 409. */
-function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined): boolean {
+async function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined): Promise<boolean> {
   if (!id) return false;
-  const existing = findPost(deps.db, id) ?? findScheduledPost(deps.db, id);
+  const existing = (await findPost(deps.db, id)) ?? (await findScheduledPost(deps.db, id));
   if (!existing) return false;
   if (!('deleted' in existing)) {
     if (existing.authorId !== actor.id) conflict('A post with this id already exists');
@@ -331,14 +339,14 @@ function existingPost(deps: AppDeps, actor: SessionUser, id: string | undefined)
  * sending the same post again returns it instead of making a second one. Pictures and attachments must be the
  * author's own uploads. Sync calls this directly: it sends no view back.
  */
-export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): string {
-  if (body.id && existingPost(deps, actor, body.id)) return body.id;
+export async function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): Promise<string> {
+  if (body.id && (await existingPost(deps, actor, body.id))) return body.id;
   if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
   checkHouses(deps, body.houseTags);
   checkHouses(deps, body.audienceHouses);
   const at = deps.now();
   const publishAt = publishTimeOf(body.publishAt, at);
-  const files = resolvePostFiles(deps, actor, body);
+  const files = await resolvePostFiles(deps, actor, body);
   const id = body.id ?? randomUUID();
   const row = {
     id,
@@ -350,23 +358,23 @@ export function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBod
     audienceHouses: JSON.stringify(body.audienceHouses),
     images: JSON.stringify(files.images),
     attachments: JSON.stringify(files.attachments),
-    mentions: JSON.stringify(keptMentions(deps, body.mentions)),
+    mentions: JSON.stringify(await keptMentions(deps, body.mentions)),
     requiresConfirmation: body.requiresConfirmation,
     confirmBy: body.confirmBy,
     createdAt: at,
-    writtenAt: boundWrittenAt(body.writtenAt, accountCreatedAt(deps, actor.id), at),
+    writtenAt: boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), at),
     updatedAt: at,
   };
   if (publishAt !== null) {
-    insertScheduledPost(deps.db, { ...row, publishAt });
+    await insertScheduledPost(deps.db, { ...row, publishAt });
     // In no pull, list or event until published (decision 141): nothing to tell anyone yet.
     return id;
   }
-  insertPost(deps.db, { ...row, deleted: false });
+  await insertPost(deps.db, { ...row, deleted: false });
   deps.hub.notify('posts');
   // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
-  announcePost(deps, id);
-  notifyPostMentions(deps, id, []);
+  await announcePost(deps, id);
+  await notifyPostMentions(deps, id, []);
   return id;
 }
 
@@ -383,13 +391,17 @@ function publishTimeOf(publishAt: string | null | undefined, now: number): numbe
 }
 
 /** POST /api/posts: writePost, answering the post as its author sees it (a scheduled one with its time). */
-export function createPost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): PostView | ScheduledPostView {
-  return loadAnyPostView(deps, writePost(deps, actor, body), actor.id);
+export async function createPost(
+  deps: AppDeps,
+  actor: SessionUser,
+  body: CreatePostBody,
+): Promise<PostView | ScheduledPostView> {
+  return await loadAnyPostView(deps, await writePost(deps, actor, body), actor.id);
 }
 
 /** A published post as the viewer sees it, or a scheduled one as its author and admins see it. */
-function loadAnyPostView(deps: AppDeps, id: string, viewerId: string): PostView | ScheduledPostView {
-  const scheduled = findScheduledPostWithAuthor(deps.db, id);
+async function loadAnyPostView(deps: AppDeps, id: string, viewerId: string): Promise<PostView | ScheduledPostView> {
+  const scheduled = await findScheduledPostWithAuthor(deps.db, id);
   return scheduled ? toScheduledView(scheduled) : loadPostView(deps, id, viewerId);
 }
 
@@ -409,11 +421,11 @@ export function toScheduledView(row: ScheduledPostWithAuthor): ScheduledPostView
  * Publishes a scheduled post now: it enters the feed with its sequence and today's `createdAt`, and the work of a new
  * post follows (alert, confirmation rows, pushes). False when it was no longer scheduled (decision 141).
  */
-export function publishScheduledPost(deps: AppDeps, id: string): boolean {
-  if (!publishScheduledPostRow(deps.db, id, deps.now())) return false;
+export async function publishScheduledPost(deps: AppDeps, id: string): Promise<boolean> {
+  if (!(await publishScheduledPostRow(deps.db, id, deps.now()))) return false;
   deps.hub.notify('posts');
-  announcePost(deps, id);
-  notifyPostMentions(deps, id, []);
+  await announcePost(deps, id);
+  await notifyPostMentions(deps, id, []);
   return true;
 }
 
@@ -421,8 +433,8 @@ export function publishScheduledPost(deps: AppDeps, id: string): boolean {
  * Tells the people a published post newly mentions (those `before` did not), as its author names them; a scheduled
  * post tells nobody until it is published (decision 144).
  */
-function notifyPostMentions(deps: AppDeps, id: string, before: string[]): void {
-  const row = findPostWithAuthor(deps.db, id);
+async function notifyPostMentions(deps: AppDeps, id: string, before: string[]): Promise<void> {
+  const row = await findPostWithAuthor(deps.db, id);
   if (!row || row.post.deleted) return;
   const { post, author } = row;
   const source = {
@@ -432,12 +444,12 @@ function notifyPostMentions(deps: AppDeps, id: string, before: string[]): void {
     authorFirstName: toAuthor(author).firstName,
     audienceHouses: parseList<string>(post.audienceHouses),
   };
-  notifyMentions(deps, source, parseList<string>(post.mentions), before);
+  await notifyMentions(deps, source, parseList<string>(post.mentions), before);
 }
 
 /** What a comment's mentions need of its post: who may see it (decision 144). */
-export function postAudienceOf(deps: AppDeps, id: string): string[] {
-  return parseList<string>(requirePost(deps, id).audienceHouses);
+export async function postAudienceOf(deps: AppDeps, id: string): Promise<string[]> {
+  return parseList<string>((await requirePost(deps, id)).audienceHouses);
 }
 
 /**
@@ -450,7 +462,7 @@ export async function createPostWithFiles(
   body: CreatePostBody,
   files: { images: File[]; attachments: File[] },
 ): Promise<PostView> {
-  if (body.id && existingPost(deps, actor, body.id)) return loadAnyPostView(deps, body.id, actor.id);
+  if (body.id && (await existingPost(deps, actor, body.id))) return await loadAnyPostView(deps, body.id, actor.id);
   if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
   const total = body.images.length + body.attachments.length + files.images.length + files.attachments.length;
   if (total > LIMITS.postUploaderFiles) badRequest(UPLOAD_MESSAGES.tooManyFiles);
@@ -461,7 +473,8 @@ export async function createPostWithFiles(
   // A file sent as a picture that is not one is kept as an attachment.
   const saved = await saveFiles(deps, actor, [...images, ...attachments]);
   try {
-    return createPost(deps, actor, {
+    // Awaited here, so a refusal reaches the catch below and the saved files go.
+    return await createPost(deps, actor, {
       ...body,
       images: [...body.images, ...saved.filter((f) => f.kind === 'image').map((f) => f.url)],
       attachments: [...body.attachments, ...saved.filter((f) => f.kind !== 'image')],
@@ -505,7 +518,7 @@ function changedFields(before: AuditedFields, after: AuditedFields) {
 }
 
 /** What a post's fields become after an edit, checked: the rules of docs/api-feed.md and decision 136. */
-function editedFields(deps: AppDeps, actor: SessionUser, post: EditablePost, body: UpdatePostBody) {
+async function editedFields(deps: AppDeps, actor: SessionUser, post: EditablePost, body: UpdatePostBody) {
   const category = body.category ?? post.category;
   const isUrgent = body.isUrgent ?? post.isUrgent;
   const requiresConfirmation = body.requiresConfirmation ?? post.requiresConfirmation;
@@ -520,7 +533,8 @@ function editedFields(deps: AppDeps, actor: SessionUser, post: EditablePost, bod
   );
   checkHouses(deps, houseTags);
   checkHouses(deps, audienceHouses);
-  const mentions = body.mentions === undefined ? post.mentions : JSON.stringify(keptMentions(deps, body.mentions));
+  const mentions =
+    body.mentions === undefined ? post.mentions : JSON.stringify(await keptMentions(deps, body.mentions));
   const next = {
     mentions,
     content: body.content,
@@ -555,23 +569,23 @@ type EditablePost = Pick<
  * author names them on the post (`editedBy`, the card's "Edited by …") and is audited with what it changed, before
  * and after (decision 126). A scheduled post may also get a new time; a published one cannot be scheduled (decision 141).
  */
-export function editPost(
+export async function editPost(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   body: UpdatePostBody,
   meta: RequestMeta,
-): PostView | ScheduledPostView {
-  const scheduled = findScheduledPost(deps.db, id);
+): Promise<PostView | ScheduledPostView> {
+  const scheduled = await findScheduledPost(deps.db, id);
   if (scheduled) return editScheduledPost(deps, actor, scheduled, body, meta);
-  const post = requirePost(deps, id);
+  const post = await requirePost(deps, id);
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
   if (body.publishAt) badRequest(POST_MESSAGES.alreadyPublished);
-  const { next, change } = editedFields(deps, actor, post, body);
+  const { next, change } = await editedFields(deps, actor, post, body);
   const byOther = post.authorId !== actor.id && change.changed.length > 0;
   const at = deps.now();
-  deps.db.transaction(() => {
-    updatePost(deps.db, id, {
+  await inTransaction(deps, async (deps) => {
+    await updatePost(deps.db, id, {
       ...next,
       editedBy: byOther ? actor.id : post.editedBy,
       // Grows with every edit even if the clock stands still or steps back: sync orders states by it (decision 69).
@@ -580,13 +594,20 @@ export function editPost(
     if (byOther) {
       const { before, after } = change;
       const details = { authorId: post.authorId, fields: change.changed, before, after };
-      recordAudit(deps.db, { actor, action: 'post.update', ip: meta.ip, target: { type: 'post', id }, details, at });
+      await recordAudit(deps.db, {
+        actor,
+        action: 'post.update',
+        ip: meta.ip,
+        target: { type: 'post', id },
+        details,
+        at,
+      });
     }
   });
   deps.hub.notify('posts');
-  syncAlertAudience(deps, id);
+  await syncAlertAudience(deps, id);
   // Only people newly mentioned are told; one already mentioned is not told again (decision 144).
-  notifyPostMentions(deps, id, parseList<string>(post.mentions));
+  await notifyPostMentions(deps, id, parseList<string>(post.mentions));
   return loadPostView(deps, id, actor.id);
 }
 
@@ -594,21 +615,21 @@ export function editPost(
  * Edits a scheduled post, and its time (null: now); a time already past publishes it at once. Nobody else sees it
  * yet, so nothing is told; an admin's change is audited as any edit by another (decision 141).
  */
-function editScheduledPost(
+async function editScheduledPost(
   deps: AppDeps,
   actor: SessionUser,
   post: ScheduledPostRow,
   body: UpdatePostBody,
   meta: RequestMeta,
-): PostView | ScheduledPostView {
+): Promise<PostView | ScheduledPostView> {
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotEditPost);
   const at = deps.now();
   const publishAt = body.publishAt === undefined ? post.publishAt : (publishTimeOf(body.publishAt, at) ?? at);
-  const { next, change } = editedFields(deps, actor, post, body);
+  const { next, change } = await editedFields(deps, actor, post, body);
   const moved = publishAt !== post.publishAt;
   const byOther = post.authorId !== actor.id && (change.changed.length > 0 || moved);
-  deps.db.transaction(() => {
-    updateScheduledPost(deps.db, post.id, {
+  await inTransaction(deps, async (deps) => {
+    await updateScheduledPost(deps.db, post.id, {
       ...next,
       publishAt,
       editedBy: byOther ? actor.id : post.editedBy,
@@ -623,15 +644,18 @@ function editScheduledPost(
         after: moved ? { ...change.after, publishAt: iso(publishAt) } : change.after,
       };
       const target = { type: 'post', id: post.id };
-      recordAudit(deps.db, { actor, action: 'post.update', ip: meta.ip, target, details, at });
+      await recordAudit(deps.db, { actor, action: 'post.update', ip: meta.ip, target, details, at });
     }
   });
-  if (publishAt <= at) publishScheduledPost(deps, post.id);
+  if (publishAt <= at) await publishScheduledPost(deps, post.id);
   return loadAnyPostView(deps, post.id, actor.id);
 }
 
 /** The ids of a post's uploads that no other live post of its author uses. */
-function uploadsOnlyIn(deps: AppDeps, post: Pick<PostRow, 'id' | 'authorId' | 'images' | 'attachments'>): string[] {
+async function uploadsOnlyIn(
+  deps: AppDeps,
+  post: Pick<PostRow, 'id' | 'authorId' | 'images' | 'attachments'>,
+): Promise<string[]> {
   const idsOf = (row: Pick<PostRow, 'images' | 'attachments'>) => [
     ...parseList<string>(row.images).map((url) => uploadIdFromUrl(url) ?? ''),
     ...parseList<Attachment>(row.attachments).map((attachment) => attachment.id),
@@ -639,8 +663,8 @@ function uploadsOnlyIn(deps: AppDeps, post: Pick<PostRow, 'id' | 'authorId' | 'i
   const mine = idsOf(post).filter((id) => id !== '');
   if (mine.length === 0 || !post.authorId) return mine;
   const others = [
-    ...listFilesOfOtherPosts(deps.db, post.authorId, post.id),
-    ...listFilesOfOtherScheduledPosts(deps.db, post.authorId, post.id),
+    ...(await listFilesOfOtherPosts(deps.db, post.authorId, post.id)),
+    ...(await listFilesOfOtherScheduledPosts(deps.db, post.authorId, post.id)),
   ];
   const used = new Set(others.flatMap(idsOf));
   return mine.filter((id) => !used.has(id));
@@ -650,16 +674,16 @@ function uploadsOnlyIn(deps: AppDeps, post: Pick<PostRow, 'id' | 'authorId' | 'i
  * Deletes a post with its comments and reactions; only the author or an admin may. The tombstone keeps no content
  * and the post's files go (decision 126); a delete by anyone but the author is audited with what the post was.
  */
-export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
-  const scheduled = findScheduledPost(deps.db, id);
+export async function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): Promise<void> {
+  const scheduled = await findScheduledPost(deps.db, id);
   if (scheduled) return cancelScheduledPost(deps, actor, scheduled, meta);
-  const post = requirePost(deps, id);
+  const post = await requirePost(deps, id);
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotDeletePost);
   const at = deps.now();
-  deps.db.transaction(() => {
-    const files = uploadsOnlyIn(deps, post);
-    markPostDeleted(deps.db, id, at);
-    forgetUploads(deps, files);
+  const forgotten = await inTransaction(deps, async (deps) => {
+    const files = await uploadsOnlyIn(deps, post);
+    await markPostDeleted(deps.db, id, at);
+    const forgotten = await forgetUploads(deps, files);
     if (post.authorId !== actor.id) {
       const { requiresConfirmation, confirmBy, ...fields } = auditedFields(post);
       const before = {
@@ -670,37 +694,54 @@ export function deletePost(deps: AppDeps, actor: SessionUser, id: string, meta: 
         attachments: parseList<Attachment>(post.attachments).length,
       };
       const details = { authorId: post.authorId, before };
-      recordAudit(deps.db, { actor, action: 'post.delete', ip: meta.ip, target: { type: 'post', id }, details, at });
+      await recordAudit(deps.db, {
+        actor,
+        action: 'post.delete',
+        ip: meta.ip,
+        target: { type: 'post', id },
+        details,
+        at,
+      });
     }
+    return forgotten;
   });
+  // Its files once the rows' removal has committed (decision 126).
+  removeForgottenFiles(deps, forgotten);
   deps.hub.notify('posts');
   deps.hub.notify('comments');
   deps.hub.notify('reactions');
   // Withdraws the alert from those who have not acknowledged it, and the mentions from the bells.
-  syncAlertAudience(deps, id);
-  withdrawMentions(deps, { postId: id });
+  await syncAlertAudience(deps, id);
+  await withdrawMentions(deps, { postId: id });
 }
 
 /** Cancels a scheduled post with its files; only the author or an admin may, and an admin's cancel is audited. */
-function cancelScheduledPost(deps: AppDeps, actor: SessionUser, post: ScheduledPostRow, meta: RequestMeta): void {
+async function cancelScheduledPost(
+  deps: AppDeps,
+  actor: SessionUser,
+  post: ScheduledPostRow,
+  meta: RequestMeta,
+): Promise<void> {
   if (!canEditPost(actor, post)) forbidden(POST_MESSAGES.cannotDeletePost);
   const at = deps.now();
-  deps.db.transaction(() => {
-    const files = uploadsOnlyIn(deps, post);
-    deleteScheduledPost(deps.db, post.id);
-    forgetUploads(deps, files);
+  const forgotten = await inTransaction(deps, async (deps) => {
+    const files = await uploadsOnlyIn(deps, post);
+    await deleteScheduledPost(deps.db, post.id);
+    const forgotten = await forgetUploads(deps, files);
     if (post.authorId !== actor.id) {
       const before = { ...auditedFields(post), publishAt: new Date(post.publishAt).toISOString() };
       const details = { authorId: post.authorId, before };
       const target = { type: 'post', id: post.id };
-      recordAudit(deps.db, { actor, action: 'post.delete', ip: meta.ip, target, details, at });
+      await recordAudit(deps.db, { actor, action: 'post.delete', ip: meta.ip, target, details, at });
     }
+    return forgotten;
   });
+  removeForgottenFiles(deps, forgotten);
 }
 
 /** Before an account is deleted: its posts and comments stay as "Deleted user", its reactions go. */
-export function releaseAuthorContent(deps: AppDeps, userId: string): void {
-  releaseAuthor(deps.db, userId, deps.now());
+export async function releaseAuthorContent(deps: AppDeps, userId: string): Promise<void> {
+  await releaseAuthor(deps.db, userId, deps.now());
   deps.hub.notify('posts');
   deps.hub.notify('comments');
   deps.hub.notify('reactions');
@@ -710,9 +751,9 @@ export function releaseAuthorContent(deps: AppDeps, userId: string): void {
  * Everyone's live reactions to these posts as the post documents carry them: per type, the user ids in the
  * order they were chosen (docs/sync.md).
  */
-function reactionsByPost(deps: AppDeps, postIds: string[]): Map<string, PostReactions> {
+async function reactionsByPost(deps: AppDeps, postIds: string[]): Promise<Map<string, PostReactions>> {
   const byPost = new Map<string, PostReactions>();
-  for (const row of listLiveReactions(deps.db, postIds)) {
+  for (const row of await listLiveReactions(deps.db, postIds)) {
     if (!(REACTION_TYPES as readonly string[]).includes(row.type)) continue;
     const lists = byPost.get(row.postId) ?? {};
     (lists[row.type as ReactionType] ??= []).push(row.userId);
@@ -722,8 +763,8 @@ function reactionsByPost(deps: AppDeps, postIds: string[]): Map<string, PostReac
 }
 
 /** Posts as replication sends them, with their reactions read in one query. */
-function toPostDocs(deps: AppDeps, rows: PostRow[]): { seq: number; doc: PostDoc }[] {
-  const reactions = reactionsByPost(
+async function toPostDocs(deps: AppDeps, rows: PostRow[]): Promise<{ seq: number; doc: PostDoc }[]> {
+  const reactions = await reactionsByPost(
     deps,
     rows.filter((row) => !row.deleted).map((row) => row.id),
   );
@@ -759,10 +800,10 @@ export function toPostDoc(row: PostRow, reactions: PostReactions): PostDoc {
  * The stored post as replication sends it, or null. A scheduled post is the master only for its author and admins
  * (a push of theirs edits or cancels it); anyone else's push of its id is a new post (decision 141).
  */
-export function findPostDoc(deps: AppDeps, id: string, actor?: SessionUser): PostDoc | null {
-  const row = findPost(deps.db, id);
-  if (row) return toPostDocs(deps, [row])[0].doc;
-  const scheduled = actor ? findScheduledPost(deps.db, id) : undefined;
+export async function findPostDoc(deps: AppDeps, id: string, actor?: SessionUser): Promise<PostDoc | null> {
+  const row = await findPost(deps.db, id);
+  if (row) return (await toPostDocs(deps, [row]))[0].doc;
+  const scheduled = actor ? await findScheduledPost(deps.db, id) : undefined;
   return actor && scheduled && canEditPost(actor, scheduled) ? toScheduledPostDoc(scheduled) : null;
 }
 
@@ -773,16 +814,16 @@ function toScheduledPostDoc(row: ScheduledPostRow): PostDoc {
 }
 
 /** Posts changed after a checkpoint (every signed-in user sees every post). */
-export function listPostDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  return toPostDocs(deps, listPostsSince(deps.db, seq, id, limit));
+export async function listPostDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  return toPostDocs(deps, await listPostsSince(deps.db, seq, id, limit));
 }
 
 /** Sync backfill of a first sync: live posts newest first, so the newest are on screen first. */
-export function listPostDocsBefore(
+export async function listPostDocsBefore(
   deps: AppDeps,
   until: number,
   before: { seq: number; id: string } | undefined,
   limit: number,
 ) {
-  return toPostDocs(deps, listPostsBefore(deps.db, until, before, limit));
+  return toPostDocs(deps, await listPostsBefore(deps.db, until, before, limit));
 }

@@ -23,18 +23,18 @@ import {
  * the stored ones (decision 144).
  */
 export const postsSync: SyncHandler<PostDoc> = {
-  pull: (deps, _actor, seq, id, limit) => listPostDocsSince(deps, seq, id, limit),
+  pull: async (deps, _actor, seq, id, limit) => await listPostDocsSince(deps, seq, id, limit),
   sameForEveryone: true,
   pullNewest: (deps, _actor, until, before, limit) => listPostDocsBefore(deps, until, before, limit),
   findMaster: (deps, id, actor) => findPostDoc(deps, id, actor),
   mergesFields: true,
-  apply(deps, actor, doc, master, meta) {
+  async apply(deps, actor, doc, master, meta) {
     const { content, category, isUrgent, houseTags, audienceHouses, images, attachments, writtenAt, publishAt } =
       doc as Partial<PostDoc>;
     const { requiresConfirmation: confirmation, confirmBy, mentions } = doc as Partial<PostDoc>;
     if (!master) {
       if (doc._deleted) return; // written and removed while offline: nothing to keep
-      writePost(
+      await writePost(
         deps,
         actor,
         parseInput(CreatePostBodySchema, {
@@ -63,10 +63,10 @@ export const postsSync: SyncHandler<PostDoc> = {
     // Only an edit kept on a device from before posts carried requiresConfirmation comes without it; such a device
     // dropped the audience of a post that is not urgent, so the stored one stays unless it makes the post urgent
     // (decisions 136 and 137).
-    const keepsAudience = confirmation === undefined && isUrgent !== true && requiresConfirmation(deps, doc.id);
+    const keepsAudience = confirmation === undefined && isUrgent !== true && (await requiresConfirmation(deps, doc.id));
     // A new time (null: now) moves a scheduled post; on a published one editPost refuses it (decision 142).
     const movedTo = publishAt === undefined || sameJson(publishAt, master.publishAt ?? null) ? undefined : publishAt;
-    editPost(
+    await editPost(
       deps,
       actor,
       doc.id,

@@ -12,6 +12,7 @@ import { newPostDoc } from '../../test/sync-docs';
 import { ADMIN, actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { updateUser } from '../users/users.queries';
 import { createPost, feedCacheBytes } from './posts.service';
+import { sqliteOf, statement } from '../../db/client';
 
 let t: TestServer;
 let admin: TestClient;
@@ -240,13 +241,13 @@ describe('GET /api/posts', () => {
     const post = await fresh.buildPost({ createdAt: Date.now() + 60_000 });
     const { user: viewer, client } = await fresh.signedIn();
     const others = await Promise.all([fresh.buildUser(), fresh.buildUser(), fresh.buildUser()]);
-    fresh.buildReaction(post.id, others[0].id, 'like');
-    fresh.buildReaction(post.id, others[1].id, 'like');
-    fresh.buildReaction(post.id, others[2].id, 'sad');
-    fresh.buildReaction(post.id, viewer.id, 'love');
-    fresh.buildComment(post.id, others[0].id);
-    fresh.buildComment(post.id, viewer.id);
-    fresh.buildComment(post.id, others[1].id, { deleted: true });
+    await fresh.buildReaction(post.id, others[0].id, 'like');
+    await fresh.buildReaction(post.id, others[1].id, 'like');
+    await fresh.buildReaction(post.id, others[2].id, 'sad');
+    await fresh.buildReaction(post.id, viewer.id, 'love');
+    await fresh.buildComment(post.id, others[0].id);
+    await fresh.buildComment(post.id, viewer.id);
+    await fresh.buildComment(post.id, others[1].id, { deleted: true });
     const [first] = list((await client.get('/api/posts?limit=1')).body);
     expect(first.id).toBe(post.id);
     expect(first.reactionCounts).toEqual({ like: 2, sad: 1, love: 1 });
@@ -273,7 +274,7 @@ describe('GET /api/posts', () => {
     expect(seen.userReaction).toBeNull();
     expect((await first(other.client)).userReaction).toBe('like');
     // An author's new name shows at once.
-    updateUser(fresh.db, author.id, { firstName: 'Renamed' });
+    await updateUser(fresh.db, author.id, { firstName: 'Renamed' });
     expect((await first(reader.client)).author.firstName).toBe('Renamed');
   });
 
@@ -281,7 +282,7 @@ describe('GET /api/posts', () => {
     for (let i = 0; i < 30; i += 1) await fresh.buildPost();
     const { client } = await fresh.signedIn();
     // Counts statements run (the feed's statements are prepared once, so counting prepare() would not do).
-    const proto = Object.getPrototypeOf(fresh.db.$client.prepare('SELECT 1')) as Record<string, unknown>;
+    const proto = Object.getPrototypeOf(sqliteOf(fresh.db).prepare('SELECT 1')) as Record<string, unknown>;
     const methods = ['all', 'get', 'run', 'iterate'] as const;
     const originals = methods.map((name) => proto[name] as (...args: unknown[]) => unknown);
     let statements = 0;
@@ -437,12 +438,12 @@ describe('the time a post was written', () => {
     const deps = { ...t.server.deps, now: () => at };
     const create = (writtenAt: unknown) =>
       createPost(deps, actorOf(user), parseInput(CreatePostBodySchema, { content: 'Rota', writtenAt }));
-    expect(ms(create(at - 5 * 60_000).writtenAt)).toBe(at - 5 * 60_000);
-    expect(ms(create(at + HOUR).writtenAt)).toBe(at);
-    expect(ms(create(1_000).writtenAt)).toBe(user.createdAt);
-    expect(ms(create(undefined).writtenAt)).toBe(at);
-    expect(ms(create('not a time').writtenAt)).toBe(at);
-    expect(ms(create(-5).writtenAt)).toBe(at);
+    expect(ms((await create(at - 5 * 60_000)).writtenAt)).toBe(at - 5 * 60_000);
+    expect(ms((await create(at + HOUR)).writtenAt)).toBe(at);
+    expect(ms((await create(1_000)).writtenAt)).toBe(user.createdAt);
+    expect(ms((await create(undefined)).writtenAt)).toBe(at);
+    expect(ms((await create('not a time')).writtenAt)).toBe(at);
+    expect(ms((await create(-5)).writtenAt)).toBe(at);
   });
 
   it('is taken from POST /api/posts as JSON and as a form, and a clock ahead of the server is clamped', async () => {
@@ -478,10 +479,10 @@ describe('the time a post was written', () => {
     ]);
     expect(push.status).toBe(200);
     expect(push.body.conflicts).toEqual([]);
-    const stored = (id: string) => t.db.select().from(posts).where(eq(posts.id, id)).get()!;
-    expect(stored(kept).writtenAt).toBe(written);
-    expect(stored(kept).createdAt).toBeGreaterThan(written);
-    expect(stored(early).writtenAt).toBe(user.createdAt);
+    const stored = async (id: string) => (await t.db.select().from(posts).where(eq(posts.id, id)).get())!;
+    expect((await stored(kept)).writtenAt).toBe(written);
+    expect((await stored(kept)).createdAt).toBeGreaterThan(written);
+    expect((await stored(early)).writtenAt).toBe(user.createdAt);
     const pulled = (await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[];
     expect(pulled.find((d) => d.id === kept)?.writtenAt).toBe(written);
   });
@@ -490,10 +491,11 @@ describe('the time a post was written', () => {
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The audit entries about one post, oldest first, with their details read. */
-function auditOf(postId: string) {
-  const rows = t.db.$client
-    .prepare('SELECT action, actor_id AS actorId, details FROM audit_log WHERE target_id = ? ORDER BY id')
-    .all(postId) as { action: string; actorId: string; details: string }[];
+async function auditOf(postId: string) {
+  const rows = (await statement(
+    t.db,
+    'SELECT action, actor_id AS actorId, details FROM audit_log WHERE target_id = ? ORDER BY id',
+  ).all([postId])) as { action: string; actorId: string; details: string }[];
   return rows.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> }));
 }
 
@@ -514,7 +516,7 @@ describe('edits and deletes by someone other than the author', () => {
     const pulled = (await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[];
     expect(pulled.find((d) => d.id === id)?.editedBy).toBe(editor.id);
 
-    expect(auditOf(id)).toEqual([
+    expect(await auditOf(id)).toEqual([
       {
         action: 'post.update',
         actorId: editor.id,
@@ -530,7 +532,7 @@ describe('edits and deletes by someone other than the author', () => {
     // The author's own edit afterwards is not audited, and the post still says who else changed it.
     const own = await client.patch(`/api/posts/${id}`, { content: 'My words again' });
     expect(own.body.editedBy).toEqual(byAdmin);
-    expect(auditOf(id)).toHaveLength(1);
+    expect(await auditOf(id)).toHaveLength(1);
   });
 
   it("names no one once the editor's account is deleted, and the audit entry stays", async () => {
@@ -538,10 +540,10 @@ describe('edits and deletes by someone other than the author', () => {
     const { user: editor, client: admin } = await t.signedIn({ role: 'admin' });
     const id = (await client.post('/api/posts', { content: 'Kept' })).body.id as string;
     await admin.patch(`/api/posts/${id}`, { content: 'Changed' });
-    t.db.$client.prepare('DELETE FROM users WHERE id = ?').run(editor.id);
+    await statement(t.db, 'DELETE FROM users WHERE id = ?').run([editor.id]);
     const listed = list((await client.get('/api/posts?limit=100')).body).find((p) => p.id === id);
     expect(listed?.editedBy).toBeNull();
-    expect(auditOf(id).map((entry) => entry.actorId)).toEqual([editor.id]);
+    expect((await auditOf(id)).map((entry) => entry.actorId)).toEqual([editor.id]);
   });
 
   it("leaves the author's own edit unnamed and unaudited, as before", async () => {
@@ -549,7 +551,7 @@ describe('edits and deletes by someone other than the author', () => {
     const id = (await client.post('/api/posts', { content: 'Mine' })).body.id as string;
     const res = await client.patch(`/api/posts/${id}`, { content: 'Still mine', category: 'shifts_lifts' });
     expect(res.body.editedBy).toBeNull();
-    expect(auditOf(id)).toEqual([]);
+    expect(await auditOf(id)).toEqual([]);
   });
 
   it('names and audits an edit by someone else that arrives through sync', async () => {
@@ -563,8 +565,8 @@ describe('edits and deletes by someone other than the author', () => {
       { newDocumentState: { ...master, category: 'buildings_maintenance' }, assumedMasterState: master },
     ]);
     expect(push.body.conflicts).toEqual([]);
-    expect(t.db.select().from(posts).where(eq(posts.id, id)).get()?.editedBy).toBe(editor.id);
-    expect(auditOf(id)).toEqual([
+    expect((await t.db.select().from(posts).where(eq(posts.id, id)).get())?.editedBy).toBe(editor.id);
+    expect(await auditOf(id)).toEqual([
       {
         action: 'post.update',
         actorId: editor.id,
@@ -593,10 +595,14 @@ describe('edits and deletes by someone other than the author', () => {
     const id = created.body.id as string;
     const picture = (created.body.images as string[])[0];
     expect((await admin.download(picture)).status).toBe(200);
-    const stored = t.db.$client.prepare('SELECT stored_name AS name FROM uploads WHERE id = ?');
-    const file = path.join(t.dataDir, 'uploads', (stored.get(picture.split('/').pop()) as { name: string }).name);
+    const stored = statement(t.db, 'SELECT stored_name AS name FROM uploads WHERE id = ?');
+    const file = path.join(
+      t.dataDir,
+      'uploads',
+      ((await stored.get([picture.split('/').pop()])) as { name: string }).name,
+    );
     expect(fs.existsSync(file)).toBe(true);
-    const comment = t.buildComment(id, remover.id, { content: 'A comment to forget' });
+    const comment = await t.buildComment(id, remover.id, { content: 'A comment to forget' });
     // A device's push leaves a kept state of the post (decision 69): an earlier version of its words.
     const master = ((await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[]).find(
       (d) => d.id === id,
@@ -607,12 +613,12 @@ describe('edits and deletes by someone other than the author', () => {
       [{ newDocumentState: { ...master, content: 'Earlier words' }, assumedMasterState: master }],
       { 'X-Sync-Device': 'device-1' },
     );
-    const states = t.db.$client.prepare('SELECT count(*) AS n FROM sync_device_states WHERE doc_id = ?');
-    expect(states.get(id)).toEqual({ n: 1 });
+    const states = statement(t.db, 'SELECT count(*) AS n FROM sync_device_states WHERE doc_id = ?');
+    expect(await states.get([id])).toEqual({ n: 1 });
 
     expect((await admin.delete(`/api/posts/${id}`)).status).toBe(204);
 
-    expect(t.db.select().from(posts).where(eq(posts.id, id)).get()).toMatchObject({
+    expect(await t.db.select().from(posts).where(eq(posts.id, id)).get()).toMatchObject({
       id,
       authorId: author.id,
       deleted: true,
@@ -622,16 +628,16 @@ describe('edits and deletes by someone other than the author', () => {
       images: '[]',
       attachments: '[]',
     });
-    expect(t.db.select().from(comments).where(eq(comments.id, comment.id)).get()).toMatchObject({
+    expect(await t.db.select().from(comments).where(eq(comments.id, comment.id)).get()).toMatchObject({
       deleted: true,
       content: '',
     });
-    expect(states.get(id)).toEqual({ n: 0 });
+    expect(await states.get([id])).toEqual({ n: 0 });
     expect((await admin.download(picture)).status).toBe(404);
     expect((await client.download(picture)).status).toBe(404);
     await vi.waitFor(() => expect(fs.existsSync(file)).toBe(false));
 
-    const entries = auditOf(id);
+    const entries = await auditOf(id);
     expect(entries).toEqual([
       {
         action: 'post.delete',
@@ -657,7 +663,7 @@ describe('edits and deletes by someone other than the author', () => {
     const { client } = await t.signedIn();
     const marker = `forget-me-${randomUUID()}`;
     const id = (await client.post('/api/posts', { content: 'A post' })).body.id as string;
-    t.buildComment(id, null, { content: `${marker} in a comment` });
+    await t.buildComment(id, null, { content: `${marker} in a comment` });
     // An edit pushed from a device: the post holds the words, and so does the device's kept state (a row deleted
     // with the post, whose bytes SQLite would otherwise leave in the page's free space).
     const master = ((await client.get('/api/sync/posts/pull?limit=1000')).body.documents as PostDoc[]).find(
@@ -671,12 +677,12 @@ describe('edits and deletes by someone other than the author', () => {
     );
     expect(push.body.conflicts).toEqual([]);
     expect((await client.delete(`/api/posts/${id}`)).status).toBe(204);
-    t.db.$client.pragma('wal_checkpoint(TRUNCATE)');
-    const file = t.db.$client.name;
+    sqliteOf(t.db).pragma('wal_checkpoint(TRUNCATE)');
+    const file = sqliteOf(t.db).name;
     const bytes = Buffer.concat([fs.readFileSync(file), fs.readFileSync(`${file}-wal`)]);
     expect(bytes.includes(marker)).toBe(false);
     // The author's own delete is not audited: nobody else was involved.
-    expect(auditOf(id)).toEqual([]);
+    expect(await auditOf(id)).toEqual([]);
   });
 
   it("keeps a picture that another of the author's posts still shows", async () => {

@@ -1,6 +1,6 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../../db/client';
+import { transaction, type Db } from '../../db/client';
 import { scheduledPosts, users } from '../../db/tables';
 import { authorColumns, insertPost, type AuthorRow, type EditorRow } from './posts.queries';
 
@@ -16,12 +16,12 @@ export interface ScheduledPostWithAuthor {
 const editors = alias(users, 'editor');
 const editorColumns = { id: editors.id, firstName: editors.firstName, lastName: editors.lastName };
 
-export function findScheduledPost(db: Db, id: string): ScheduledPostRow | undefined {
-  return db.select().from(scheduledPosts).where(eq(scheduledPosts.id, id)).get();
+export async function findScheduledPost(db: Db, id: string): Promise<ScheduledPostRow | undefined> {
+  return await db.select().from(scheduledPosts).where(eq(scheduledPosts.id, id)).get();
 }
 
-export function findScheduledPostWithAuthor(db: Db, id: string): ScheduledPostWithAuthor | undefined {
-  return db
+export async function findScheduledPostWithAuthor(db: Db, id: string): Promise<ScheduledPostWithAuthor | undefined> {
+  return await db
     .select({ post: scheduledPosts, author: authorColumns, editor: editorColumns })
     .from(scheduledPosts)
     .leftJoin(users, eq(users.id, scheduledPosts.authorId))
@@ -30,26 +30,26 @@ export function findScheduledPostWithAuthor(db: Db, id: string): ScheduledPostWi
     .get();
 }
 
-export function insertScheduledPost(db: Db, row: NewScheduledPostRow): void {
-  db.insert(scheduledPosts).values(row).run();
+export async function insertScheduledPost(db: Db, row: NewScheduledPostRow): Promise<void> {
+  await db.insert(scheduledPosts).values(row).run();
 }
 
-export function updateScheduledPost(
+export async function updateScheduledPost(
   db: Db,
   id: string,
   changes: Partial<Omit<ScheduledPostRow, 'id' | 'authorId' | 'createdAt' | 'writtenAt'>>,
-): void {
-  db.update(scheduledPosts).set(changes).where(eq(scheduledPosts.id, id)).run();
+): Promise<void> {
+  await db.update(scheduledPosts).set(changes).where(eq(scheduledPosts.id, id)).run();
 }
 
 /** Removes a scheduled post; false when there was none (already published or cancelled). */
-export function deleteScheduledPost(db: Db, id: string): boolean {
-  return db.delete(scheduledPosts).where(eq(scheduledPosts.id, id)).run().changes === 1;
+export async function deleteScheduledPost(db: Db, id: string): Promise<boolean> {
+  return (await db.delete(scheduledPosts).where(eq(scheduledPosts.id, id)).run()).changes === 1;
 }
 
 /** Scheduled posts with their authors, soonest first: one author's, or everyone's when `authorId` is null. */
-export function listScheduledPosts(db: Db, authorId: string | null): ScheduledPostWithAuthor[] {
-  return db
+export async function listScheduledPosts(db: Db, authorId: string | null): Promise<ScheduledPostWithAuthor[]> {
+  return await db
     .select({ post: scheduledPosts, author: authorColumns, editor: editorColumns })
     .from(scheduledPosts)
     .leftJoin(users, eq(users.id, scheduledPosts.authorId))
@@ -60,27 +60,34 @@ export function listScheduledPosts(db: Db, authorId: string | null): ScheduledPo
 }
 
 /** The ids of scheduled posts whose time has come, soonest first. */
-export function listDueScheduledPosts(db: Db, now: number, limit: number): string[] {
-  return db
-    .select({ id: scheduledPosts.id })
-    .from(scheduledPosts)
-    .where(lte(scheduledPosts.publishAt, now))
-    .orderBy(asc(scheduledPosts.publishAt), asc(scheduledPosts.id))
-    .limit(limit)
-    .all()
-    .map((row) => row.id);
+export async function listDueScheduledPosts(db: Db, now: number, limit: number): Promise<string[]> {
+  return (
+    await db
+      .select({ id: scheduledPosts.id })
+      .from(scheduledPosts)
+      .where(lte(scheduledPosts.publishAt, now))
+      .orderBy(asc(scheduledPosts.publishAt), asc(scheduledPosts.id))
+      .limit(limit)
+      .all()
+  ).map((row) => row.id);
 }
 
 /**
  * Moves a scheduled post into the feed at `at`, in one transaction: it takes the next sequence and `at` as its
  * `createdAt`. False when it is no longer scheduled, so a post is published once however the checks overlap.
  */
-export function publishScheduledPostRow(db: Db, id: string, at: number): boolean {
-  return db.transaction(() => {
-    const row = findScheduledPost(db, id);
-    if (!row || !deleteScheduledPost(db, id)) return false;
+export async function publishScheduledPostRow(db: Db, id: string, at: number): Promise<boolean> {
+  return await transaction(db, async (db) => {
+    const row = await findScheduledPost(db, id);
+    if (!row || !(await deleteScheduledPost(db, id))) return false;
     const { publishAt: _, ...post } = row;
-    insertPost(db, { ...post, createdAt: at, writtenAt: Math.min(row.writtenAt, at), updatedAt: at, deleted: false });
+    await insertPost(db, {
+      ...post,
+      createdAt: at,
+      writtenAt: Math.min(row.writtenAt, at),
+      updatedAt: at,
+      deleted: false,
+    });
     return true;
   });
 }

@@ -9,15 +9,15 @@ import { listDueScheduledPosts, listScheduledPosts } from './scheduled-posts.que
 const PUBLISHED_PER_CHECK = 100;
 
 /** GET /api/posts/scheduled: the user's own scheduled posts, an admin's everyone's, soonest first (decision 141). */
-export function listScheduledPostViews(deps: AppDeps, viewer: SessionUser): ScheduledPostView[] {
-  return listScheduledPosts(deps.db, canSeeAllScheduledPosts(viewer) ? null : viewer.id).map(toScheduledView);
+export async function listScheduledPostViews(deps: AppDeps, viewer: SessionUser): Promise<ScheduledPostView[]> {
+  return (await listScheduledPosts(deps.db, canSeeAllScheduledPosts(viewer) ? null : viewer.id)).map(toScheduledView);
 }
 
 /** Publishes every scheduled post whose time has come; answers how many (each once, however checks overlap). */
-export function publishDuePosts(deps: AppDeps): number {
+export async function publishDuePosts(deps: AppDeps): Promise<number> {
   let published = 0;
-  for (const id of listDueScheduledPosts(deps.db, deps.now(), PUBLISHED_PER_CHECK)) {
-    if (publishScheduledPost(deps, id)) published += 1;
+  for (const id of await listDueScheduledPosts(deps.db, deps.now(), PUBLISHED_PER_CHECK)) {
+    if (await publishScheduledPost(deps, id)) published += 1;
   }
   return published;
 }

@@ -6,6 +6,7 @@ import { currentSeq } from '../../lib/seq.queries';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -23,8 +24,8 @@ const MINUTE = 60_000;
 /** ISO 8601 of the server's clock moved by `ms`. */
 const serverTimeIn = (ms: number, s: TestServer = t) => new Date(s.server.deps.now() + ms).toISOString();
 /** Whether the server holds a published post with this id (sessions may have expired once the clock moved). */
-const isPublished = (s: TestServer, id: string) =>
-  (s.db.$client.prepare('SELECT count(*) AS n FROM posts WHERE id = ?').get(id) as { n: number }).n === 1;
+const isPublished = async (s: TestServer, id: string) =>
+  ((await statement(s.db, 'SELECT count(*) AS n FROM posts WHERE id = ?').get([id])) as { n: number }).n === 1;
 
 /** A server of the test's own, whose publisher publishes only the test's posts. */
 async function withFreshServer(run: (s: TestServer) => Promise<void>) {
@@ -64,11 +65,11 @@ describe('scheduling a post', () => {
     const author = await t.signedIn({ firstName: 'Sam' });
     const other = await t.signedIn();
     const admin = await t.signedIn({ role: 'admin' });
-    const seq = currentSeq(t.db);
+    const seq = await currentSeq(t.db);
     const publishAt = serverTimeIn(10 * MINUTE);
     const post = await schedule(author.client, { publishAt });
     expect(post).toMatchObject({ content: 'Rota changes from Monday', publishAt, author: { firstName: 'Sam' } });
-    expect(currentSeq(t.db)).toBe(seq);
+    expect(await currentSeq(t.db)).toBe(seq);
 
     expect((await scheduledOf(author.client)).map((p) => p.id)).toEqual([post.id]);
     expect((await scheduledOf(admin.client)).map((p) => p.id)).toContain(post.id);
@@ -92,12 +93,12 @@ describe('scheduling a post', () => {
       const post = await schedule(author.client, { isUrgent: true, publishAt: serverTimeIn(5 * MINUTE, s) });
 
       s.advance(4 * MINUTE);
-      expect(s.server.publisher.check()).toBe(0);
+      expect(await s.server.publisher.check()).toBe(0);
       expect((await member.client.get('/api/alerts/unacknowledged')).body).toEqual([]);
       s.advance(MINUTE + 1);
       const publishedAt = s.server.deps.now();
-      expect(s.server.publisher.check()).toBe(1);
-      expect(s.server.publisher.check()).toBe(0);
+      expect(await s.server.publisher.check()).toBe(1);
+      expect(await s.server.publisher.check()).toBe(0);
 
       const feed = (await member.client.get('/api/posts?limit=100')).body as unknown as PostView[];
       const published = feed.filter((p) => p.id === post.id);
@@ -137,17 +138,18 @@ describe('scheduling a post', () => {
       publishAt: sooner,
     });
     expect(byAdmin.body).toMatchObject({ publishAt: sooner, editedBy: { id: admin.user.id } });
-    const audit = t.db.$client
-      .prepare("SELECT details FROM audit_log WHERE action = 'post.update' AND target_id = ?")
-      .get(post.id) as { details: string };
+    const audit = (await statement(
+      t.db,
+      "SELECT details FROM audit_log WHERE action = 'post.update' AND target_id = ?",
+    ).get([post.id])) as { details: string };
     expect(JSON.parse(audit.details)).toMatchObject({ fields: ['publishAt'], after: { publishAt: sooner } });
     expect(await feedIds(other.client)).not.toContain(post.id);
 
     expect((await author.client.delete(`/api/posts/${post.id}`)).status).toBe(204);
     expect(await scheduledOf(author.client)).toEqual([]);
     t.advance(60 * MINUTE);
-    t.server.publisher.check();
-    expect(isPublished(t, post.id)).toBe(false);
+    await t.server.publisher.check();
+    expect(await isPublished(t, post.id)).toBe(false);
   });
 
   it('publishes at once when the time is edited to null or to a time already past', async () => {
@@ -203,7 +205,9 @@ describe('scheduled posts through sync', () => {
       await author.client.post('/api/sync/posts/push', [{ newDocumentState: doc, assumedMasterState: null }]);
     }
     expect((await pulledIds(other.client)).filter((id) => id === doc.id)).toHaveLength(1);
-    const count = t.db.$client.prepare('SELECT count(*) AS n FROM posts WHERE id = ?').get(doc.id) as { n: number };
+    const count = (await statement(t.db, 'SELECT count(*) AS n FROM posts WHERE id = ?').get([doc.id])) as {
+      n: number;
+    };
     expect(count.n).toBe(1);
   });
 
@@ -238,8 +242,8 @@ describe('scheduled posts through sync', () => {
     ]);
     expect(await scheduledOf(author.client)).toEqual([]);
     t.advance(60 * MINUTE);
-    t.server.publisher.check();
-    expect(isPublished(t, doc.id)).toBe(false);
+    await t.server.publisher.check();
+    expect(await isPublished(t, doc.id)).toBe(false);
   });
 
   it('moves a scheduled post pushed with a new time, publishes one pushed with a past time, and refuses a time on a published post', async () => {
@@ -266,7 +270,7 @@ describe('scheduled posts through sync', () => {
 
     const [current] = stale.body.conflicts as PostDoc[]; // a push answers the conflicting masters
     expect((await push({ ...current, publishAt: serverTimeIn(-MINUTE) }, current)).body.conflicts).toEqual([]);
-    expect(isPublished(t, doc.id)).toBe(true);
+    expect(await isPublished(t, doc.id)).toBe(true);
     expect((await scheduledOf(author.client)).some((p) => p.id === doc.id)).toBe(false);
 
     const published = (await pulledDoc(author.client, doc.id))!;
@@ -289,6 +293,6 @@ describe('scheduled posts through sync', () => {
       { newDocumentState: { ...master, publishAt: null }, assumedMasterState: master },
     ]);
     expect(res.body.conflicts).toEqual([]);
-    expect(isPublished(t, doc.id)).toBe(true);
+    expect(await isPublished(t, doc.id)).toBe(true);
   });
 });

@@ -4,18 +4,19 @@ import { pushSubscriptions, pushTestSends, settings, users } from '../../db/tabl
 
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
 
-export function findSetting(db: Db, key: string): string | undefined {
-  return db.select().from(settings).where(eq(settings.key, key)).get()?.value;
+export async function findSetting(db: Db, key: string): Promise<string | undefined> {
+  return (await db.select().from(settings).where(eq(settings.key, key)).get())?.value;
 }
 
 /** Stores a setting unless one is already there (two starts never replace each other's keys). */
-export function insertSettingIfAbsent(db: Db, key: string, value: string): void {
-  db.insert(settings).values({ key, value }).onConflictDoNothing().run();
+export async function insertSettingIfAbsent(db: Db, key: string, value: string): Promise<void> {
+  await db.insert(settings).values({ key, value }).onConflictDoNothing().run();
 }
 
 /** Adds a subscription, or gives an endpoint already known to this user (the browser was signed into afresh). */
-export function upsertSubscription(db: Db, row: PushSubscriptionRow): void {
-  db.insert(pushSubscriptions)
+export async function upsertSubscription(db: Db, row: PushSubscriptionRow): Promise<void> {
+  await db
+    .insert(pushSubscriptions)
     .values(row)
     .onConflictDoUpdate({
       target: pushSubscriptions.endpoint,
@@ -25,40 +26,46 @@ export function upsertSubscription(db: Db, row: PushSubscriptionRow): void {
 }
 
 /** Keeps a user's newest `keep` subscriptions. */
-export function trimSubscriptions(db: Db, userId: string, keep: number): void {
-  const newest = db
-    .select({ id: pushSubscriptions.id })
-    .from(pushSubscriptions)
-    .where(eq(pushSubscriptions.userId, userId))
-    .orderBy(sql`${pushSubscriptions.createdAt} DESC`, sql`${pushSubscriptions.id} DESC`)
-    .limit(keep)
-    .all()
-    .map((row) => row.id);
+export async function trimSubscriptions(db: Db, userId: string, keep: number): Promise<void> {
+  const newest = (
+    await db
+      .select({ id: pushSubscriptions.id })
+      .from(pushSubscriptions)
+      .where(eq(pushSubscriptions.userId, userId))
+      .orderBy(sql`${pushSubscriptions.createdAt} DESC`, sql`${pushSubscriptions.id} DESC`)
+      .limit(keep)
+      .all()
+  ).map((row) => row.id);
   if (newest.length < keep) return;
-  db.delete(pushSubscriptions)
+  await db
+    .delete(pushSubscriptions)
     .where(and(eq(pushSubscriptions.userId, userId), notInArray(pushSubscriptions.id, newest)))
     .run();
 }
 
-export function deleteUserSubscription(db: Db, userId: string, endpoint: string): void {
-  db.delete(pushSubscriptions)
+export async function deleteUserSubscription(db: Db, userId: string, endpoint: string): Promise<void> {
+  await db
+    .delete(pushSubscriptions)
     .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint)))
     .run();
 }
 
-export function deleteSubscriptionsOfUser(db: Db, userId: string): void {
-  db.delete(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).run();
+export async function deleteSubscriptionsOfUser(db: Db, userId: string): Promise<void> {
+  await db.delete(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).run();
 }
 
 /** Removes a subscription the push service said is gone, unless it was given new keys meanwhile. */
-export function deleteGoneSubscription(db: Db, endpoint: string, p256dh: string): void {
-  db.delete(pushSubscriptions)
+export async function deleteGoneSubscription(db: Db, endpoint: string, p256dh: string): Promise<void> {
+  await db
+    .delete(pushSubscriptions)
     .where(and(eq(pushSubscriptions.endpoint, endpoint), eq(pushSubscriptions.p256dh, p256dh)))
     .run();
 }
 
-export function countSubscriptionsOf(db: Db, userId: string): number {
-  return db.select({ n: count() }).from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).get()?.n ?? 0;
+export async function countSubscriptionsOf(db: Db, userId: string): Promise<number> {
+  return (
+    (await db.select({ n: count() }).from(pushSubscriptions).where(eq(pushSubscriptions.userId, userId)).get())?.n ?? 0
+  );
 }
 
 /** Subscriptions of active users: of the given users, or of everyone but `exceptUserId`. */
@@ -108,31 +115,33 @@ const activeSubscriptionsOfUsers = preparedFor((db) =>
     .prepare(),
 );
 
-export function listActiveSubscriptions(
+export async function listActiveSubscriptions(
   db: Db,
   who: { userIds: string[] } | { exceptUserId: string },
-): PushSubscriptionRow[] {
+): Promise<PushSubscriptionRow[]> {
   if ('userIds' in who && who.userIds.length === 1)
-    return activeSubscriptionsOfUser(db).all({ userId: who.userIds[0] });
-  if ('exceptUserId' in who) return activeSubscriptionsExcept(db).all({ userId: who.exceptUserId });
+    return await activeSubscriptionsOfUser(db).all({ userId: who.userIds[0] });
+  if ('exceptUserId' in who) return await activeSubscriptionsExcept(db).all({ userId: who.exceptUserId });
   if (who.userIds.length === 0) return [];
-  return activeSubscriptionsOfUsers(db).all({ userIds: JSON.stringify(who.userIds) });
+  return await activeSubscriptionsOfUsers(db).all({ userIds: JSON.stringify(who.userIds) });
 }
 
 /** A user's test notifications sent after `since`, oldest first; older ones are removed. */
-export function listRecentTestSends(db: Db, userId: string, since: number): number[] {
-  db.delete(pushTestSends)
+export async function listRecentTestSends(db: Db, userId: string, since: number): Promise<number[]> {
+  await db
+    .delete(pushTestSends)
     .where(and(eq(pushTestSends.userId, userId), lte(pushTestSends.sentAt, since)))
     .run();
-  return db
-    .select({ sentAt: pushTestSends.sentAt })
-    .from(pushTestSends)
-    .where(eq(pushTestSends.userId, userId))
-    .orderBy(asc(pushTestSends.sentAt))
-    .all()
-    .map((row) => row.sentAt);
+  return (
+    await db
+      .select({ sentAt: pushTestSends.sentAt })
+      .from(pushTestSends)
+      .where(eq(pushTestSends.userId, userId))
+      .orderBy(asc(pushTestSends.sentAt))
+      .all()
+  ).map((row) => row.sentAt);
 }
 
-export function insertTestSend(db: Db, userId: string, sentAt: number): void {
-  db.insert(pushTestSends).values({ userId, sentAt }).run();
+export async function insertTestSend(db: Db, userId: string, sentAt: number): Promise<void> {
+  await db.insert(pushTestSends).values({ userId, sentAt }).run();
 }

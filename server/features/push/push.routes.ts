@@ -12,17 +12,17 @@ const UserIdParamsSchema = z.object({ userId: z.string().min(1).max(100) });
 
 /** Web push (docs/api-chat-alerts.md); every user manages their own subscriptions. */
 export const pushRoutes = new Hono<AppEnv>()
-  .get('/push/vapid-public-key', requireUser, (c) => c.json(vapidPublicKey(c.var.deps)))
-  .get('/push/subscription-status', requireUser, (c) => c.json(pushStatus(c.var.deps, c.var.user)))
+  .get('/push/vapid-public-key', requireUser, async (c) => c.json(await vapidPublicKey(c.var.deps)))
+  .get('/push/subscription-status', requireUser, async (c) => c.json(await pushStatus(c.var.deps, c.var.user)))
   .post('/push/subscribe', requireUser, async (c) => {
     const json: unknown = await c.req.json().catch(() => badRequest('The request body is not valid JSON'));
     const body = parseInput(pushSubscribeBodySchema(pushEndpointRules(c.var.deps.config)), json);
-    return c.json(subscribe(c.var.deps, c.var.user, body), 201);
+    return c.json(await subscribe(c.var.deps, c.var.user, body), 201);
   })
-  .post('/push/unsubscribe', requireUser, validate('json', PushUnsubscribeBodySchema), (c) =>
-    c.json(unsubscribe(c.var.deps, c.var.user, c.req.valid('json'))),
+  .post('/push/unsubscribe', requireUser, validate('json', PushUnsubscribeBodySchema), async (c) =>
+    c.json(await unsubscribe(c.var.deps, c.var.user, c.req.valid('json'))),
   )
   // Any body (an older client's title, body and urgent) is ignored: the server's own text goes out (docs/api-chat-alerts.md).
-  .post('/test-notification/:userId', requireUser, validate('param', UserIdParamsSchema), (c) =>
-    c.json(sendTestNotification(c.var.deps, c.var.user, c.req.valid('param').userId)),
+  .post('/test-notification/:userId', requireUser, validate('param', UserIdParamsSchema), async (c) =>
+    c.json(await sendTestNotification(c.var.deps, c.var.user, c.req.valid('param').userId)),
   );

@@ -35,6 +35,7 @@ import {
   upsertSubscription,
   type PushSubscriptionRow,
 } from './push.queries';
+import { inTransaction, type Db } from '../../db/client';
 
 const VAPID_PUBLIC = 'vapid_public_key';
 const VAPID_PRIVATE = 'vapid_private_key';
@@ -60,51 +61,65 @@ interface Burst {
   options: PushOptions;
 }
 
-/** What the push machinery keeps per running app: keys, the sender, sends in flight, bursts. */
+/**
+ * What the push machinery keeps per running app: keys, the sender, sends in flight, bursts, and the app's own database
+ * handle for the sends that finish after a transaction that started them has ended.
+ */
 interface PushState {
   vapid?: VapidKeys;
   sender: PushSender;
   inFlight: Set<Promise<void>>;
   bursts: Map<string, Burst>;
+  db?: Db;
 }
-const states = new WeakMap<AppDeps, PushState>();
+/**
+ * Kept by the app's configuration (each server has its own), which every copy of its dependencies shares:
+ * `inTransaction` hands the work a copy of `deps` (with the transaction's `db` and a hub of its own), and that copy must
+ * find the same keys, bursts and sends in flight.
+ */
+const states = new WeakMap<object, PushState>();
+const stateKey = (deps: AppDeps): object => (deps.config as AppDeps['config'] | undefined) ?? deps;
 
 function stateOf(deps: AppDeps): PushState {
-  let state = states.get(deps);
+  let state = states.get(stateKey(deps));
   if (!state) {
     state = {
       sender: createPushSender(deps.config, deps.resolveHost),
       inFlight: new Set(),
       bursts: new Map(),
     };
-    states.set(deps, state);
+    states.set(stateKey(deps), state);
   }
+  if (!state.db && deps.db.$conn?.inTransaction === false) state.db = deps.db;
   return state;
 }
 
 /** The VAPID key pair: made on first start and kept in the settings table, so subscriptions outlive restarts. */
-export function ensureVapidKeys(deps: AppDeps): VapidKeys {
+export async function ensureVapidKeys(deps: AppDeps): Promise<VapidKeys> {
   const state = stateOf(deps);
   if (state.vapid) return state.vapid;
-  if (!findSetting(deps.db, VAPID_PUBLIC) || !findSetting(deps.db, VAPID_PRIVATE)) {
+  if (!(await findSetting(deps.db, VAPID_PUBLIC)) || !(await findSetting(deps.db, VAPID_PRIVATE))) {
     const keys = generateVapidKeys();
-    deps.db.transaction(() => {
-      insertSettingIfAbsent(deps.db, VAPID_PUBLIC, keys.publicKey);
-      insertSettingIfAbsent(deps.db, VAPID_PRIVATE, keys.privateKey);
+    await inTransaction(deps, async (deps) => {
+      await insertSettingIfAbsent(deps.db, VAPID_PUBLIC, keys.publicKey);
+      await insertSettingIfAbsent(deps.db, VAPID_PRIVATE, keys.privateKey);
     });
   }
-  state.vapid = { publicKey: findSetting(deps.db, VAPID_PUBLIC)!, privateKey: findSetting(deps.db, VAPID_PRIVATE)! };
+  state.vapid = {
+    publicKey: (await findSetting(deps.db, VAPID_PUBLIC))!,
+    privateKey: (await findSetting(deps.db, VAPID_PRIVATE))!,
+  };
   return state.vapid;
 }
 
 /** GET /api/push/vapid-public-key */
-export function vapidPublicKey(deps: AppDeps): { publicKey: string } {
-  return { publicKey: ensureVapidKeys(deps).publicKey };
+export async function vapidPublicKey(deps: AppDeps): Promise<{ publicKey: string }> {
+  return { publicKey: (await ensureVapidKeys(deps)).publicKey };
 }
 
 /** GET /api/push/subscription-status: a count, never an endpoint or keys. */
-export function pushStatus(deps: AppDeps, actor: SessionUser): PushStatus {
-  const subscriptionCount = countSubscriptionsOf(deps.db, actor.id);
+export async function pushStatus(deps: AppDeps, actor: SessionUser): Promise<PushStatus> {
+  const subscriptionCount = await countSubscriptionsOf(deps.db, actor.id);
   return { hasSubscription: subscriptionCount > 0, debug: { subscriptionCount } };
 }
 
@@ -112,9 +127,9 @@ export function pushStatus(deps: AppDeps, actor: SessionUser): PushStatus {
  * POST /api/push/subscribe. An endpoint belongs to one browser, so to one user at a time: subscribing it
  * again (someone else signed in on that browser) moves it. A user keeps their newest ten.
  */
-export function subscribe(deps: AppDeps, actor: SessionUser, body: PushSubscribeBody): PushStatus {
-  deps.db.transaction(() => {
-    upsertSubscription(deps.db, {
+export async function subscribe(deps: AppDeps, actor: SessionUser, body: PushSubscribeBody): Promise<PushStatus> {
+  await inTransaction(deps, async (deps) => {
+    await upsertSubscription(deps.db, {
       id: randomUUID(),
       userId: actor.id,
       endpoint: body.endpoint,
@@ -122,39 +137,48 @@ export function subscribe(deps: AppDeps, actor: SessionUser, body: PushSubscribe
       auth: body.keys.auth,
       createdAt: deps.now(),
     });
-    trimSubscriptions(deps.db, actor.id, PUSH_SUBSCRIPTIONS_PER_USER);
+    await trimSubscriptions(deps.db, actor.id, PUSH_SUBSCRIPTIONS_PER_USER);
   });
   return pushStatus(deps, actor);
 }
 
 /** POST /api/push/unsubscribe: forgets the endpoint if it is the user's; anyone else's is left alone. */
-export function unsubscribe(deps: AppDeps, actor: SessionUser, body: PushUnsubscribeBody): PushStatus {
-  deleteUserSubscription(deps.db, actor.id, body.endpoint);
+export async function unsubscribe(deps: AppDeps, actor: SessionUser, body: PushUnsubscribeBody): Promise<PushStatus> {
+  await deleteUserSubscription(deps.db, actor.id, body.endpoint);
   return pushStatus(deps, actor);
 }
 
 /** A deactivated user's devices must stop receiving pushes at once. */
-export function removeSubscriptionsOf(deps: AppDeps, userId: string): void {
-  deleteSubscriptionsOfUser(deps.db, userId);
+export async function removeSubscriptionsOf(deps: AppDeps, userId: string): Promise<void> {
+  await deleteSubscriptionsOfUser(deps.db, userId);
 }
 
-/** Sends to each subscription after the current task (and its transaction) has finished; never throws. */
-function deliver(deps: AppDeps, rows: PushSubscriptionRow[], payload: PushPayload, options: PushOptions): number {
+/**
+ * Sends to each subscription after the current task has finished; never throws. A gone subscription is removed through
+ * the app's database handle: the transaction that started the send (a synced message's) may have ended by then.
+ */
+async function deliver(
+  deps: AppDeps,
+  rows: PushSubscriptionRow[],
+  payload: PushPayload,
+  options: PushOptions,
+): Promise<number> {
   if (rows.length === 0) return 0;
   const state = stateOf(deps);
-  const vapid = ensureVapidKeys(deps);
+  const vapid = await ensureVapidKeys(deps);
   const body = JSON.stringify(payload);
+  const db = state.db ?? deps.db;
   const sendOne = async (row: PushSubscriptionRow) => {
     try {
       const target = { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } };
       const status = await state.sender.send(target, body, vapid, options);
-      if (status === 404 || status === 410) deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
+      if (status === 404 || status === 410) await deleteGoneSubscription(db, row.endpoint, row.p256dh);
       else if (status >= 400) deps.log.error(`Push service answered ${status} (${payload.data.type})`);
     } catch (error) {
       if (error instanceof PushRefusedError) {
         // Not a push service (any more): it will never be sent to, so it is forgotten (decision 125).
         deps.log.error(`Push refused and its subscription removed (${payload.data.type}): ${error.message}`);
-        deleteGoneSubscription(deps.db, row.endpoint, row.p256dh);
+        await deleteGoneSubscription(db, row.endpoint, row.p256dh);
       } else deps.log.error(`Push failed (${payload.data.type})`, error);
     }
   };
@@ -170,12 +194,12 @@ function deliver(deps: AppDeps, rows: PushSubscriptionRow[], payload: PushPayloa
  * The subscriptions of the colleagues still within their budget for this kind of push; the others' pushes are
  * counted as held, to be summed up when their window ends (decision 125).
  */
-function withinBudget(
+async function withinBudget(
   deps: AppDeps,
   rows: PushSubscriptionRow[],
   options: PushOptions,
   coalescing: Coalescing,
-): PushSubscriptionRow[] {
+): Promise<PushSubscriptionRow[]> {
   const { bursts } = stateOf(deps);
   const now = deps.now();
   const verdicts = new Map<string, boolean>();
@@ -183,9 +207,11 @@ function withinBudget(
     const id = `${coalescing.key}|${userId}`;
     let burst = bursts.get(id);
     if (!burst || now >= burst.windowStart + PUSH_BURST_WINDOW_MS) {
-      if (burst) sendSummary(deps, burst);
+      // The new window is in place before the ended one's summary is awaited, so a push meanwhile cannot send it too.
+      const ended = burst;
       burst = { userId, windowStart: now, sent: 0, held: 0, summary: coalescing.summary, options };
       bursts.set(id, burst);
+      if (ended) await sendSummary(deps, ended);
     }
     const admitted = burst.sent < PUSH_BURST_LIMIT;
     if (admitted) burst.sent += 1;
@@ -200,11 +226,11 @@ function withinBudget(
 }
 
 /** The one push that stands for those held in a burst, to the colleague's devices as they are now. */
-function sendSummary(deps: AppDeps, burst: Burst): void {
+async function sendSummary(deps: AppDeps, burst: Burst): Promise<void> {
   if (burst.held === 0) return;
-  deliver(
+  await deliver(
     deps,
-    listActiveSubscriptions(deps.db, { userIds: [burst.userId] }),
+    await listActiveSubscriptions(deps.db, { userIds: [burst.userId] }),
     burst.summary(burst.held),
     burst.options,
   );
@@ -214,8 +240,8 @@ function sendSummary(deps: AppDeps, burst: Burst): void {
  * Ends the bursts whose window has passed (every one with `all`, at shutdown), sending one summary for each
  * that held pushes; answers how many summaries went out.
  */
-export function flushHeldPushes(deps: AppDeps, all = false): number {
-  const state = states.get(deps);
+export async function flushHeldPushes(deps: AppDeps, all = false): Promise<number> {
+  const state = states.get(stateKey(deps));
   if (!state) return 0;
   const now = deps.now();
   let summaries = 0;
@@ -223,20 +249,25 @@ export function flushHeldPushes(deps: AppDeps, all = false): number {
     if (!all && now < burst.windowStart + PUSH_BURST_WINDOW_MS) continue;
     state.bursts.delete(id);
     if (burst.held > 0) summaries += 1;
-    sendSummary(deps, burst);
+    await sendSummary(deps, burst);
   }
   return summaries;
 }
 
 /** Checks for ended bursts every `everyMs`; `stop` sends what is still held (server shutdown). */
-export function startHeldPushes(deps: AppDeps, everyMs: number): { flush: () => number; stop: () => void } {
-  const timer = setInterval(() => flushHeldPushes(deps), everyMs);
+export function startHeldPushes(
+  deps: AppDeps,
+  everyMs: number,
+): { flush: () => Promise<number>; stop: () => Promise<void> } {
+  const timer = setInterval(() => {
+    flushHeldPushes(deps).catch((error: unknown) => deps.log.error('Sending held pushes failed', error));
+  }, everyMs);
   timer.unref();
   return {
     flush: () => flushHeldPushes(deps),
-    stop: () => {
+    stop: async () => {
       clearInterval(timer);
-      flushHeldPushes(deps, true);
+      await flushHeldPushes(deps, true);
     },
   };
 }
@@ -245,32 +276,32 @@ export function startHeldPushes(deps: AppDeps, everyMs: number): { flush: () => 
  * Pushes to these users' devices (active users only); answers how many subscriptions it goes to now. With
  * `coalescing`, a colleague over the burst limit gets a summary later instead (decision 125); alerts pass none.
  */
-export function pushToUsers(
+export async function pushToUsers(
   deps: AppDeps,
   userIds: string[],
   payload: PushPayload,
   options: PushOptions,
   coalescing?: Coalescing,
-): number {
-  const rows = listActiveSubscriptions(deps.db, { userIds });
-  return deliver(deps, coalescing ? withinBudget(deps, rows, options, coalescing) : rows, payload, options);
+): Promise<number> {
+  const rows = await listActiveSubscriptions(deps.db, { userIds });
+  return await deliver(deps, coalescing ? await withinBudget(deps, rows, options, coalescing) : rows, payload, options);
 }
 
 /** Pushes to every active user's devices but one user's (the author of an announcement), as pushToUsers. */
-export function pushToEveryoneBut(
+export async function pushToEveryoneBut(
   deps: AppDeps,
   userId: string,
   payload: PushPayload,
   options: PushOptions,
   coalescing?: Coalescing,
-): number {
-  const rows = listActiveSubscriptions(deps.db, { exceptUserId: userId });
-  return deliver(deps, coalescing ? withinBudget(deps, rows, options, coalescing) : rows, payload, options);
+): Promise<number> {
+  const rows = await listActiveSubscriptions(deps.db, { exceptUserId: userId });
+  return await deliver(deps, coalescing ? await withinBudget(deps, rows, options, coalescing) : rows, payload, options);
 }
 
 /** Waits for the pushes in flight (server shutdown, tests). */
 export async function settlePushes(deps: AppDeps): Promise<void> {
-  const state = states.get(deps);
+  const state = states.get(stateKey(deps));
   while (state && state.inFlight.size > 0) await Promise.all([...state.inFlight]);
 }
 
@@ -278,19 +309,23 @@ export async function settlePushes(deps: AppDeps): Promise<void> {
  * POST /api/test-notification/{userId}: only to oneself, with the server's own text whatever the client
  * sends, at most three in ten minutes.
  */
-export function sendTestNotification(deps: AppDeps, actor: SessionUser, userId: string): { sent: number } {
+export async function sendTestNotification(
+  deps: AppDeps,
+  actor: SessionUser,
+  userId: string,
+): Promise<{ sent: number }> {
   if (userId !== actor.id) forbidden(PUSH_MESSAGES.testOwnOnly);
   const now = deps.now();
-  deps.db.transaction(() => {
-    const recent = listRecentTestSends(deps.db, actor.id, now - TEST_NOTIFICATION_WINDOW_MS);
+  await inTransaction(deps, async (deps) => {
+    const recent = await listRecentTestSends(deps.db, actor.id, now - TEST_NOTIFICATION_WINDOW_MS);
     if (recent.length >= TEST_NOTIFICATION_LIMIT) {
       const waitMs = recent[0] + TEST_NOTIFICATION_WINDOW_MS - now;
       const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
       tooManyRequests(PUSH_MESSAGES.testRateLimited(minutes), Math.ceil(waitMs / 1000));
     }
-    insertTestSend(deps.db, actor.id, now);
+    await insertTestSend(deps.db, actor.id, now);
   });
-  return { sent: pushToUsers(deps, [actor.id], testPush(), { ttlSeconds: 60, urgency: 'normal' }) };
+  return { sent: await pushToUsers(deps, [actor.id], testPush(), { ttlSeconds: 60, urgency: 'normal' }) };
 }
 
 /*

@@ -9,6 +9,7 @@ import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../tes
 import { newPostDoc } from '../../test/sync-docs';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { sendTestNotification } from './push.service';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -35,9 +36,12 @@ async function subscribed(overrides: Parameters<TestServer['signedIn']>[0] = {})
   return { ...signed, device };
 }
 
-const subscriptionsOf = (userId: string) =>
-  (t.db.$client.prepare('SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?').get(userId) as { n: number })
-    .n;
+const subscriptionsOf = async (userId: string) =>
+  (
+    (await statement(t.db, 'SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?').get([userId])) as {
+      n: number;
+    }
+  ).n;
 
 describe('access to the push calls', () => {
   it.each([
@@ -93,14 +97,14 @@ describe('VAPID keys', () => {
       expect(res.status).toBe(200);
       const { publicKey } = res.body as { publicKey: string };
       expect(Buffer.from(publicKey, 'base64url')).toHaveLength(65);
-      const stored = fresh.db.$client.prepare("SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
+      const stored = await statement(fresh.db, "SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
       expect(stored).toEqual({ value: publicKey });
 
       await fresh.server.close();
       const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: fresh.dataDir, LOG_LEVEL: 'silent' });
       const again = await startServer(config, { clientDir: `${fresh.dataDir}/no-client` });
       try {
-        const row = again.deps.db.$client.prepare("SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
+        const row = await statement(again.deps.db, "SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
         expect(row).toEqual({ value: publicKey });
       } finally {
         await again.close();
@@ -216,9 +220,9 @@ describe('subscribe, status and unsubscribe', () => {
     const subscription = receiver.subscription('shared-browser');
     await first.client.post('/api/push/subscribe', subscription);
     await second.client.post('/api/push/subscribe', subscription);
-    expect([subscriptionsOf(first.user.id), subscriptionsOf(second.user.id)]).toEqual([0, 1]);
+    expect([await subscriptionsOf(first.user.id), await subscriptionsOf(second.user.id)]).toEqual([0, 1]);
     await first.client.post('/api/push/unsubscribe', { endpoint: subscription.endpoint });
-    expect(subscriptionsOf(second.user.id)).toBe(1);
+    expect(await subscriptionsOf(second.user.id)).toBe(1);
     expect((await first.client.post('/api/push/unsubscribe', {})).status).toBe(400);
   });
 
@@ -228,9 +232,9 @@ describe('subscribe, status and unsubscribe', () => {
       t.advance(1);
       await client.post('/api/push/subscribe', receiver.subscription(`many-${i}`));
     }
-    const endpoints = t.db.$client
-      .prepare('SELECT endpoint FROM push_subscriptions WHERE user_id = ?')
-      .all(user.id) as { endpoint: string }[];
+    const endpoints = (await statement(t.db, 'SELECT endpoint FROM push_subscriptions WHERE user_id = ?').all([
+      user.id,
+    ])) as { endpoint: string }[];
     expect(endpoints).toHaveLength(10);
     expect(endpoints.some((row) => row.endpoint.endsWith('/many-0'))).toBe(false);
     expect(endpoints.some((row) => row.endpoint.endsWith('/many-11'))).toBe(true);
@@ -280,8 +284,10 @@ describe('POST /api/test-notification/{userId}', () => {
     for (let i = 0; i < 2; i += 1) expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(200);
     // A second server on the same database: its own memory, the same rows.
     const second = { ...t.server.deps };
-    expect(sendTestNotification(second, actorOf(user), user.id).sent).toBe(0);
-    expect(() => sendTestNotification(second, actorOf(user), user.id)).toThrow(PUSH_MESSAGES.testRateLimited(10));
+    expect((await sendTestNotification(second, actorOf(user), user.id)).sent).toBe(0);
+    await expect(sendTestNotification(second, actorOf(user), user.id)).rejects.toThrow(
+      PUSH_MESSAGES.testRateLimited(10),
+    );
     expect((await client.post(`/api/test-notification/${user.id}`)).status).toBe(429);
   });
 });
@@ -334,8 +340,8 @@ describe('the whole push path', () => {
     const houseMember = await subscribed({ firstName: 'Hal' });
     const elsewhere = await subscribed({ firstName: 'Ed' });
     const author = await subscribed({ firstName: 'Una', role: 'admin' });
-    t.setHouses(houseMember.user.id, ['Giles House']);
-    t.setHouses(elsewhere.user.id, ['The Lodges']);
+    await t.setHouses(houseMember.user.id, ['Giles House']);
+    await t.setHouses(elsewhere.user.id, ['The Lodges']);
     const res = await author.client.post('/api/posts', {
       content: 'Fire alarm at Giles House: evacuate residents',
       isUrgent: true,
@@ -359,7 +365,7 @@ describe('the whole push path', () => {
     const reader = await subscribed();
     const author = await subscribed({ firstName: 'Ann', role: 'admin' });
     const inactive = await subscribed();
-    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(inactive.user.id);
+    await statement(t.db, 'UPDATE users SET is_active = 0 WHERE id = ?').run([inactive.user.id]);
     await author.client.post('/api/posts', { content: 'Rota for May', category: 'shifts_lifts' });
     const res = await author.client.post('/api/posts', { content: 'New uniform', category: 'company_announcement' });
     const [push] = await receiver.waitFor(reader.device);
@@ -378,11 +384,11 @@ describe('the whole push path', () => {
   it('drops a subscription the push service answers 410 Gone', async () => {
     const gone = await subscribed();
     receiver.answer(gone.device, 410);
-    expect(subscriptionsOf(gone.user.id)).toBe(1);
+    expect(await subscriptionsOf(gone.user.id)).toBe(1);
     await gone.client.post(`/api/test-notification/${gone.user.id}`);
     await receiver.waitFor(gone.device);
     await t.settlePushes();
-    expect(subscriptionsOf(gone.user.id)).toBe(0);
+    expect(await subscriptionsOf(gone.user.id)).toBe(0);
     expect((await gone.client.get('/api/push/subscription-status')).body).toMatchObject({ hasSubscription: false });
   });
 
@@ -394,7 +400,7 @@ describe('the whole push path', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ sent: 1 });
     await t.settlePushes();
-    expect(subscriptionsOf(user.id)).toBe(1); // an unreachable service is not a gone subscription
+    expect(await subscriptionsOf(user.id)).toBe(1); // an unreachable service is not a gone subscription
   });
 });
 
@@ -411,9 +417,9 @@ describe('the address a push connects to', () => {
         expect((await client.post('/api/push/subscribe', { ...subscription, endpoint })).status).toBe(201);
         expect((await client.post(`/api/test-notification/${user.id}`)).body).toEqual({ sent: 1 });
         await own.settlePushes();
-        const left = own.db.$client
-          .prepare('SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?')
-          .get(user.id) as { n: number };
+        const left = (await statement(own.db, 'SELECT count(*) AS n FROM push_subscriptions WHERE user_id = ?').get([
+          user.id,
+        ])) as { n: number };
         if (allowLoopback === 'false') {
           expect(receiver.of(device)).toEqual([]);
           expect(left.n).toBe(0);
@@ -446,12 +452,12 @@ describe('pushes one person causes to a colleague in a minute', () => {
 
     // Still within the minute: nothing more goes out.
     t.advance(30_000);
-    t.server.heldPushes.flush();
+    await t.server.heldPushes.flush();
     await t.settlePushes();
     expect(receiver.of(colleagues[0].device)).toHaveLength(3);
 
     t.advance(30_000);
-    expect(t.server.heldPushes.flush()).toBeGreaterThanOrEqual(2);
+    expect(await t.server.heldPushes.flush()).toBeGreaterThanOrEqual(2);
     await t.settlePushes();
     for (const { device } of colleagues) {
       const pushes = receiver.of(device);
@@ -486,7 +492,7 @@ describe('pushes one person causes to a colleague in a minute', () => {
     expect(urgent?.payload.tag).toBe(`urgent-${alert.body.id as string}`);
     expect(urgent?.headers.urgency).toBe('high');
     t.advance(60_000);
-    t.server.heldPushes.flush();
+    await t.server.heldPushes.flush();
     await t.settlePushes();
     expect(receiver.of(colleague.device).at(-1)?.payload.body).toBe('2 more new announcements from Una.');
   });
@@ -502,7 +508,7 @@ describe('pushes one person causes to a colleague in a minute', () => {
     await t.settlePushes();
     expect(receiver.of(recipient.device)).toHaveLength(3);
     t.advance(60_000);
-    t.server.heldPushes.flush();
+    await t.server.heldPushes.flush();
     await t.settlePushes();
     expect(receiver.of(recipient.device).at(-1)?.payload).toEqual({
       title: 'New messages from Sam',
@@ -538,6 +544,6 @@ describe('deactivated and deleted users', () => {
     const sysadmin: TestClient = (await t.signedIn({ role: 'system_admin' })).client;
     await sysadmin.patch(`/api/admin/users/${deactivated.user.id}/status`, { isActive: false });
     await sysadmin.delete(`/api/admin/users/${deleted.user.id}`);
-    expect([subscriptionsOf(deactivated.user.id), subscriptionsOf(deleted.user.id)]).toEqual([0, 0]);
+    expect([await subscriptionsOf(deactivated.user.id), await subscriptionsOf(deleted.user.id)]).toEqual([0, 0]);
   });
 });

@@ -1,41 +1,42 @@
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
-import { preparedFor, type Db } from '../../db/client';
+import { preparedFor, type Db, transaction } from '../../db/client';
 import { posts, reactions, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
 export type ReactionRow = typeof reactions.$inferSelect;
 
-export function findReaction(db: Db, id: string): ReactionRow | undefined {
-  return db.select().from(reactions).where(eq(reactions.id, id)).get();
+export async function findReaction(db: Db, id: string): Promise<ReactionRow | undefined> {
+  return await db.select().from(reactions).where(eq(reactions.id, id)).get();
 }
 
 /**
  * Creates or replaces a user's reaction to a post (also bringing a tombstone back). The post carries everyone's
  * reactions (docs/sync.md), so it takes the same sequence number and every client pulls it again.
  */
-export function upsertReaction(
+export async function upsertReaction(
   db: Db,
   row: Pick<ReactionRow, 'id' | 'postId' | 'userId' | 'type' | 'createdAt' | 'updatedAt'>,
-): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.insert(reactions)
+): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
+    await db
+      .insert(reactions)
       .values({ ...row, deleted: false, serverSeq })
       .onConflictDoUpdate({
         target: reactions.id,
         set: { type: row.type, createdAt: row.createdAt, updatedAt: row.updatedAt, deleted: false, serverSeq },
       })
       .run();
-    db.update(posts).set({ serverSeq }).where(eq(posts.id, row.postId)).run();
+    await db.update(posts).set({ serverSeq }).where(eq(posts.id, row.postId)).run();
   });
 }
 
 /** Tombstones a reaction; its post moves up the change feed with it. */
-export function markReactionDeleted(db: Db, id: string, postId: string, at: number): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.update(reactions).set({ deleted: true, updatedAt: at, serverSeq }).where(eq(reactions.id, id)).run();
-    db.update(posts).set({ serverSeq }).where(eq(posts.id, postId)).run();
+export async function markReactionDeleted(db: Db, id: string, postId: string, at: number): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
+    await db.update(reactions).set({ deleted: true, updatedAt: at, serverSeq }).where(eq(reactions.id, id)).run();
+    await db.update(posts).set({ serverSeq }).where(eq(posts.id, postId)).run();
   });
 }
 
@@ -69,6 +70,12 @@ const listUserReactionsSinceQuery = preparedFor((db) =>
  * One user's reactions (live and tombstones) changed after a checkpoint, in change-feed order. Prepared: deleting a
  * post reads it for every connected user's change event (decision 131).
  */
-export function listUserReactionsSince(db: Db, userId: string, seq: number, id: string, limit: number): ReactionRow[] {
-  return listUserReactionsSinceQuery(db).all({ userId, seq, id, limit });
+export async function listUserReactionsSince(
+  db: Db,
+  userId: string,
+  seq: number,
+  id: string,
+  limit: number,
+): Promise<ReactionRow[]> {
+  return await listUserReactionsSinceQuery(db).all({ userId, seq, id, limit });
 }

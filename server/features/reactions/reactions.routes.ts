@@ -13,8 +13,9 @@ export const reactionRoutes = new Hono<AppEnv>()
     requireUser,
     validate('param', IdParamsSchema),
     validate('json', ReactionBodySchema),
-    (c) => c.json(toggleReaction(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json').type)),
+    async (c) =>
+      c.json(await toggleReaction(c.var.deps, c.var.user, c.req.valid('param').id, c.req.valid('json').type)),
   )
-  .get('/posts/:id/reactions', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(listReactionDetails(c.var.deps, c.req.valid('param').id)),
+  .get('/posts/:id/reactions', requireUser, validate('param', IdParamsSchema), async (c) =>
+    c.json(await listReactionDetails(c.var.deps, c.req.valid('param').id)),
   );

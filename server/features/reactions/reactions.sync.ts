@@ -14,13 +14,13 @@ const PostIdSchema = z.string({ message: 'postId is required' }).min(1, 'postId 
  * clients on the post documents (docs/sync.md, decision 74).
  */
 export const reactionsSync: SyncHandler<ReactionDoc> = {
-  pull: (deps, actor, seq, id, limit) => listOwnReactionDocsSince(deps, actor.id, seq, id, limit),
+  pull: async (deps, actor, seq, id, limit) => await listOwnReactionDocsSince(deps, actor.id, seq, id, limit),
   findMaster: (deps, id, actor) => findOwnReactionDoc(deps, id, actor.id),
   lastPushWins: true,
-  apply(deps, actor, doc) {
+  async apply(deps, actor, doc) {
     const { postId, type } = doc as Partial<ReactionDoc>;
     const post = parseInput(PostIdSchema, postId);
     if (doc.id !== reactionId(post, actor.id)) forbidden('You can only change your own reaction');
-    setReaction(deps, actor, post, doc._deleted ? null : parseInput(ReactionTypeSchema, type));
+    await setReaction(deps, actor, post, doc._deleted ? null : parseInput(ReactionTypeSchema, type));
   },
 };

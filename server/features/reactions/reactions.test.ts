@@ -52,10 +52,10 @@ describe('GET /api/posts/{id}/reactions', () => {
     const ann = await t.buildUser({ firstName: 'Ann', lastName: 'Lee' });
     const bob = await t.buildUser({ firstName: 'Bob', lastName: 'Ray' });
     const cat = await t.buildUser({ firstName: 'Cat', lastName: 'Day' });
-    t.buildReaction(post.id, cat.id, 'sad');
-    t.buildReaction(post.id, ann.id, 'like');
+    await t.buildReaction(post.id, cat.id, 'sad');
+    await t.buildReaction(post.id, ann.id, 'like');
     await new Promise((r) => setTimeout(r, 5));
-    t.buildReaction(post.id, bob.id, 'like');
+    await t.buildReaction(post.id, bob.id, 'like');
     const { client } = await t.signedIn();
     const res = await client.get(`/api/posts/${post.id}/reactions`);
     expect(res.status).toBe(200);
@@ -74,7 +74,7 @@ describe('GET /api/posts/{id}/reactions', () => {
   it('drops the reactions of a deleted account', async () => {
     const post = await t.buildPost();
     const gone = await t.buildUser();
-    t.buildReaction(post.id, gone.id, 'angry');
+    await t.buildReaction(post.id, gone.id, 'angry');
     const sysadmin = (await t.signedIn({ role: 'system_admin' })).client;
     expect((await sysadmin.delete(`/api/admin/users/${gone.id}`)).status).toBe(204);
     expect((await sysadmin.get(`/api/posts/${post.id}/reactions`)).body).toEqual([]);

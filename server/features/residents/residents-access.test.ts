@@ -33,7 +33,7 @@ async function createResident(name: string, houses: string[]): Promise<ResidentV
 /** A signed-in worker of a type, working in Giles House. */
 async function worker(accountType: 'agency' | 'bank' | 'employee') {
   const signed = await t.signedIn({ accountType, accessEndsAt: accountType === 'employee' ? null : Date.now() + DAY });
-  t.setHouses(signed.user.id, ['Giles House']);
+  await t.setHouses(signed.user.id, ['Giles House']);
   return signed;
 }
 

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { statement, type Db, transaction } from '../../db/client';
 import { residents, residentVersions, residentViews, users } from '../../db/tables';
 import { hasOpeningBetween } from '../../lib/openings.queries';
 import { nextSeq } from '../../lib/seq.queries';
@@ -19,8 +19,8 @@ export interface UserNameRow {
   lastName: string;
 }
 
-export function findResident(db: Db, id: string): ResidentRow | undefined {
-  return db.select().from(residents).where(eq(residents.id, id)).get();
+export async function findResident(db: Db, id: string): Promise<ResidentRow | undefined> {
+  return await db.select().from(residents).where(eq(residents.id, id)).get();
 }
 
 export function findResidentWithCreator(db: Db, id: string) {
@@ -44,71 +44,82 @@ export function listActiveResidents(db: Db) {
 }
 
 /** Moves residents up the change feed unchanged: who may see them changed (decision 147). */
-export function touchResidents(db: Db, ids: readonly string[]): void {
-  db.transaction(() => {
+export async function touchResidents(db: Db, ids: readonly string[]): Promise<void> {
+  await transaction(db, async (db) => {
     for (const id of ids)
-      db.update(residents)
-        .set({ serverSeq: nextSeq(db) })
+      await db
+        .update(residents)
+        .set({ serverSeq: await nextSeq(db) })
         .where(eq(residents.id, id))
         .run();
   });
 }
 
 /** A new profile and its first version, in one transaction. */
-export function insertResident(db: Db, row: NewResidentRow, version: NewResidentVersionRow): void {
-  db.transaction(() => {
-    db.insert(residents)
-      .values({ ...row, serverSeq: nextSeq(db) })
+export async function insertResident(db: Db, row: NewResidentRow, version: NewResidentVersionRow): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .insert(residents)
+      .values({ ...row, serverSeq: await nextSeq(db) })
       .run();
-    db.insert(residentVersions)
+    await db
+      .insert(residentVersions)
       .values({ ...version, residentId: row.id, version: 1 })
       .run();
   });
 }
 
 /** Changes a profile and records the version that keeps what it was, in one transaction. */
-export function updateResident(
+export async function updateResident(
   db: Db,
   id: string,
   changes: Partial<Omit<ResidentRow, 'id' | 'serverSeq' | 'createdBy' | 'createdAt'>>,
   version: NewResidentVersionRow,
-): void {
-  db.transaction(() => {
-    db.update(residents)
-      .set({ ...changes, serverSeq: nextSeq(db) })
+): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .update(residents)
+      .set({ ...changes, serverSeq: await nextSeq(db) })
       .where(eq(residents.id, id))
       .run();
-    db.insert(residentVersions)
-      .values({ ...version, residentId: id, version: lastVersionNumber(db, id) + 1 })
+    await db
+      .insert(residentVersions)
+      .values({ ...version, residentId: id, version: (await lastVersionNumber(db, id)) + 1 })
       .run();
   });
 }
 
 /** Whether a version of the resident was stored for a photo sent with this key (decision 123). */
-export function hasPhotoKey(db: Db, residentId: string, photoKey: string): boolean {
+export async function hasPhotoKey(db: Db, residentId: string, photoKey: string): Promise<boolean> {
   return (
-    db
+    (await db
       .select({ id: residentVersions.id })
       .from(residentVersions)
       .where(and(eq(residentVersions.residentId, residentId), eq(residentVersions.photoKey, photoKey)))
-      .get() !== undefined
+      .get()) !== undefined
   );
 }
 
 /** The highest version number of a resident (0 when none). */
-export function lastVersionNumber(db: Db, residentId: string): number {
+export async function lastVersionNumber(db: Db, residentId: string): Promise<number> {
   return (
-    db
-      .select({ n: sql<number>`coalesce(max(${residentVersions.version}), 0)` })
-      .from(residentVersions)
-      .where(eq(residentVersions.residentId, residentId))
-      .get()?.n ?? 0
+    (
+      await db
+        .select({ n: sql<number>`coalesce(max(${residentVersions.version}), 0)` })
+        .from(residentVersions)
+        .where(eq(residentVersions.residentId, residentId))
+        .get()
+    )?.n ?? 0
   );
 }
 
 /** The first version of a resident written after a time (its `previous` is the profile as it was then). */
-export function findVersionAfter(db: Db, residentId: string, at: number): ResidentVersionRow | undefined {
-  return db
+export async function findVersionAfter(
+  db: Db,
+  residentId: string,
+  at: number,
+): Promise<ResidentVersionRow | undefined> {
+  return await db
     .select()
     .from(residentVersions)
     .where(and(eq(residentVersions.residentId, residentId), gt(residentVersions.changedAt, at)))
@@ -130,8 +141,8 @@ export function listResidentVersions(db: Db, residentId: string, limit: number) 
 }
 
 /** Residents (live and archived) changed after a checkpoint, in change-feed order. */
-export function listResidentsSince(db: Db, seq: number, id: string, limit: number): ResidentRow[] {
-  return db
+export async function listResidentsSince(db: Db, seq: number, id: string, limit: number): Promise<ResidentRow[]> {
+  return await db
     .select()
     .from(residents)
     .where(sql`(${residents.serverSeq}, ${residents.id}) > (${seq}, ${id})`)
@@ -140,31 +151,38 @@ export function listResidentsSince(db: Db, seq: number, id: string, limit: numbe
     .all();
 }
 
-export function findResidentView(db: Db, id: string): ResidentViewRow | undefined {
-  return db.select().from(residentViews).where(eq(residentViews.id, id)).get();
+export async function findResidentView(db: Db, id: string): Promise<ResidentViewRow | undefined> {
+  return await db.select().from(residentViews).where(eq(residentViews.id, id)).get();
 }
 
-export function insertResidentView(db: Db, row: Omit<ResidentViewRow, 'serverSeq'>): void {
-  db.insert(residentViews)
-    .values({ ...row, serverSeq: nextSeq(db) })
+export async function insertResidentView(db: Db, row: Omit<ResidentViewRow, 'serverSeq'>): Promise<void> {
+  await db
+    .insert(residentViews)
+    .values({ ...row, serverSeq: await nextSeq(db) })
     .run();
 }
 
 /** Whether the audit log holds a `resident.view` by this user of this resident seen strictly between `from` and `to`. */
-export function hasResidentViewBetween(db: Db, userId: string, residentId: string, from: number, to: number): boolean {
-  return hasOpeningBetween(db, { action: 'resident.view', userId, targetId: residentId, from, to });
+export async function hasResidentViewBetween(
+  db: Db,
+  userId: string,
+  residentId: string,
+  from: number,
+  to: number,
+): Promise<boolean> {
+  return await hasOpeningBetween(db, { action: 'resident.view', userId, targetId: residentId, from, to });
 }
 
 /** A user's recorded views after a checkpoint, recorded since `since` (older ones are no longer pulled). */
-export function listResidentViewsSince(
+export async function listResidentViewsSince(
   db: Db,
   userId: string,
   seq: number,
   id: string,
   since: number,
   limit: number,
-): ResidentViewRow[] {
-  return db
+): Promise<ResidentViewRow[]> {
+  return await db
     .select()
     .from(residentViews)
     .where(
@@ -183,14 +201,13 @@ export function listResidentViewsSince(
  * Whether an active resident shows this photo now or in their history (a replaced photo stays in it): an archived
  * resident's photos, and photos no profile refers to, are served to no one (decision 126).
  */
-export function isPhotoOfActiveResident(db: Db, url: string): boolean {
-  const row = db.$client
-    .prepare(
-      `SELECT 1 FROM residents r WHERE r.archived = 0 AND (r.photo_url = @url OR EXISTS (
+export async function isPhotoOfActiveResident(db: Db, url: string): Promise<boolean> {
+  const row = await statement<{ url: string; quoted: string }>(
+    db,
+    `SELECT 1 FROM residents r WHERE r.archived = 0 AND (r.photo_url = @url OR EXISTS (
          SELECT 1 FROM resident_versions v WHERE v.resident_id = r.id
            AND (instr(v.changes, @quoted) > 0 OR instr(v.previous, @quoted) > 0)))
        LIMIT 1`,
-    )
-    .get({ url, quoted: JSON.stringify(url) });
+  ).get({ url, quoted: JSON.stringify(url) });
   return row !== undefined;
 }

@@ -60,7 +60,7 @@ async function readResidentForm(c: Context<AppEnv>): Promise<{ input: Record<str
 
 /** Residents (docs/api-residents.md): any active staff member reads, adds and edits; admins archive. */
 export const residentRoutes = new Hono<AppEnv>()
-  .get('/residents', requireUser, (c) => c.json(listResidents(c.var.deps, c.var.user)))
+  .get('/residents', requireUser, async (c) => c.json(await listResidents(c.var.deps, c.var.user)))
   .post('/residents', requireUser, async (c) => {
     const { input, photo } = await readResidentForm(c);
     const body = parseInput(CreateResidentBodySchema, input);
@@ -77,18 +77,18 @@ export const residentRoutes = new Hono<AppEnv>()
       'Cache-Control': 'private, no-store',
     });
   })
-  .get('/residents/:id', requireUser, sameOriginRead, validate('param', IdParamsSchema), (c) =>
-    c.json(viewResident(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
+  .get('/residents/:id', requireUser, sameOriginRead, validate('param', IdParamsSchema), async (c) =>
+    c.json(await viewResident(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c))),
   )
   .put('/residents/:id', requireUser, validate('param', IdParamsSchema), async (c) => {
     const { input, photo } = await readResidentForm(c);
     const body = parseInput(UpdateResidentBodySchema, input);
     return c.json(await editResident(c.var.deps, c.var.user, c.req.valid('param').id, body, photo, requestMeta(c)));
   })
-  .post('/residents/:id/archive', requireUser, validate('param', IdParamsSchema), (c) => {
-    archiveResident(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
+  .post('/residents/:id/archive', requireUser, validate('param', IdParamsSchema), async (c) => {
+    await archiveResident(c.var.deps, c.var.user, c.req.valid('param').id, requestMeta(c));
     return c.json({ archived: true });
   })
-  .get('/residents/:id/history', requireUser, validate('param', IdParamsSchema), (c) =>
-    c.json(listResidentHistory(c.var.deps, c.var.user, c.req.valid('param').id)),
+  .get('/residents/:id/history', requireUser, validate('param', IdParamsSchema), async (c) =>
+    c.json(await listResidentHistory(c.var.deps, c.var.user, c.req.valid('param').id)),
   );

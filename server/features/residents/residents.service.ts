@@ -55,6 +55,7 @@ import {
   type UserNameRow,
   touchResidents,
 } from './residents.queries';
+import { inTransaction, type Db } from '../../db/client';
 
 /** An opening of a profile is audited once in this time per person and resident (decision 130). */
 const RESIDENT_VIEW_AUDIT_GAP_MS = 5 * 60 * 1000;
@@ -105,15 +106,15 @@ function toColumns(fields: ResidentFields) {
 }
 
 /** The active resident with this id, or 404 (an archived one is gone for everyone). */
-function requireActiveResident(deps: AppDeps, id: string): ResidentRow {
-  const row = findResident(deps.db, id);
+async function requireActiveResident(deps: AppDeps, id: string): Promise<ResidentRow> {
+  const row = await findResident(deps.db, id);
   return row && !row.archived ? row : notFound(RESIDENT_MESSAGES.notFound);
 }
 
 /** The houses whose residents a user sees, or null for every resident: bank and agency staff see their own (decision 147). */
-function residentHousesOf(deps: AppDeps, userId: string): string[] | null {
-  if (!isLimitedToOwnHouses({ type: accountTypeOf(deps, userId) })) return null;
-  return housesByUser(deps, [userId]).get(userId) ?? [];
+async function residentHousesOf(deps: AppDeps, userId: string): Promise<string[] | null> {
+  if (!isLimitedToOwnHouses({ type: await accountTypeOf(deps, userId) })) return null;
+  return (await housesByUser(deps, [userId])).get(userId) ?? [];
 }
 
 function isResidentOf(row: ResidentRow, houses: readonly string[] | null): boolean {
@@ -121,9 +122,9 @@ function isResidentOf(row: ResidentRow, houses: readonly string[] | null): boole
 }
 
 /** An active resident the user may see; any other is "not found", as if it were not there (decision 147). */
-function requireSeenResident(deps: AppDeps, actor: SessionUser, id: string): ResidentRow {
-  const row = requireActiveResident(deps, id);
-  return isResidentOf(row, residentHousesOf(deps, actor.id)) ? row : notFound(RESIDENT_MESSAGES.notFound);
+async function requireSeenResident(deps: AppDeps, actor: SessionUser, id: string): Promise<ResidentRow> {
+  const row = await requireActiveResident(deps, id);
+  return isResidentOf(row, await residentHousesOf(deps, actor.id)) ? row : notFound(RESIDENT_MESSAGES.notFound);
 }
 
 function checkHouses(deps: AppDeps, houseTags: string[]): void {
@@ -133,7 +134,7 @@ function checkHouses(deps: AppDeps, houseTags: string[]): void {
 }
 
 /** Audit entries name the fields that changed, never their values (the log must not copy health data). */
-function audit(
+async function audit(
   deps: AppDeps,
   actor: SessionUser,
   action: string,
@@ -142,7 +143,7 @@ function audit(
   at: number,
   details?: Record<string, unknown>,
 ) {
-  recordAudit(deps.db, { actor, action, ip: meta.ip, target: { type: 'resident', id }, details, at });
+  await recordAudit(deps.db, { actor, action, ip: meta.ip, target: { type: 'resident', id }, details, at });
 }
 
 const fieldNames = (changes: FieldChange[]) => changes.map((change) => change.field);
@@ -189,7 +190,7 @@ async function discardPhoto(deps: AppDeps, url: string | null): Promise<void> {
  */
 export async function openResidentPhoto(deps: AppDeps, name: string): Promise<{ file: StoredFile; type: string }> {
   const match = RESIDENT_PHOTO_NAME.exec(name) ?? notFound('Photo not found');
-  if (!isPhotoOfActiveResident(deps.db, RESIDENT_PHOTO_PREFIX + name)) notFound('Photo not found');
+  if (!(await isPhotoOfActiveResident(deps.db, RESIDENT_PHOTO_PREFIX + name))) notFound('Photo not found');
   const file = (await fileStorage(deps.config).get(photoStorageKey(name))) ?? notFound('Photo not found');
   return { file, type: PHOTO_TYPES[match[1]] };
 }
@@ -197,9 +198,9 @@ export async function openResidentPhoto(deps: AppDeps, name: string): Promise<{ 
 // Profiles ---------------------------------------------------------------------------------------------------
 
 /** GET /api/residents: active residents by name (docs/api-residents.md); bank and agency staff their houses' only. */
-export function listResidents(deps: AppDeps, actor: SessionUser): ResidentView[] {
-  const houses = residentHousesOf(deps, actor.id);
-  return listActiveResidents(deps.db)
+export async function listResidents(deps: AppDeps, actor: SessionUser): Promise<ResidentView[]> {
+  const houses = await residentHousesOf(deps, actor.id);
+  return (await listActiveResidents(deps.db))
     .filter(({ resident }) => isResidentOf(resident, houses))
     .map(({ resident, creator }) => toResidentView(resident, creator));
 }
@@ -208,14 +209,20 @@ export function listResidents(deps: AppDeps, actor: SessionUser): ResidentView[]
  * GET /api/residents/{id}: one full profile; the opening is written to the audit log, at most once in five
  * minutes per person and resident (decision 130). Browsers reading for another site are refused by the route.
  */
-export function viewResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): ResidentView {
-  const found = findResidentWithCreator(deps.db, id);
+export async function viewResident(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+  meta: RequestMeta,
+): Promise<ResidentView> {
+  const found = await findResidentWithCreator(deps.db, id);
   if (!found || found.resident.archived) return notFound(RESIDENT_MESSAGES.notFound);
-  if (!isResidentOf(found.resident, residentHousesOf(deps, actor.id))) return notFound(RESIDENT_MESSAGES.notFound);
+  if (!isResidentOf(found.resident, await residentHousesOf(deps, actor.id)))
+    return notFound(RESIDENT_MESSAGES.notFound);
   const at = deps.now();
-  deps.db.transaction(() => {
-    if (!isViewAudited(deps, actor, id, at))
-      audit(deps, actor, 'resident.view', id, meta, at, { viewedAt: iso(at), via: 'api' });
+  await inTransaction(deps, async (deps) => {
+    if (!(await isViewAudited(deps, actor, id, at)))
+      await audit(deps, actor, 'resident.view', id, meta, at, { viewedAt: iso(at), via: 'api' });
   });
   return toResidentView(found.resident, found.creator);
 }
@@ -225,8 +232,13 @@ export function viewResident(deps: AppDeps, actor: SessionUser, id: string, meta
  * written less than five minutes before or after it. Views are compared by when they were seen (the device's
  * time, bounded, for a pushed one), not by when they arrived, so a view kept offline for hours is its own entry.
  */
-function isViewAudited(deps: AppDeps, actor: SessionUser, residentId: string, viewedAt: number): boolean {
-  return hasResidentViewBetween(
+async function isViewAudited(
+  deps: AppDeps,
+  actor: SessionUser,
+  residentId: string,
+  viewedAt: number,
+): Promise<boolean> {
+  return await hasResidentViewBetween(
     deps.db,
     actor.id,
     residentId,
@@ -235,8 +247,8 @@ function isViewAudited(deps: AppDeps, actor: SessionUser, residentId: string, vi
   );
 }
 
-function loadResidentView(deps: AppDeps, id: string): ResidentView {
-  const found = findResidentWithCreator(deps.db, id) ?? notFound(RESIDENT_MESSAGES.notFound);
+async function loadResidentView(deps: AppDeps, id: string): Promise<ResidentView> {
+  const found = (await findResidentWithCreator(deps.db, id)) ?? notFound(RESIDENT_MESSAGES.notFound);
   return toResidentView(found.resident, found.creator);
 }
 
@@ -258,13 +270,13 @@ export async function createResident(
   const at = deps.now();
   const changes = residentChanges(null, fields);
   try {
-    deps.db.transaction(() => {
-      insertResident(
+    await inTransaction(deps, async (deps) => {
+      await insertResident(
         deps.db,
         { id, ...toColumns(fields), createdBy: actor.id, createdAt: at, updatedAt: at, archived: false },
         { action: 'create', changedBy: actor.id, changedAt: at, changes: JSON.stringify(changes), previous: null },
       );
-      audit(deps, actor, 'resident.create', id, meta, at, { fields: fieldNames(changes) });
+      await audit(deps, actor, 'resident.create', id, meta, at, { fields: fieldNames(changes) });
     });
   } catch (error) {
     await discardPhoto(deps, photoUrl);
@@ -286,7 +298,7 @@ interface SavedEdit {
  * profile is kept as a version (who, when, which fields from what to what) and `resident.update` is audited; an
  * edit that changes nothing records nothing. Runs inside the caller's transaction.
  */
-function saveResidentEdit(
+async function saveResidentEdit(
   deps: AppDeps,
   actor: SessionUser,
   current: ResidentRow,
@@ -294,7 +306,7 @@ function saveResidentEdit(
   next: Partial<ResidentFields>,
   meta: RequestMeta,
   photoKey: string | null = null,
-): SavedEdit {
+): Promise<SavedEdit> {
   const before = toResidentFields(current);
   const merge = mergeResidentEdit(base ?? before, next, before);
   checkHouses(deps, merge.merged.houseTags);
@@ -302,7 +314,7 @@ function saveResidentEdit(
   if (changes.length === 0) return { merge, changed: false };
   // Strictly later than the version before, so a version's time says which state an edit started from.
   const at = Math.max(deps.now(), current.updatedAt + 1);
-  updateResident(
+  await updateResident(
     deps.db,
     current.id,
     { ...toColumns(merge.merged), updatedAt: at },
@@ -316,13 +328,13 @@ function saveResidentEdit(
     },
   );
   const mergedWith = merge.theirs.length > 0 ? { mergedWith: merge.theirs } : {};
-  audit(deps, actor, 'resident.update', current.id, meta, at, { fields: fieldNames(changes), ...mergedWith });
+  await audit(deps, actor, 'resident.update', current.id, meta, at, { fields: fieldNames(changes), ...mergedWith });
   return { merge, changed: true };
 }
 
 /** The profile as it was at a time, from its history; 400 before the profile existed. */
-function residentStateAt(deps: AppDeps, current: ResidentRow, at: number): ResidentFields {
-  const later = findVersionAfter(deps.db, current.id, at);
+async function residentStateAt(deps: AppDeps, current: ResidentRow, at: number): Promise<ResidentFields> {
+  const later = await findVersionAfter(deps.db, current.id, at);
   if (!later) return toResidentFields(current);
   if (!later.previous) return badRequest('baseUpdatedAt is earlier than this profile');
   return JSON.parse(later.previous) as ResidentFields;
@@ -347,12 +359,13 @@ export async function editResident(
   photo: File | null,
   meta: RequestMeta,
 ): Promise<ResidentEditAnswer> {
-  requireSeenResident(deps, actor, id);
+  await requireSeenResident(deps, actor, id);
   const { removePhoto, baseUpdatedAt, photoKey, ...sent } = body;
   const key = photo ? (photoKey ?? null) : null;
   // A photo sent again after its answer was lost: it is stored already (decision 123).
-  const sentBefore = () => key !== null && hasPhotoKey(deps.db, id, key);
-  if (sentBefore()) return loadResidentView(deps, id);
+  // Given the database to ask: inside the transaction below, its own (the app's would wait for it for ever).
+  const sentBefore = async (db: Db) => key !== null && (await hasPhotoKey(db, id, key));
+  if (await sentBefore(deps.db)) return loadResidentView(deps, id);
   const next: Partial<ResidentFields> = Object.fromEntries(
     Object.entries(sent).filter(([, value]) => value !== undefined),
   );
@@ -360,12 +373,12 @@ export async function editResident(
   else if (removePhoto) next.photoUrl = null;
   let saved: SavedEdit | null;
   try {
-    saved = deps.db.transaction(() => {
+    saved = await inTransaction(deps, async (deps) => {
       // Archived by someone else while the photo was being stored: refuse rather than edit an archived profile.
-      const current = requireActiveResident(deps, id);
+      const current = await requireActiveResident(deps, id);
       // The same photo sent twice at once: the first to get here stores it.
-      if (sentBefore()) return null;
-      const base = baseUpdatedAt === undefined ? null : residentStateAt(deps, current, baseUpdatedAt);
+      if (await sentBefore(deps.db)) return null;
+      const base = await (baseUpdatedAt === undefined ? null : residentStateAt(deps, current, baseUpdatedAt));
       return saveResidentEdit(deps, actor, current, base, next, meta, key);
     });
   } catch (error) {
@@ -378,7 +391,7 @@ export async function editResident(
   }
   if (saved.changed) deps.hub.notify('residents');
   const merge = mergeToTell(saved);
-  return { ...loadResidentView(deps, id), ...(merge ? { merge } : {}) };
+  return { ...(await loadResidentView(deps, id)), ...(merge ? { merge } : {}) };
 }
 
 /**
@@ -386,14 +399,21 @@ export async function editResident(
  * stored version like a REST edit with its base (decision 120). Answers the merge when someone else had changed the
  * profile since, so the device can tell its user. Runs inside the push's transaction.
  */
-export function editResidentFromDevice(
+export async function editResidentFromDevice(
   deps: AppDeps,
   actor: SessionUser,
   id: string,
   edit: { base: ResidentFields; next: ResidentEdit },
   meta: RequestMeta,
-): FieldMerge | undefined {
-  const saved = saveResidentEdit(deps, actor, requireSeenResident(deps, actor, id), edit.base, edit.next, meta);
+): Promise<FieldMerge | undefined> {
+  const saved = await saveResidentEdit(
+    deps,
+    actor,
+    await requireSeenResident(deps, actor, id),
+    edit.base,
+    edit.next,
+    meta,
+  );
   if (saved.changed) deps.hub.notify('residents');
   return mergeToTell(saved);
 }
@@ -402,13 +422,13 @@ export function editResidentFromDevice(
  * POST /api/residents/{id}/archive: administrators only. The profile leaves the active list and
  * every device (a tombstone); the row, its history and photos stay on the server for the record.
  */
-export function archiveResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): void {
+export async function archiveResident(deps: AppDeps, actor: SessionUser, id: string, meta: RequestMeta): Promise<void> {
   if (!canArchiveResident(actor)) forbidden(RESIDENT_MESSAGES.archiveForbidden);
-  const current = findResident(deps.db, id) ?? notFound(RESIDENT_MESSAGES.notFound);
+  const current = (await findResident(deps.db, id)) ?? notFound(RESIDENT_MESSAGES.notFound);
   if (current.archived) conflict(RESIDENT_MESSAGES.alreadyArchived);
   const at = deps.now();
-  deps.db.transaction(() => {
-    updateResident(
+  await inTransaction(deps, async (deps) => {
+    await updateResident(
       deps.db,
       id,
       { archived: true, archivedAt: at, archivedBy: actor.id, updatedAt: at },
@@ -420,15 +440,19 @@ export function archiveResident(deps: AppDeps, actor: SessionUser, id: string, m
         previous: JSON.stringify(toResidentFields(current)),
       },
     );
-    audit(deps, actor, 'resident.archive', id, meta, at);
+    await audit(deps, actor, 'resident.archive', id, meta, at);
   });
   deps.hub.notify('residents');
 }
 
 /** GET /api/residents/{id}/history: the versions of an active resident, newest first. */
-export function listResidentHistory(deps: AppDeps, actor: SessionUser, id: string): ResidentVersionView[] {
-  requireSeenResident(deps, actor, id);
-  return listResidentVersions(deps.db, id, RESIDENT_HISTORY_MAX).map(({ version, user }) => ({
+export async function listResidentHistory(
+  deps: AppDeps,
+  actor: SessionUser,
+  id: string,
+): Promise<ResidentVersionView[]> {
+  await requireSeenResident(deps, actor, id);
+  return (await listResidentVersions(deps.db, id, RESIDENT_HISTORY_MAX)).map(({ version, user }) => ({
     version: version.version,
     action: version.action,
     changedAt: iso(version.changedAt),
@@ -469,15 +493,15 @@ export function toResidentDoc(row: ResidentRow, seen = true): ResidentDoc {
 }
 
 /** The stored resident as pull sends it (an archived one a tombstone), or null for an unknown id. */
-export function findResidentDoc(deps: AppDeps, id: string, actor: SessionUser): ResidentDoc | null {
-  const row = findResident(deps.db, id);
-  return row ? toResidentDoc(row, isResidentOf(row, residentHousesOf(deps, actor.id))) : null;
+export async function findResidentDoc(deps: AppDeps, id: string, actor: SessionUser): Promise<ResidentDoc | null> {
+  const row = await findResident(deps.db, id);
+  return row ? toResidentDoc(row, isResidentOf(row, await residentHousesOf(deps, actor.id))) : null;
 }
 
 /** Residents changed after a checkpoint: every active one, but bank and agency staff only their houses' (decision 147). */
-export function listResidentDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
-  const houses = residentHousesOf(deps, actor.id);
-  return listResidentsSince(deps.db, seq, id, limit).map((row) => ({
+export async function listResidentDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+  const houses = await residentHousesOf(deps, actor.id);
+  return (await listResidentsSince(deps.db, seq, id, limit)).map((row) => ({
     seq: row.serverSeq,
     doc: toResidentDoc(row, isResidentOf(row, houses)),
   }));
@@ -487,19 +511,19 @@ export function listResidentDocsSince(deps: AppDeps, actor: SessionUser, seq: nu
  * Called when an account's type or houses change: the residents it began or stopped seeing move up the change feed,
  * so its next pull brings them, or their tombstones (decision 147). Residents are few; others pull them again unchanged.
  */
-export function residentAccessChanged(
+export async function residentAccessChanged(
   deps: AppDeps,
   before: { type: AccountType; houses: readonly string[] },
   after: { type: AccountType; houses: readonly string[] },
-): void {
+): Promise<void> {
   const was = isLimitedToOwnHouses(before) ? before.houses : null;
   const is = isLimitedToOwnHouses(after) ? after.houses : null;
   if (was === null && is === null) return;
-  const changed = listActiveResidents(deps.db)
+  const changed = (await listActiveResidents(deps.db))
     .map(({ resident }) => resident)
     .filter((row) => isResidentOf(row, was) !== isResidentOf(row, is));
   if (changed.length === 0) return;
-  touchResidents(
+  await touchResidents(
     deps.db,
     changed.map((row) => row.id),
   );
@@ -511,17 +535,27 @@ function toResidentViewDoc(row: ResidentViewRow): ResidentViewDoc {
   return { id: row.id, residentId: row.residentId, viewedAt: row.viewedAt, _deleted: true };
 }
 
-export function listResidentViewDocsSince(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number) {
+export async function listResidentViewDocsSince(
+  deps: AppDeps,
+  actor: SessionUser,
+  seq: number,
+  id: string,
+  limit: number,
+) {
   const since = deps.now() - VIEW_PULL_WINDOW_MS;
-  return listResidentViewsSince(deps.db, actor.id, seq, id, since, limit).map((row) => ({
+  return (await listResidentViewsSince(deps.db, actor.id, seq, id, since, limit)).map((row) => ({
     seq: row.serverSeq,
     doc: toResidentViewDoc(row),
   }));
 }
 
 /** The recorded view with this id, if it is the actor's own. */
-export function findResidentViewDoc(deps: AppDeps, id: string, actor: SessionUser): ResidentViewDoc | null {
-  const row = findResidentView(deps.db, id);
+export async function findResidentViewDoc(
+  deps: AppDeps,
+  id: string,
+  actor: SessionUser,
+): Promise<ResidentViewDoc | null> {
+  const row = await findResidentView(deps.db, id);
   return row && row.userId === actor.id ? toResidentViewDoc(row) : null;
 }
 
@@ -532,28 +566,29 @@ export function findResidentViewDoc(deps: AppDeps, id: string, actor: SessionUse
  * already audited is stored, so the device forgets it as usual, but not audited again (decision 130). A view of a
  * resident archived since still counts; an unknown resident is refused.
  */
-export function recordResidentView(
+export async function recordResidentView(
   deps: AppDeps,
   actor: SessionUser,
   view: { id: string; residentId: string; viewedAt: number },
   meta: RequestMeta,
-): void {
-  if (!findResident(deps.db, view.residentId)) notFound(RESIDENT_MESSAGES.notFound);
-  if (findResidentView(deps.db, view.id)) conflict('This view has already been recorded');
+): Promise<void> {
+  if (!(await findResident(deps.db, view.residentId))) notFound(RESIDENT_MESSAGES.notFound);
+  if (await findResidentView(deps.db, view.id)) conflict('This view has already been recorded');
   const at = deps.now();
   const viewedAt = boundWrittenAt(view.viewedAt, at - KEPT_MAX_AGE_MS, at);
-  deps.db.transaction(() => {
-    insertResidentView(deps.db, { ...view, userId: actor.id, recordedAt: at });
-    if (isViewAudited(deps, actor, view.residentId, viewedAt)) return;
-    audit(deps, actor, 'resident.view', view.residentId, meta, at, { viewedAt: iso(viewedAt), via: 'app' });
+  await inTransaction(deps, async (deps) => {
+    await insertResidentView(deps.db, { ...view, userId: actor.id, recordedAt: at });
+    if (await isViewAudited(deps, actor, view.residentId, viewedAt)) return;
+    await audit(deps, actor, 'resident.view', view.residentId, meta, at, { viewedAt: iso(viewedAt), via: 'app' });
   });
   deps.hub.notify('residentViews', [actor.id]);
 }
 
 /** Whether every id names an active resident of this house: the residents a handover note mentions (decision 138). */
-export function areActiveResidentsOf(deps: AppDeps, house: string, ids: readonly string[]): boolean {
-  return ids.every((id) => {
-    const row = findResident(deps.db, id);
-    return row !== undefined && !row.archived && parseList<string>(row.houseTags).includes(house);
-  });
+export async function areActiveResidentsOf(deps: AppDeps, house: string, ids: readonly string[]): Promise<boolean> {
+  for (const id of ids) {
+    const row = await findResident(deps.db, id);
+    if (row === undefined || row.archived || !parseList<string>(row.houseTags).includes(house)) return false;
+  }
+  return true;
 }

@@ -38,18 +38,18 @@ const EditBaseSchema = ResidentDocSchema.omit({
  */
 export const residentsSync: SyncHandler<ResidentDoc> = {
   // Not the same for everyone: bank and agency staff pull their houses' residents only (decision 147).
-  pull: (deps, actor, seq, id, limit) => listResidentDocsSince(deps, actor, seq, id, limit),
+  pull: async (deps, actor, seq, id, limit) => await listResidentDocsSince(deps, actor, seq, id, limit),
   findMaster: (deps, id, actor) => findResidentDoc(deps, id, actor),
   mergesFields: true,
   mergesOnServer: true,
-  apply(deps, actor, doc, master, meta, base) {
+  async apply(deps, actor, doc, master, meta, base) {
     if (!master) return badRequest(RESIDENT_MESSAGES.addOnline);
     if (doc._deleted) return forbidden(RESIDENT_MESSAGES.archiveForbidden);
     const fields: readonly string[] = SYNC_WRITABLE_FIELDS.residents;
     const next = parseInput(ResidentEditSchema, Object.fromEntries(fields.map((field) => [field, doc[field]])));
     // A row without the state it started from (not sent by the app) writes its fields onto the stored version.
     const from = parseInput(EditBaseSchema, base ?? master);
-    return editResidentFromDevice(deps, actor, doc.id, { base: from, next }, meta);
+    return await editResidentFromDevice(deps, actor, doc.id, { base: from, next }, meta);
   },
 };
 
@@ -76,19 +76,20 @@ function mergeInOrder<D extends { id: string }>(
  * by its feature's service. Only the viewer pulls them back, as tombstones.
  */
 export const residentViewsSync: SyncHandler<ResidentViewDoc> = {
-  pull: (deps, actor, seq, id, limit) =>
+  pull: async (deps, actor, seq, id, limit) =>
     mergeInOrder(
-      listResidentViewDocsSince(deps, actor, seq, id, limit),
-      listHandoverViewDocsSince(deps, actor, seq, id, limit),
+      await listResidentViewDocsSince(deps, actor, seq, id, limit),
+      await listHandoverViewDocsSince(deps, actor, seq, id, limit),
       limit,
     ),
-  findMaster: (deps, id, actor) => findResidentViewDoc(deps, id, actor) ?? findHandoverViewDoc(deps, id, actor),
-  apply(deps, actor, doc, master, meta) {
+  findMaster: async (deps, id, actor) =>
+    (await findResidentViewDoc(deps, id, actor)) ?? (await findHandoverViewDoc(deps, id, actor)),
+  async apply(deps, actor, doc, master, meta) {
     if (master || doc._deleted) return; // already recorded, or nothing to record
     if (doc.handoverIds !== undefined) {
-      recordHandoverView(deps, actor, parseInput(HandoverViewPushSchema, doc), meta);
+      await recordHandoverView(deps, actor, parseInput(HandoverViewPushSchema, doc), meta);
       return;
     }
-    recordResidentView(deps, actor, parseInput(PushedViewSchema, doc), meta);
+    await recordResidentView(deps, actor, parseInput(PushedViewSchema, doc), meta);
   },
 };

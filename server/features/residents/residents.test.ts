@@ -7,6 +7,7 @@ import { RESIDENT_MESSAGES, type ResidentVersionView, type ResidentView } from '
 import type { PullResponse, ResidentDoc, ResidentViewDoc } from '../../../schema/sync';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { deleteUserRow } from '../users/users.queries';
+import { sqliteOf, statement } from '../../db/client';
 
 let t: TestServer;
 let staff: TestClient;
@@ -48,10 +49,11 @@ function phonePhoto() {
 }
 
 type AuditRow = { action: string; actor_id: string; target_type: string; target_id: string; details: string | null };
-const auditFor = (residentId: string) =>
-  t.db.$client
-    .prepare('SELECT action, actor_id, target_type, target_id, details FROM audit_log WHERE target_id = ? ORDER BY id')
-    .all(residentId) as AuditRow[];
+const auditFor = async (residentId: string) =>
+  (await statement(
+    t.db,
+    'SELECT action, actor_id, target_type, target_id, details FROM audit_log WHERE target_id = ? ORDER BY id',
+  ).all([residentId])) as AuditRow[];
 
 const photoFiles = () => {
   const dir = path.join(t.dataDir, 'resident-photos');
@@ -189,9 +191,10 @@ describe('residents calls', () => {
     ]);
     expect(history[1].changedBy.id).toBe(staffUser.id);
     expect(history[1].changes.map((c) => c.field)).toEqual(['name', 'likeToBeCall', 'medication']);
-    const previous = t.db.$client
-      .prepare('SELECT previous FROM resident_versions WHERE resident_id = ? AND version = 2')
-      .get(created.id) as { previous: string };
+    const previous = (await statement(
+      t.db,
+      'SELECT previous FROM resident_versions WHERE resident_id = ? AND version = 2',
+    ).get([created.id])) as { previous: string };
     expect(JSON.parse(previous.previous)).toMatchObject({ medication: 'None', houseTags: [] });
   });
 
@@ -200,14 +203,14 @@ describe('residents calls', () => {
     const created = await createResident(staff);
     const edit = await editor.client.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ medication: 'X' }));
     expect(edit.status).toBe(200);
-    const sql = t.db.$client;
+    const sql = sqliteOf(t.db);
     expect(() =>
       sql.prepare("UPDATE resident_versions SET changes = '[]' WHERE resident_id = ?").run(created.id),
     ).toThrow(/append-only/);
     expect(() => sql.prepare('DELETE FROM resident_versions WHERE resident_id = ?').run(created.id)).toThrow(
       /append-only/,
     );
-    deleteUserRow(t.db, editor.user.id);
+    await deleteUserRow(t.db, editor.user.id);
     const history = (await staff.get(`/api/residents/${created.id}/history`)).body as unknown as ResidentVersionView[];
     expect(history).toHaveLength(2);
     expect(history[0].changes).toEqual([{ field: 'medication', from: '', to: 'X' }]);
@@ -267,7 +270,7 @@ describe('residents calls', () => {
     expect([second.body.photoUrl, third.body.photoUrl]).toEqual([photoUrl, photoUrl]);
     const versions = (await staff.get(`/api/residents/${created.id}/history`)).body as unknown as unknown[];
     expect(versions).toHaveLength(2);
-    expect(auditFor(created.id).filter((row) => row.action === 'resident.update')).toHaveLength(1);
+    expect((await auditFor(created.id)).filter((row) => row.action === 'resident.update')).toHaveLength(1);
     expect(photoFiles().length).toBe(filesBefore + 1);
     // Another photo with another key is a new version; a key that is not a UUID is refused.
     const other = await staff.sendForm(
@@ -349,7 +352,7 @@ describe('residents calls', () => {
   it('refuse deactivated and pending accounts', async () => {
     const { client, user } = await t.signedIn();
     expect((await client.get('/api/residents')).status).toBe(200);
-    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
+    await statement(t.db, 'UPDATE users SET is_active = 0 WHERE id = ?').run([user.id]);
     expect((await client.get('/api/residents')).status).toBe(401);
     expect((await client.postForm('/api/residents', residentForm({ name: 'X' }))).status).toBe(401);
 
@@ -365,7 +368,7 @@ describe('residents calls', () => {
     await colleague.sendForm('PUT', `/api/residents/${created.id}`, residentForm({ medication: 'Other dose' }));
     expect((await colleague.get(`/api/residents/${created.id}`)).status).toBe(200);
     await admin.post(`/api/residents/${created.id}/archive`);
-    const rows = auditFor(created.id);
+    const rows = await auditFor(created.id);
     expect(rows.map((r) => [r.action, r.actor_id, r.target_type])).toEqual([
       ['resident.create', staffUser.id, 'resident'],
       ['resident.update', colleagueUser.id, 'resident'],
@@ -417,7 +420,7 @@ describe('residents sync', () => {
       { newDocumentState: { ...doc, _deleted: true }, assumedMasterState: doc },
     ]);
     expect(archive.body).toEqual({ conflicts: [doc] });
-    expect(t.db.$client.prepare('SELECT count(*) AS n FROM residents WHERE name = ?').get('Pushed Person')).toEqual({
+    expect(await statement(t.db, 'SELECT count(*) AS n FROM residents WHERE name = ?').get(['Pushed Person'])).toEqual({
       n: 0,
     });
     expect((await staff.get(`/api/residents/${created.id}/history`)).body).toHaveLength(1);
@@ -431,7 +434,7 @@ describe('residents sync', () => {
     expect((await push()).body).toEqual({ conflicts: [] });
     const again = await push();
     expect(again.body).toEqual({ conflicts: [{ ...view, _deleted: true }] });
-    const views = auditFor(resident.id).filter((r) => r.action === 'resident.view');
+    const views = (await auditFor(resident.id)).filter((r) => r.action === 'resident.view');
     expect(views).toHaveLength(1);
     expect(views[0].actor_id).toBe(colleagueUser.id);
     expect(JSON.parse(views[0].details!)).toEqual({ viewedAt: new Date(view.viewedAt).toISOString(), via: 'app' });
@@ -449,7 +452,7 @@ describe('residents sync', () => {
     expect((await colleague.post('/api/sync/residentViews/push', [{ newDocumentState: late }])).body).toEqual({
       conflicts: [],
     });
-    expect(auditFor(resident.id).some((r) => r.action === 'resident.view')).toBe(true);
+    expect((await auditFor(resident.id)).some((r) => r.action === 'resident.view')).toBe(true);
 
     const unknown = { id: randomUUID(), residentId: 'no-such-resident', viewedAt: Date.now() };
     const res = await colleague.post('/api/sync/residentViews/push', [{ newDocumentState: unknown }]);
@@ -470,7 +473,7 @@ describe('residents sync', () => {
     ]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ conflicts: [{ ...bad, _deleted: true }] });
-    const views = auditFor(resident.id).filter((r) => r.action === 'resident.view');
+    const views = (await auditFor(resident.id)).filter((r) => r.action === 'resident.view');
     expect(views.map((r) => JSON.parse(r.details!).viewedAt)).toEqual([new Date(good.viewedAt).toISOString()]);
   });
 
@@ -527,7 +530,7 @@ describe('resident edits from devices, merged field by field (decision 120)', ()
       [2, 'update', colleagueUser.id, [{ field: 'interestsHappyPlace', from: 'Gardens', to: 'Gardens and birds' }]],
       [1, 'create', staffUser.id, expect.any(Array)],
     ]);
-    const updates = auditFor(created.id).filter((r) => r.action === 'resident.update');
+    const updates = (await auditFor(created.id)).filter((r) => r.action === 'resident.update');
     expect(updates.map((r) => [r.actor_id, JSON.parse(r.details!)])).toEqual([
       [colleagueUser.id, { fields: ['interestsHappyPlace'] }],
       [staffUser.id, { fields: ['medication'], mergedWith: ['interestsHappyPlace'] }],
@@ -628,10 +631,10 @@ describe('resident edits from devices, merged field by field (decision 120)', ()
     const row = { newDocumentState: { ...otherDoc, medication: 'Changed' }, assumedMasterState: otherDoc };
     expect((await push(t.client(), [row])).status).toBe(401);
     const { client: leaving, user } = await t.signedIn();
-    t.db.$client.prepare('UPDATE users SET is_active = 0 WHERE id = ?').run(user.id);
+    await statement(t.db, 'UPDATE users SET is_active = 0 WHERE id = ?').run([user.id]);
     expect((await push(leaving, [row])).status).toBe(401);
     expect(await pulledDoc(staff, other.id)).toMatchObject({ medication: 'Stays' });
-    expect(auditFor(other.id).filter((r) => r.action === 'resident.update')).toEqual([]);
+    expect((await auditFor(other.id)).filter((r) => r.action === 'resident.update')).toEqual([]);
   });
 
   it('tells every open stream when a pushed edit changes a resident', async () => {
@@ -685,8 +688,8 @@ describe('openings of a profile in the audit log: same-origin only, once in five
   const sameOrigin = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' };
   const open = (client: TestClient, id: string, headers: Record<string, string> = sameOrigin) =>
     client.request('GET', `/api/residents/${id}`, undefined, headers);
-  const viewsOf = (userId: string, residentId: string) =>
-    auditFor(residentId).filter((r) => r.action === 'resident.view' && r.actor_id === userId);
+  const viewsOf = async (userId: string, residentId: string) =>
+    (await auditFor(residentId)).filter((r) => r.action === 'resident.view' && r.actor_id === userId);
   const pushViews = (client: TestClient, residentId: string, viewedAts: number[]) => {
     const docs = viewedAts.map((viewedAt) => ({ id: randomUUID(), residentId, viewedAt, _deleted: false }));
     return client
@@ -712,7 +715,7 @@ describe('openings of a profile in the audit log: same-origin only, once in five
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ code: 'forbidden', message: 'Cross-site requests are not allowed' });
     }
-    expect(viewsOf(user.id, resident.id)).toEqual([]);
+    expect(await viewsOf(user.id, resident.id)).toEqual([]);
   });
 
   it('writes one entry for a same-origin read, a navigation the user made, and a client that is not a browser', async () => {
@@ -722,7 +725,7 @@ describe('openings of a profile in the audit log: same-origin only, once in five
       const res = await open(client, resident.id, headers);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: resident.id, name: 'Margaret Hale' });
-      const views = viewsOf(user.id, resident.id);
+      const views = await viewsOf(user.id, resident.id);
       expect(views).toHaveLength(1);
       expect(JSON.parse(views[0].details!)).toEqual({ viewedAt: expect.any(String), via: 'api' });
     }
@@ -736,18 +739,18 @@ describe('openings of a profile in the audit log: same-origin only, once in five
     const first = await createResident(staff);
     const second = await createResident(staff);
     for (let i = 0; i < 50; i++) expect((await open(one, first.id)).status).toBe(200);
-    expect(viewsOf(oneUser.id, first.id)).toHaveLength(1);
+    expect(await viewsOf(oneUser.id, first.id)).toHaveLength(1);
     expect((await open(two, first.id)).status).toBe(200);
     expect((await open(one, second.id)).status).toBe(200);
-    expect(viewsOf(twoUser.id, first.id)).toHaveLength(1);
-    expect(viewsOf(oneUser.id, second.id)).toHaveLength(1);
+    expect(await viewsOf(twoUser.id, first.id)).toHaveLength(1);
+    expect(await viewsOf(oneUser.id, second.id)).toHaveLength(1);
 
     t.advance(FIVE_MINUTES - 10_000);
     expect((await open(one, first.id)).status).toBe(200);
-    expect(viewsOf(oneUser.id, first.id)).toHaveLength(1);
+    expect(await viewsOf(oneUser.id, first.id)).toHaveLength(1);
     t.advance(10_000);
     expect((await open(one, first.id)).status).toBe(200);
-    expect(viewsOf(oneUser.id, first.id)).toHaveLength(2);
+    expect(await viewsOf(oneUser.id, first.id)).toHaveLength(2);
   });
 
   it('accepts fifty views pushed from a device, audits one, and hands every one back so the device forgets it', async () => {
@@ -766,11 +769,9 @@ describe('openings of a profile in the audit log: same-origin only, once in five
     // One at a time too, as a device pushes each opening when it happens.
     for (let i = 0; i < 5; i++)
       expect((await pushViews(client, resident.id, [serverNow()])).res.body).toEqual({ conflicts: [] });
-    expect(viewsOf(user.id, resident.id)).toHaveLength(1);
-    const stored = t.db.$client.prepare(
-      'SELECT count(*) AS n FROM resident_views WHERE user_id = ? AND resident_id = ?',
-    );
-    expect(stored.get(user.id, resident.id)).toEqual({ n: 55 });
+    expect(await viewsOf(user.id, resident.id)).toHaveLength(1);
+    const stored = statement(t.db, 'SELECT count(*) AS n FROM resident_views WHERE user_id = ? AND resident_id = ?');
+    expect(await stored.get([user.id, resident.id])).toEqual({ n: 55 });
     const pulled = await client.get('/api/sync/residentViews/pull?seq=0&id=');
     const back = new Set((pulled.body as unknown as PullResponse<ResidentViewDoc>).documents.map((d) => d.id));
     expect(docs.every((doc) => back.has(doc.id))).toBe(true);
@@ -780,12 +781,12 @@ describe('openings of a profile in the audit log: same-origin only, once in five
 
     await pushViews(other, resident.id, [serverNow()]);
     await pushViews(client, other1.id, [serverNow()]);
-    expect(viewsOf(otherUser.id, resident.id)).toHaveLength(1);
-    expect(viewsOf(user.id, other1.id)).toHaveLength(1);
+    expect(await viewsOf(otherUser.id, resident.id)).toHaveLength(1);
+    expect(await viewsOf(user.id, other1.id)).toHaveLength(1);
 
     t.advance(FIVE_MINUTES);
     await pushViews(client, resident.id, [serverNow()]);
-    expect(viewsOf(user.id, resident.id)).toHaveLength(2);
+    expect(await viewsOf(user.id, resident.id)).toHaveLength(2);
   });
 
   it('compares a pushed view by when it was seen: an opening kept offline for hours is its own entry', async () => {
@@ -799,7 +800,7 @@ describe('openings of a profile in the audit log: same-origin only, once in five
     await pushViews(client, resident.id, [serverNow() - 60_000]);
     // A phone clock set in the future is held to the arrival, so it cannot step past the five minutes.
     await pushViews(client, resident.id, [serverNow() + 60 * 60 * 1000]);
-    const views = viewsOf(user.id, resident.id);
+    const views = await viewsOf(user.id, resident.id);
     expect(views.map((r) => JSON.parse(r.details!))).toEqual([
       { viewedAt: expect.any(String), via: 'api' },
       { viewedAt: new Date(hoursAgo).toISOString(), via: 'app' },

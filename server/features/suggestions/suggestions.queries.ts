@@ -4,8 +4,8 @@ import { suggestions, users } from '../../db/tables';
 
 export type SuggestionRow = typeof suggestions.$inferSelect;
 
-export function insertSuggestion(db: Db, row: SuggestionRow): void {
-  db.insert(suggestions).values(row).run();
+export async function insertSuggestion(db: Db, row: SuggestionRow): Promise<void> {
+  await db.insert(suggestions).values(row).run();
 }
 
 /** Suggestions newest first with their author's current name (null when the account was deleted). */

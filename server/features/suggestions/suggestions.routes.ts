@@ -7,7 +7,7 @@ import { listSuggestions, submitSuggestion } from './suggestions.service';
 
 /** Staff suggestions (docs/api-suggestions-audit.md). */
 export const suggestionRoutes = new Hono<AppEnv>()
-  .post('/suggestions', requireUser, validate('json', SuggestionBodySchema), (c) =>
-    c.json(submitSuggestion(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),
+  .post('/suggestions', requireUser, validate('json', SuggestionBodySchema), async (c) =>
+    c.json(await submitSuggestion(c.var.deps, c.var.user, c.req.valid('json'), requestMeta(c)), 201),
   )
-  .get('/suggestions', requireUser, (c) => c.json(listSuggestions(c.var.deps, c.var.user)));
+  .get('/suggestions', requireUser, async (c) => c.json(await listSuggestions(c.var.deps, c.var.user)));

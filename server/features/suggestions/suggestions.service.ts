@@ -12,6 +12,7 @@ import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
 import { forbidden } from '../../lib/errors';
 import { recordAudit } from '../audit/audit.service';
 import { insertSuggestion, listSuggestionsWithAuthors, type SuggestionRow } from './suggestions.queries';
+import { inTransaction } from '../../db/client';
 
 function toSuggestion(row: SuggestionRow, author: { firstName: string | null; lastName: string | null }): Suggestion {
   return {
@@ -29,16 +30,16 @@ function toSuggestion(row: SuggestionRow, author: { firstName: string | null; la
 }
 
 /** POST /api/suggestions: any active signed-in user suggests an improvement; the submission is audited. */
-export function submitSuggestion(
+export async function submitSuggestion(
   deps: AppDeps,
   actor: SessionUser,
   body: SuggestionBody,
   meta: RequestMeta,
-): Suggestion {
+): Promise<Suggestion> {
   const row: SuggestionRow = { id: randomUUID(), authorId: actor.id, ...body, createdAt: deps.now() };
-  deps.db.transaction(() => {
-    insertSuggestion(deps.db, row);
-    recordAudit(deps.db, {
+  await inTransaction(deps, async (deps) => {
+    await insertSuggestion(deps.db, row);
+    await recordAudit(deps.db, {
       actor,
       action: 'suggestion.created',
       ip: meta.ip,
@@ -54,9 +55,9 @@ export function submitSuggestion(
  * GET /api/suggestions: the Staff Suggestions list, newest first; System Administrators only
  * (docs/behaviour.md, "Support and suggestions").
  */
-export function listSuggestions(deps: AppDeps, actor: SessionUser): Suggestion[] {
+export async function listSuggestions(deps: AppDeps, actor: SessionUser): Promise<Suggestion[]> {
   if (!canReadSuggestions(actor)) forbidden(SUGGESTION_MESSAGES.listForbidden);
-  return listSuggestionsWithAuthors(deps.db, SUGGESTION_LIST_MAX).map(({ suggestion, firstName, lastName }) =>
+  return (await listSuggestionsWithAuthors(deps.db, SUGGESTION_LIST_MAX)).map(({ suggestion, firstName, lastName }) =>
     toSuggestion(suggestion, { firstName, lastName }),
   );
 }

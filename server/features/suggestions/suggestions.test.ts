@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../schema/constants';
 import { SUGGESTION_MESSAGES, type Suggestion } from '../../../schema/suggestions';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let admin: TestClient;
@@ -30,11 +31,10 @@ describe('POST /api/suggestions', () => {
     });
     expect(typeof res.body.id).toBe('string');
     expect(new Date(res.body.createdAt as string).getTime()).toBeGreaterThan(0);
-    const audit = t.db.$client
-      .prepare(
-        "SELECT target_id AS targetId, details FROM audit_log WHERE action = 'suggestion.created' AND actor_id = ?",
-      )
-      .all(user.id) as { targetId: string; details: string }[];
+    const audit = (await statement(
+      t.db,
+      "SELECT target_id AS targetId, details FROM audit_log WHERE action = 'suggestion.created' AND actor_id = ?",
+    ).all([user.id])) as { targetId: string; details: string }[];
     expect(audit).toEqual([{ targetId: res.body.id, details: JSON.stringify({ category: 'user_interface' }) }]);
   });
 
@@ -60,11 +60,11 @@ describe('POST /api/suggestions', () => {
     ],
   ])('refuses %s with 400 and stores nothing', async (_name, body, message) => {
     const { client } = await t.signedIn();
-    const before = (t.db.$client.prepare('SELECT count(*) AS n FROM suggestions').get() as { n: number }).n;
+    const before = ((await statement(t.db, 'SELECT count(*) AS n FROM suggestions').get()) as { n: number }).n;
     const res = await client.post('/api/suggestions', body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'validation_failed', message });
-    expect((t.db.$client.prepare('SELECT count(*) AS n FROM suggestions').get() as { n: number }).n).toBe(before);
+    expect(((await statement(t.db, 'SELECT count(*) AS n FROM suggestions').get()) as { n: number }).n).toBe(before);
   });
 
   it('accepts a title of exactly 255 and a description of exactly 1000 characters', async () => {

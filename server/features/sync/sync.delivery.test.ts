@@ -200,7 +200,7 @@ describe('change events that carry the change (decision 131)', () => {
     const streams = await Promise.all(
       members.map(async (member) => {
         const client = t.client();
-        client.cookie = `sp_session=${insertReadySession(t.server.deps.db, member.id)}`;
+        client.cookie = `sp_session=${await insertReadySession(t.server.deps.db, member.id)}`;
         const stream = await client.openStream();
         await stream.next('RESYNC');
         return stream;
@@ -247,7 +247,7 @@ describe('change events that carry the change (decision 131)', () => {
     const watcher = await t.signedIn();
     const admin = await t.signedIn({ role: 'admin' });
     const post = await t.buildPost();
-    for (let i = 0; i <= EVENT_DOCUMENTS_MAX; i += 1) t.buildComment(post.id, watcher.user.id);
+    for (let i = 0; i <= EVENT_DOCUMENTS_MAX; i += 1) await t.buildComment(post.id, watcher.user.id);
     const stream = await watcher.client.openStream();
     await stream.next('RESYNC');
     const seen = stream.events.length;

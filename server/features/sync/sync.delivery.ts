@@ -1,4 +1,5 @@
 import type { PullQuery, SyncCollection } from '../../../schema/sync';
+import { dialectOf, transaction, type Db } from '../../db/client';
 import type { AppDeps } from '../../lib/context';
 import { currentSeq } from '../../lib/seq.queries';
 import { findSessionUserById } from '../users/users.service';
@@ -13,27 +14,40 @@ import { changeEventEncoder, changeEventOf, type SyncDoc, type SyncHandler } fro
  */
 export function hubDeliveryOf(deps: () => AppDeps): HubDelivery {
   return {
-    currentSeq: () => currentSeq(deps().db),
+    currentSeq: () => committedSeq(deps().db),
     sameForEveryone: (collection) => SYNC_HANDLERS[collection].sameForEveryone === true,
-    eventsFor(collection, wanted, through) {
+    async eventsFor(collection, wanted, through) {
       const handler = SYNC_HANDLERS[collection];
       if (handler.pullOfUsers && wanted.length > 1) return eventsOfUsers(deps(), collection, handler, wanted, through);
-      return wanted.map(({ userId, since }) => {
-        const actor = findSessionUserById(deps(), userId);
-        return actor ? changeEventOf(deps(), actor, collection, handler, since, through) : null;
-      });
+      // One user after another: thousands of reads at once would queue every request's queries behind them.
+      const events: (string | null)[] = [];
+      for (const { userId, since } of wanted) {
+        const actor = await findSessionUserById(deps(), userId);
+        events.push(actor ? await changeEventOf(deps(), actor, collection, handler, since, through) : null);
+      }
+      return events;
     },
+    failed: (error) => deps().log.error('Live stream: change events could not be read; announced instead', error),
   };
 }
 
+/**
+ * The sequence up to which every change has committed. A service tells the hub of its change from inside its
+ * transaction; on SQLite a read waits for that transaction, and on PostgreSQL a transaction of its own waits for the
+ * lock every writer holds (decision 157), so the read sees the change and everything numbered before it.
+ */
+function committedSeq(db: Db): Promise<number> {
+  return dialectOf(db) === 'postgres' ? transaction(db, (tx) => currentSeq(tx)) : currentSeq(db);
+}
+
 /** Events for many users read together, one read per starting point (`pullOfUsers`). */
-function eventsOfUsers(
+async function eventsOfUsers(
   deps: AppDeps,
   collection: SyncCollection,
   handler: SyncHandler,
   wanted: readonly { userId: string; since: number }[],
   through: number,
-): (string | null)[] {
+): Promise<(string | null)[]> {
   const bySince = new Map<
     number,
     { rows: Map<string, { doc: SyncDoc }[]>; encode: ReturnType<typeof changeEventEncoder> }
@@ -41,7 +55,7 @@ function eventsOfUsers(
   for (const since of new Set(wanted.map((w) => w.since))) {
     const userIds = new Set(wanted.filter((w) => w.since === since).map((w) => w.userId));
     bySince.set(since, {
-      rows: handler.pullOfUsers!(deps, userIds, since),
+      rows: await handler.pullOfUsers!(deps, userIds, since),
       encode: changeEventEncoder(collection, since, through),
     });
   }
@@ -53,29 +67,35 @@ function eventsOfUsers(
 
 /** Answers kept for the current sequence, by collection and query. */
 const SHARED_ANSWERS_MAX = 200;
-const sharedAnswers = new WeakMap<AppDeps['db'], { seq: number; bodies: Map<string, string> }>();
+const sharedAnswers = new WeakMap<AppDeps['db'], { seq: number; bodies: Map<string, Promise<string>> }>();
 
 /**
  * A pull answer every user would get alike (same collection, checkpoint and query), computed once while nothing new is
  * written: after a change, thousands of devices that missed or could not use its event ask for the same page
  * (decision 131). Per-user collections always compute their own.
  */
-export function sharedPullBody(
+export async function sharedPullBody(
   deps: AppDeps,
   collection: SyncCollection,
   query: PullQuery,
-  compute: () => string,
-): string {
+  compute: () => Promise<string>,
+): Promise<string> {
   if (deps.config.syncDelivery === 'announce' || !SYNC_HANDLERS[collection].sameForEveryone) return compute();
-  const seq = currentSeq(deps.db);
+  const seq = await currentSeq(deps.db);
   let kept = sharedAnswers.get(deps.db);
-  if (!kept || kept.seq !== seq) sharedAnswers.set(deps.db, (kept = { seq, bodies: new Map() }));
+  // A later sequence replaces what was kept; an answer still being read for an earlier one is not kept.
+  if (!kept || kept.seq < seq) sharedAnswers.set(deps.db, (kept = { seq, bodies: new Map() }));
+  else if (kept.seq > seq) return compute();
   const key = `${collection} ${JSON.stringify(query)}`;
   let body = kept.bodies.get(key);
   if (body === undefined) {
+    // Kept while it is read, so the devices asking for the same page meanwhile wait for this one answer.
     body = compute();
     if (kept.bodies.size >= SHARED_ANSWERS_MAX) kept.bodies.clear();
-    kept.bodies.set(key, body);
+    const { bodies } = kept;
+    bodies.set(key, body);
+    // A failed read is not kept: the next ask reads again.
+    body.catch(() => bodies.get(key) === body && bodies.delete(key));
   }
   return body;
 }

@@ -48,18 +48,18 @@ const microtasks = async () => {
 };
 
 describe('the sync hub', () => {
-  it('holds at most 10 streams per session and 30 per user, ending the oldest for a new one', () => {
+  it('holds at most 10 streams per session and 30 per user, ending the oldest for a new one', async () => {
     hub = createSyncHub();
     const mine = Array.from({ length: 2_000 }, () => fakeConnection('a', 'one-cookie'));
-    for (const stream of mine) hub.connect(stream.connection);
+    for (const stream of mine) await hub.connect(stream.connection);
     expect(hub.size()).toBe(MAX_STREAMS_PER_SESSION);
     expect(mine.filter((s) => !s.closed)).toEqual(mine.slice(-MAX_STREAMS_PER_SESSION));
     const devices = Array.from({ length: 40 }, (_, i) => fakeConnection('a', `device-${i}`));
-    for (const stream of devices) hub.connect(stream.connection);
+    for (const stream of devices) await hub.connect(stream.connection);
     expect(hub.size()).toBe(MAX_STREAMS_PER_USER);
     expect(devices.at(-1)!.closed).toBe(false);
     const other = fakeConnection('b');
-    hub.connect(other.connection);
+    await hub.connect(other.connection);
     expect(other.closed).toBe(false);
   });
 
@@ -67,8 +67,8 @@ describe('the sync hub', () => {
     hub = createSyncHub();
     const a = fakeConnection('a');
     const b = fakeConnection('b');
-    hub.connect(a.connection);
-    hub.connect(b.connection);
+    await hub.connect(a.connection);
+    await hub.connect(b.connection);
     hub.notify('posts');
     hub.notify('posts');
     hub.notify('comments');
@@ -81,7 +81,7 @@ describe('the sync hub', () => {
   it('sends the event as soon as the current synchronous work has finished, before other I/O of the turn', async () => {
     hub = createSyncHub();
     const a = fakeConnection('a');
-    hub.connect(a.connection);
+    await hub.connect(a.connection);
     const order: string[] = [];
     setImmediate(() => order.push('immediate'));
     hub.notify('messages', ['a']);
@@ -99,7 +99,7 @@ describe('the sync hub', () => {
     const aLaptop = fakeConnection('a', 'a-laptop');
     const b = fakeConnection('b');
     const c = fakeConnection('c');
-    for (const f of [a, aLaptop, b, c]) hub.connect(f.connection);
+    for (const f of [a, aLaptop, b, c]) await hub.connect(f.connection);
     hub.notify('comments', ['a', 'b']);
     hub.notify('reactions', ['a']);
     hub.notify('reactions', ['b', 'nobody-connected']);
@@ -119,8 +119,8 @@ describe('the sync hub', () => {
     hub = createSyncHub({ pingEveryMs: 20 });
     const live = fakeConnection('a', 'live');
     const dead = fakeConnection('b', 'dead');
-    hub.connect(live.connection);
-    hub.connect(dead.connection);
+    await hub.connect(live.connection);
+    await hub.connect(dead.connection);
     hub.checkSessionsWith((hash) => hash === 'live');
     // Waits for the pings rather than a fixed time: a busy machine can run a late 20 ms timer once before a 70 ms one.
     await vi.waitFor(() => expect(live.pings).toBeGreaterThanOrEqual(2), { timeout: 5000, interval: 10 });
@@ -129,14 +129,14 @@ describe('the sync hub', () => {
     expect(hub.size()).toBe(1);
   });
 
-  it('closes the streams of one user or one session, and unregisters a stream that ended', () => {
+  it('closes the streams of one user or one session, and unregisters a stream that ended', async () => {
     hub = createSyncHub();
     const phone = fakeConnection('a', 'phone');
     const laptop = fakeConnection('a', 'laptop');
     const other = fakeConnection('b');
-    hub.connect(phone.connection);
-    hub.connect(laptop.connection);
-    const remove = hub.connect(other.connection);
+    await hub.connect(phone.connection);
+    await hub.connect(laptop.connection);
+    const remove = await hub.connect(other.connection);
     hub.disconnectSession('phone');
     expect([phone.closed, laptop.closed]).toEqual([true, false]);
     hub.disconnectUser('a');
@@ -157,7 +157,7 @@ describe('the sync hub', () => {
       if (between < 0) setImmediate(() => (between = pinged()));
       return ping();
     };
-    for (const stream of streams) hub.connect(stream.connection);
+    for (const stream of streams) await hub.connect(stream.connection);
     await vi.waitFor(() => expect(pinged()).toBe(streams.length), { timeout: 5000, interval: 5 });
     expect(between).toBe(FANOUT_SLICE);
   });
@@ -167,9 +167,9 @@ describe('the sync hub', () => {
     const computed: string[] = [];
     hub = createSyncHub({
       delivery: {
-        currentSeq: () => seq,
+        currentSeq: async () => seq,
         sameForEveryone: (collection) => collection === 'posts',
-        eventsFor: (collection, wanted, through) =>
+        eventsFor: async (collection, wanted, through) =>
           wanted.map(({ userId, since }) => {
             computed.push(`${collection} ${userId} ${since}-${through}`);
             return userId === 'nobody-sees' ? null : JSON.stringify({ collection, since, through });
@@ -177,7 +177,7 @@ describe('the sync hub', () => {
       },
     });
     const streams = ['a', 'b', 'nobody-sees'].map((id) => fakeConnection(id));
-    for (const stream of streams) hub.connect(stream.connection);
+    for (const stream of streams) await hub.connect(stream.connection);
     seq = 12;
     hub.notify('posts');
     hub.notify('messages', ['a', 'nobody-sees']);
@@ -198,14 +198,14 @@ describe('the sync hub', () => {
     hub = createSyncHub({
       broadcastEveryMs: 100,
       delivery: {
-        currentSeq: () => seq,
+        currentSeq: async () => seq,
         sameForEveryone: () => true,
-        eventsFor: (collection, wanted, through) =>
+        eventsFor: async (collection, wanted, through) =>
           wanted.map(({ since }) => JSON.stringify({ collection, since, through })),
       },
     });
     const a = fakeConnection('a');
-    hub.connect(a.connection);
+    await hub.connect(a.connection);
     seq = 2;
     hub.notify('posts');
     await laneTurns();
@@ -230,14 +230,14 @@ describe('the sync hub', () => {
   it('writes a change for every stream in slices, answering other work in between', async () => {
     hub = createSyncHub({
       delivery: {
-        currentSeq: () => 2,
+        currentSeq: async () => 2,
         sameForEveryone: () => true,
-        eventsFor: (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
+        eventsFor: async (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
       },
     });
     const count = FANOUT_SLICE * 3 + 20;
     const streams = Array.from({ length: count }, (_, i) => fakeConnection(`user-${i}`));
-    for (const stream of streams) hub.connect(stream.connection);
+    for (const stream of streams) await hub.connect(stream.connection);
     const written = () => streams.filter((s) => s.sent.length > 0).length;
     hub.notify('posts');
     await microtasks();
@@ -258,16 +258,16 @@ describe('the sync hub', () => {
     let seq = 1;
     hub = createSyncHub({
       delivery: {
-        currentSeq: () => seq,
+        currentSeq: async () => seq,
         sameForEveryone: () => false,
         // As a pull does, nothing for a user whose stream already reached the sequence now.
-        eventsFor: (collection, wanted, through) =>
+        eventsFor: async (collection, wanted, through) =>
           wanted.map(({ since }) => (since >= through ? null : JSON.stringify({ collection, since, through }))),
       },
     });
     const count = FANOUT_SLICE * 2 + 5;
     const streams = Array.from({ length: count }, (_, i) => fakeConnection(`user-${i}`));
-    for (const stream of streams) hub.connect(stream.connection);
+    for (const stream of streams) await hub.connect(stream.connection);
     const last = streams.at(-1)!;
     const written = () => streams.filter((s) => s.sent.length > 0).length;
     seq = 2;
@@ -300,17 +300,72 @@ describe('the sync hub', () => {
     expect(last.sent).toHaveLength(2);
   });
 
+  it('plans a collection’s changes one after another: a slow read is never overtaken, and changes waiting join', async () => {
+    let seq = 1;
+    const reads: string[] = [];
+    hub = createSyncHub({
+      delivery: {
+        currentSeq: async () => seq,
+        sameForEveryone: () => false,
+        eventsFor: async (collection, wanted, through) => {
+          reads.push(`${collection} ${through}`);
+          // The first read is slow (a busy database); the later ones answer at once.
+          if (reads.length === 1) await new Promise((resolve) => setTimeout(resolve, 30));
+          return wanted.map(({ since }) => JSON.stringify({ collection, since, through }));
+        },
+      },
+    });
+    const a = fakeConnection('a');
+    await hub.connect(a.connection);
+    seq = 2;
+    hub.notify('messages', ['a']);
+    await turn();
+    seq = 3;
+    hub.notify('messages', ['a']);
+    await turn();
+    // Joins the change still waiting for its turn: one read for both.
+    seq = 4;
+    hub.notify('messages', ['a']);
+    await vi.waitFor(() => expect(a.sent).toHaveLength(2), { timeout: 5000, interval: 5 });
+    await turn();
+    expect(a.sent).toEqual([
+      'change {"collection":"messages","since":1,"through":2}',
+      'change {"collection":"messages","since":2,"through":4}',
+    ]);
+    expect(reads).toEqual(['messages 2', 'messages 4']);
+  });
+
+  it('announces a change whose events could not be read, and reports why', async () => {
+    const failures: unknown[] = [];
+    hub = createSyncHub({
+      delivery: {
+        currentSeq: async () => 2,
+        sameForEveryone: () => false,
+        eventsFor: async () => {
+          throw new Error('The database is busy');
+        },
+        failed: (error) => failures.push(error),
+      },
+    });
+    const a = fakeConnection('a');
+    await hub.connect(a.connection);
+    hub.notify('messages', ['a']);
+    await turn();
+    expect(a.sent).toEqual(['change {"collection":"messages"}']);
+    expect(failures).toEqual([new Error('The database is busy')]);
+  });
+
   it("writes an urgent post and a user's alert row together, in the same slice", async () => {
     let seq = 1;
     hub = createSyncHub({
       delivery: {
-        currentSeq: () => seq,
+        currentSeq: async () => seq,
         sameForEveryone: (collection) => collection === 'posts',
-        eventsFor: (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
+        eventsFor: async (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
       },
     });
     const streams = Array.from({ length: FANOUT_SLICE * 2 }, (_, i) => fakeConnection(`user-${i}`));
-    for (const stream of streams) hub.connect(stream.connection);
+    for (const stream of streams) await hub.connect(stream.connection);
     seq = 2;
     hub.notify(
       'acknowledgements',
@@ -336,13 +391,13 @@ describe('the sync hub', () => {
     hub = createSyncHub({
       broadcastEveryMs: 50,
       delivery: {
-        currentSeq: read,
+        currentSeq: async () => read(),
         sameForEveryone: () => true,
-        eventsFor: (collection, wanted) => wanted.map(() => (read(), JSON.stringify({ collection }))),
+        eventsFor: async (collection, wanted) => wanted.map(() => (read(), JSON.stringify({ collection }))),
       },
     });
     const a = fakeConnection('a');
-    hub.connect(a.connection);
+    await hub.connect(a.connection);
     hub.notify('posts');
     await laneTurns();
     hub.notify('posts');

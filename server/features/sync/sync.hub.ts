@@ -20,6 +20,20 @@ export const MAX_STREAMS_PER_SESSION = 10;
 /** Open streams one user may hold over all their devices. */
 export const MAX_STREAMS_PER_USER = 30;
 
+/** Changes to plan together: per collection, the users to tell, or null for everyone. */
+type Changes = Map<SyncCollection, Set<string> | null>;
+
+/** Adds a change to those to tell. */
+function addChange(changes: Changes, collection: SyncCollection, userIds: Iterable<string> | null) {
+  const current = changes.get(collection);
+  if (userIds === null) changes.set(collection, null);
+  else if (current !== null) {
+    const set = current ?? new Set<string>();
+    for (const id of userIds) set.add(id);
+    changes.set(collection, set);
+  }
+}
+
 /** What the hub keeps of one open stream. */
 interface Stream {
   connection: SyncConnection;
@@ -52,6 +66,8 @@ export interface SyncConnection {
   ping: () => unknown;
   /** Ends the stream. */
   close: () => void;
+  /** Called once the stream is registered, before any event is written to it (the route writes RESYNC). */
+  opened?: () => void;
 }
 
 /**
@@ -59,8 +75,11 @@ export interface SyncConnection {
  * which collection changed and the device pulls.
  */
 export interface HubDelivery {
-  /** The global change sequence now: every committed change has a `server_seq` at or below it. */
-  currentSeq: () => number;
+  /**
+   * The global change sequence now: every change numbered at or below it has committed, including that of a
+   * transaction which told the hub of its change and has not yet ended (the read waits for it).
+   */
+  currentSeq: () => Promise<number>;
   /**
    * For each of `wanted`, the event data telling that user what changed in `collection` after `since` (up to
    * `through`, the sequence now), or null when that user may see none of it; in the same order, computed together.
@@ -69,15 +88,20 @@ export interface HubDelivery {
     collection: SyncCollection,
     wanted: readonly { userId: string; since: number }[],
     through: number,
-  ) => (string | null)[];
+  ) => Promise<(string | null)[]>;
   /** Whether every user pulls the same documents of this collection, so one computed event serves them all. */
   sameForEveryone: (collection: SyncCollection) => boolean;
+  /** Told when events could not be read (or a session checked): the streams concerned are only announced the change. */
+  failed?: (error: unknown) => void;
 }
 
 /** The live-stream hub: knows the open streams and tells them about committed changes. */
 export interface SyncHub {
-  /** Registers a stream; the returned function unregisters it. */
-  connect: (connection: SyncConnection) => () => void;
+  /**
+   * Registers a stream once the sequence it starts from is read (its first pull brings at least that), calls its
+   * `opened`, and answers the function that unregisters it.
+   */
+  connect: (connection: SyncConnection) => Promise<() => void>;
   /**
    * A change to a collection was committed; coalesced and sent once the current synchronous work has finished. With
    * `userIds`, only those users' streams hear of it (a conversation's two participants, one user's alert list);
@@ -89,7 +113,7 @@ export interface SyncHub {
   /** Closes the streams of one session (signed out). */
   disconnectSession: (sessionHash: string) => void;
   /** Streams are checked at each ping: a session that died (idle, too old) loses its stream. */
-  checkSessionsWith: (isLive: (sessionHash: string) => boolean) => void;
+  checkSessionsWith: (isLive: (sessionHash: string) => boolean | Promise<boolean>) => void;
   /** How many streams are open. */
   size: () => number;
   /** Closes every stream and stops the ping timer (server shutdown). */
@@ -98,8 +122,10 @@ export interface SyncHub {
 
 /**
  * Builds the hub. Idle streams cost a map entry each: one shared interval pings them all, and notifications
- * are batched per synchronous run (a microtask), so a push of 100 rows sends one event per collection, and a
- * change reaches only the streams of the users it names.
+ * are batched per synchronous run (a microtask), and a change reaches only the streams of the users it names. A
+ * collection's events are planned one change after another (inOrder); a stream whose last event already reached the
+ * sequence now is not read for again, so the changes of one push, told between its statements, make one event per
+ * collection and stream.
  */
 export function createSyncHub(
   options: { pingEveryMs?: number; delivery?: HubDelivery; broadcastEveryMs?: number } = {},
@@ -129,9 +155,25 @@ export function createSyncHub(
   let broadcastTimer: NodeJS.Timeout | undefined;
   /** After close nothing more is sent: the database the events are read from may be closed too. */
   let closed = false;
-  let isLive: ((sessionHash: string) => boolean) | undefined;
+  let isLive: ((sessionHash: string) => boolean | Promise<boolean>) | undefined;
+  /**
+   * Per collection, the planning of its events under way (their reads awaited). The next planning of that collection
+   * waits for it (inOrder): each stream's events of a collection are read, then written or queued in the lane, in the
+   * order of the changes, each following from where the last left off, and none overtakes another.
+   */
+  const planning = new Map<SyncCollection, Promise<void>>();
+  /**
+   * Per collection, the changes whose planning waits for an earlier one (inOrder) and has not begun: a later change
+   * joins them, so the changes told between one push's statements are read once, after its transaction.
+   */
+  const queued = new Map<SyncCollection, Changes>();
+  /** The planning of held changes under way (flushLarge): the lane waits for it, so their events join its entries. */
+  let largePlanning: Promise<void> | undefined;
 
   const all = () => [...streams.values()];
+  /** The streams of some users, or every stream. */
+  const streamsOf = (userIds: Set<string> | null) =>
+    userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
   const remove = (connection: SyncConnection) => {
     const stream = streams.get(connection);
     if (!stream) return;
@@ -165,18 +207,21 @@ export function createSyncHub(
    * Each stream gets the change as its user would pull it, from where its last event left off. Streams that follow
    * from the same sequence and see the same documents share one computed (and encoded) event.
    */
-  const planDelivery = (
+  const planDelivery = async (
     how: HubDelivery,
     collection: SyncCollection,
     list: Stream[],
     through: number,
-  ): { stream: Stream; data: string }[] => {
+  ): Promise<{ stream: Stream; data: string }[]> => {
     const shared = how.sameForEveryone(collection);
     /** By starting point, then user ('' for all when shared): the index of the event computed for them. */
     const indexes = new Map<number, Map<string, number>>();
     const wanted: { userId: string; since: number }[] = [];
     const indexOf = list.map((stream) => {
-      const since = stream.reached.get(collection) ?? stream.connectedAt;
+      const reached = stream.reached.get(collection);
+      // Its last event already reached the sequence now (a later change of the same push): nothing to read again.
+      if (reached !== undefined && reached >= through) return -1;
+      const since = reached ?? stream.connectedAt;
       let ofSince = indexes.get(since);
       if (!ofSince) indexes.set(since, (ofSince = new Map()));
       const { userId } = stream.connection;
@@ -188,12 +233,13 @@ export function createSyncHub(
       }
       return index;
     });
-    const events = how.eventsFor(collection, wanted, through);
+    const events = wanted.length > 0 ? await how.eventsFor(collection, wanted, through) : [];
     const writes: { stream: Stream; data: string }[] = [];
     list.forEach((stream, i) => {
-      const data = events[indexOf[i]];
-      // Nothing this user may see: the next event follows from the same place, so it still covers this span.
-      if (data === null) return;
+      const data = indexOf[i] < 0 ? null : events[indexOf[i]];
+      // Nothing this user may see: the next event follows from the same place, so it still covers this span. A stream
+      // that ended while the events were read is left out.
+      if (data === null || !streams.has(stream.connection)) return;
       stream.reached.set(collection, through);
       writes.push({ stream, data });
     });
@@ -208,11 +254,18 @@ export function createSyncHub(
   const isWaiting = (stream: Stream, collection: SyncCollection) =>
     stream.waiting?.events.some(([waiting]) => waiting === collection) === true;
 
-  /** Writes the next slice of the lane, then lets other work run before the next; a broadcast waits for the end. */
-  const drainLane = () => {
+  /**
+   * Writes the next slice of the lane, then lets other work run before the next; a broadcast waits for the end. Before
+   * a slice, held changes are planned and waited for once: they join the streams' entries before any is written (an
+   * urgent post and its alert row in one write).
+   */
+  const drainLane = (waited = false) => {
     if (closed) return;
-    // A held change joins the streams' entries before any is written: an urgent post and its alert row in one write.
     if (large.size > 0) flushLarge();
+    if (largePlanning && !waited) {
+      void largePlanning.then(() => drainLane(true));
+      return;
+    }
     const end = Math.min(lane.length, laneHead + FANOUT_SLICE);
     for (; laneHead < end; laneHead += 1) {
       const { stream, events } = lane[laneHead];
@@ -238,30 +291,90 @@ export function createSyncHub(
   };
 
   /**
-   * A change for a few streams (a chat message) is written at once; for many (an urgent post's alert lists) through the
-   * lane, as is any event of a collection a stream still has waiting there.
+   * Runs `work` (planning events of these collections) once every earlier planning of any of them has ended. Its
+   * promise never fails: `work` answers its own failures.
    */
-  const deliver = (how: HubDelivery, collection: SyncCollection, list: Stream[], through: number) => {
-    const writes = planDelivery(how, collection, list, through);
-    const wasEmpty = lane.length === 0;
-    for (const { stream, data } of writes) {
-      if (writes.length > FANOUT_SLICE || isWaiting(stream, collection)) enqueue(stream, [[collection, data]]);
-      else safely(() => stream.connection.send(SYNC_EVENTS.change, data));
-    }
-    startLane(wasEmpty);
+  const inOrder = (collections: readonly SyncCollection[], work: () => Promise<void>): Promise<void> => {
+    const before = collections.flatMap((collection) => planning.get(collection) ?? []);
+    const done = (before.length === 0 ? work() : Promise.all(before).then(work)).catch((error: unknown) => {
+      if (!closed) delivery?.failed?.(error);
+    });
+    for (const collection of collections) planning.set(collection, done);
+    void done.then(() => {
+      for (const collection of collections) if (planning.get(collection) === done) planning.delete(collection);
+    });
+    return done;
   };
 
+  /** Events could not be read: the streams are told only which collection changed, and pull it. */
+  const readFailed = (how: HubDelivery, error: unknown, changes: [SyncCollection, Stream[]][]) => {
+    if (closed) return; // the database the events are read from may be closed too
+    how.failed?.(error);
+    for (const [collection, list] of changes) announce(collection, list);
+  };
+
+  /**
+   * Plans changes in order (inOrder) and writes them: a change for a few streams (a chat message) at once; for many (an
+   * urgent post's alert lists) through the lane, as is any event of a collection a stream still has waiting there. The
+   * streams are taken before the sequence is read, so a stream registered since started from a sequence at or below
+   * it. The events of all the changes are read first, then written together, in the order of the changes.
+   */
+  const deliver = (how: HubDelivery, changes: Changes) =>
+    inOrder([...changes.keys()], async () => {
+      // Begun: a change told from now on is planned after this one.
+      for (const collection of changes.keys()) if (queued.get(collection) === changes) queued.delete(collection);
+      if (closed) return;
+      const lists = [...changes].map(([collection, userIds]): [SyncCollection, Stream[]] => [
+        collection,
+        streamsOf(userIds),
+      ]);
+      let through: number;
+      try {
+        through = await how.currentSeq();
+      } catch (error) {
+        readFailed(how, error, lists);
+        return;
+      }
+      const planned: [SyncCollection, { stream: Stream; data: string }[]][] = [];
+      const failed: [SyncCollection, Stream[]][] = [];
+      for (const [collection, list] of lists) {
+        if (closed) return;
+        try {
+          planned.push([collection, await planDelivery(how, collection, list, through)]);
+        } catch (error) {
+          failed.push([collection, list]);
+          readFailed(how, error, []);
+        }
+      }
+      if (closed) return;
+      const wasEmpty = lane.length === 0;
+      for (const [collection, writes] of planned) {
+        for (const { stream, data } of writes) {
+          if (writes.length > FANOUT_SLICE || isWaiting(stream, collection)) enqueue(stream, [[collection, data]]);
+          else safely(() => stream.connection.send(SYNC_EVENTS.change, data));
+        }
+      }
+      for (const [collection, list] of failed) announce(collection, list);
+      startLane(wasEmpty);
+    });
+
   const send = (changes: [SyncCollection, Set<string> | null][]) => {
-    const through = delivery?.currentSeq();
+    if (!delivery) {
+      for (const [collection, userIds] of changes) announce(collection, streamsOf(userIds));
+      return;
+    }
+    let fresh: Changes | undefined;
     for (const [collection, userIds] of changes) {
-      if (delivery && userIds && userIds.size > FANOUT_SLICE) {
+      if (userIds && userIds.size > FANOUT_SLICE) {
         holdLarge(collection, userIds);
         continue;
       }
-      const list = userIds ? [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]) : all();
-      if (delivery && through !== undefined) deliver(delivery, collection, list, through);
-      else announce(collection, list);
+      // Joins the changes of this collection still waiting for their turn, or starts new ones.
+      let into = queued.get(collection);
+      if (!into) queued.set(collection, (into = fresh ??= new Map()));
+      addChange(into, collection, userIds);
     }
+    if (fresh) void deliver(delivery, fresh);
   };
 
   /**
@@ -282,17 +395,13 @@ export function createSyncHub(
   const flushLarge = () => {
     largeScheduled = false;
     if (closed || large.size === 0 || !delivery) return;
-    const through = delivery.currentSeq();
-    const changes = [...large];
+    const changes: Changes = new Map(large);
     large.clear();
-    for (const [collection, userIds] of changes) {
-      deliver(
-        delivery,
-        collection,
-        [...userIds].flatMap((id) => [...(byUser.get(id) ?? [])]),
-        through,
-      );
-    }
+    const planned = deliver(delivery, changes);
+    largePlanning = planned;
+    void planned.then(() => {
+      if (largePlanning === planned) largePlanning = undefined;
+    });
   };
 
   const flush = () => {
@@ -308,20 +417,46 @@ export function createSyncHub(
     broadcastScheduled = false;
     if (closed) return;
     lastBroadcastAt = performance.now();
-    const through = how.currentSeq();
-    const list = all();
-    const byStream = new Map<Stream, [SyncCollection, string][]>();
-    for (const collection of broadcasts) {
-      for (const { stream, data } of planDelivery(how, collection, list, through)) {
-        const events = byStream.get(stream);
-        if (events) events.push([collection, data]);
-        else byStream.set(stream, [[collection, data]]);
-      }
-    }
+    const collections = [...broadcasts];
     broadcasts.clear();
-    const wasEmpty = lane.length === 0;
-    for (const [stream, events] of byStream) enqueue(stream, events);
-    startLane(wasEmpty);
+    void inOrder(collections, async () => {
+      if (closed) return;
+      const list = all();
+      let through: number;
+      try {
+        through = await how.currentSeq();
+      } catch (error) {
+        readFailed(
+          how,
+          error,
+          collections.map((collection) => [collection, list]),
+        );
+        return;
+      }
+      const byStream = new Map<Stream, [SyncCollection, string][]>();
+      const failed: SyncCollection[] = [];
+      for (const collection of collections) {
+        if (closed) return;
+        let writes: { stream: Stream; data: string }[];
+        try {
+          writes = await planDelivery(how, collection, list, through);
+        } catch (error) {
+          failed.push(collection);
+          readFailed(how, error, []);
+          continue;
+        }
+        for (const { stream, data } of writes) {
+          const events = byStream.get(stream);
+          if (events) events.push([collection, data]);
+          else byStream.set(stream, [[collection, data]]);
+        }
+      }
+      if (closed) return;
+      const wasEmpty = lane.length === 0;
+      for (const [stream, events] of byStream) enqueue(stream, events);
+      for (const collection of failed) announce(collection, list);
+      startLane(wasEmpty);
+    });
   };
 
   /**
@@ -344,34 +479,53 @@ export function createSyncHub(
   const pingAll = () => {
     const list = all();
     let next = 0;
-    const slice = () => {
+    const slice = async () => {
       if (closed) return;
-      for (const last = Math.min(list.length, next + FANOUT_SLICE); next < last; next += 1) {
-        const { connection } = list[next];
-        if (!streams.has(connection)) continue; // ended since the list was taken
-        if (isLive && !isLive(connection.sessionHash)) end(connection);
+      const part = list.slice(next, Math.min(list.length, next + FANOUT_SLICE));
+      next += part.length;
+      const check = isLive;
+      // A session that cannot be checked now (the database is busy or gone) keeps its stream until the next ping.
+      const live = check
+        ? await Promise.all(
+            part.map(async ({ connection }) => {
+              try {
+                return await check(connection.sessionHash);
+              } catch (error) {
+                if (!closed) delivery?.failed?.(error);
+                return true;
+              }
+            }),
+          )
+        : null;
+      if (closed) return;
+      part.forEach(({ connection }, i) => {
+        if (!streams.has(connection)) return; // ended since the list was taken
+        if (live && !live[i]) end(connection);
         else safely(() => connection.ping());
-      }
-      if (next < list.length) setImmediate(slice);
+      });
+      if (next < list.length) setImmediate(run);
     };
-    slice();
+    const run = () => void slice();
+    run();
   };
   const timer = setInterval(pingAll, options.pingEveryMs ?? PING_EVERY_MS);
   timer.unref();
 
   return {
-    connect(connection) {
+    async connect(connection) {
+      // Read before the stream is registered, so no event is planned for it from a sequence it has not reached.
+      const connectedAt = delivery ? await delivery.currentSeq() : 0;
+      if (closed) {
+        connection.close();
+        return () => undefined;
+      }
       let set = byUser.get(connection.userId);
       if (!set) byUser.set(connection.userId, (set = new Set()));
       // Its first pull (after the RESYNC it is sent now) brings everything up to at least `connectedAt`.
-      const stream: Stream = {
-        connection,
-        reached: new Map(),
-        connectedAt: delivery?.currentSeq() ?? 0,
-        waiting: undefined,
-      };
+      const stream: Stream = { connection, reached: new Map(), connectedAt, waiting: undefined };
       set.add(stream);
       streams.set(connection, stream);
+      connection.opened?.();
       // Past a limit the oldest stream ends, not the new one: the newest is the tab in use, and a closed one that is
       // still wanted reconnects (decision 127).
       const ofSession = [...set].filter((s) => s.connection.sessionHash === connection.sessionHash);
@@ -385,18 +539,12 @@ export function createSyncHub(
         scheduleBroadcast(delivery);
         return;
       }
-      const current = pending.get(collection);
-      if (userIds === undefined) pending.set(collection, null);
-      else if (current !== null) {
-        const set = current ?? new Set<string>();
-        for (const id of userIds) set.add(id);
-        pending.set(collection, set);
-      }
+      addChange(pending, collection, userIds ?? null);
       if (flushScheduled) return;
       flushScheduled = true;
-      // Right after the current synchronous work, its transaction included (better-sqlite3 transactions cannot
-      // await): a chat message's event goes out before the sender's answer is written, rather than after every
-      // other I/O callback of this loop turn (decision 77).
+      // Right after the current synchronous work: a chat message's event goes out before the sender's answer is
+      // written, rather than after every other I/O callback of this loop turn (decision 77). A change told from inside
+      // a transaction is read once that transaction has ended (HubDelivery.currentSeq waits for it).
       queueMicrotask(flush);
     },
     disconnectUser(userId) {

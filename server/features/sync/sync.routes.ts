@@ -57,45 +57,56 @@ function frameOf(event: string, data: string): Buffer {
  */
 export const syncRoutes = new Hono<AppEnv>()
   .use('/sync/*', requireUser)
-  .get('/sync/stream', (c) => {
-    const { hub } = c.var.deps;
+  .get('/sync/stream', async (c) => {
+    const { hub, log } = c.var.deps;
     const { incoming, outgoing } = c.env;
     // Written straight to Node's response: a web stream per client cost about 30 KB each and a copy of every
     // event; this way a connected client is its socket, and one event is encoded once for all (decision 44).
     outgoing.writeHead(200, STREAM_HEADERS);
     let open = true;
     let corked = false;
+    let disconnect: (() => void) | undefined;
     const finish = () => {
       if (!open) return;
       open = false;
-      disconnect();
+      disconnect?.();
       outgoing.end();
     };
-    const disconnect = hub.connect({
-      userId: c.var.user.id,
-      sessionHash: c.var.sessionHash,
-      send: (event, data) => {
-        if (!open) return false;
-        // Several events of a fan-out (an urgent post and this user's alert row) leave in one write to the socket.
-        if (typeof data !== 'string')
-          return outgoing.write(data.map((each) => `event: ${event}\ndata: ${each}\n\n`).join(''));
-        // So do the events of one change sent one by one (a chat message and its conversation).
-        if (!corked) {
-          corked = true;
-          outgoing.cork();
-          process.nextTick(() => {
-            corked = false;
-            outgoing.uncork();
-          });
-        }
-        return outgoing.write(frameOf(event, data));
-      },
-      ping: () => open && outgoing.write(PING),
-      close: finish,
-    });
-    outgoing.write(frameOf(SYNC_EVENTS.resync, '{}'));
     outgoing.once('close', finish);
     incoming.once('close', finish);
+    try {
+      disconnect = await hub.connect({
+        userId: c.var.user.id,
+        sessionHash: c.var.sessionHash,
+        send: (event, data) => {
+          if (!open) return false;
+          // Several events of a fan-out (an urgent post and this user's alert row) leave in one write to the socket.
+          if (typeof data !== 'string')
+            return outgoing.write(data.map((each) => `event: ${event}\ndata: ${each}\n\n`).join(''));
+          // So do the events of one change sent one by one (a chat message and its conversation).
+          if (!corked) {
+            corked = true;
+            outgoing.cork();
+            process.nextTick(() => {
+              corked = false;
+              outgoing.uncork();
+            });
+          }
+          return outgoing.write(frameOf(event, data));
+        },
+        ping: () => open && outgoing.write(PING),
+        close: finish,
+        // Before any change event: the client pulls everything, then follows the events.
+        opened: () => open && outgoing.write(frameOf(SYNC_EVENTS.resync, '{}')),
+      });
+    } catch (error) {
+      // The answer has begun: the client sees the stream end and connects again.
+      log.error('Live stream: the stream could not be registered', error);
+      finish();
+      return RESPONSE_ALREADY_SENT;
+    }
+    // The client went away while the stream was being registered.
+    if (!open) disconnect();
     return RESPONSE_ALREADY_SENT;
   })
   .get(
@@ -104,11 +115,11 @@ export const syncRoutes = new Hono<AppEnv>()
     compress({ encoding: 'gzip', contentTypeFilter: /^application\/json/ }),
     validate('param', CollectionParamsSchema),
     validate('query', PullQuerySchema),
-    (c) => {
+    async (c) => {
       const { collection } = c.req.valid('param');
       const query = c.req.valid('query');
-      const body = sharedPullBody(c.var.deps, collection, query, () =>
-        JSON.stringify(pullDocuments(c.var.deps, c.var.user, HANDLERS[collection], query)),
+      const body = await sharedPullBody(c.var.deps, collection, query, async () =>
+        JSON.stringify(await pullDocuments(c.var.deps, c.var.user, HANDLERS[collection], query)),
       );
       // With its length, an answer under compress's threshold (1 KB) goes as it is: most pulls are a change or two
       // that the live stream announced, and gzip made each a chunked stream, 1-2 ms more per pull (decision 110).
@@ -123,12 +134,12 @@ export const syncRoutes = new Hono<AppEnv>()
     validate('param', CollectionParamsSchema),
     validate('header', PushHeadersSchema),
     validate('json', PushBodySchema),
-    (c) => {
+    async (c) => {
       const { collection } = c.req.valid('param');
       const rows = c.req.valid('json');
       const device = c.req.valid('header')['x-sync-device'];
       return c.json(
-        pushDocuments(c.var.deps, c.var.user, collection, HANDLERS[collection], rows, requestMeta(c), device),
+        await pushDocuments(c.var.deps, c.var.user, collection, HANDLERS[collection], rows, requestMeta(c), device),
       );
     },
   );

@@ -10,15 +10,16 @@ import {
   type PushRow,
   type SyncCollection,
 } from '../../../schema/sync';
-import { findDeviceState, rememberDeviceState } from './device-states.queries';
 import { sameJson } from '../../../schema/same-json';
+import { inTransaction } from '../../db/client';
+import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
+import { AppError, badRequest } from '../../lib/errors';
+import { currentSeq, touchRow } from '../../lib/seq.queries';
+import { findDeviceState, rememberDeviceState } from './device-states.queries';
 
 export { sameJson };
 
 type PushedCollection = (typeof PUSHABLE_COLLECTIONS)[number];
-import { currentSeq, touchRow } from '../../lib/seq.queries';
-import type { AppDeps, RequestMeta, SessionUser } from '../../lib/context';
-import { AppError, badRequest } from '../../lib/errors';
 
 /** A document as replication carries it. */
 export interface SyncDoc {
@@ -35,7 +36,7 @@ export type PushedDoc = PushRow['newDocumentState'];
  */
 export interface SyncHandler<D extends SyncDoc = SyncDoc> {
   /** Documents this user may see whose (server_seq, id) is after the checkpoint, in that order. */
-  pull(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number): { seq: number; doc: D }[];
+  pull(deps: AppDeps, actor: SessionUser, seq: number, id: string, limit: number): Promise<{ seq: number; doc: D }[]>;
   /**
    * First sync, newest first: live documents at or below `until` and before `before`, newest change first.
    * Collections without it fill oldest first.
@@ -46,12 +47,12 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
     until: number,
     before: { seq: number; id: string } | undefined,
     limit: number,
-  ): { seq: number; doc: D }[];
+  ): Promise<{ seq: number; doc: D }[]>;
   /**
    * The stored master document as pull would send it to this user, or null: also null when the user may not
    * see it (another pair's message), so a refused push never answers someone else's document.
    */
-  findMaster?(deps: AppDeps, id: string, actor: SessionUser): D | null;
+  findMaster?(deps: AppDeps, id: string, actor: SessionUser): Promise<D | null>;
   /**
    * Applies a change whose assumed master matched (or, with `mergesOnServer`, any change: `base` is then the state
    * it was made from); throws an AppError to refuse it. Answers a merge the pusher should be told of, if any.
@@ -63,7 +64,7 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
     master: D | null,
     meta: RequestMeta,
     base: PushedDoc | null,
-  ): FieldMerge | void;
+  ): Promise<FieldMerge | void>;
   /**
    * Skip the assumed-master check: only one user ever writes these documents (a reaction is per user), so the
    * last push wins.
@@ -96,7 +97,7 @@ export interface SyncHandler<D extends SyncDoc = SyncDoc> {
     deps: AppDeps,
     userIds: ReadonlySet<string>,
     seq: number,
-  ): Map<string, { seq: number; doc: D; json?: string }[]>;
+  ): Promise<Map<string, { seq: number; doc: D; json?: string }[]>>;
   /**
    * What a refused create turns into on the client, when not simply its own document deleted: a message's tombstone
    * holds no words (decision 150).
@@ -123,16 +124,16 @@ function tombstoneOf(doc: PushedDoc): SyncDoc {
  * `backfill`, a first sync fills the collection newest first up to the sequence at its start, then carries
  * on in change order from there (docs/sync.md, "Newest first").
  */
-export function pullDocuments(
+export async function pullDocuments(
   deps: AppDeps,
   actor: SessionUser,
   handler: SyncHandler,
   query: PullQuery,
-): PullResponse<SyncDoc> {
+): Promise<PullResponse<SyncDoc>> {
   if (query.backfill && handler.pullNewest) {
-    const until = query.beforeSeq === undefined ? currentSeq(deps.db) : query.seq;
+    const until = query.beforeSeq === undefined ? await currentSeq(deps.db) : query.seq;
     const before = query.beforeSeq === undefined ? undefined : { seq: query.beforeSeq, id: query.beforeId ?? '' };
-    const rows = handler.pullNewest(deps, actor, until, before, query.limit);
+    const rows = await handler.pullNewest(deps, actor, until, before, query.limit);
     const last = rows[rows.length - 1];
     const done = rows.length < query.limit;
     return {
@@ -147,9 +148,10 @@ export function pullDocuments(
     };
   }
   if (query.backfill) query = { ...query, seq: 0, id: '' };
-  // Read with the rows (nothing is written in between): a short page holds everything up to it (decision 131).
-  const through = currentSeq(deps.db);
-  const rows = handler.pull(deps, actor, query.seq, query.id, query.limit);
+  // Read before the rows: a short page holds everything up to it (decision 131). Writers commit in sequence order
+  // (decision 157), so every change up to it has committed before the rows are read.
+  const through = await currentSeq(deps.db);
+  const rows = await handler.pull(deps, actor, query.seq, query.id, query.limit);
   const last = rows[rows.length - 1];
   return {
     documents: rows.map((r) => r.doc),
@@ -171,15 +173,15 @@ export const EVENT_BYTES_MAX = 64 * 1024;
  * that a device holding everything up to `since` may store them at. Null when this user may see none of it; only
  * the collection's name (pull it) when the change is too large to carry.
  */
-export function changeEventOf(
+export async function changeEventOf(
   deps: AppDeps,
   actor: SessionUser,
   collection: SyncCollection,
   handler: SyncHandler,
   since: number,
   through: number,
-): string | null {
-  const rows = handler.pull(deps, actor, since, CHECKPOINT_ID_END, EVENT_DOCUMENTS_MAX + 1);
+): Promise<string | null> {
+  const rows = await handler.pull(deps, actor, since, CHECKPOINT_ID_END, EVENT_DOCUMENTS_MAX + 1);
   return changeEventEncoder(collection, since, through)(rows);
 }
 
@@ -215,7 +217,7 @@ export function changeEventEncoder(
  * master, or a tombstone for a refused create, and the rest of the batch carries on. A server error stops the batch
  * after committing the rows before it (docs/sync.md, "Push").
  */
-export function pushDocuments(
+export async function pushDocuments(
   deps: AppDeps,
   actor: SessionUser,
   collection: SyncCollection,
@@ -223,9 +225,11 @@ export function pushDocuments(
   rows: PushRow[],
   meta: RequestMeta,
   deviceId?: string,
-): PushResponse<SyncDoc> {
+): Promise<PushResponse<SyncDoc>> {
   if (!handler.findMaster || !handler.apply) return badRequest('This collection is read-only');
-  const findMaster = (id: string) => handler.findMaster!(deps, id, actor);
+  // Every read and write below goes through the transaction's `deps` it is given: on SQLite a query on the app's
+  // connection inside the transaction would wait for ever (decision 157).
+  const findMaster = (deps: AppDeps, id: string) => handler.findMaster!(deps, id, actor);
   const refused = (doc: PushedDoc) => (handler.refusedAs ?? tombstoneOf)(doc);
   const conflicts: SyncDoc[] = [];
   const bases: Record<string, SyncDoc> = {};
@@ -233,55 +237,60 @@ export function pushDocuments(
   const keyOf = (docId: string) => ({ collection, docId, userId: actor.id, deviceId: device! });
   const merges: Record<string, FieldMerge> = {};
   /** The state this device's last accepted push left, when newer than what the row assumed (decision 69). */
-  const newerDeviceState = (id: string, assumed: PushedDoc | null): PushedDoc | null => {
-    const base = device ? findDeviceState(deps.db, keyOf(id)) : null;
+  const newerDeviceState = async (deps: AppDeps, id: string, assumed: PushedDoc | null): Promise<PushedDoc | null> => {
+    const base = device ? await findDeviceState(deps.db, keyOf(id)) : null;
     return base && (!assumed || updatedAtOf(base) > updatedAtOf(assumed)) ? { ...base } : null;
   };
   let touched = false;
-  /** Applies one row in its own savepoint; answers its conflict, or null when it was accepted. */
-  const pushRow = (row: PushRow): SyncDoc | { merge: FieldMerge } | null => {
+  /**
+   * Applies one row in a savepoint of its own inside the request's transaction (whose `deps` it is given); answers its
+   * conflict, or null when it was accepted.
+   */
+  const pushRow = (deps: AppDeps, row: PushRow): Promise<SyncDoc | { merge: FieldMerge } | null> => {
     const doc = row.newDocumentState;
-    return deps.db.transaction(() => {
-      const master = findMaster(doc.id);
+    return inTransaction(deps, async (deps) => {
+      const master = await findMaster(deps, doc.id);
       const assumed = row.assumedMasterState ?? null;
       const checked = !handler.lastPushWins && !handler.mergesOnServer;
       if (checked && !sameState(collection, assumed, master)) {
-        const base = master ? newerDeviceState(doc.id, assumed) : null;
+        const base = master ? await newerDeviceState(deps, doc.id, assumed) : null;
         if (base) bases[doc.id] = { ...base, _deleted: Boolean(base._deleted) };
         return master ?? refused(doc);
       }
-      const from = handler.mergesOnServer ? (newerDeviceState(doc.id, assumed) ?? assumed) : null;
-      const merge = handler.apply!(deps, actor, doc, master, meta, from);
-      const stored = device || master ? findMaster(doc.id) : null;
+      const from = handler.mergesOnServer ? ((await newerDeviceState(deps, doc.id, assumed)) ?? assumed) : null;
+      const merge = await handler.apply!(deps, actor, doc, master, meta, from);
+      const stored = device || master ? await findMaster(deps, doc.id) : null;
       if (device && stored) {
         // A merging server stores more than the device sent: the device knows only what it pushed.
         const known = handler.mergesOnServer ? { ...stored, ...writableOf(collection, doc) } : stored;
-        rememberDeviceState(deps.db, keyOf(doc.id), known, deps.now());
+        await rememberDeviceState(deps.db, keyOf(doc.id), known, deps.now());
       }
       // Accepted but nothing changed (a retry whose first answer was lost, the same value again): no change
       // event would follow, and the pusher, whose copy waits for the stored version, would never get it.
       if (master && sameJson(stored, master)) {
         // Pushable: the read-only collections were refused above (they have no findMaster and apply).
-        touchRow(deps.db, collection as PushedCollection, doc.id);
+        await touchRow(deps.db, collection as PushedCollection, doc.id);
         touched = true;
       }
       return merge ? { merge } : null;
     });
   };
   let failure: unknown = null;
-  // One commit per request rather than per row: a row's own transaction cost more than its work.
-  deps.db.transaction(() => {
+  // One commit per request rather than per row: a row's own transaction cost more than its work. Rows go one after
+  // another, in order, so their sequence numbers (server_seq) follow the batch's order.
+  await inTransaction(deps, async (deps) => {
     for (const row of rows) {
       try {
-        const answer = pushRow(row);
+        const answer = await pushRow(deps, row);
         if (answer && 'merge' in answer) merges[row.newDocumentState.id] = answer.merge;
         else if (answer) conflicts.push(answer);
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) {
+          // The rows before it are committed; the error is thrown once the transaction has ended.
           failure = error;
           return;
         }
-        conflicts.push(findMaster(row.newDocumentState.id) ?? refused(row.newDocumentState));
+        conflicts.push((await findMaster(deps, row.newDocumentState.id)) ?? refused(row.newDocumentState));
       }
     }
   });

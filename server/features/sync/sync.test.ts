@@ -13,6 +13,7 @@ import type {
 } from '../../../schema/sync';
 import { newPostDoc } from '../../test/sync-docs';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 
@@ -189,8 +190,8 @@ describe('pull', () => {
   it('returns deletes as tombstones without their content', async () => {
     const { user, client } = await t.signedIn();
     const post = await t.buildPost({ authorId: user.id, content: 'Soon gone' });
-    const comment = t.buildComment(post.id, user.id);
-    t.buildReaction(post.id, user.id, 'like');
+    const comment = await t.buildComment(post.id, user.id);
+    await t.buildReaction(post.id, user.id, 'like');
     const { checkpoint } = await pullAll<PostDoc>(client, 'posts');
     const before = await pullAll<CommentDoc>(client, 'comments');
     const reactionsBefore = await pullAll<ReactionDoc>(client, 'reactions');
@@ -237,7 +238,9 @@ describe('push: posts', () => {
     expect(conflicts).toEqual([expect.objectContaining({ id: doc.id, content: doc.content, _deleted: false })]);
     const { docs } = await pullAll<PostDoc>(client, 'posts');
     expect([...docs.values()].filter((d) => d.id === doc.id)).toHaveLength(1);
-    const count = t.db.$client.prepare('SELECT count(*) AS n FROM posts WHERE id = ?').get(doc.id) as { n: number };
+    const count = (await statement(t.db, 'SELECT count(*) AS n FROM posts WHERE id = ?').get([doc.id])) as {
+      n: number;
+    };
     expect(count.n).toBe(1);
   });
 
@@ -497,11 +500,11 @@ describe('reactions on the posts (decision 74)', () => {
     const ann = await t.buildUser();
     const bob = await t.buildUser();
     const cat = await t.buildUser();
-    t.buildReaction(post.id, ann.id, 'like');
+    await t.buildReaction(post.id, ann.id, 'like');
     await new Promise((r) => setTimeout(r, 3));
-    t.buildReaction(post.id, cat.id, 'sad');
+    await t.buildReaction(post.id, cat.id, 'sad');
     await new Promise((r) => setTimeout(r, 3));
-    t.buildReaction(post.id, bob.id, 'like');
+    await t.buildReaction(post.id, bob.id, 'like');
     const quiet = await t.buildPost();
     const { docs } = await pullAll<PostDoc>(client, 'posts');
     expect(docs.get(post.id)?.reactions).toEqual({ like: [ann.id, bob.id], sad: [cat.id] });
@@ -573,8 +576,8 @@ describe('reactions on the posts (decision 74)', () => {
     const { user, client } = await t.signedIn();
     const other = await t.buildUser();
     const post = await t.buildPost();
-    t.buildReaction(post.id, user.id, 'like');
-    t.buildReaction(post.id, other.id, 'angry');
+    await t.buildReaction(post.id, user.id, 'like');
+    await t.buildReaction(post.id, other.id, 'angry');
     const { docs, checkpoint } = await pullAll<ReactionDoc>(client, 'reactions');
     expect([...docs.values()].filter((d) => d.postId === post.id)).toEqual([
       expect.objectContaining({ id: `${post.id}:${user.id}`, type: 'like', _deleted: false }),
@@ -606,7 +609,7 @@ describe('reactions on the posts (decision 74)', () => {
     const sysadmin = (await t.signedIn({ role: 'system_admin' })).client;
     const gone = await t.buildUser();
     const post = await t.buildPost();
-    t.buildReaction(post.id, gone.id, 'sad');
+    await t.buildReaction(post.id, gone.id, 'sad');
     const { checkpoint, docs } = await pullAll<PostDoc>(client, 'posts');
     expect(docs.get(post.id)?.reactions).toEqual({ sad: [gone.id] });
     expect((await sysadmin.delete(`/api/admin/users/${gone.id}`)).status).toBe(204);
@@ -645,8 +648,8 @@ describe('push that changes nothing', () => {
 
     // The same for a read mark pushed again.
     const other = await t.buildUser();
-    const conversationId = t.buildConversation(user.id, other.id);
-    t.buildMessage(conversationId, other.id);
+    const conversationId = await t.buildConversation(user.id, other.id);
+    await t.buildMessage(conversationId, other.id);
     const conversation = (await pullAll<{ id: string; readUpTo: number }>(client, 'conversations')).docs.get(
       conversationId,
     )!;

@@ -8,6 +8,7 @@ import type { UploadView } from '../../../schema/uploads';
 import { fileStorage, readStored, type StoredEntry } from '../../lib/storage';
 import { startTestS3 } from '../../test/s3';
 import { startTestServer, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 const s3 = await startTestS3();
 const sharedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-shared-files-'));
@@ -52,7 +53,7 @@ describe.each(backends)('uploads and residents’ photos in %s', (label, setting
       const upload = (await client.postForm('/api/uploads', formWith('file', 'garden.png', await bigPicture())))
         .body as unknown as UploadView;
       const name = (
-        t.db.$client.prepare('SELECT stored_name AS name FROM uploads WHERE id = ?').get(upload.id) as {
+        (await statement(t.db, 'SELECT stored_name AS name FROM uploads WHERE id = ?').get([upload.id])) as {
           name: string;
         }
       ).name;

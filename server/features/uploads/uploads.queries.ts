@@ -1,32 +1,36 @@
 import { eq, inArray } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { statement, type Db } from '../../db/client';
 import { uploads, users } from '../../db/tables';
 import { uploadUrl } from '../../../schema/upload-rules';
 
 export type UploadRow = typeof uploads.$inferSelect;
 
-export function insertUpload(db: Db, row: UploadRow): void {
-  db.insert(uploads).values(row).run();
+export async function insertUpload(db: Db, row: UploadRow): Promise<void> {
+  await db.insert(uploads).values(row).run();
 }
 
-export function findUpload(db: Db, id: string): UploadRow | undefined {
-  return db.select().from(uploads).where(eq(uploads.id, id)).get();
+export async function findUpload(db: Db, id: string): Promise<UploadRow | undefined> {
+  return await db.select().from(uploads).where(eq(uploads.id, id)).get();
 }
 
-export function findUploads(db: Db, ids: string[]): UploadRow[] {
+export async function findUploads(db: Db, ids: string[]): Promise<UploadRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(uploads).where(inArray(uploads.id, ids)).all();
+  return await db.select().from(uploads).where(inArray(uploads.id, ids)).all();
 }
 
-export function deleteUploadRows(db: Db, ids: string[]): void {
-  if (ids.length) db.delete(uploads).where(inArray(uploads.id, ids)).run();
+export async function deleteUploadRows(db: Db, ids: string[]): Promise<void> {
+  if (ids.length) await db.delete(uploads).where(inArray(uploads.id, ids)).run();
 }
 
 /** Which of these uploads are someone's profile picture. */
-export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
+export async function findProfilePictureUploads(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const urls = ids.map(uploadUrl);
-  const rows = db.select({ url: users.profileImageUrl }).from(users).where(inArray(users.profileImageUrl, urls)).all();
+  const rows = await db
+    .select({ url: users.profileImageUrl })
+    .from(users)
+    .where(inArray(users.profileImageUrl, urls))
+    .all();
   return new Set(rows.map((row) => row.url?.slice(uploadUrl('').length) ?? ''));
 }
 
@@ -35,10 +39,10 @@ export function findProfilePictureUploads(db: Db, ids: string[]): Set<string> {
  * post's lists are empty), no message of their conversation (decision 150), and no profile picture. Their owner's
  * posts are read along the author index, their conversation's messages along its index.
  */
-export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, 'id' | 'storedName'>[] {
-  return db.$client
-    .prepare<[number], Pick<UploadRow, 'id' | 'storedName'>>(
-      `SELECT u.id, u.stored_name AS storedName FROM uploads u
+export async function listUnattachedUploads(db: Db, before: number): Promise<Pick<UploadRow, 'id' | 'storedName'>[]> {
+  return statement<[number], Pick<UploadRow, 'id' | 'storedName'>>(
+    db,
+    `SELECT u.id, u.stored_name AS storedName FROM uploads u
        WHERE u.created_at < ?
          AND NOT EXISTS (SELECT 1 FROM users WHERE profile_image_url = '${uploadUrl('')}' || u.id)
          AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.author_id IS u.owner_id
@@ -47,17 +51,10 @@ export function listUnattachedUploads(db: Db, before: number): Pick<UploadRow, '
                            AND (instr(s.images, u.id) > 0 OR instr(s.attachments, u.id) > 0))
          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = u.conversation_id
                            AND (instr(m.images, u.id) > 0 OR instr(m.attachments, u.id) > 0))`,
-    )
-    .all(before);
+  ).all([before]);
 }
 
 /** The stored names of every upload, to tell the files in the folder that have no record. */
-export function listStoredNames(db: Db): Set<string> {
-  return new Set(
-    db
-      .select({ name: uploads.storedName })
-      .from(uploads)
-      .all()
-      .map((row) => row.name),
-  );
+export async function listStoredNames(db: Db): Promise<Set<string>> {
+  return new Set((await db.select({ name: uploads.storedName }).from(uploads).all()).map((row) => row.name));
 }

@@ -21,7 +21,7 @@ export const uploadRoutes = new Hono<AppEnv>()
     const files = form.file ?? [];
     const file = files.length === 1 && files[0] instanceof File ? files[0] : badRequest(UPLOAD_MESSAGES.missingFile);
     // A file for a chat message names its conversation: members only, then and whenever it is read (decision 150).
-    const conversationId = chatConversationOf(c.var.deps, c.var.user, form.conversationId?.[0]);
+    const conversationId = await chatConversationOf(c.var.deps, c.var.user, form.conversationId?.[0]);
     return c.json(await uploadFile(c.var.deps, c.var.user, file, conversationId), 201);
   })
   .get(

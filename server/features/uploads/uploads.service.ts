@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CHAT_MESSAGES } from '../../../schema/chat-rules';
 import type { Attachment } from '../../../schema/posts';
 import { uploadIdFromUrl, uploadUrl, type UploadView } from '../../../schema/uploads';
+import { inTransaction } from '../../db/client';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, notFound } from '../../lib/errors';
 import { checkUploadedFile, type CheckedFile } from '../../lib/files';
@@ -90,7 +91,9 @@ export async function saveFiles(
         conversationId,
       });
     }
-    deps.db.transaction(() => rows.forEach((row) => insertUpload(deps.db, row)));
+    await inTransaction(deps, async (deps) => {
+      for (const row of rows) await insertUpload(deps.db, row);
+    });
   } catch (error) {
     await Promise.all(written.map((name) => removeStoredFiles(deps, name)));
     throw error;
@@ -114,27 +117,37 @@ export async function uploadFile(
 
 /** Removes stored uploads (a post that used them was refused after they were written). */
 export async function discardUploads(deps: AppDeps, ids: string[]): Promise<void> {
-  const rows = findUploads(deps.db, ids);
-  deleteUploadRows(deps.db, ids);
+  const rows = await findUploads(deps.db, ids);
+  await deleteUploadRows(deps.db, ids);
   await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
 }
 
 /**
  * Forgets the uploads of a deleted post (decision 126): their rows go in the caller's transaction, so they answer
- * 404 at once, and their files once it has committed. A file whose row is back (the transaction rolled back) is
- * kept; a profile picture is never removed this way.
+ * 404 at once; a profile picture is never removed this way. Answers the uploads whose files the caller removes with
+ * removeForgottenFiles once that transaction has committed (the transaction's handle is closed by then).
  */
-export function forgetUploads(deps: AppDeps, ids: string[]): void {
-  const pictures = findProfilePictureUploads(deps.db, ids);
-  const rows = findUploads(deps.db, ids).filter((row) => !pictures.has(row.id));
-  if (rows.length === 0) return;
-  deleteUploadRows(
+export async function forgetUploads(deps: AppDeps, ids: string[]): Promise<UploadRow[]> {
+  const pictures = await findProfilePictureUploads(deps.db, ids);
+  const rows = (await findUploads(deps.db, ids)).filter((row) => !pictures.has(row.id));
+  if (rows.length === 0) return [];
+  await deleteUploadRows(
     deps.db,
     rows.map((row) => row.id),
   );
+  return rows;
+}
+
+/**
+ * Removes the files of uploads forgetUploads forgot, in the background, after its transaction: `deps` are the app's,
+ * not the transaction's. A file whose row is back (the transaction rolled back) is kept.
+ */
+export function removeForgottenFiles(deps: AppDeps, rows: UploadRow[]): void {
+  if (rows.length === 0) return;
   setImmediate(() => {
     const remove = async () => {
-      const gone = rows.filter((row) => !findUpload(deps.db, row.id));
+      const gone: UploadRow[] = [];
+      for (const row of rows) if (!(await findUpload(deps.db, row.id))) gone.push(row);
       await Promise.all(gone.map((row) => removeStoredFiles(deps, row.storedName)));
     };
     remove().catch((error: unknown) => deps.log.error('Removing the files of a deleted post failed', error));
@@ -143,7 +156,7 @@ export function forgetUploads(deps: AppDeps, ids: string[]): void {
 
 /** Removes one of the actor's own uploads (a profile picture that was replaced); others' are left alone. */
 export async function discardOwnUpload(deps: AppDeps, actor: SessionUser, id: string): Promise<void> {
-  const row = findUpload(deps.db, id);
+  const row = await findUpload(deps.db, id);
   if (row && row.ownerId === actor.id) await discardUploads(deps, [id]);
 }
 
@@ -154,14 +167,14 @@ const MISSING_FILE = 'An attached file of this post was not found. Please upload
  * The uploads a post refers to, checked: each must exist and belong to the author, and pictures must be
  * pictures. Names, types and sizes come from the server's record, never from the client.
  */
-export function resolvePostFiles(
+export async function resolvePostFiles(
   deps: AppDeps,
   actor: SessionUser,
   input: { images: string[]; attachments: { id: string }[] },
-): { images: string[]; attachments: Attachment[] } {
+): Promise<{ images: string[]; attachments: Attachment[] }> {
   const imageIds = input.images.map((url) => uploadIdFromUrl(url) ?? badRequest(MISSING_IMAGE));
   const attachmentIds = input.attachments.map((a) => a.id);
-  const rows = new Map(findUploads(deps.db, [...imageIds, ...attachmentIds]).map((row) => [row.id, row]));
+  const rows = new Map((await findUploads(deps.db, [...imageIds, ...attachmentIds])).map((row) => [row.id, row]));
   const own = (id: string) => {
     const row = rows.get(id);
     // A file sent in a chat stays there: a post never shows it (decision 150).
@@ -184,14 +197,14 @@ export function resolvePostFiles(
  * conversation, so a file never moves into a conversation whose members may not read it (decision 150). Names, types
  * and sizes come from the server's record.
  */
-export function resolveMessageFiles(
+export async function resolveMessageFiles(
   deps: AppDeps,
   actor: SessionUser,
   conversationId: string,
   input: { images: string[]; attachments: { id: string }[] },
-): { images: string[]; attachments: Attachment[] } {
+): Promise<{ images: string[]; attachments: Attachment[] }> {
   const ids = [...input.images.map((url) => uploadIdFromUrl(url) ?? ''), ...input.attachments.map((a) => a.id)];
-  const rows = new Map(findUploads(deps.db, ids.filter(Boolean)).map((row) => [row.id, row]));
+  const rows = new Map((await findUploads(deps.db, ids.filter(Boolean))).map((row) => [row.id, row]));
   const usable = (id: string | null, kind?: 'image') => {
     const row = id ? rows.get(id) : undefined;
     const fits = row && row.ownerId === actor.id && row.conversationId === conversationId;
@@ -215,10 +228,10 @@ export async function openUpload(
   deps: AppDeps,
   id: string,
   variant: 'full' | 'card' = 'full',
-  mayRead: (conversationId: string) => boolean = () => false,
+  mayRead: (conversationId: string) => Promise<boolean> = async () => false,
 ): Promise<{ row: UploadRow; file: StoredFile }> {
-  const row = findUpload(deps.db, id) ?? notFound('File not found');
-  if (row.conversationId && !mayRead(row.conversationId)) notFound('File not found');
+  const row = (await findUpload(deps.db, id)) ?? notFound('File not found');
+  if (row.conversationId && !(await mayRead(row.conversationId))) notFound('File not found');
   const storage = storageOf(deps);
   if (variant === 'card' && row.kind === 'image') {
     const card = await storage.get(uploadKey(cardFileName(row.storedName)));
@@ -238,13 +251,13 @@ const storedNameOf = (key: string) => key.slice('uploads/'.length).replace(/\.ca
  */
 export async function sweepUnattachedUploads(deps: AppDeps): Promise<number> {
   const before = deps.now() - UNATTACHED_UPLOAD_MS;
-  const rows = listUnattachedUploads(deps.db, before);
-  deleteUploadRows(
+  const rows = await listUnattachedUploads(deps.db, before);
+  await deleteUploadRows(
     deps.db,
     rows.map((row) => row.id),
   );
   await Promise.all(rows.map((row) => removeStoredFiles(deps, row.storedName)));
-  const known = listStoredNames(deps.db);
+  const known = await listStoredNames(deps.db);
   const storage = storageOf(deps);
   let strays = 0;
   for await (const entry of storage.list('uploads')) {

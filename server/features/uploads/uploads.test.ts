@@ -6,6 +6,7 @@ import type { PostView } from '../../../schema/posts';
 import { UPLOAD_MESSAGES, type UploadView } from '../../../schema/uploads';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { discardUploads } from './uploads.service';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 let client: TestClient;
@@ -39,7 +40,7 @@ const uploadDirFiles = () => {
   const dir = path.join(t.dataDir, 'uploads');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 };
-const uploadRows = () => t.db.$client.prepare('SELECT count(*) AS n FROM uploads').get() as { n: number };
+const uploadRows = async () => (await statement(t.db, 'SELECT count(*) AS n FROM uploads').get()) as { n: number };
 
 describe('POST /api/uploads and GET /api/uploads/{id}', () => {
   it.each(['jpeg', 'png'] as const)('re-encodes a %s photo without its GPS and camera metadata', async (format) => {
@@ -109,12 +110,12 @@ describe('POST /api/uploads and GET /api/uploads/{id}', () => {
 
   it('refuses a ".png" that is really HTML with 415 and stores nothing', async () => {
     const files = uploadDirFiles().length;
-    const rows = uploadRows().n;
+    const rows = (await uploadRows()).n;
     const res = await client.postForm('/api/uploads', form('cat.png', '<html><script>alert(1)</script></html>'));
     expect(res.status).toBe(415);
     expect(res.body).toMatchObject({ code: 'unsupported_media_type', message: UPLOAD_MESSAGES.contentMismatch });
     expect(uploadDirFiles()).toHaveLength(files);
-    expect(uploadRows().n).toBe(rows);
+    expect((await uploadRows()).n).toBe(rows);
   });
 
   it.each([
@@ -134,22 +135,22 @@ describe('POST /api/uploads and GET /api/uploads/{id}', () => {
 
   it('refuses a 26 MB file with 413 and writes nothing to disk or the database', async () => {
     const files = uploadDirFiles().length;
-    const rows = uploadRows().n;
+    const rows = (await uploadRows()).n;
     const big = new Uint8Array(26 * 1024 * 1024).fill(0x61);
     const res = await client.postForm('/api/uploads', form('huge.txt', big));
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('payload_too_large');
     expect(uploadDirFiles()).toHaveLength(files);
-    expect(uploadRows().n).toBe(rows);
+    expect((await uploadRows()).n).toBe(rows);
   });
 
   it('refuses a file just over 25 MB with the file-size message', async () => {
-    const rows = uploadRows().n;
+    const rows = (await uploadRows()).n;
     const big = new Uint8Array(25 * 1024 * 1024 + 1).fill(0x61);
     const res = await client.postForm('/api/uploads', form('just-over.txt', big));
     expect(res.status).toBe(413);
     expect(res.body.message).toBe(UPLOAD_MESSAGES.tooLarge);
-    expect(uploadRows().n).toBe(rows);
+    expect((await uploadRows()).n).toBe(rows);
   });
 
   it('serves a document as an attachment under its original name, stored under a random one', async () => {
@@ -312,9 +313,10 @@ describe('the sweep of uploads nothing uses', () => {
     );
     const pictureUrl = profile.body.profileImageUrl as string;
     const dir = path.join(t.dataDir, 'uploads');
-    const stored = (id: string) =>
-      (t.db.$client.prepare('SELECT stored_name AS name FROM uploads WHERE id = ?').get(id) as { name: string }).name;
-    const orphanFile = path.join(dir, stored(orphan.id));
+    const stored = async (id: string) =>
+      ((await statement(t.db, 'SELECT stored_name AS name FROM uploads WHERE id = ?').get([id])) as { name: string })
+        .name;
+    const orphanFile = path.join(dir, await stored(orphan.id));
     const oldStray = path.join(dir, `${'a'.repeat(32)}.png`);
     const newStray = path.join(dir, `${'b'.repeat(32)}.png`);
     fs.writeFileSync(oldStray, 'left by a crash');

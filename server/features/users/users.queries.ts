@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, lte, ne, sql } from 'drizzle-orm';
-import { preparedFor, type Db } from '../../db/client';
+import { preparedFor, type Db, transaction } from '../../db/client';
 import { deletedUsers, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -20,8 +20,8 @@ const findUserByIdQuery = preparedFor((db) =>
 );
 
 /** Prepared: every request's session and every change event sent to a user reads it (decision 131). */
-export function findUserById(db: Db, id: string): UserRow | undefined {
-  return findUserByIdQuery(db).get({ id });
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return await findUserByIdQuery(db).get({ id });
 }
 
 const findAccountCreatedAtQuery = preparedFor((db) =>
@@ -33,16 +33,16 @@ const findAccountCreatedAtQuery = preparedFor((db) =>
 );
 
 /** When the account was made; prepared once, since a chat message's send asks it (decision 78). */
-export function findAccountCreatedAt(db: Db, id: string): number | undefined {
-  return findAccountCreatedAtQuery(db).get({ id })?.createdAt;
+export async function findAccountCreatedAt(db: Db, id: string): Promise<number | undefined> {
+  return (await findAccountCreatedAtQuery(db).get({ id }))?.createdAt;
 }
 
-export function findUserByEmail(db: Db, email: string): UserRow | undefined {
-  return db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return await db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
 }
 
-export function listUsers(db: Db): UserRow[] {
-  return db.select().from(users).orderBy(asc(users.firstName), asc(users.lastName)).all();
+export async function listUsers(db: Db): Promise<UserRow[]> {
+  return await db.select().from(users).orderBy(asc(users.firstName), asc(users.lastName)).all();
 }
 
 /** Fields the synced staff directory shows: a change to one of them moves the user up the change feed. */
@@ -53,8 +53,8 @@ const DIRECTORY_FIELDS = [
 ] as const;
 
 /** Active accounts whose access ends after `from` and at or before `to`, soonest first (decision 147). */
-export function listAccessEndingBetween(db: Db, from: number, to: number): UserRow[] {
-  return db
+export async function listAccessEndingBetween(db: Db, from: number, to: number): Promise<UserRow[]> {
+  return await db
     .select()
     .from(users)
     .where(and(eq(users.isActive, true), gt(users.accessEndsAt, from), lte(users.accessEndsAt, to)))
@@ -63,8 +63,8 @@ export function listAccessEndingBetween(db: Db, from: number, to: number): UserR
 }
 
 /** Active System Administrators: who hears of the server's own work (decision 147). */
-export function listActiveSystemAdmins(db: Db): UserRow[] {
-  return db
+export async function listActiveSystemAdmins(db: Db): Promise<UserRow[]> {
+  return await db
     .select()
     .from(users)
     .where(and(eq(users.role, 'system_admin'), eq(users.isActive, true)))
@@ -72,18 +72,19 @@ export function listActiveSystemAdmins(db: Db): UserRow[] {
 }
 
 /** Active accounts whose access end (bank and agency staff) is at or before `at` (decision 145). */
-export function listAccessEnded(db: Db, at: number): UserRow[] {
-  return db
+export async function listAccessEnded(db: Db, at: number): Promise<UserRow[]> {
+  return await db
     .select()
     .from(users)
     .where(and(eq(users.isActive, true), lte(users.accessEndsAt, at)))
     .all();
 }
 
-export function insertUser(db: Db, row: NewUserRow): void {
-  db.transaction(() => {
-    db.insert(users)
-      .values({ ...row, serverSeq: nextSeq(db) })
+export async function insertUser(db: Db, row: NewUserRow): Promise<void> {
+  await transaction(db, async (db) => {
+    await db
+      .insert(users)
+      .values({ ...row, serverSeq: await nextSeq(db) })
       .run();
   });
 }
@@ -92,31 +93,33 @@ export function insertUser(db: Db, row: NewUserRow): void {
  * Updates a user. Only changes the directory shows take a new sync sequence, so a sign-in (lastLoginAt) is
  * not broadcast to every client.
  */
-export function updateUser(db: Db, id: string, changes: Partial<NewUserRow>): void {
-  db.transaction(() => {
+export async function updateUser(db: Db, id: string, changes: Partial<NewUserRow>): Promise<void> {
+  await transaction(db, async (db) => {
     const visible = DIRECTORY_FIELDS.some((field) => field in changes);
-    db.update(users)
-      .set(visible ? { ...changes, serverSeq: nextSeq(db) } : changes)
+    await db
+      .update(users)
+      .set(visible ? { ...changes, serverSeq: await nextSeq(db) } : changes)
       .where(eq(users.id, id))
       .run();
   });
 }
 
 /** Deletes the account and leaves a directory tombstone, in one transaction. */
-export function deleteUserRow(db: Db, id: string): void {
-  db.transaction(() => {
-    const serverSeq = nextSeq(db);
-    db.insert(deletedUsers)
+export async function deleteUserRow(db: Db, id: string): Promise<void> {
+  await transaction(db, async (db) => {
+    const serverSeq = await nextSeq(db);
+    await db
+      .insert(deletedUsers)
       .values({ id, serverSeq })
       .onConflictDoUpdate({ target: deletedUsers.id, set: { serverSeq } })
       .run();
-    db.delete(users).where(eq(users.id, id)).run();
+    await db.delete(users).where(eq(users.id, id)).run();
   });
 }
 
 /** Directory entries changed after a checkpoint, in feed order; pending registrations are not staff yet. */
-export function listDirectorySince(db: Db, seq: number, id: string, limit: number): UserRow[] {
-  return db
+export async function listDirectorySince(db: Db, seq: number, id: string, limit: number): Promise<UserRow[]> {
+  return await db
     .select()
     .from(users)
     .where(and(sql`(${users.serverSeq}, ${users.id}) > (${seq}, ${id})`, eq(users.pendingApproval, false)))
@@ -126,8 +129,8 @@ export function listDirectorySince(db: Db, seq: number, id: string, limit: numbe
 }
 
 /** Deleted accounts after a checkpoint, in feed order. */
-export function listDeletedUsersSince(db: Db, seq: number, id: string, limit: number) {
-  return db
+export async function listDeletedUsersSince(db: Db, seq: number, id: string, limit: number) {
+  return await db
     .select()
     .from(deletedUsers)
     .where(sql`(${deletedUsers.serverSeq}, ${deletedUsers.id}) > (${seq}, ${id})`)
@@ -137,8 +140,8 @@ export function listDeletedUsersSince(db: Db, seq: number, id: string, limit: nu
 }
 
 /** Active system administrators other than the given user. */
-export function countOtherActiveSystemAdmins(db: Db, exceptId: string): number {
-  const row = db
+export async function countOtherActiveSystemAdmins(db: Db, exceptId: string): Promise<number> {
+  const row = await db
     .select({ n: count() })
     .from(users)
     .where(and(eq(users.role, 'system_admin'), eq(users.isActive, true), ne(users.id, exceptId)))
@@ -146,8 +149,8 @@ export function countOtherActiveSystemAdmins(db: Db, exceptId: string): number {
   return row?.n ?? 0;
 }
 
-export function countActiveSystemAdmins(db: Db): number {
-  const row = db
+export async function countActiveSystemAdmins(db: Db): Promise<number> {
+  const row = await db
     .select({ n: count() })
     .from(users)
     .where(and(eq(users.role, 'system_admin'), eq(users.isActive, true)))

@@ -18,18 +18,19 @@ import {
   type CurrentUserRow,
   type UserRow,
 } from './users.queries';
+import { inTransaction } from '../../db/client';
 
 /**
  * The earliest time this user can have written anything: their account's creation. The floor of a written
  * time that answers nothing else (a post, a message; decision 119).
  */
-export function accountCreatedAt(deps: AppDeps, userId: string): number {
-  return findAccountCreatedAt(deps.db, userId) ?? 0;
+export async function accountCreatedAt(deps: AppDeps, userId: string): Promise<number> {
+  return (await findAccountCreatedAt(deps.db, userId)) ?? 0;
 }
 
 /** An active account as a session sees it, or null (gone, deactivated). */
-export function findSessionUserById(deps: AppDeps, id: string): CurrentUser | null {
-  const row = findUserById(deps.db, id);
+export async function findSessionUserById(deps: AppDeps, id: string): Promise<CurrentUser | null> {
+  const row = await findUserById(deps.db, id);
   return row?.isActive ? toCurrentUser(row) : null;
 }
 
@@ -104,14 +105,14 @@ export function directoryChanged(deps: AppDeps): void {
  * Directory entries changed after a checkpoint: every account but pending registrations, and a tombstone for
  * each deleted account; two sources merged in (server_seq, id) order.
  */
-export function listDirectoryDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
-  const rows = listDirectorySince(deps.db, seq, id, limit);
-  const houses = housesByUser(
+export async function listDirectoryDocsSince(deps: AppDeps, seq: number, id: string, limit: number) {
+  const rows = await listDirectorySince(deps.db, seq, id, limit);
+  const houses = await housesByUser(
     deps,
     rows.map((row) => row.id),
   );
   const live = rows.map((row) => ({ seq: row.serverSeq, doc: toDirectoryUserDoc(row, houses.get(row.id) ?? []) }));
-  const gone = listDeletedUsersSince(deps.db, seq, id, limit).map((row) => ({
+  const gone = (await listDeletedUsersSince(deps.db, seq, id, limit)).map((row) => ({
     seq: row.serverSeq,
     doc: deletedDirectoryUserDoc(row.id),
   }));
@@ -132,11 +133,11 @@ export async function changeProfilePicture(
   meta: RequestMeta,
 ): Promise<CurrentUser> {
   const [upload] = await saveFiles(deps, actor, [await checkProfilePicture(file)]);
-  const previous = findUserById(deps.db, actor.id)?.profileImageUrl ?? null;
+  const previous = (await findUserById(deps.db, actor.id))?.profileImageUrl ?? null;
   const at = deps.now();
-  deps.db.transaction(() => {
-    updateUser(deps.db, actor.id, { profileImageUrl: upload.url, updatedAt: at });
-    recordAudit(deps.db, {
+  await inTransaction(deps, async (deps) => {
+    await updateUser(deps.db, actor.id, { profileImageUrl: upload.url, updatedAt: at });
+    await recordAudit(deps.db, {
       actor,
       action: 'auth.profile_picture_changed',
       ip: meta.ip,
@@ -148,10 +149,10 @@ export async function changeProfilePicture(
   directoryChanged(deps);
   const previousId = previous ? uploadIdFromUrl(previous) : null;
   if (previousId && previousId !== upload.id) await discardOwnUpload(deps, actor, previousId);
-  return toCurrentUser(findUserById(deps.db, actor.id) ?? notFound('User not found'));
+  return toCurrentUser((await findUserById(deps.db, actor.id)) ?? notFound('User not found'));
 }
 
 /** An account's type (decision 145); a deleted account counts as an employee, as it sees nothing anyway. */
-export function accountTypeOf(deps: AppDeps, userId: string): AccountType {
-  return findUserById(deps.db, userId)?.accountType ?? 'employee';
+export async function accountTypeOf(deps: AppDeps, userId: string): Promise<AccountType> {
+  return (await findUserById(deps.db, userId))?.accountType ?? 'employee';
 }

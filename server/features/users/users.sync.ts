@@ -4,6 +4,6 @@ import { listDirectoryDocsSince } from './users.service';
 
 /** The staff directory replicates one way (pull only): colleagues' names, roles and pictures, no e-mail. */
 export const usersSync: SyncHandler<DirectoryUserDoc> = {
-  pull: (deps, _actor, seq, id, limit) => listDirectoryDocsSince(deps, seq, id, limit),
+  pull: async (deps, _actor, seq, id, limit) => await listDirectoryDocsSince(deps, seq, id, limit),
   sameForEveryone: true,
 };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILE_PICTURE_MESSAGES } from '../../../schema/profile-picture';
 import type { DirectoryUserDoc } from '../../../schema/sync';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
+import { statement } from '../../db/client';
 
 let t: TestServer;
 
@@ -32,7 +33,7 @@ function pictureForm(bytes: BlobPart, name = 'me.jpg', type = 'image/jpeg', fiel
   return form;
 }
 
-const uploadRows = () => (t.db.$client.prepare('SELECT count(*) AS n FROM uploads').get() as { n: number }).n;
+const uploadRows = async () => ((await statement(t.db, 'SELECT count(*) AS n FROM uploads').get()) as { n: number }).n;
 const uploadFiles = () => {
   const dir = path.join(t.dataDir, 'uploads');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
@@ -61,9 +62,10 @@ describe('POST /api/auth/profile-picture', () => {
     expect(served.bytes.includes(Buffer.from('Snapper'))).toBe(false);
 
     expect((await client.get('/api/auth/user')).body.profileImageUrl).toBe(url);
-    const audit = t.db.$client
-      .prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'auth.profile_picture_changed' AND actor_id = ?")
-      .get(user.id) as { n: number };
+    const audit = (await statement(
+      t.db,
+      "SELECT count(*) AS n FROM audit_log WHERE action = 'auth.profile_picture_changed' AND actor_id = ?",
+    ).get([user.id])) as { n: number };
     expect(audit.n).toBe(1);
   });
 
@@ -87,14 +89,14 @@ describe('POST /api/auth/profile-picture', () => {
     const firstUrl = first.body.profileImageUrl as string;
     expect((await pullDirectory(colleague)).find((u) => u.id === user.id)?.profileImageUrl).toBe(firstUrl);
     const seqBefore = (
-      t.db.$client.prepare('SELECT server_seq AS s FROM users WHERE id = ?').get(user.id) as { s: number }
+      (await statement(t.db, 'SELECT server_seq AS s FROM users WHERE id = ?').get([user.id])) as { s: number }
     ).s;
 
     const second = await client.postForm('/api/auth/profile-picture', pictureForm(await phonePhoto(40, 40)));
     const secondUrl = second.body.profileImageUrl as string;
     expect(secondUrl).not.toBe(firstUrl);
     const seqAfter = (
-      t.db.$client.prepare('SELECT server_seq AS s FROM users WHERE id = ?').get(user.id) as { s: number }
+      (await statement(t.db, 'SELECT server_seq AS s FROM users WHERE id = ?').get([user.id])) as { s: number }
     ).s;
     expect(seqAfter).toBeGreaterThan(seqBefore);
     expect((await pullDirectory(colleague)).find((u) => u.id === user.id)?.profileImageUrl).toBe(secondUrl);
@@ -110,12 +112,12 @@ describe('POST /api/auth/profile-picture', () => {
 
   it('refuses a 6 MB picture with 413 and “Please select an image smaller than 5MB.”, storing nothing', async () => {
     const { client } = await t.signedIn();
-    const [rows, files] = [uploadRows(), uploadFiles().length];
+    const [rows, files] = [await uploadRows(), uploadFiles().length];
     const big = new Uint8Array(6 * 1024 * 1024).fill(0xff);
     const res = await client.postForm('/api/auth/profile-picture', pictureForm(big, 'huge.jpg'));
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ code: 'payload_too_large', message: PROFILE_PICTURE_MESSAGES.tooLarge });
-    expect([uploadRows(), uploadFiles().length]).toEqual([rows, files]);
+    expect([await uploadRows(), uploadFiles().length]).toEqual([rows, files]);
   });
 
   it('refuses a picture just over 5 MB with the same message', async () => {
@@ -132,11 +134,11 @@ describe('POST /api/auth/profile-picture', () => {
     ['a PDF', '%PDF-1.4\n1 0 obj << >> endobj\n%%EOF\n', 'me.pdf', 'application/pdf'],
   ])('refuses %s with 400 "Please select an image file."', async (_name, content, name, type) => {
     const { client } = await t.signedIn();
-    const rows = uploadRows();
+    const rows = await uploadRows();
     const res = await client.postForm('/api/auth/profile-picture', pictureForm(content, name, type));
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(PROFILE_PICTURE_MESSAGES.notImage);
-    expect(uploadRows()).toBe(rows);
+    expect(await uploadRows()).toBe(rows);
   });
 
   it('refuses a form without the profilePicture field with 400', async () => {

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { firstValueFrom } from 'rxjs';
 // The chaos run drives real devices against the real server in its own process (docs/sync.md, "Sync chaos").
-import { openDb } from '../../../server/db/client';
+import { closeDb, openDb } from '../../../server/db/client';
 import { insertUser } from '../../../server/features/users/users.queries';
 import { hashPassword } from '../../../server/lib/crypto';
 import { lockedPid, startServerProcess, type ServerProcess } from '../../../server/test/server-process';
@@ -129,7 +129,7 @@ export class ChaosRun {
     }));
     for (const [i, user] of users.entries()) {
       const now = Date.now();
-      insertUser(db, {
+      await insertUser(db, {
         ...user,
         passwordHash,
         firstName: ['Ada', 'Ben', 'Cat'][i],
@@ -140,7 +140,7 @@ export class ChaosRun {
         updatedAt: now,
       });
     }
-    db.$client.close();
+    await closeDb(db);
     return users;
   }
 

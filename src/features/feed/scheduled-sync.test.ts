@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The device's store is tested against the real server over real HTTP (house style: client store tests).
+import { statement } from '../../../server/db/client';
 import { startTestServer, type TestClient, type TestServer } from '../../../server/test/test-server';
 import type { ScheduledPostView } from '../../../schema/posts';
 import type { SyncCollection } from '../../../schema/sync';
@@ -83,11 +84,11 @@ async function scheduleOn(phone: Phone, content: string, publishAt: string): Pro
 
 const local = async (phone: Phone, id: string) =>
   (await phone.db.posts.findOne(id).exec())?.toJSON() as PostLocal | undefined; // without RxDB's meta
-const scheduledRow = (id: string) =>
-  t.db.$client.prepare('SELECT content, publish_at AS publishAt FROM scheduled_posts WHERE id = ?').get(id) as
+const scheduledRow = async (id: string) =>
+  (await statement(t.db, 'SELECT content, publish_at AS publishAt FROM scheduled_posts WHERE id = ?').get([id])) as
     { content: string; publishAt: number } | undefined;
-const publishedCount = (id: string) =>
-  (t.db.$client.prepare('SELECT count(*) AS n FROM posts WHERE id = ?').get(id) as { n: number }).n;
+const publishedCount = async (id: string) =>
+  ((await statement(t.db, 'SELECT count(*) AS n FROM posts WHERE id = ?').get([id])) as { n: number }).n;
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
@@ -139,7 +140,7 @@ describe('the device’s scheduled posts follow the server’s list (decision 14
       const id = await scheduleOn(phone, 'Quiz night', serverTimeIn(10 * MINUTE));
       await phone.settle();
       t.advance(11 * MINUTE);
-      t.server.publisher.check();
+      await t.server.publisher.check();
       phone.sync!.resync();
       await phone.settle();
       await until(async () => (await local(phone, id))?.publishAt === undefined, 'the published post pulled');
@@ -166,16 +167,19 @@ describe('rescheduling and cancelling offline (decision 142)', () => {
       await rescheduleOnDevice(phone.db, now, 'Lunch is at 1', serverTimeIn(-5 * MINUTE));
       expect(await local(phone, moved)).toMatchObject({ content: 'Staff meeting at 3', localPending: true });
       expect(await local(phone, cancelled)).toBeUndefined();
-      expect(scheduledRow(moved)).toMatchObject({ content: 'Staff meeting at 2' });
+      expect(await scheduledRow(moved)).toMatchObject({ content: 'Staff meeting at 2' });
       const sentBefore = phone.pushes.length;
 
       phone.online = true;
       phone.sync!.resync();
-      await until(async () => scheduledRow(cancelled) === undefined && publishedCount(now) === 1, 'the changes sent');
+      await until(
+        async () => (await scheduledRow(cancelled)) === undefined && (await publishedCount(now)) === 1,
+        'the changes sent',
+      );
       await phone.sync!.awaitInSync();
-      expect(scheduledRow(moved)).toEqual({ content: 'Staff meeting at 3', publishAt: Date.parse(later) });
-      expect(publishedCount(cancelled)).toBe(0);
-      expect(scheduledRow(now)).toBeUndefined();
+      expect(await scheduledRow(moved)).toEqual({ content: 'Staff meeting at 3', publishAt: Date.parse(later) });
+      expect(await publishedCount(cancelled)).toBe(0);
+      expect(await scheduledRow(now)).toBeUndefined();
       // Each change went in one push.
       const sent = phone.pushes.slice(sentBefore);
       expect(sent.filter((body) => body.includes('Staff meeting at 3'))).toHaveLength(1);

@@ -5,6 +5,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The device's store is tested against the real server over real HTTP (house style: client store tests).
+import { statement } from '../../../server/db/client';
 import { startTestServer, type TestServer } from '../../../server/test/test-server';
 import type { HandoverPage } from '../../../schema/handovers';
 import type { SyncCollection } from '../../../schema/sync';
@@ -41,7 +42,7 @@ afterAll(async () => {
 /** One phone of a staff member of `house`: its own session, a store with handover notes only, a network switch. */
 async function makePhone(house: string, names: Parameters<typeof createSyncedDatabase>[2] = ['handovers']) {
   const { user, client } = await t.signedIn();
-  t.setHouses(user.id, [house]);
+  await t.setHouses(user.id, [house]);
   const db = await createSyncedDatabase(`sp_test_${randomUUID().replace(/-/g, '')}`, env, names);
   const pushes: string[] = [];
   const phone = {
@@ -166,10 +167,11 @@ describe('handover notes on the device', () => {
 });
 
 describe('openings of the Handover screen (decision 142)', () => {
-  const viewedBy = (noteId: string, userId: string) =>
-    t.db.$client
-      .prepare("SELECT details FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?")
-      .all(noteId, userId) as { details: string }[];
+  const viewedBy = async (noteId: string, userId: string) =>
+    (await statement(
+      t.db,
+      "SELECT details FROM audit_log WHERE action = 'handover.viewed' AND target_id = ? AND actor_id = ?",
+    ).all([noteId, userId])) as { details: string }[];
 
   it('records the notes shown offline, sends each opening once when back online, and keeps nothing of them', async () => {
     const night = await makePhone(HOUSE);
@@ -203,7 +205,7 @@ describe('openings of the Handover screen (decision 142)', () => {
       await recordHandoverOpening(morning.db, HOUSE, shown);
       const waiting = (await morning.db.residentViews.find().exec()).map((doc) => doc.id);
       expect(waiting).toHaveLength(2);
-      expect(viewedBy(ids[0], morning.user.id)).toEqual([]);
+      expect(await viewedBy(ids[0], morning.user.id)).toEqual([]);
 
       await morning.goOnline();
       await until(morning, own, (note) => !note.localPending);
@@ -214,14 +216,14 @@ describe('openings of the Handover screen (decision 142)', () => {
       // Each opening was sent once; the two, seconds apart, are one audit entry per note.
       const sent = morning.pushes.filter((body) => waiting.some((id) => body.includes(id)));
       for (const id of waiting) expect(sent.filter((body) => body.includes(id))).toHaveLength(1);
-      const stored = t.db.$client.prepare('SELECT id FROM handover_views WHERE user_id = ?').all(morning.user.id);
+      const stored = await statement(t.db, 'SELECT id FROM handover_views WHERE user_id = ?').all([morning.user.id]);
       expect(stored).toHaveLength(2);
       for (const id of ids) {
-        expect(viewedBy(id, morning.user.id).map((row) => JSON.parse(row.details))).toMatchObject([
+        expect((await viewedBy(id, morning.user.id)).map((row) => JSON.parse(row.details))).toMatchObject([
           { house: HOUSE, via: 'app' },
         ]);
       }
-      expect(viewedBy(own, morning.user.id)).toEqual([]);
+      expect(await viewedBy(own, morning.user.id)).toEqual([]);
     } finally {
       await Promise.all([night.close(), morning.close()]);
     }

@@ -1,0 +1,239 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresOrSkip, startTestPostgres, type TestPostgres } from '../test/postgres';
+import {
+  closeDb,
+  dialectOf,
+  inTransaction,
+  iterate,
+  openDb,
+  openPostgres,
+  statement,
+  transaction,
+  type Db,
+} from './client';
+import { toPostgres } from './engine';
+import { settings, syncCounter } from './tables';
+
+const bin = postgresOrSkip();
+
+/** The same checks on each engine: what the services rely on from the data layer. */
+function dataLayerOn(name: string, open: () => Promise<Db>, skip = false) {
+  describe.skipIf(skip)(`the data layer on ${name}`, () => {
+    let db: Db;
+    beforeAll(async () => {
+      db = await open();
+    });
+    afterAll(async () => {
+      if (db) await closeDb(db);
+    });
+
+    const countSettings = async (on: Db = db) =>
+      (await statement<[], { n: number }>(on, 'SELECT count(*) AS n FROM settings').get())!.n;
+
+    it('commits a transaction’s writes together and hands out the sync sequence in order', async () => {
+      const before = await countSettings();
+      const seqs = await transaction(db, async (tx) => {
+        await tx
+          .insert(settings)
+          .values({ key: `h-${name}-1`, value: `A ${name}` })
+          .run();
+        const take = statement<[], { seq: number }>(
+          tx,
+          'INSERT INTO sync_counter (id, seq) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET seq = sync_counter.seq + 1 RETURNING seq',
+        );
+        return [(await take.get())!.seq, (await take.get())!.seq];
+      });
+      expect(seqs[1]).toBe(seqs[0]! + 1);
+      expect(await countSettings()).toBe(before + 1);
+      const counter = await db.select().from(syncCounter).where(eq(syncCounter.id, 1)).get();
+      expect(counter?.seq).toBe(seqs[1]);
+      expect(typeof counter?.seq).toBe('number');
+    });
+
+    it('rolls every write back when the work throws, and the error reaches the caller', async () => {
+      const before = await countSettings();
+      await expect(
+        transaction(db, async (tx) => {
+          await tx
+            .insert(settings)
+            .values({ key: `h-${name}-2`, value: `B ${name}` })
+            .run();
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await countSettings()).toBe(before);
+    });
+
+    it('keeps a savepoint’s failure inside it when the outer work catches it', async () => {
+      const before = await countSettings();
+      await transaction(db, async (tx) => {
+        await tx
+          .insert(settings)
+          .values({ key: `h-${name}-3`, value: `C ${name}` })
+          .run();
+        await transaction(tx, async (inner) => {
+          await inner
+            .insert(settings)
+            .values({ key: `h-${name}-4`, value: `D ${name}` })
+            .run();
+          throw new Error('inner');
+        }).catch(() => undefined);
+      });
+      expect(await countSettings()).toBe(before + 1);
+    });
+
+    it('runs concurrent transactions one after the other, so a read-then-write never loses an update', async () => {
+      await db
+        .insert(settings)
+        .values({ key: `h-${name}-n`, value: '0' })
+        .run();
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          transaction(db, async (tx) => {
+            const row = await tx
+              .select()
+              .from(settings)
+              .where(eq(settings.key, `h-${name}-n`))
+              .get();
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            await tx
+              .update(settings)
+              .set({ value: String(Number(row!.value) + 1) })
+              .where(eq(settings.key, `h-${name}-n`))
+              .run();
+          }),
+        ),
+      );
+      const row = await db
+        .select()
+        .from(settings)
+        .where(eq(settings.key, `h-${name}-n`))
+        .get();
+      expect(row?.value).toBe('20');
+    });
+
+    it('does not let a statement outside a transaction see or join its uncommitted writes', async () => {
+      const before = await countSettings();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const tx = transaction(db, async (inner) => {
+        await inner
+          .insert(settings)
+          .values({ key: `h-${name}-5`, value: `E ${name}` })
+          .run();
+        await held;
+        throw new Error('rolled back');
+      });
+      const outside = countSettings();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      release();
+      await expect(tx).rejects.toThrow('rolled back');
+      expect(await outside).toBe(before);
+    });
+
+    it('refuses a transaction’s connection once the transaction has ended', async () => {
+      let kept: Db | undefined;
+      await transaction(db, async (tx) => {
+        kept = tx;
+      });
+      await expect(statement(kept!, 'SELECT 1 AS one').get()).rejects.toThrow(/after the transaction ended/);
+    });
+
+    it('reads rows as objects, arrays or a column, with ? and @name parameters', async () => {
+      const rows = await statement<{ id: string }, { id: string; name: string }>(
+        db,
+        "SELECT key AS id, value AS name FROM settings WHERE key = @id AND value <> '?'",
+      ).all({ id: `h-${name}-1` });
+      expect(rows).toEqual([{ id: `h-${name}-1`, name: `A ${name}` }]);
+      expect(await statement(db, 'SELECT key FROM settings WHERE key = ?').rows([`h-${name}-1`])).toEqual([
+        [`h-${name}-1`],
+      ]);
+      expect(
+        await statement(db, 'SELECT key FROM settings WHERE key IN (?, ?) ORDER BY key').pluck([
+          `h-${name}-1`,
+          `h-${name}-3`,
+        ]),
+      ).toEqual([`h-${name}-1`, `h-${name}-3`]);
+      expect(
+        await statement(db, 'UPDATE settings SET value = value WHERE key LIKE ?').run([`h-${name}-%`]),
+      ).toBeGreaterThan(1);
+    });
+
+    it('streams a long read a page at a time', async () => {
+      const all = [];
+      for await (const row of iterate(db, 'SELECT key FROM settings WHERE key LIKE ? ORDER BY key', [`h-${name}-%`]))
+        all.push(row);
+      expect(all.length).toBe(
+        await statement(db, 'SELECT key FROM settings WHERE key LIKE ?')
+          .rows([`h-${name}-%`])
+          .then((r) => r.length),
+      );
+      expect(all.length).toBeGreaterThan(1);
+    });
+
+    it('tells the live streams of a transaction’s changes once it commits, and never when it rolls back', async () => {
+      const told: string[] = [];
+      const hub = {
+        notify: (collection: string) => told.push(`notify ${collection}`),
+        disconnectUser: (userId: string) => told.push(`user ${userId}`),
+        disconnectSession: (hash: string) => told.push(`session ${hash}`),
+      };
+      await inTransaction({ db, hub }, async (deps) => {
+        deps.hub.notify('posts');
+        deps.hub.disconnectUser('u1');
+        await deps.db
+          .insert(settings)
+          .values({ key: `h-${name}-6`, value: 'F' })
+          .run();
+        expect(told).toEqual([]);
+      });
+      expect(told).toEqual(['notify posts', 'user u1']);
+      told.length = 0;
+      await expect(
+        inTransaction({ db, hub }, async (deps) => {
+          deps.hub.disconnectSession('s1');
+          throw new Error('no');
+        }),
+      ).rejects.toThrow('no');
+      expect(told).toEqual([]);
+    });
+
+    it('says which SQL it speaks', () => {
+      expect(dialectOf(db)).toBe(name === 'SQLite' ? 'sqlite' : 'postgres');
+    });
+  });
+}
+
+dataLayerOn('SQLite', async () => openDb(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sp-db-')), 'app.db')));
+
+let postgres: TestPostgres | undefined;
+dataLayerOn(
+  'PostgreSQL',
+  async () => {
+    postgres = await startTestPostgres(bin);
+    return openPostgres(postgres.url);
+  },
+  bin === null,
+);
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+describe('statements in SQLite’s words, for PostgreSQL', () => {
+  it('numbers ? in order and leaves quoted text alone', () => {
+    expect(toPostgres(`SELECT '?', "a?" FROM t WHERE a = ? AND b = ?`)).toEqual({
+      sql: `SELECT '?', "a?" FROM t WHERE a = $1 AND b = $2`,
+      names: null,
+    });
+  });
+  it('numbers each @name once, however often it appears', () => {
+    expect(toPostgres('SELECT * FROM t WHERE a = @id OR b = @other OR c = @id')).toEqual({
+      sql: 'SELECT * FROM t WHERE a = $1 OR b = $2 OR c = $1',
+      names: ['id', 'other'],
+    });
+  });
+});

@@ -1,0 +1,323 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+
+/** Values bound to `?` (an array) or to `@name` (an object) in a statement's text. */
+export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+/** How a statement's rows come back: objects by column name, arrays in column order, or only its count. */
+export type RowMode = 'objects' | 'arrays' | 'run';
+
+export interface Outcome {
+  rows: unknown[];
+  changes: number;
+}
+
+/**
+ * One way to run SQL on a database: the app's connection (which waits while a transaction holds it, on SQLite) or a
+ * transaction's own. Statements are written in SQLite's words with `?` or `@name`; PostgreSQL gets `$n`.
+ */
+export interface Connection {
+  readonly engine: Engine;
+  /** Set on a transaction's connection: the savepoint depth inside it. */
+  readonly inTransaction: boolean;
+  query(text: string, params: Params, mode: RowMode): Promise<Outcome>;
+  /** Runs `work` in a transaction on a connection of its own, or in a savepoint when this is one. */
+  transaction<T>(work: (tx: Connection) => Promise<T>): Promise<T>;
+}
+
+export interface Engine {
+  readonly kind: 'sqlite' | 'postgres';
+  /** The app's connection, shared by everything outside a transaction. */
+  readonly root: Connection;
+  /** Reads every row of a long query over many turns of the event loop, in arrays, without holding the app's. */
+  iterate(text: string, params: Params): AsyncIterable<unknown[]>;
+  close(): Promise<void>;
+}
+
+const STATEMENT_CACHE = 500;
+
+/**
+ * SQLite through better-sqlite3: one connection, so a transaction holds it until it ends and every other statement
+ * waits (its awaits would otherwise let another request's statements into it). Statements are prepared once per text.
+ */
+export class SqliteEngine implements Engine {
+  readonly kind = 'sqlite';
+  readonly root: Connection;
+  private readonly statements = new Map<string, Database.Statement>();
+  /** The transaction holding the connection, if any; settled when it ends. */
+  private holder: Promise<void> | null = null;
+  private readonly txConnection: Connection;
+  private depth = 0;
+
+  constructor(readonly sqlite: Database.Database) {
+    this.root = {
+      engine: this,
+      inTransaction: false,
+      query: async (text, params, mode) => {
+        while (this.holder) await this.holder;
+        return this.run(text, params, mode);
+      },
+      transaction: (work) => this.begin(work),
+    };
+    this.txConnection = {
+      engine: this,
+      inTransaction: true,
+      query: async (text, params, mode) => {
+        if (this.depth === 0) throw new Error('A transaction’s connection was used after the transaction ended');
+        return this.run(text, params, mode);
+      },
+      transaction: (work) => this.savepoint(work),
+    };
+  }
+
+  private statement(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (statement) return statement;
+    statement = this.sqlite.prepare(text);
+    if (this.statements.size >= STATEMENT_CACHE) this.statements.delete(this.statements.keys().next().value!);
+    this.statements.set(text, statement);
+    return statement;
+  }
+
+  private run(text: string, params: Params, mode: RowMode): Outcome {
+    const statement = this.statement(text);
+    const bind = params as unknown[];
+    if (mode === 'run' || !statement.reader) {
+      const result = statement.run(bind);
+      return { rows: [], changes: result.changes };
+    }
+    const rows = statement.raw(mode === 'arrays').all(bind);
+    return { rows, changes: 0 };
+  }
+
+  private async begin<T>(work: (tx: Connection) => Promise<T>): Promise<T> {
+    while (this.holder) await this.holder;
+    let release!: () => void;
+    this.holder = new Promise((resolve) => (release = resolve));
+    this.depth = 1;
+    try {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+      const result = await work(this.txConnection);
+      this.sqlite.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.depth = 0;
+      this.holder = null;
+      release();
+    }
+  }
+
+  private async savepoint<T>(work: (tx: Connection) => Promise<T>): Promise<T> {
+    const name = `sp${this.depth}`;
+    this.sqlite.exec(`SAVEPOINT ${name}`);
+    this.depth += 1;
+    try {
+      const result = await work(this.txConnection);
+      this.sqlite.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      this.sqlite.exec(`ROLLBACK TO ${name}`);
+      this.sqlite.exec(`RELEASE ${name}`);
+      throw error;
+    } finally {
+      this.depth -= 1;
+    }
+  }
+
+  /** A read-only connection of its own reads a steady snapshot (WAL) while the app writes (decision 130). */
+  async *iterate(text: string, params: Params): AsyncIterable<unknown[]> {
+    const reader = new Database(this.sqlite.name, { readonly: true, fileMustExist: true });
+    try {
+      reader.pragma('busy_timeout = 5000');
+      const rows = reader
+        .prepare(text)
+        .raw(true)
+        .iterate(params as unknown[]) as IterableIterator<unknown[]>;
+      let n = 0;
+      for (const row of rows) {
+        yield row;
+        // Let requests in between: the caller may only await a stream's drain now and then.
+        if (++n % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      reader.close();
+    }
+  }
+
+  close(): Promise<void> {
+    this.sqlite.close();
+    return Promise.resolve();
+  }
+}
+
+/** PostgreSQL's integers and numerics come back as JS numbers, and booleans as 1 and 0 as SQLite's do. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    if (oid === 16) return (value: string) => (value === 't' ? 1 : 0);
+    return pg.types.getTypeParser(oid, format ?? 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** Every writing transaction takes this lock first, so transactions commit in sync-sequence order (docs/sync.md). */
+const WRITE_LOCK = 7_120_531;
+
+/**
+ * PostgreSQL through a pool of node-postgres clients. A transaction takes a client of its own and, first, a lock every
+ * transaction takes: writers run one at a time as on SQLite, so `server_seq` values commit in order and a pull never
+ * passes one that commits later.
+ */
+export class PostgresEngine implements Engine {
+  readonly kind = 'postgres';
+  readonly root: Connection;
+  readonly pool: pg.Pool;
+  private readonly texts = new Map<string, Translated>();
+
+  constructor(url: string, max = 10) {
+    this.pool = new pg.Pool({ connectionString: url, max, types });
+    // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+    this.root = {
+      engine: this,
+      inTransaction: false,
+      query: (text, params, mode) => this.run(this.pool, text, params, mode),
+      transaction: (work) => this.begin(work),
+    };
+  }
+
+  private translate(text: string): Translated {
+    let translated = this.texts.get(text);
+    if (translated) return translated;
+    translated = toPostgres(text);
+    if (this.texts.size >= STATEMENT_CACHE) this.texts.delete(this.texts.keys().next().value!);
+    this.texts.set(text, translated);
+    return translated;
+  }
+
+  private async run(client: pg.Pool | pg.PoolClient, text: string, params: Params, mode: RowMode): Promise<Outcome> {
+    const { sql, names } = this.translate(text);
+    const values = names ? names.map((name) => (params as Record<string, unknown>)[name]) : (params as unknown[]);
+    const result =
+      mode === 'arrays'
+        ? await client.query<unknown[]>({ text: sql, values: values as unknown[], rowMode: 'array' })
+        : await client.query(sql, values as unknown[]);
+    return { rows: result.rows, changes: result.rowCount ?? 0 };
+  }
+
+  private async begin<T>(work: (tx: Connection) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let depth = 1;
+    let open = true;
+    const tx: Connection = {
+      engine: this,
+      inTransaction: true,
+      query: (text, params, mode) => {
+        if (!open) return Promise.reject(new Error('A transaction’s connection was used after the transaction ended'));
+        return this.run(client, text, params, mode);
+      },
+      transaction: async (inner) => {
+        const name = `sp${depth}`;
+        await client.query(`SAVEPOINT ${name}`);
+        depth += 1;
+        try {
+          const result = await inner(tx);
+          await client.query(`RELEASE SAVEPOINT ${name}`);
+          return result;
+        } catch (error) {
+          await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          throw error;
+        } finally {
+          depth -= 1;
+        }
+      },
+    };
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true; // the connection is gone: the pool drops it
+      }
+      throw error;
+    } finally {
+      open = false;
+      client.release(broken);
+    }
+  }
+
+  /** A cursor in a read-only transaction on a client of its own, fetched a page at a time. */
+  async *iterate(text: string, params: Params): AsyncIterable<unknown[]> {
+    const client = await this.pool.connect();
+    const { sql, names } = this.translate(text);
+    const values = names ? names.map((name) => (params as Record<string, unknown>)[name]) : (params as unknown[]);
+    let broken = false;
+    try {
+      await client.query('BEGIN READ ONLY');
+      await client.query({ text: `DECLARE rows NO SCROLL CURSOR FOR ${sql}`, values: values as unknown[] });
+      for (;;) {
+        const page = await client.query({ text: 'FETCH 500 FROM rows', rowMode: 'array' });
+        for (const row of page.rows as unknown[][]) yield row;
+        if (page.rows.length < 500) break;
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      broken = true;
+      throw error;
+    } finally {
+      if (broken) await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+interface Translated {
+  sql: string;
+  /** For `@name` parameters: the name of each `$n` in order. */
+  names: string[] | null;
+}
+
+/** SQLite's `?` and `@name` become PostgreSQL's `$n`; quoted text and identifiers are left as they are. */
+export function toPostgres(text: string): Translated {
+  let out = '';
+  let n = 0;
+  const names: string[] = [];
+  const numbered = new Map<string, number>();
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i]!;
+    if (ch === "'" || ch === '"') {
+      const end = text.indexOf(ch, i + 1);
+      const stop = end === -1 ? text.length : end + 1;
+      out += text.slice(i, stop);
+      i = stop - 1;
+    } else if (ch === '?') {
+      n += 1;
+      out += `$${n}`;
+    } else if (ch === '@' && /[A-Za-z_]/.test(text[i + 1] ?? '')) {
+      const name = /^[A-Za-z_]\w*/.exec(text.slice(i + 1))![0];
+      let index = numbered.get(name);
+      if (index === undefined) {
+        names.push(name);
+        numbered.set(name, (index = names.length));
+      }
+      out += `$${index}`;
+      i += name.length;
+    } else {
+      out += ch;
+    }
+  }
+  if (n > 0 && names.length > 0) throw new Error('A statement mixes ? and @name parameters');
+  return { sql: out, names: names.length > 0 ? names : null };
+}
