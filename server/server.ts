@@ -5,7 +5,7 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from './app';
 import { baseUrl, type Config } from './config';
-import { closeDb, lockDataDir, openDb, type Db } from './db/client';
+import { closeDb, exclusive, lockDataDir, openDatabase, type Db } from './db/client';
 import { ALERT_REMINDER_CHECK_MS } from '../schema/alerts';
 import { startAlertReminders } from './features/alerts/alerts.service';
 import { startConfirmReminders } from './features/confirmations/confirmations.service';
@@ -19,6 +19,8 @@ import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/
 import { startUploadSweeps } from './features/uploads/uploads.service';
 import { createSyncHub } from './features/sync/sync.hub';
 import { hubDeliveryOf } from './features/sync/sync.delivery';
+import { fanOutBetweenServers } from './features/sync/sync.fanout';
+import { SYNC_COLLECTIONS } from '../schema/sync';
 import type { AppDeps, Logger } from './lib/context';
 import { createMailer } from './lib/mail';
 import { formFilesDir } from './lib/multipart';
@@ -86,7 +88,7 @@ export async function startServer(
   fs.rmSync(formFilesDir(config.dataDir), { recursive: true, force: true });
   let db: Db;
   try {
-    db = openDb(databaseFile(config));
+    db = await openDatabase({ databaseUrl: config.databaseUrl, file: databaseFile(config) });
   } catch (error) {
     unlock();
     throw error;
@@ -94,9 +96,14 @@ export async function startServer(
   // A copy, so the port actually bound (PORT=0 in tests) reaches links in mail and on the console.
   const runtimeConfig: Config = { ...config };
   // Change events carry the change unless the server is set to only announce it (decision 131).
-  const hub = createSyncHub({
+  const ownHub = createSyncHub({
     delivery: config.syncDelivery === 'documents' ? hubDeliveryOf(() => deps) : undefined,
   });
+  // Several servers on one PostgreSQL tell each other of their changes (decision 158).
+  const fanout = config.databaseUrl
+    ? await fanOutBetweenServers(ownHub, config.databaseUrl, SYNC_COLLECTIONS, log)
+    : null;
+  const hub = fanout?.hub ?? ownHub;
   const base = {
     config: runtimeConfig,
     db,
@@ -115,7 +122,9 @@ export async function startServer(
   const app = createApp(deps, options);
   await pruneDeviceStates(db, deps.now());
   const sweep = setInterval(() => {
-    sweepExpired(deps).catch((error: unknown) => log.error('Sweeping expired sessions failed', error));
+    exclusive(db, 'Sweeping expired sessions', () => sweepExpired(deps)).catch((error: unknown) =>
+      log.error('Sweeping expired sessions failed', error),
+    );
   }, 60_000);
   sweep.unref();
   const reminders = startAlertReminders(deps, options.reminderCheckMs ?? ALERT_REMINDER_CHECK_MS);
@@ -168,6 +177,7 @@ export async function startServer(
       ]);
       const sweeping = uploadSweeps.stop();
       hub.close();
+      await fanout?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -139,6 +139,14 @@ function heldUntilCommit<H extends Notifier>(hub: H, told: (() => void)[]): H {
   return held;
 }
 
+/**
+ * Runs a background job's work unless another server is running it now (several servers on PostgreSQL); answers null
+ * when it did not run. One server on SQLite always runs it.
+ */
+export function exclusive<T>(db: Db, name: string, work: () => Promise<T>): Promise<T | null> {
+  return db.$conn.engine.exclusive(name, work);
+}
+
 /** A statement in SQL text, with `?` or `@name` parameters: for what the query builder does not say well. */
 export interface Statement<P extends Params, R> {
   all(params?: P): Promise<R[]>;

@@ -31,6 +31,8 @@ export interface Engine {
   readonly root: Connection;
   /** Reads every row of a long query over many turns of the event loop, in arrays, without holding the app's. */
   iterate(text: string, params: Params): AsyncIterable<unknown[]>;
+  /** Runs `work` unless another server is running the work of this name; null when it was not run. */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T | null>;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,11 @@ export class SqliteEngine implements Engine {
     }
   }
 
+  /** One server holds the data folder (its lock file), so nothing else runs this work. */
+  exclusive<T>(_name: string, work: () => Promise<T>): Promise<T | null> {
+    return work();
+  }
+
   /** A read-only connection of its own reads a steady snapshot (WAL) while the app writes (decision 130). */
   async *iterate(text: string, params: Params): AsyncIterable<unknown[]> {
     const reader = new Database(this.sqlite.name, { readonly: true, fileMustExist: true });
@@ -174,10 +181,17 @@ export class PostgresEngine implements Engine {
   readonly kind = 'postgres';
   readonly root: Connection;
   readonly pool: pg.Pool;
+  /** Connections that hold a background job's lock while it runs, apart from the requests' pool. */
+  private readonly jobs: pg.Pool;
   private readonly texts = new Map<string, Translated>();
 
-  constructor(url: string, max = 10) {
+  constructor(
+    readonly url: string,
+    max = 10,
+  ) {
     this.pool = new pg.Pool({ connectionString: url, max, types });
+    this.jobs = new pg.Pool({ connectionString: url, max: 8, types });
+    this.jobs.on('error', () => undefined);
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
     this.root = {
@@ -254,6 +268,28 @@ export class PostgresEngine implements Engine {
     }
   }
 
+  /**
+   * A session advisory lock named after the work, tried on a connection of its own and held while the work runs: of
+   * several servers, one runs it and the others skip this turn. A lost connection frees the lock.
+   */
+  async exclusive<T>(name: string, work: () => Promise<T>): Promise<T | null> {
+    const client = await this.jobs.connect();
+    let broken = false;
+    try {
+      const got = await client.query<{ ok: number }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [name]);
+      if (got.rows[0]?.ok !== 1) return null;
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch(() => {
+          broken = true; // the pool drops the connection, and the lock with it
+        });
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
   /** A cursor in a read-only transaction on a client of its own, fetched a page at a time. */
   async *iterate(text: string, params: Params): AsyncIterable<unknown[]> {
     const client = await this.pool.connect();
@@ -278,8 +314,8 @@ export class PostgresEngine implements Engine {
     }
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.end(), this.jobs.end()]);
   }
 }
 

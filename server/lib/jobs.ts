@@ -1,3 +1,4 @@
+import { exclusive } from '../db/client';
 import type { AppDeps } from './context';
 
 /** A background job of the server process, run every `everyMs`; `check` runs it at once (tests). */
@@ -8,12 +9,12 @@ export interface Job {
 }
 
 /**
- * Starts a job: `run` answers how much it did; a failure is logged under `name` and counts as nothing done, so one bad
+ * Starts a job: `run` answers how much it did; of several servers on one database, one runs it at a time; a failure is logged under `name` and counts as nothing done, so one bad
  * row never stops the next run. Runs never overlap: a tick while one is running is skipped, and `check` waits for it.
  * The timer does not keep the process alive.
  */
 export function startJob(
-  deps: Pick<AppDeps, 'log'>,
+  deps: Pick<AppDeps, 'log' | 'db'>,
   name: string,
   everyMs: number,
   run: () => number | Promise<number>,
@@ -21,7 +22,7 @@ export function startJob(
   let running: Promise<number> | null = null;
   const once = async (): Promise<number> => {
     try {
-      return await run();
+      return (await exclusive(deps.db, name, async () => run())) ?? 0;
     } catch (error) {
       deps.log.error(`${name} failed`, error);
       return 0;

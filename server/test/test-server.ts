@@ -1,3 +1,4 @@
+import { testDatabase } from './postgres-suite';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import { isIP } from 'node:net';
@@ -45,19 +46,22 @@ export const loopbackOnlyResolver: HostResolver = async (hostname) => {
 };
 
 /**
- * A real server on a fresh SQLite file and a real SMTP server, reached over real HTTP. The clock can be
+ * A real server on a fresh SQLite file (or PostgreSQL database, on that pass of the suite) and a real SMTP server, reached over real HTTP. The clock can be
  * moved forward to test expiry rules.
  */
 export async function startTestServer(env: Record<string, string> = {}) {
   const smtp = await startSmtpServer();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-test-'));
+  // On the PostgreSQL pass of the suite, a database of its own (decision 157); otherwise SQLite in the data folder.
+  const postgres = env.DATABASE_URL ? null : await testDatabase();
   let offset = 0;
   const config = loadConfig({
+    ...(postgres && { DATABASE_URL: postgres.url }),
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     SMTP_URL: smtp.url,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', // error: to see what a 500 hid
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     ORG_NAME: 'Test Care Ltd',
@@ -210,6 +214,7 @@ export async function startTestServer(env: Record<string, string> = {}) {
     async close() {
       await server.close();
       await smtp.close();
+      await postgres?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

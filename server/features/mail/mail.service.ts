@@ -1,3 +1,4 @@
+import { exclusive } from '../../db/client';
 import { LIMITS } from '../../../schema/constants';
 import type { AppDeps } from '../../lib/context';
 import {
@@ -120,7 +121,8 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
     running = (async () => {
       let nextMs = IDLE_CHECK_MS;
       try {
-        await sendDue();
+        // Of several servers on one database, one sends at a time: the others' outboxes skip the turn.
+        await exclusive(deps.db, 'The mail outbox', sendDue);
       } catch (error) {
         deps.log.error('The mail outbox failed:', error);
       }

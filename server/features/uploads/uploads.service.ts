@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CHAT_MESSAGES } from '../../../schema/chat-rules';
 import type { Attachment } from '../../../schema/posts';
 import { uploadIdFromUrl, uploadUrl, type UploadView } from '../../../schema/uploads';
-import { inTransaction } from '../../db/client';
+import { exclusive, inTransaction } from '../../db/client';
 import type { AppDeps, SessionUser } from '../../lib/context';
 import { badRequest, notFound } from '../../lib/errors';
 import { checkUploadedFile, type CheckedFile } from '../../lib/files';
@@ -280,7 +280,8 @@ export function startUploadSweeps(
   let running: Promise<number> | null = null;
   let stopped = false;
   const sweep = () => {
-    running ??= sweepUnattachedUploads(deps)
+    running ??= exclusive(deps.db, 'The sweep of unattached uploads', () => sweepUnattachedUploads(deps))
+      .then((done) => done ?? 0)
       .catch((error: unknown) => {
         deps.log.error('The sweep of unattached uploads failed', error);
         return 0;
