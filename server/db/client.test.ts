@@ -230,6 +230,11 @@ describe('statements in SQLite’s words, for PostgreSQL', () => {
       names: null,
     });
   });
+  it('names an upsert’s conflict target without its table, as PostgreSQL wants', () => {
+    expect(
+      toPostgres('insert into "t" ("a") values (?) on conflict ("t"."a", "t"."b") do update set "a" = ?').sql,
+    ).toBe('insert into "t" ("a") values ($1) on conflict ("a", "b") do update set "a" = $2');
+  });
   it('numbers each @name once, however often it appears', () => {
     expect(toPostgres('SELECT * FROM t WHERE a = @id OR b = @other OR c = @id')).toEqual({
       sql: 'SELECT * FROM t WHERE a = $1 OR b = $2 OR c = $1',

@@ -355,5 +355,10 @@ export function toPostgres(text: string): Translated {
     }
   }
   if (n > 0 && names.length > 0) throw new Error('A statement mixes ? and @name parameters');
+  // drizzle's SQLite builder names an upsert's conflict target with its table, which PostgreSQL refuses.
+  out = out.replace(
+    /\bon conflict \(([^)]*)\)/gi,
+    (_, target: string) => `on conflict (${target.replace(/"[^"]+"\./g, '')})`,
+  );
   return { sql: out, names: names.length > 0 ? names : null };
 }
