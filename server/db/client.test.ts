@@ -223,6 +223,25 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
+describe.skipIf(bin === null)('a PostgreSQL database that orders text otherwise', () => {
+  it('is refused with the command that makes one in byte order', async () => {
+    const cluster = await startTestPostgres(bin);
+    try {
+      const admin = await openPostgres(cluster.url);
+      await statement(
+        admin,
+        "CREATE DATABASE by_words LOCALE_PROVIDER icu ICU_LOCALE 'en-US' TEMPLATE template0",
+      ).run();
+      await closeDb(admin);
+      const url = new URL(cluster.url);
+      url.pathname = '/by_words';
+      await expect(openPostgres(url.toString())).rejects.toThrow(/needs byte order.*createdb --locale=C/);
+    } finally {
+      await cluster.stop();
+    }
+  });
+});
+
 describe('statements in SQLite’s words, for PostgreSQL', () => {
   it('numbers ? in order and leaves quoted text alone', () => {
     expect(toPostgres(`SELECT '?', "a?" FROM t WHERE a = ? AND b = ?`)).toEqual({

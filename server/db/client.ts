@@ -57,19 +57,39 @@ export function openDb(file: string): Db {
   return dbFor(new SqliteEngine(sqlite).root);
 }
 
+export class DatabaseCollationError extends Error {}
+
 /** Lock held while one server applies PostgreSQL migrations, so servers starting together do not race. */
 const MIGRATE_LOCK = 7_120_532;
 
 /** Connects to PostgreSQL (`DATABASE_URL`) and applies its migrations. */
 export async function openPostgres(url: string): Promise<Db> {
   const engine = new PostgresEngine(url);
+  let refused: string | null = null;
   const client = await engine.pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
-    await migratePg(drizzleNodePg(client), { migrationsFolder: PG_MIGRATIONS_DIR });
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATE_LOCK]);
+    // Through jsonb: PostgreSQL before 15 has no datlocprovider column (its collations are all the C library's).
+    const { rows } = await client.query<{ collate: string; provider: string | null }>(
+      `SELECT datcollate AS collate, to_jsonb(d) ->> 'datlocprovider' AS provider
+       FROM pg_database d WHERE datname = current_database()`,
+    );
+    const { collate = '', provider = null } = rows[0] ?? {};
+    // Pulls page by (server_seq, id) in SQLite's byte order (docs/sync.md); another collation orders ids otherwise.
+    if (/^(C|POSIX)(\.utf-?8)?$/i.test(collate) && provider !== 'i') {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATE_LOCK]);
+      await migratePg(drizzleNodePg(client), { migrationsFolder: PG_MIGRATIONS_DIR });
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATE_LOCK]);
+    } else {
+      refused =
+        `The PostgreSQL database orders text by "${provider === 'i' ? 'an ICU locale' : collate}"; Staff Portal needs byte order ("C"). ` +
+        'Create it with: createdb --locale=C --template=template0 -O <owner> <name>';
+    }
   } finally {
     client.release();
+  }
+  if (refused !== null) {
+    await engine.close();
+    throw new DatabaseCollationError(refused);
   }
   return dbFor(engine.root);
 }

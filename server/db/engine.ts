@@ -213,7 +213,7 @@ export class PostgresEngine implements Engine {
 
   private async run(client: pg.Pool | pg.PoolClient, text: string, params: Params, mode: RowMode): Promise<Outcome> {
     const { sql, names } = this.translate(text);
-    const values = names ? names.map((name) => (params as Record<string, unknown>)[name]) : (params as unknown[]);
+    const values = valuesOf(names, params);
     const result =
       mode === 'arrays'
         ? await client.query<unknown[]>({ text: sql, values: values as unknown[], rowMode: 'array' })
@@ -294,7 +294,7 @@ export class PostgresEngine implements Engine {
   async *iterate(text: string, params: Params): AsyncIterable<unknown[]> {
     const client = await this.pool.connect();
     const { sql, names } = this.translate(text);
-    const values = names ? names.map((name) => (params as Record<string, unknown>)[name]) : (params as unknown[]);
+    const values = valuesOf(names, params);
     let broken = false;
     try {
       await client.query('BEGIN READ ONLY');
@@ -317,6 +317,12 @@ export class PostgresEngine implements Engine {
   async close(): Promise<void> {
     await Promise.all([this.pool.end(), this.jobs.end()]);
   }
+}
+
+/** The values in `$n` order: by name for `@name`, as given for `?` (and none for a text with neither). */
+function valuesOf(names: string[] | null, params: Params): unknown[] {
+  if (names) return names.map((name) => (params as Record<string, unknown>)[name]);
+  return Array.isArray(params) ? (params as unknown[]) : [];
 }
 
 interface Translated {
