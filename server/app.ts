@@ -93,6 +93,8 @@ export function createApp(deps: AppDeps, options: { clientDir?: string } = {}) {
   const api = new Hono<AppEnv>();
   // API answers are never stored; the few that may be (uploaded files, the placeholder picture) say so themselves.
   api.use(presetHeaders([['Cache-Control', 'no-store']]));
+  // No id or file name holds a NUL, and PostgreSQL refuses one in text outright: such a path names nothing.
+  api.use((c, next) => (/%00/.test(new URL(c.req.url).pathname) ? notFound() : next()));
   api.use(sameOriginOnly(deps.config.publicUrl));
   api.use(jsonOrFormBodies);
   const limits = new Map(

@@ -82,7 +82,11 @@ function startWriter() {
   };
 }
 
+/** npm run backup copies the SQLite file: the PostgreSQL pass has none (it refuses: backup-on-postgres.test.ts). */
+const onPostgres = process.env.TEST_DATABASE === 'postgres';
+
 beforeAll(async () => {
+  if (onPostgres) return;
   t = await startTestServer();
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-backup-'));
   const signedIn = await t.signedIn({ role: 'admin' });
@@ -119,10 +123,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  fs.rmSync(scratch, { recursive: true, force: true });
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('npm run backup while the app is being written to', () => {
+describe.skipIf(onPostgres)('npm run backup while the app is being written to', () => {
   it('writes a timestamped folder with the database, every file and a manifest of sizes and hashes', async () => {
     expect(path.basename(backupFolder)).toMatch(/^staff-portal-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/);
     expect(ackedDuring).toBeGreaterThan(0);
@@ -155,7 +159,7 @@ describe('npm run backup while the app is being written to', () => {
   });
 });
 
-describe('npm run restore', () => {
+describe.skipIf(onPostgres)('npm run restore', () => {
   let restoredDir: string;
   let restored: RunningServer;
 

@@ -303,8 +303,16 @@ function parseArgs(argv: string[]): { to?: string } {
 
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
+/** What `npm run backup` and `npm run restore` answer on a PostgreSQL deployment: they copy the SQLite file only. */
+export const POSTGRES_BACKUP_REFUSAL =
+  'This server keeps its data in PostgreSQL (DATABASE_URL is set), and npm run backup and npm run restore copy only ' +
+  'the SQLite file. Back PostgreSQL up with its own tools (pg_dump, or pgBackRest for point-in-time recovery), ' +
+  'and the uploads and photos with their folder or bucket.';
+
 async function main(): Promise<void> {
   const config = loadConfig();
+  // A data folder left with its SQLite file after the move would otherwise be backed up as if it were current.
+  if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUP_REFUSAL);
   const args = parseArgs(process.argv.slice(2));
   const toDir = args.to ? path.resolve(args.to) : config.backupDir;
   const started = Date.now();

@@ -3,7 +3,7 @@ import { listHouses } from '../schema/constants';
 import { POST_CATEGORIES, type PostView } from '../schema/posts';
 import { seedDemo, DEMO_PASSWORD } from './demo';
 import { startTestServer } from './test/test-server';
-import { sqliteOf, statement } from './db/client';
+import { statement } from './db/client';
 
 const DAY_MS = 86_400_000;
 
@@ -16,7 +16,7 @@ describe('demo data', () => {
       expect(new Set(accounts.map((a) => a.role))).toEqual(new Set(['staff', 'admin', 'system_admin']));
       const res = await t.client().post('/api/auth/login', { email: accounts[3].email, password: DEMO_PASSWORD });
       expect(res.status).toBe(200);
-      const pending = await statement(t.db, 'select count(*) as n from users where pending_approval = 1').get();
+      const pending = await statement(t.db, 'select count(*) as n from users where pending_approval = TRUE').get();
       expect(pending).toEqual({ n: 1 });
     } finally {
       await t.close();
@@ -29,10 +29,12 @@ describe('demo data', () => {
       const now = Date.now();
       const orgName = t.server.deps.config.orgName;
       const accounts = await seedDemo(t.db, { now, orgName });
-      const sql = sqliteOf(t.db);
-      const categories = sql
-        .prepare('select category, count(*) as n, sum(is_urgent) as urgent from posts group by category')
-        .all() as { category: string; n: number; urgent: number }[];
+      const sql = { prepare: (text: string) => statement(t.db, text) };
+      const categories = (await sql
+        .prepare(
+          'select category, count(*) as n, count(CASE WHEN is_urgent THEN 1 END) as urgent from posts group by category',
+        )
+        .all()) as { category: string; n: number; urgent: number }[];
       const byCategory = Object.fromEntries(categories.map((c) => [c.category, c.n]));
       for (const category of POST_CATEGORIES) expect(byCategory[category]).toBeGreaterThanOrEqual(8);
       for (const legacy of ['business', 'activity', 'wages']) expect(byCategory[legacy]).toBe(1);
@@ -40,9 +42,9 @@ describe('demo data', () => {
       expect(categories.reduce((sum, c) => sum + c.urgent, 0)).toBeGreaterThanOrEqual(4);
 
       const houses = listHouses(orgName);
-      const tagged = sql
+      const tagged = (await sql
         .prepare("select house_tags as tags from posts where category = 'residents_activities'")
-        .all() as {
+        .all()) as {
         tags: string;
       }[];
       const tags = tagged.flatMap((row) => JSON.parse(row.tags) as string[]);
@@ -51,22 +53,26 @@ describe('demo data', () => {
       const untagged = sql.prepare(
         "select count(*) as n from posts where category != 'residents_activities' and house_tags != '[]'",
       );
-      expect(untagged.get()).toEqual({ n: 0 });
+      expect(await untagged.get()).toEqual({ n: 0 });
 
-      const span = sql.prepare('select min(created_at) as oldest, max(created_at) as newest from posts').get() as {
+      const span = (await sql
+        .prepare('select min(created_at) as oldest, max(created_at) as newest from posts')
+        .get()) as {
         oldest: number;
         newest: number;
       };
       expect(span.newest).toBeLessThan(now);
       expect(now - span.oldest).toBeGreaterThan(21 * DAY_MS);
       expect(now - span.oldest).toBeLessThanOrEqual(30 * DAY_MS);
-      const authors = sql.prepare('select count(distinct author_id) as n from posts').get() as { n: number };
+      const authors = (await sql.prepare('select count(distinct author_id) as n from posts').get()) as { n: number };
       expect(authors.n).toBeGreaterThanOrEqual(8);
-      const comments = sql.prepare('select count(*) as n, max(created_at) as newest from comments').get() as {
+      const comments = (await sql.prepare('select count(*) as n, max(created_at) as newest from comments').get()) as {
         n: number;
         newest: number;
       };
-      const reactions = sql.prepare('select count(*) as n, count(distinct type) as types from reactions').get() as {
+      const reactions = (await sql
+        .prepare('select count(*) as n, count(distinct type) as types from reactions')
+        .get()) as {
         n: number;
         types: number;
       };
@@ -77,19 +83,19 @@ describe('demo data', () => {
       const early = sql.prepare(
         'select count(*) as n from comments c join posts p on p.id = c.post_id where c.created_at < p.created_at',
       );
-      expect(early.get()).toEqual({ n: 0 });
+      expect(await early.get()).toEqual({ n: 0 });
 
       // Every row took its own place in the change feed, but for a post and the last reaction to it: the post
       // carries the reactions and moves up with each one (decision 74).
-      const seqs = sql
+      const seqs = (await sql
         .prepare('select server_seq as seq from posts union all select server_seq from comments')
-        .all() as { seq: number }[];
+        .all()) as { seq: number }[];
       expect(new Set(seqs.map((s) => s.seq)).size).toBe(seqs.length);
       expect(Math.min(...seqs.map((s) => s.seq))).toBeGreaterThan(0);
-      const reactionSeqs = sql.prepare('select server_seq as seq from reactions').all() as { seq: number }[];
+      const reactionSeqs = (await sql.prepare('select server_seq as seq from reactions').all()) as { seq: number }[];
       expect(new Set(reactionSeqs.map((s) => s.seq)).size).toBe(reactionSeqs.length);
       expect(
-        sql
+        await sql
           .prepare(
             `select count(*) as n from posts p
              where exists (select 1 from reactions r where r.post_id = p.id)

@@ -507,6 +507,8 @@ async function main(): Promise<void> {
     ADMIN_TWO_FACTOR: 'optional',
     ...process.env,
     DATA_DIR: dataDir,
+    // The demo's data is its own and goes when it stops: never into a deployment's PostgreSQL.
+    DATABASE_URL: undefined,
     ADMIN_EMAIL: undefined,
     ADMIN_PASSWORD: undefined,
   });

@@ -5,7 +5,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { BackupError, DATABASE_NAME, knownMigrations, migrationLevel, verifyBackup, type Manifest } from './backup';
+import {
+  BackupError,
+  DATABASE_NAME,
+  knownMigrations,
+  migrationLevel,
+  POSTGRES_BACKUP_REFUSAL,
+  verifyBackup,
+  type Manifest,
+} from './backup';
 import { ConfigError, loadConfig, type FilesConfig } from './config';
 import { isCommand } from './lib/command';
 import { fileStorage, isStorageKey } from './lib/storage';
@@ -135,6 +143,8 @@ function parseArgs(argv: string[]): { folder: string; dataDir?: string; force: b
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const config = loadConfig();
+  // Restoring the SQLite file would change nothing the server reads.
+  if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUP_REFUSAL);
   const dataDir = args.dataDir ? path.resolve(args.dataDir) : config.dataDir;
   // Files kept in the data folder (no FILES_DIR, no bucket) follow it to --data-dir.
   const files = config.files.kind === 'folder' && config.files.dir === config.dataDir ? undefined : config.files;

@@ -54,7 +54,7 @@ describe('"/" for a signed-in user (decision 111)', () => {
     expect((await forged.request('GET', '/')).text).toBe('<!doctype html><title>app</title>');
 
     const { user, browser } = await signedInClient();
-    await statement(t.db, 'update users set is_active = 0 where id = ?').run([user.id]);
+    await statement(t.db, 'update users set is_active = FALSE where id = ?').run([user.id]);
     expect((await browser.request('GET', '/')).text).toBe('<!doctype html><title>app</title>');
   });
 

@@ -109,7 +109,7 @@ describe('agency and bank staff', () => {
     );
     const audit = (await statement(
       t.db,
-      "select actor_id as actorId, details from audit_log where action = 'user.access_expired' and target_id = ?",
+      `select actor_id as "actorId", details from audit_log where action = 'user.access_expired' and target_id = ?`,
     ).all([user.id])) as { actorId: string | null; details: string }[];
     expect(audit).toHaveLength(1);
     expect(audit[0].actorId).toBeNull();

@@ -222,7 +222,7 @@ describe('changing a member', () => {
     expect(res.body.role).toBe('system_admin');
     const row = await statement(
       t.db,
-      "select actor_id as actorId, details from audit_log where action = 'admin.user_role_changed' and target_id = ?",
+      `select actor_id as "actorId", details from audit_log where action = 'admin.user_role_changed' and target_id = ?`,
     ).get([user.id]);
     expect(row).toEqual({ actorId: adminId, details: JSON.stringify({ from: 'staff', to: 'system_admin' }) });
   });

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import { preparedFor, statement, type Db, transaction } from '../../db/client';
+import { dialectOf, preparedFor, statement, type Db, transaction } from '../../db/client';
 import { acknowledgements, posts, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -53,13 +53,20 @@ export async function findAlertPost(db: Db, postId: string): Promise<AlertPostRo
   return await findAlertPostQuery(db).get({ postId });
 }
 
+/** A bound JSON array: PostgreSQL reads a parameter as json only when told. */
+const json = (db: Db, param: string) => (dialectOf(db) === 'postgres' ? `CAST(${param} AS json)` : param);
+
+/** A bound JSON array as rows of one `value` column: SQLite reads it with json_each, PostgreSQL with its own. */
+const jsonValues = (db: Db, param: string) =>
+  dialectOf(db) === 'postgres' ? `json_array_elements_text(${json(db, param)}) AS j(value)` : `json_each(${param})`;
+
 /** Read for each urgent post's audience of up to thousands: the ids alone, prepared once (decision 78). */
 const listAudienceIdsQuery = preparedFor((db) =>
   statement<{ houses: string; except: string | null }>(
     db,
-    `SELECT id FROM users WHERE is_active = 1 AND pending_approval = 0 AND id IS NOT @except
-       AND (json_array_length(@houses) = 0
-         OR id IN (SELECT user_id FROM user_houses WHERE house IN (SELECT value FROM json_each(@houses))))`,
+    `SELECT id FROM users WHERE is_active AND NOT pending_approval AND id IS DISTINCT FROM @except
+       AND (json_array_length(${json(db, '@houses')}) = 0
+         OR id IN (SELECT user_id FROM user_houses WHERE house IN (SELECT value FROM ${jsonValues(db, '@houses')})))`,
   ),
 );
 
@@ -98,8 +105,8 @@ const insertAudienceRows = preparedFor((db) =>
   }>(
     db,
     `INSERT INTO acknowledgements (id, post_id, user_id, created_at, deleted, server_seq, alert, confirm)
-     SELECT @postId || ':' || value, @postId, value, @at, 0, @serverSeq, @alert, @confirm FROM json_each(@userIds)
-     ORDER BY value`,
+     SELECT @postId || ':' || value, @postId, value, @at, FALSE, @serverSeq, @alert, @confirm
+     FROM ${jsonValues(db, '@userIds')} ORDER BY value`,
   ),
 );
 
@@ -144,7 +151,7 @@ export async function applyAudienceChange(
         .update(acknowledgements)
         .set({
           ...ask,
-          confirmReminders: sql`CASE WHEN ${acknowledgements.confirm} = 0 THEN 0 ELSE ${acknowledgements.confirmReminders} END`,
+          confirmReminders: sql`CASE WHEN ${acknowledgements.confirm} THEN ${acknowledgements.confirmReminders} ELSE 0 END`,
         })
         .where(inArray(acknowledgements.id, change.reflag))
         .run();
@@ -264,9 +271,10 @@ const reportRowsQuery = preparedFor((db) =>
     db,
     `SELECT u.id, u.first_name, u.last_name, u.is_active, a.created_at, a.acknowledged_at, a.written_at,
               a.reminded_at, a.confirm_reminders,
-              (SELECT group_concat(h.house, char(31)) FROM user_houses h WHERE h.user_id = u.id)
+              (SELECT ${dialectOf(db) === 'postgres' ? 'string_agg(h.house, chr(31))' : 'group_concat(h.house, char(31))'}
+                 FROM user_houses h WHERE h.user_id = u.id)
        FROM acknowledgements a JOIN users u ON u.id = a.user_id
-       WHERE a.post_id = @postId AND a.deleted = 0
+       WHERE a.post_id = @postId AND NOT a.deleted
        ORDER BY u.first_name, u.last_name, u.id`,
   ),
 );
@@ -310,6 +318,8 @@ export interface DueReminderRow {
 
 /** Open alerts older than `alertedBefore` whose member is active and has not been reminded, oldest first. */
 export async function listDueReminders(db: Db, alertedBefore: number, limit: number): Promise<DueReminderRow[]> {
+  // As each engine's index predicate says it: SQLite matches a partial index's terms as written.
+  const notDeleted = sql.raw(dialectOf(db) === 'postgres' ? 'FALSE' : '0');
   return await db
     .select({
       id: acknowledgements.id,
@@ -323,7 +333,7 @@ export async function listDueReminders(db: Db, alertedBefore: number, limit: num
     .where(
       and(
         // Written out so the partial index acknowledgements_due_idx applies.
-        sql`${acknowledgements.acknowledgedAt} IS NULL AND ${acknowledgements.remindedAt} IS NULL AND ${acknowledgements.deleted} = 0`,
+        sql`${acknowledgements.acknowledgedAt} IS NULL AND ${acknowledgements.remindedAt} IS NULL AND ${acknowledgements.deleted} = ${notDeleted}`,
         lte(acknowledgements.createdAt, alertedBefore),
         liveAlert,
         eq(users.isActive, true),

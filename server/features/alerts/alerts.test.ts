@@ -85,7 +85,9 @@ describe('the audience of an urgent post', () => {
       ]);
       expect(await alertIdsOf(sysadmin.client)).toEqual([id]);
       expect(await alertIdsOf(author.client)).toEqual([]);
-      const rows = await statement(s.db, 'SELECT user_id AS userId FROM acknowledgements WHERE post_id = ?').all([id]);
+      const rows = await statement(s.db, 'SELECT user_id AS "userId" FROM acknowledgements WHERE post_id = ?').all([
+        id,
+      ]);
       const audience = (rows as { userId: string }[]).map((r) => r.userId);
       expect(audience).not.toContain(inactive.id);
       expect(audience).not.toContain(pending.id);
@@ -240,7 +242,7 @@ describe('POST /api/posts/{id}/acknowledge', () => {
     expect(await alertIdsOf(client)).not.toContain(alert.id);
     const audit = (await statement(
       t.db,
-      "SELECT actor_id AS actorId, target_id AS targetId, details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?",
+      `SELECT actor_id AS "actorId", target_id AS "targetId", details FROM audit_log WHERE action = 'alert.acknowledged' AND actor_id = ?`,
     ).all([user.id])) as { actorId: string; targetId: string; details: string }[];
     expect(audit).toHaveLength(1);
     expect(audit[0].targetId).toBe(alert.id);

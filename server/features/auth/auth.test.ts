@@ -152,7 +152,7 @@ describe('POST /api/auth/login', () => {
     await t.client().post('/api/auth/login', { email: user.email, password: TEST_PASSWORD });
     const rows = await statement(
       t.db,
-      'select action, actor_id as actorId, ip from audit_log where actor_email = ? order by id',
+      'select action, actor_id as "actorId", ip from audit_log where actor_email = ? order by id',
     ).all([user.email]);
     expect(rows).toEqual([
       { action: 'auth.login_failed', actorId: user.id, ip: '127.0.0.1' },
@@ -226,7 +226,7 @@ describe('POST /api/auth/register', () => {
     expect(res.body.message).toBe(MESSAGES.registrationReceived);
     const row = await statement(
       t.db,
-      'select role, is_active as isActive, pending_approval as pending, requested_role as requested from users where email = ?',
+      'select role, is_active as "isActive", pending_approval as pending, requested_role as requested from users where email = ?',
     ).get(['new.person@test.example']);
     expect(row).toEqual({ role: 'staff', isActive: 0, pending: 1, requested: 'system_administrator' });
   });

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { conversationIdOf, houseChatIdOf } from '../../../schema/chat';
-import { preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
+import { dialectOf, preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
 import { conversationMembers, conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -35,7 +35,7 @@ export interface ConversationListRow {
 }
 
 /** An account that counts as staff now: active and approved. */
-const LIVE_USER = `u.is_active = 1 AND u.pending_approval = 0`;
+const LIVE_USER = `u.is_active AND NOT u.pending_approval`;
 const ADMIN_ROLE = `u.role IN ('admin', 'system_admin')`;
 
 /**
@@ -65,7 +65,7 @@ const memberConversationsOf = (userId: string): SQL =>
 
 /** The current members of one conversation, as SQL text on `@id` (the same rules as MEMBER_CONVERSATIONS). */
 const MEMBERS_OF = `
-  SELECT cm.user_id AS userId FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+  SELECT cm.user_id AS "userId" FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
   WHERE cm.conversation_id = @id AND cm.left_at IS NULL AND (c.kind <> 'house'
     OR EXISTS (SELECT 1 FROM users u WHERE u.id = cm.user_id AND ${LIVE_USER} AND ${ADMIN_ROLE}))
   UNION
@@ -84,7 +84,7 @@ export async function listMemberIds(db: Db, conversationId: string): Promise<str
 const isMemberQuery = preparedFor((db) =>
   statement<{ id: string; userId: string }, { n: number }>(
     db,
-    `SELECT count(*) AS n FROM (${MEMBER_CONVERSATIONS}) WHERE id = @id`,
+    `SELECT count(*) AS n FROM (${MEMBER_CONVERSATIONS}) AS mine WHERE id = @id`,
   ),
 );
 
@@ -188,6 +188,9 @@ export async function insertConversation(
   });
 }
 
+/** A member row's key: an upsert's conflict target. */
+const memberKey = [conversationMembers.conversationId, conversationMembers.userId];
+
 /** Creates the missing house chats of these houses (at start; decision 143). */
 export async function insertHouseChats(db: Db, houses: readonly string[], at: number): Promise<void> {
   await transaction(db, async (db) => {
@@ -233,11 +236,11 @@ export async function joinMembers(
         .insert(conversationMembers)
         .values({ conversationId, userId, joinedAt: at, leftAt: null, readUpTo, accessSeq })
         .onConflictDoUpdate({
-          target: [conversationMembers.conversationId, conversationMembers.userId],
+          target: memberKey,
           set: {
             joinedAt: at,
             leftAt: null,
-            readUpTo: sql`max(${conversationMembers.readUpTo}, ${readUpTo})`,
+            readUpTo: sql`CASE WHEN ${conversationMembers.readUpTo} >= ${readUpTo} THEN ${conversationMembers.readUpTo} ELSE ${readUpTo} END`,
             accessSeq,
           },
         })
@@ -266,7 +269,7 @@ export async function leaveMembers(
         .insert(conversationMembers)
         .values({ conversationId, userId, joinedAt: at, leftAt, accessSeq })
         .onConflictDoUpdate({
-          target: [conversationMembers.conversationId, conversationMembers.userId],
+          target: memberKey,
           set: { leftAt, accessSeq },
         })
         .run();
@@ -303,7 +306,7 @@ export async function updateMuted(
     await db
       .insert(conversationMembers)
       .values({ conversationId, userId, joinedAt: at, muted })
-      .onConflictDoUpdate({ target: [conversationMembers.conversationId, conversationMembers.userId], set: { muted } })
+      .onConflictDoUpdate({ target: memberKey, set: { muted } })
       .run();
     await touchConversation(db, conversationId, at);
   });
@@ -322,7 +325,7 @@ export async function updateReadMark(
       .insert(conversationMembers)
       .values({ conversationId, userId, joinedAt: at, readUpTo: upTo })
       .onConflictDoUpdate({
-        target: [conversationMembers.conversationId, conversationMembers.userId],
+        target: memberKey,
         set: { readUpTo: upTo },
       })
       .run();
@@ -502,8 +505,12 @@ type FeedParams = {
  * The users (`who`), the conversations each is in now (`mine`) and each one's member rows (`access`), as the feeds
  * below start: one read for many users, as a house chat's change event reads for its members.
  */
-const FEED_USERS = `
-  who(user_id) AS (SELECT value FROM json_each(@userIds)),
+const feedUsers = (db: Db) => `
+  who(user_id) AS (SELECT value FROM ${
+    dialectOf(db) === 'postgres'
+      ? 'json_array_elements_text(CAST(@userIds AS json)) AS j(value)'
+      : 'json_each(@userIds)'
+  }),
   mine(user_id, id) AS (${memberConversationsSql('IN (SELECT user_id FROM who)', true)}),
   access AS (
     SELECT user_id, conversation_id, access_seq, left_at FROM conversation_members
@@ -513,8 +520,11 @@ const FEED_USERS = `
 const FEED_PAGES = `
   SELECT user_id, id, seq, visible FROM (
     SELECT user_id, id, seq, visible, row_number() OVER (PARTITION BY user_id ORDER BY seq, id) AS n
-    FROM feed WHERE (seq, id) > (@seq, @id))
+    FROM feed WHERE (seq, id) > (@seq, @id)) AS numbered
   WHERE n <= @limit ORDER BY user_id, seq, id`;
+
+/** The later of two sequences, neither null: SQLite's two-argument max, which PostgreSQL does not have. */
+const later = (a: string, b: string) => `CASE WHEN ${a} >= ${b} THEN ${a} ELSE ${b} END`;
 
 type FeedQuery = (db: Db) => Statement<FeedParams, FeedRow & { user_id: string }>;
 
@@ -544,9 +554,9 @@ function feedsOf(query: FeedQuery) {
 const listConversationFeedsQuery = preparedFor((db) =>
   statement<FeedParams, FeedRow & { user_id: string }>(
     db,
-    `WITH ${FEED_USERS},
+    `WITH ${feedUsers(db)},
      feed AS (
-       SELECT mine.user_id, c.id AS id, max(c.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
+       SELECT mine.user_id, c.id AS id, ${later('c.server_seq', 'coalesce(a.access_seq, 0)')} AS seq, 1 AS visible
        FROM mine JOIN conversations c ON c.id = mine.id
        LEFT JOIN access a ON a.conversation_id = c.id AND a.user_id = mine.user_id
        UNION ALL
@@ -566,13 +576,13 @@ export const listConversationFeeds = feedsOf(listConversationFeedsQuery);
 const listMessageFeedsQuery = preparedFor((db) =>
   statement<FeedParams, FeedRow & { user_id: string }>(
     db,
-    `WITH ${FEED_USERS},
+    `WITH ${feedUsers(db)},
      feed AS (
-       SELECT mine.user_id, m.id AS id, max(m.server_seq, coalesce(a.access_seq, 0)) AS seq, 1 AS visible
+       SELECT mine.user_id, m.id AS id, ${later('m.server_seq', 'coalesce(a.access_seq, 0)')} AS seq, 1 AS visible
        FROM mine JOIN messages m ON m.conversation_id = mine.id AND m.server_seq >= @seq
        LEFT JOIN access a ON a.conversation_id = m.conversation_id AND a.user_id = mine.user_id
        UNION
-       SELECT a.user_id, m.id, max(m.server_seq, a.access_seq), 1
+       SELECT a.user_id, m.id, ${later('m.server_seq', 'a.access_seq')}, 1
        FROM access a JOIN mine ON mine.user_id = a.user_id AND mine.id = a.conversation_id
        JOIN messages m ON m.conversation_id = a.conversation_id
        WHERE a.access_seq >= @seq

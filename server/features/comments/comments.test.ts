@@ -169,7 +169,7 @@ describe('a comment deleted by someone other than its author', () => {
     });
     const entries = (await statement(
       t.db,
-      "SELECT actor_id AS actorId, details FROM audit_log WHERE action = 'comment.delete' AND target_id = ?",
+      `SELECT actor_id AS "actorId", details FROM audit_log WHERE action = 'comment.delete' AND target_id = ?`,
     ).all([id])) as { actorId: string; details: string }[];
     expect(entries).toEqual([{ actorId: remover.id, details: expect.any(String) as string }]);
     expect(JSON.parse(entries[0].details)).toEqual({

@@ -1,14 +1,18 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { statement, type Db } from '../../db/client';
+import { dialectOf, statement, type Db } from '../../db/client';
 import { acknowledgements, posts, users } from '../../db/tables';
+
+/** A bound JSON array as rows of one `value` column: SQLite reads it with json_each, PostgreSQL with its own. */
+const jsonValues = (db: Db) =>
+  dialectOf(db) === 'postgres' ? 'json_array_elements_text(CAST(? AS json)) AS j(value)' : 'json_each(?)';
 
 /** The viewer's confirmations among these posts (rows that ask for one and were acknowledged), by primary key. */
 export async function listViewerConfirmations(db: Db, viewerId: string, postIds: string[]) {
   if (postIds.length === 0) return [];
   return statement<[string], { postId: string; acknowledgedAt: number; writtenAt: number | null }>(
     db,
-    `SELECT post_id AS postId, acknowledged_at AS acknowledgedAt, written_at AS writtenAt FROM acknowledgements
-       WHERE id IN (SELECT value FROM json_each(?)) AND confirm = 1 AND deleted = 0 AND acknowledged_at IS NOT NULL`,
+    `SELECT post_id AS "postId", acknowledged_at AS "acknowledgedAt", written_at AS "writtenAt" FROM acknowledgements
+       WHERE id IN (SELECT value FROM ${jsonValues(db)}) AND confirm AND NOT deleted AND acknowledged_at IS NOT NULL`,
   ).all([JSON.stringify(postIds.map((postId) => `${postId}:${viewerId}`))]);
 }
 
@@ -70,16 +74,17 @@ export interface OverviewRow {
  */
 export async function listOverview(db: Db, house: string | undefined): Promise<OverviewRow[]> {
   const inHouse = house === undefined ? '' : 'AND a.user_id IN (SELECT user_id FROM user_houses WHERE house = @house)';
-  return statement<Record<string, string>, OverviewRow>(
+  // Without a house the text names no parameter: its values are an empty list, as PostgreSQL's driver takes no object.
+  return statement<Record<string, string> | [], OverviewRow>(
     db,
-    `SELECT p.id AS postId, p.category, p.content, p.created_at AS createdAt, p.audience_houses AS audienceHouses,
-              p.confirm_by AS confirmBy, count(a.id) AS audience,
-              coalesce(sum(a.acknowledged_at IS NOT NULL), 0) AS confirmed
-       FROM posts p LEFT JOIN acknowledgements a ON a.post_id = p.id AND a.deleted = 0 ${inHouse}
-       WHERE p.requires_confirmation = 1 AND p.deleted = 0
+    `SELECT p.id AS "postId", p.category, p.content, p.created_at AS "createdAt",
+              p.audience_houses AS "audienceHouses", p.confirm_by AS "confirmBy", count(a.id) AS audience,
+              count(a.acknowledged_at) AS confirmed
+       FROM posts p LEFT JOIN acknowledgements a ON a.post_id = p.id AND NOT a.deleted ${inHouse}
+       WHERE p.requires_confirmation AND NOT p.deleted
        GROUP BY p.id ${house === undefined ? '' : 'HAVING count(a.id) > 0'}
        ORDER BY p.created_at DESC, p.id DESC`,
-  ).all(house === undefined ? {} : { house });
+  ).all(house === undefined ? [] : { house });
 }
 
 export interface DueConfirmationRow {
@@ -96,13 +101,13 @@ export interface DueConfirmationRow {
 export async function listDueConfirmations(db: Db, today: string, maxReminders: number): Promise<DueConfirmationRow[]> {
   return statement<{ today: string; max: number }, DueConfirmationRow>(
     db,
-    `SELECT a.id, a.post_id AS postId, a.user_id AS userId, p.confirm_by AS confirmBy,
-              a.confirm_reminders AS confirmReminders, a.confirm_reminded_at AS confirmRemindedAt,
-              (SELECT first_name FROM users au WHERE au.id = p.author_id) AS authorFirstName
+    `SELECT a.id, a.post_id AS "postId", a.user_id AS "userId", p.confirm_by AS "confirmBy",
+              a.confirm_reminders AS "confirmReminders", a.confirm_reminded_at AS "confirmRemindedAt",
+              (SELECT first_name FROM users au WHERE au.id = p.author_id) AS "authorFirstName"
        FROM acknowledgements a JOIN posts p ON p.id = a.post_id JOIN users u ON u.id = a.user_id
-       WHERE a.confirm = 1 AND a.deleted = 0 AND a.acknowledged_at IS NULL AND a.confirm_reminders < @max
-         AND p.requires_confirmation = 1 AND p.deleted = 0 AND p.confirm_by IS NOT NULL AND p.confirm_by <= @today
-         AND u.is_active = 1
+       WHERE a.confirm AND NOT a.deleted AND a.acknowledged_at IS NULL AND a.confirm_reminders < @max
+         AND p.requires_confirmation AND NOT p.deleted AND p.confirm_by IS NOT NULL AND p.confirm_by <= @today
+         AND u.is_active
        ORDER BY p.confirm_by, a.created_at, a.id`,
   ).all({ today, max: maxReminders });
 }
@@ -113,6 +118,6 @@ export async function updateConfirmReminded(db: Db, ids: string[], at: number): 
   await statement(
     db,
     `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
-       WHERE id IN (SELECT value FROM json_each(?))`,
+       WHERE id IN (SELECT value FROM ${jsonValues(db)})`,
   ).run([at, JSON.stringify(ids)]);
 }

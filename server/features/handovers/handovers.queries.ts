@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import { statement, type Db } from '../../db/client';
+import { dialectOf, statement, type Db, transaction } from '../../db/client';
 import {
   handoverAccess,
   handoverAddenda,
@@ -58,7 +58,11 @@ export async function updateHandover(
 export async function bumpHandover(db: Db, id: string, at: number): Promise<void> {
   await db
     .update(handovers)
-    .set({ updatedAt: sql`max(${handovers.updatedAt} + 1, ${at})`, serverSeq: await nextSeq(db) })
+    .set({
+      // The later of one past the stored time and `at`, in words both engines read (no two-argument max).
+      updatedAt: sql`CASE WHEN ${handovers.updatedAt} + 1 >= ${at} THEN ${handovers.updatedAt} + 1 ELSE ${at} END`,
+      serverSeq: await nextSeq(db),
+    })
     .where(eq(handovers.id, id))
     .run();
 }
@@ -173,20 +177,26 @@ export async function listAccess(db: Db, userId: string): Promise<{ house: strin
     .all();
 }
 
-/** Notes that a user began or stopped seeing a house's notes, each with a new sequence. */
+/**
+ * Notes that a user began or stopped seeing a house's notes, each with a new sequence taken in the transaction that
+ * writes it (docs/sync.md).
+ */
 export async function upsertAccess(
   db: Db,
   userId: string,
   changes: { house: string; visible: boolean }[],
 ): Promise<void> {
-  for (const { house, visible } of changes) {
-    const serverSeq = await nextSeq(db);
-    await db
-      .insert(handoverAccess)
-      .values({ userId, house, visible, serverSeq })
-      .onConflictDoUpdate({ target: [handoverAccess.userId, handoverAccess.house], set: { visible, serverSeq } })
-      .run();
-  }
+  const target = [handoverAccess.userId, handoverAccess.house];
+  await transaction(db, async (db) => {
+    for (const { house, visible } of changes) {
+      const serverSeq = await nextSeq(db);
+      await db
+        .insert(handoverAccess)
+        .values({ userId, house, visible, serverSeq })
+        .onConflictDoUpdate({ target, set: { visible, serverSeq } })
+        .run();
+    }
+  });
 }
 
 /** A note as pull reads it for one user: its place in that user's feed and whether the user sees its house now. */
@@ -209,16 +219,22 @@ export async function listHandoversForUser(
   id: string,
   limit: number,
 ): Promise<PulledHandoverRow[]> {
+  // The bound JSON list of houses as rows: SQLite reads it with json_each, PostgreSQL with json_array_elements_text.
+  const houses =
+    dialectOf(db) === 'postgres'
+      ? '(SELECT value FROM json_array_elements_text(CAST(@houses AS json)) AS j(value))'
+      : '(SELECT value FROM json_each(@houses))';
+  // The later of the note's sequence and the access row's (no two-argument max in PostgreSQL).
+  const later = 'CASE WHEN h.server_seq >= coalesce(a.server_seq, 0) THEN h.server_seq ELSE a.server_seq END';
   const rows = await statement<
     { userId: string; houses: string; seq: number; id: string; limit: number },
     { id: string; seq: number; visible: number }
   >(
     db,
-    `SELECT h.id AS id, max(h.server_seq, coalesce(a.server_seq, 0)) AS seq,
-              h.house IN (SELECT value FROM json_each(@houses)) AS visible
+    `SELECT h.id AS id, ${later} AS seq, CASE WHEN h.house IN ${houses} THEN 1 ELSE 0 END AS visible
        FROM handovers h LEFT JOIN handover_access a ON a.user_id = @userId AND a.house = h.house
-       WHERE (h.house IN (SELECT value FROM json_each(@houses)) OR a.house IS NOT NULL)
-         AND (max(h.server_seq, coalesce(a.server_seq, 0)), h.id) > (@seq, @id)
+       WHERE (h.house IN ${houses} OR a.house IS NOT NULL)
+         AND (${later}, h.id) > (@seq, @id)
        ORDER BY 2, 1
        LIMIT @limit`,
   ).all({ userId, houses: JSON.stringify(visibleHouses), seq, id, limit });

@@ -26,7 +26,7 @@ const outboxRowOf = async (to: string) =>
   // better-sqlite3 types a row as unknown; the columns are named to match OutboxRow.
   (await statement(
     t.db,
-    'select attempts, sent_at as sentAt, text, last_error as lastError from mail_outbox where to_address = ?',
+    'select attempts, sent_at as "sentAt", text, last_error as "lastError" from mail_outbox where to_address = ?',
   ).get([to])) as OutboxRow | undefined;
 
 describe('the mail outbox', () => {

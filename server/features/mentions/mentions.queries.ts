@@ -73,7 +73,7 @@ export async function insertMentionEntries(
       db,
       `INSERT INTO mention_entries (id, user_id, post_id, comment_id, conversation_id, message_id, mentioned_by,
          created_at, deleted, server_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT (id) DO NOTHING`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, FALSE, ?) ON CONFLICT (id) DO NOTHING`,
     );
     const inMessage = 'messageId' in entry;
     const source = inMessage ? entry.messageId : (entry.commentId ?? entry.postId);

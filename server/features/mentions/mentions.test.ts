@@ -195,7 +195,7 @@ describe('who a mention tells', () => {
     const member = await subscribed({}, ['Hanover Drive']);
     const other = await subscribed({}, ['Main Road']);
     const inactive = await subscribed({}, ['Hanover Drive']);
-    await statement(t.db, 'UPDATE users SET is_active = 0 WHERE id = ?').run([inactive.user.id]);
+    await statement(t.db, 'UPDATE users SET is_active = FALSE WHERE id = ?').run([inactive.user.id]);
     await post(author.client, { content: 'Hanover team', mentions: ['house:Hanover Drive'] });
     await t.settlePushes();
     expect(mentionPushes(member.device)).toHaveLength(1);
@@ -203,7 +203,7 @@ describe('who a mention tells', () => {
     expect(mentionPushes(inactive.device)).toEqual([]);
     expect(await mentionEntries(member.client)).toHaveLength(1);
     expect(await mentionEntries(other.client)).toEqual([]);
-    const entries = statement(t.db, 'SELECT user_id AS userId FROM mention_entries WHERE user_id = ?');
+    const entries = statement(t.db, 'SELECT user_id AS "userId" FROM mention_entries WHERE user_id = ?');
     expect(await entries.all([inactive.user.id])).toEqual([]);
   });
 

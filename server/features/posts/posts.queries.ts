@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import { preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
+import { dialectOf, preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
 import { comments, posts, reactions, syncDeviceStates, users } from '../../db/tables';
 import { reactionId } from '../../../schema/sync';
 import { nextSeq } from '../../lib/seq.queries';
@@ -211,6 +211,12 @@ export async function releaseAuthor(db: Db, userId: string, at: number): Promise
  * as one JSON array, so one statement serves any page size.
  */
 function prepareFeedQueries(db: Db) {
+  // The bound JSON list of post ids as rows of one `value` column: SQLite reads it with json_each, PostgreSQL with
+  // json_array_elements_text.
+  const ids =
+    dialectOf(db) === 'postgres'
+      ? '(SELECT value FROM json_array_elements_text(CAST(? AS json)) AS j(value))'
+      : '(SELECT value FROM json_each(?))';
   const page = (withCategory: boolean, withCursor: boolean) =>
     statement<Record<string, unknown>, FeedPageRow>(
       db,
@@ -220,7 +226,7 @@ function prepareFeedQueries(db: Db) {
                 p.written_at, p.edited_by, e.first_name, e.last_name, p.requires_confirmation, p.confirm_by,
                 p.mentions
          FROM posts p LEFT JOIN users u ON u.id = p.author_id LEFT JOIN users e ON e.id = p.edited_by
-         WHERE p.deleted = 0 ${withCategory ? 'AND p.category = @category' : ''}
+         WHERE p.deleted = FALSE ${withCategory ? 'AND p.category = @category' : ''}
            ${withCursor ? 'AND (p.created_at, p.id) < (@createdAt, @id)' : ''}
          ORDER BY p.created_at DESC, p.id DESC LIMIT @limit`,
     );
@@ -228,21 +234,21 @@ function prepareFeedQueries(db: Db) {
     pages: [page(false, false), page(false, true), page(true, false), page(true, true)],
     reactionCounts: statement<[string, string], { postId: string; type: string; n: number; mine: number }>(
       db,
-      `SELECT post_id AS postId, type, count(*) AS n, max(user_id = ?) AS mine FROM reactions
-       WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 GROUP BY post_id, type`,
+      `SELECT post_id AS "postId", type, count(*) AS n, max(CASE WHEN user_id = ? THEN 1 ELSE 0 END) AS mine
+       FROM reactions WHERE post_id IN ${ids} AND deleted = FALSE GROUP BY post_id, type`,
     ),
     /** By primary key, one statement per page size: bound ids are cheaper here than a JSON list to parse. */
     viewerReactions: new Map<number, Statement<string[], { postId: string; type: string }>>(),
     liveReactions: statement<[string], { postId: string; userId: string; type: string }>(
       db,
-      `SELECT post_id AS postId, user_id AS userId, type FROM reactions
-       WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 AND user_id IS NOT NULL
+      `SELECT post_id AS "postId", user_id AS "userId", type FROM reactions
+       WHERE post_id IN ${ids} AND deleted = FALSE AND user_id IS NOT NULL
        ORDER BY created_at, id`,
     ),
     commentCounts: statement<[string], { postId: string; n: number }>(
       db,
-      `SELECT post_id AS postId, count(*) AS n FROM comments
-       WHERE post_id IN (SELECT value FROM json_each(?)) AND deleted = 0 GROUP BY post_id`,
+      `SELECT post_id AS "postId", count(*) AS n FROM comments
+       WHERE post_id IN ${ids} AND deleted = FALSE GROUP BY post_id`,
     ),
   };
 }
@@ -359,7 +365,7 @@ export async function findViewerReactions(db: Db, postIds: string[], viewerId: s
     const slots = postIds.map(() => '?').join(',');
     byIds = statement<string[], { postId: string; type: string }>(
       db,
-      `SELECT post_id AS postId, type FROM reactions WHERE id IN (${slots}) AND deleted = 0`,
+      `SELECT post_id AS "postId", type FROM reactions WHERE id IN (${slots}) AND deleted = FALSE`,
     );
     viewerReactions.set(postIds.length, byIds);
   }

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, lte, ne, notInArray, sql } from 'drizzle-orm';
-import { preparedFor, type Db } from '../../db/client';
+import { dialectOf, preparedFor, type Db } from '../../db/client';
 import { pushSubscriptions, pushTestSends, settings, users } from '../../db/tables';
 
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
@@ -107,7 +107,9 @@ const activeSubscriptionsOfUsers = preparedFor((db) =>
     .innerJoin(users, eq(users.id, pushSubscriptions.userId))
     .where(
       and(
-        sql`${pushSubscriptions.userId} IN (SELECT value FROM json_each(${sql.placeholder('userIds')}))`,
+        dialectOf(db) === 'postgres'
+          ? sql`${pushSubscriptions.userId} IN (SELECT value FROM json_array_elements_text(CAST(${sql.placeholder('userIds')} AS json)) AS j(value))`
+          : sql`${pushSubscriptions.userId} IN (SELECT value FROM json_each(${sql.placeholder('userIds')}))`,
         eq(users.isActive, true),
       ),
     )

@@ -101,7 +101,15 @@ describe('VAPID keys', () => {
       expect(stored).toEqual({ value: publicKey });
 
       await fresh.server.close();
-      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: fresh.dataDir, LOG_LEVEL: 'silent' });
+      // The same database again: on the PostgreSQL pass of the suite it is not in the data folder.
+      const databaseUrl = fresh.server.deps.config.databaseUrl;
+      const config = loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: fresh.dataDir,
+        LOG_LEVEL: 'silent',
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      });
       const again = await startServer(config, { clientDir: `${fresh.dataDir}/no-client` });
       try {
         const row = await statement(again.deps.db, "SELECT value FROM settings WHERE key = 'vapid_public_key'").get();
@@ -365,7 +373,7 @@ describe('the whole push path', () => {
     const reader = await subscribed();
     const author = await subscribed({ firstName: 'Ann', role: 'admin' });
     const inactive = await subscribed();
-    await statement(t.db, 'UPDATE users SET is_active = 0 WHERE id = ?').run([inactive.user.id]);
+    await statement(t.db, 'UPDATE users SET is_active = FALSE WHERE id = ?').run([inactive.user.id]);
     await author.client.post('/api/posts', { content: 'Rota for May', category: 'shifts_lifts' });
     const res = await author.client.post('/api/posts', { content: 'New uniform', category: 'company_announcement' });
     const [push] = await receiver.waitFor(reader.device);

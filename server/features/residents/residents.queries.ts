@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
-import { statement, type Db, transaction } from '../../db/client';
+import { dialectOf, statement, type Db, transaction } from '../../db/client';
 import { residents, residentVersions, residentViews, users } from '../../db/tables';
 import { hasOpeningBetween } from '../../lib/openings.queries';
 import { nextSeq } from '../../lib/seq.queries';
@@ -202,11 +202,13 @@ export async function listResidentViewsSince(
  * resident's photos, and photos no profile refers to, are served to no one (decision 126).
  */
 export async function isPhotoOfActiveResident(db: Db, url: string): Promise<boolean> {
+  // Whether a version's JSON holds the quoted URL: SQLite says instr, PostgreSQL strpos.
+  const holds = dialectOf(db) === 'postgres' ? 'strpos' : 'instr';
   const row = await statement<{ url: string; quoted: string }>(
     db,
-    `SELECT 1 FROM residents r WHERE r.archived = 0 AND (r.photo_url = @url OR EXISTS (
+    `SELECT 1 FROM residents r WHERE r.archived = FALSE AND (r.photo_url = @url OR EXISTS (
          SELECT 1 FROM resident_versions v WHERE v.resident_id = r.id
-           AND (instr(v.changes, @quoted) > 0 OR instr(v.previous, @quoted) > 0)))
+           AND (${holds}(v.changes, @quoted) > 0 OR ${holds}(v.previous, @quoted) > 0)))
        LIMIT 1`,
   ).get({ url, quoted: JSON.stringify(url) });
   return row !== undefined;

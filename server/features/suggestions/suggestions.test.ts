@@ -33,7 +33,7 @@ describe('POST /api/suggestions', () => {
     expect(new Date(res.body.createdAt as string).getTime()).toBeGreaterThan(0);
     const audit = (await statement(
       t.db,
-      "SELECT target_id AS targetId, details FROM audit_log WHERE action = 'suggestion.created' AND actor_id = ?",
+      `SELECT target_id AS "targetId", details FROM audit_log WHERE action = 'suggestion.created' AND actor_id = ?`,
     ).all([user.id])) as { targetId: string; details: string }[];
     expect(audit).toEqual([{ targetId: res.body.id, details: JSON.stringify({ category: 'user_interface' }) }]);
   });

@@ -1,5 +1,5 @@
 import { eq, inArray } from 'drizzle-orm';
-import { statement, type Db } from '../../db/client';
+import { dialectOf, statement, type Db } from '../../db/client';
 import { uploads, users } from '../../db/tables';
 import { uploadUrl } from '../../../schema/upload-rules';
 
@@ -40,17 +40,23 @@ export async function findProfilePictureUploads(db: Db, ids: string[]): Promise<
  * posts are read along the author index, their conversation's messages along its index.
  */
 export async function listUnattachedUploads(db: Db, before: number): Promise<Pick<UploadRow, 'id' | 'storedName'>[]> {
+  const postgres = dialectOf(db) === 'postgres';
+  // Whether a JSON list of ids holds the upload's: SQLite's instr, PostgreSQL's strpos.
+  const holds = (list: string) => (postgres ? `strpos(${list}, u.id) > 0` : `instr(${list}, u.id) > 0`);
+  // The owner's rows, a deleted owner's (null) included: SQLite reads `IS` along the index, PostgreSQL only `=`.
+  const ofOwner = (author: string) =>
+    postgres ? `(${author} = u.owner_id OR (${author} IS NULL AND u.owner_id IS NULL))` : `${author} IS u.owner_id`;
   return statement<[number], Pick<UploadRow, 'id' | 'storedName'>>(
     db,
-    `SELECT u.id, u.stored_name AS storedName FROM uploads u
+    `SELECT u.id, u.stored_name AS "storedName" FROM uploads u
        WHERE u.created_at < ?
          AND NOT EXISTS (SELECT 1 FROM users WHERE profile_image_url = '${uploadUrl('')}' || u.id)
-         AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.author_id IS u.owner_id
-                           AND (instr(p.images, u.id) > 0 OR instr(p.attachments, u.id) > 0))
-         AND NOT EXISTS (SELECT 1 FROM scheduled_posts s WHERE s.author_id IS u.owner_id
-                           AND (instr(s.images, u.id) > 0 OR instr(s.attachments, u.id) > 0))
+         AND NOT EXISTS (SELECT 1 FROM posts p WHERE ${ofOwner('p.author_id')}
+                           AND (${holds('p.images')} OR ${holds('p.attachments')}))
+         AND NOT EXISTS (SELECT 1 FROM scheduled_posts s WHERE ${ofOwner('s.author_id')}
+                           AND (${holds('s.images')} OR ${holds('s.attachments')}))
          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = u.conversation_id
-                           AND (instr(m.images, u.id) > 0 OR instr(m.attachments, u.id) > 0))`,
+                           AND (${holds('m.images')} OR ${holds('m.attachments')}))`,
   ).all([before]);
 }
 
