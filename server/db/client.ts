@@ -6,6 +6,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzleProxy } from 'drizzle-orm/sqlite-proxy';
+import { sql, type Placeholder, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import { MIGRATIONS_DIR, PG_MIGRATIONS_DIR } from '../lib/paths';
 import { PostgresEngine, SqliteEngine, type Connection, type Params } from './engine';
@@ -102,6 +103,23 @@ export async function openDatabase(where: { databaseUrl?: string | null; file: s
 /** Which SQL a query must speak where the two differ. */
 export function dialectOf(db: Db): 'sqlite' | 'postgres' {
   return db.$conn.engine.kind;
+}
+
+/**
+ * A JSON array bound as one parameter (`param`: `?` or `@name`), as rows of one `value` column to select from:
+ * SQLite's json_each, PostgreSQL's json_array_elements_text. One statement then serves a list of any length.
+ */
+export function jsonValues(db: Db, param: string): string {
+  return dialectOf(db) === 'postgres'
+    ? `json_array_elements_text(CAST(${param} AS json)) AS j(value)`
+    : `json_each(${param})`;
+}
+
+/** `jsonValues` for the query builder: the same rows from a bound value or placeholder. */
+export function jsonValuesSql(db: Db, param: SQLWrapper | Placeholder): SQL {
+  return dialectOf(db) === 'postgres'
+    ? sql`json_array_elements_text(CAST(${param} AS json)) AS j(value)`
+    : sql`json_each(${param})`;
 }
 
 /** The SQLite connection itself, for what only SQLite has (its online backup). */

@@ -17,17 +17,37 @@ function validationError(issues: readonly { path: PropertyKey[]; message: string
   return new AppError(400, 'validation_failed', details[0]?.message ?? 'Invalid request', details);
 }
 
+/** Said of a text holding a NUL character: no text of the app needs one, and PostgreSQL refuses to store it. */
+export const NUL_MESSAGE = 'Text cannot contain the NUL character (U+0000)';
+
+/** Where a NUL character is in a checked value: the path of the first text holding one, or null. */
+function nulAt(value: unknown, at: PropertyKey[] = []): PropertyKey[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = nulAt(inner, [...at, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The zod result, refused when valid but holding a NUL character, so both databases store the same texts. */
+function checked<T>(result: { success: true; data: T } | { success: false; error: z.ZodError }): T {
+  if (!result.success) throw validationError(result.error.issues);
+  const at = nulAt(result.data);
+  if (at) throw validationError([{ path: at, message: NUL_MESSAGE }]);
+  return result.data;
+}
+
 /** Checks a value that did not come through `validate` (a multipart form, a synced document). */
 export function parseInput<T extends ZodType>(schema: T, value: unknown): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw validationError(result.error.issues);
-  return result.data;
+  return checked(schema.safeParse(value));
 }
 
 /** zod validation of one part of a request; every issue is reported, the first one is the message. */
 export function validate<T extends ZodType, K extends Target>(target: K, schema: T) {
   return zValidator(target, schema, (result) => {
-    if (!result.success) throw validationError(result.error.issues);
+    checked(result as Parameters<typeof checked>[0]);
   });
 }
 

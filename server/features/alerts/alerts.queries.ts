@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import { dialectOf, preparedFor, statement, type Db, transaction } from '../../db/client';
+import { dialectOf, jsonValues, preparedFor, statement, type Db, transaction } from '../../db/client';
 import { acknowledgements, posts, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -55,10 +55,6 @@ export async function findAlertPost(db: Db, postId: string): Promise<AlertPostRo
 
 /** A bound JSON array: PostgreSQL reads a parameter as json only when told. */
 const json = (db: Db, param: string) => (dialectOf(db) === 'postgres' ? `CAST(${param} AS json)` : param);
-
-/** A bound JSON array as rows of one `value` column: SQLite reads it with json_each, PostgreSQL with its own. */
-const jsonValues = (db: Db, param: string) =>
-  dialectOf(db) === 'postgres' ? `json_array_elements_text(${json(db, param)}) AS j(value)` : `json_each(${param})`;
 
 /** Read for each urgent post's audience of up to thousands: the ids alone, prepared once (decision 78). */
 const listAudienceIdsQuery = preparedFor((db) =>

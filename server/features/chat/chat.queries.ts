@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { conversationIdOf, houseChatIdOf } from '../../../schema/chat';
-import { dialectOf, preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
+import { jsonValues, preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
 import { conversationMembers, conversations, messages, users } from '../../db/tables';
 import { nextSeq } from '../../lib/seq.queries';
 
@@ -506,11 +506,7 @@ type FeedParams = {
  * below start: one read for many users, as a house chat's change event reads for its members.
  */
 const feedUsers = (db: Db) => `
-  who(user_id) AS (SELECT value FROM ${
-    dialectOf(db) === 'postgres'
-      ? 'json_array_elements_text(CAST(@userIds AS json)) AS j(value)'
-      : 'json_each(@userIds)'
-  }),
+  who(user_id) AS (SELECT value FROM ${jsonValues(db, '@userIds')}),
   mine(user_id, id) AS (${memberConversationsSql('IN (SELECT user_id FROM who)', true)}),
   access AS (
     SELECT user_id, conversation_id, access_seq, left_at FROM conversation_members

@@ -1,10 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { dialectOf, statement, type Db } from '../../db/client';
+import { jsonValues, statement, type Db } from '../../db/client';
 import { acknowledgements, posts, users } from '../../db/tables';
-
-/** A bound JSON array as rows of one `value` column: SQLite reads it with json_each, PostgreSQL with its own. */
-const jsonValues = (db: Db) =>
-  dialectOf(db) === 'postgres' ? 'json_array_elements_text(CAST(? AS json)) AS j(value)' : 'json_each(?)';
 
 /** The viewer's confirmations among these posts (rows that ask for one and were acknowledged), by primary key. */
 export async function listViewerConfirmations(db: Db, viewerId: string, postIds: string[]) {
@@ -12,7 +8,7 @@ export async function listViewerConfirmations(db: Db, viewerId: string, postIds:
   return statement<[string], { postId: string; acknowledgedAt: number; writtenAt: number | null }>(
     db,
     `SELECT post_id AS "postId", acknowledged_at AS "acknowledgedAt", written_at AS "writtenAt" FROM acknowledgements
-       WHERE id IN (SELECT value FROM ${jsonValues(db)}) AND confirm AND NOT deleted AND acknowledged_at IS NOT NULL`,
+       WHERE id IN (SELECT value FROM ${jsonValues(db, '?')}) AND confirm AND NOT deleted AND acknowledged_at IS NOT NULL`,
   ).all([JSON.stringify(postIds.map((postId) => `${postId}:${viewerId}`))]);
 }
 
@@ -118,6 +114,6 @@ export async function updateConfirmReminded(db: Db, ids: string[], at: number): 
   await statement(
     db,
     `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
-       WHERE id IN (SELECT value FROM ${jsonValues(db)})`,
+       WHERE id IN (SELECT value FROM ${jsonValues(db, '?')})`,
   ).run([at, JSON.stringify(ids)]);
 }

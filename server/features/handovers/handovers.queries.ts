@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import { dialectOf, statement, type Db, transaction } from '../../db/client';
+import { jsonValues, statement, type Db, transaction } from '../../db/client';
 import {
   handoverAccess,
   handoverAddenda,
@@ -219,11 +219,7 @@ export async function listHandoversForUser(
   id: string,
   limit: number,
 ): Promise<PulledHandoverRow[]> {
-  // The bound JSON list of houses as rows: SQLite reads it with json_each, PostgreSQL with json_array_elements_text.
-  const houses =
-    dialectOf(db) === 'postgres'
-      ? '(SELECT value FROM json_array_elements_text(CAST(@houses AS json)) AS j(value))'
-      : '(SELECT value FROM json_each(@houses))';
+  const houses = `(SELECT value FROM ${jsonValues(db, '@houses')})`;
   // The later of the note's sequence and the access row's (no two-argument max in PostgreSQL).
   const later = 'CASE WHEN h.server_seq >= coalesce(a.server_seq, 0) THEN h.server_seq ELSE a.server_seq END';
   const rows = await statement<

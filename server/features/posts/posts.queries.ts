@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import { dialectOf, preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
+import { jsonValues, preparedFor, statement, type Db, type Statement, transaction } from '../../db/client';
 import { comments, posts, reactions, syncDeviceStates, users } from '../../db/tables';
 import { reactionId } from '../../../schema/sync';
 import { nextSeq } from '../../lib/seq.queries';
@@ -211,12 +211,7 @@ export async function releaseAuthor(db: Db, userId: string, at: number): Promise
  * as one JSON array, so one statement serves any page size.
  */
 function prepareFeedQueries(db: Db) {
-  // The bound JSON list of post ids as rows of one `value` column: SQLite reads it with json_each, PostgreSQL with
-  // json_array_elements_text.
-  const ids =
-    dialectOf(db) === 'postgres'
-      ? '(SELECT value FROM json_array_elements_text(CAST(? AS json)) AS j(value))'
-      : '(SELECT value FROM json_each(?))';
+  const ids = `(SELECT value FROM ${jsonValues(db, '?')})`;
   const page = (withCategory: boolean, withCursor: boolean) =>
     statement<Record<string, unknown>, FeedPageRow>(
       db,

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, lte, ne, notInArray, sql } from 'drizzle-orm';
-import { dialectOf, preparedFor, type Db } from '../../db/client';
+import { jsonValuesSql, preparedFor, type Db } from '../../db/client';
 import { pushSubscriptions, pushTestSends, settings, users } from '../../db/tables';
 
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
@@ -107,9 +107,7 @@ const activeSubscriptionsOfUsers = preparedFor((db) =>
     .innerJoin(users, eq(users.id, pushSubscriptions.userId))
     .where(
       and(
-        dialectOf(db) === 'postgres'
-          ? sql`${pushSubscriptions.userId} IN (SELECT value FROM json_array_elements_text(CAST(${sql.placeholder('userIds')} AS json)) AS j(value))`
-          : sql`${pushSubscriptions.userId} IN (SELECT value FROM json_each(${sql.placeholder('userIds')}))`,
+        sql`${pushSubscriptions.userId} IN (SELECT value FROM ${jsonValuesSql(db, sql.placeholder('userIds'))})`,
         eq(users.isActive, true),
       ),
     )
