@@ -595,7 +595,7 @@ describe('the time a message was written', () => {
     expect(ms(ahead.createdAt)).toBe(at + 1);
     expect(ms(ahead.writtenAt)).toBe(at + 1);
     expect(ms((await send(0)).writtenAt)).toBe(a.user.createdAt);
-    // One after the other, as before: each send reads the conversation's last message time.
+    // One after the other: each send's arrival time follows the one before it.
     for (const unreadable of ['later', undefined]) {
       const sent = await send(unreadable);
       expect(sent.writtenAt).toBe(sent.createdAt);
