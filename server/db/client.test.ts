@@ -202,6 +202,23 @@ function dataLayerOn(name: string, open: () => Promise<Db>, skip = false) {
       expect(told).toEqual([]);
     });
 
+    it('wakes the outbox and runs afterCommit work once the outermost transaction commits', async () => {
+      const done: string[] = [];
+      const outbox = { wake: () => done.push('wake') };
+      await inTransaction({ db, outbox }, async (deps) => {
+        deps.outbox.wake();
+        await inTransaction(deps, async (deps) => {
+          deps.afterCommit(() => done.push('inner'));
+        });
+        await inTransaction(deps, async (deps) => {
+          deps.afterCommit(() => done.push('rolled back'));
+          throw new Error('this savepoint only');
+        }).catch(() => undefined);
+        expect(done).toEqual([]);
+      });
+      expect(done).toEqual(['wake', 'inner']);
+    });
+
     it('says which SQL it speaks', () => {
       expect(dialectOf(db)).toBe(name === 'SQLite' ? 'sqlite' : 'postgres');
     });

@@ -100,6 +100,11 @@ export async function openDatabase(where: { databaseUrl?: string | null; file: s
   return where.databaseUrl ? openPostgres(where.databaseUrl) : openDb(where.file);
 }
 
+/** The app's own handle on the database a handle belongs to: for work that outlives the transaction it began in. */
+export function appDbOf(db: Db): Db {
+  return dbFor(db.$conn.engine.root);
+}
+
 /** Which SQL a query must speak where the two differ. */
 export function dialectOf(db: Db): 'sqlite' | 'postgres' {
   return db.$conn.engine.kind;
@@ -149,23 +154,49 @@ interface Notifier {
   disconnectSession: (...args: never[]) => void;
 }
 
+/** Runs its function once the transaction it was given in has committed, never if it rolls back. */
+export type AfterCommit = (fn: () => void) => void;
+
+/** What `inTransaction` reads of the dependencies it passes on. */
+interface TransactionDeps {
+  db: Db;
+  hub?: Notifier;
+  outbox?: { wake: () => void };
+  afterCommit?: AfterCommit;
+}
+
 /**
  * `transaction` for code that passes the app's dependencies along: `work` gets a copy of `deps` whose `db` is the
- * transaction's, so everything it calls with them runs inside it, and whose `hub` tells the live streams only once
- * the transaction has committed (nothing, if it rolls back): a device told earlier could pull before the change is
- * there to see, on PostgreSQL, and wait for the next change to hear of it.
+ * transaction's, so everything it calls with them runs inside it, and whose `hub`, `outbox.wake` and `afterCommit`
+ * act only once the transaction has committed (nothing, if it rolls back): a device told or pushed to earlier could
+ * pull before the change is there to see, on PostgreSQL, and wait for the next change to hear of it. Nested, they
+ * wait for the outermost commit.
  */
-export async function inTransaction<D extends { db: Db; hub?: Notifier }, T>(
+export async function inTransaction<D extends TransactionDeps, T>(
   deps: D,
-  work: (deps: D) => Promise<T>,
+  work: (deps: D & { afterCommit: AfterCommit }) => Promise<T>,
 ): Promise<T> {
   const told: (() => void)[] = [];
+  const afterCommit: AfterCommit = (fn) => told.push(() => whenCommitted(deps, fn));
   const result = await transaction(deps.db, (tx) => {
     const hub = deps.hub && heldUntilCommit(deps.hub, told);
-    return work({ ...deps, db: tx, ...(hub && { hub }) });
+    const outbox = deps.outbox && heldWake(deps.outbox, afterCommit);
+    return work({ ...deps, db: tx, afterCommit, ...(hub && { hub }), ...(outbox && { outbox }) });
   });
   for (const tell of told) tell();
   return result;
+}
+
+/** Runs `fn` once the transaction `deps` belong to has committed, or now outside one. */
+export function whenCommitted(deps: { afterCommit?: AfterCommit }, fn: () => void): void {
+  if (deps.afterCommit) deps.afterCommit(fn);
+  else fn();
+}
+
+function heldWake<O extends { wake: () => void }>(outbox: O, afterCommit: AfterCommit): O {
+  const held = Object.create(outbox) as O;
+  held.wake = () => afterCommit(() => outbox.wake());
+  return held;
 }
 
 function heldUntilCommit<H extends Notifier>(hub: H, told: (() => void)[]): H {

@@ -1,6 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Config } from '../config';
-import type { Db } from '../db/client';
+import type { AfterCommit, Db } from '../db/client';
 import type { CurrentUser } from '../../schema/auth';
 import type { SyncHub } from '../features/sync/sync.hub';
 import type { Mailer } from './mail';
@@ -24,6 +24,8 @@ export interface AppDeps {
   hub: SyncHub;
   /** How push endpoints' hosts are resolved; the system's DNS unless a test keeps pushes on loopback. */
   resolveHost?: HostResolver;
+  /** Inside a transaction (`inTransaction`): runs a function once it has committed, never if it rolls back. */
+  afterCommit?: AfterCommit;
 }
 
 export interface Logger {

@@ -473,51 +473,54 @@ export async function sendMessage(
   conversationId: string,
   body: SendMessageBody,
 ): Promise<MessageView> {
-  if (body.id) {
-    const existing = await findMessage(deps.db, body.id);
-    if (existing) {
-      if (existing.senderId !== actor.id || existing.conversationId !== conversationId) {
-        conflict(CHAT_MESSAGES.messageExists);
+  // One transaction from the id check to the insert: the same item sent twice at once is stored once.
+  return await inTransaction(deps, async (deps) => {
+    if (body.id) {
+      const existing = await findMessage(deps.db, body.id);
+      if (existing) {
+        if (existing.senderId !== actor.id || existing.conversationId !== conversationId) {
+          conflict(CHAT_MESSAGES.messageExists);
+        }
+        const conversation = await requireConversation(deps, actor, conversationId);
+        const members = await membershipOf(deps, conversation.id);
+        return toMessageView((await findMessageWithSender(deps.db, existing.id))!, conversation, members, actor.id);
       }
-      const conversation = await requireConversation(deps, actor, conversationId);
-      const members = await membershipOf(deps, conversation.id);
-      return toMessageView((await findMessageWithSender(deps.db, existing.id))!, conversation, members, actor.id);
     }
-  }
-  const conversation = await conversationForMessage(deps, actor, conversationId);
-  if (conversation.kind === 'direct' && !otherSideOf(conversation, actor.id)) {
-    return badRequest(CHAT_MESSAGES.participantDeleted);
-  }
-  const id = body.id ?? randomUUID();
-  const createdAt = Math.max(deps.now(), (conversation.lastMessageAt ?? 0) + 1);
-  const writtenAt = boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), createdAt);
-  const members = await membershipOf(deps, conversation.id);
-  const mentions = keptMessageMentions(conversation, members.memberIds, body.mentions);
-  const files = await resolveMessageFiles(deps, actor, conversation.id, body);
-  await insertMessage(deps.db, {
-    id,
-    conversationId: conversation.id,
-    senderId: actor.id,
-    content: body.content,
-    createdAt,
-    writtenAt,
-    mentions: JSON.stringify(mentions),
-    images: JSON.stringify(files.images),
-    attachments: JSON.stringify(files.attachments),
-  });
-  notifyMembers(deps, members.memberIds, true);
-  const mentioned = await tellMentioned(deps, actor, conversation, id, mentions, members);
-  const recipients = members.memberIds.filter(
-    (userId) => userId !== actor.id && !members.muted.has(userId) && !mentioned.has(userId),
-  );
-  if (recipients.length > 0) {
-    await pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
-      key: `chat:${conversation.id}`,
-      summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
+    const conversation = await conversationForMessage(deps, actor, conversationId);
+    if (conversation.kind === 'direct' && !otherSideOf(conversation, actor.id)) {
+      return badRequest(CHAT_MESSAGES.participantDeleted);
+    }
+    const id = body.id ?? randomUUID();
+    const createdAt = Math.max(deps.now(), (conversation.lastMessageAt ?? 0) + 1);
+    const writtenAt = boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), createdAt);
+    const members = await membershipOf(deps, conversation.id);
+    const mentions = keptMessageMentions(conversation, members.memberIds, body.mentions);
+    const files = await resolveMessageFiles(deps, actor, conversation.id, body);
+    await insertMessage(deps.db, {
+      id,
+      conversationId: conversation.id,
+      senderId: actor.id,
+      content: body.content,
+      createdAt,
+      writtenAt,
+      mentions: JSON.stringify(mentions),
+      images: JSON.stringify(files.images),
+      attachments: JSON.stringify(files.attachments),
     });
-  }
-  const stored = (await findConversation(deps.db, conversation.id))!;
-  return toMessageView((await findMessageWithSender(deps.db, id))!, stored, members, actor.id);
+    notifyMembers(deps, members.memberIds, true);
+    const mentioned = await tellMentioned(deps, actor, conversation, id, mentions, members);
+    const recipients = members.memberIds.filter(
+      (userId) => userId !== actor.id && !members.muted.has(userId) && !mentioned.has(userId),
+    );
+    if (recipients.length > 0) {
+      await pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
+        key: `chat:${conversation.id}`,
+        summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
+      });
+    }
+    const stored = (await findConversation(deps.db, conversation.id))!;
+    return toMessageView((await findMessageWithSender(deps.db, id))!, stored, members, actor.id);
+  });
 }
 
 /**

@@ -57,42 +57,45 @@ export async function writeComment(
   postId: string,
   body: CreateCommentBody,
 ): Promise<string> {
-  if (body.id) {
-    const existing = await findComment(deps.db, body.id);
-    if (existing) {
-      if (existing.authorId !== actor.id || existing.postId !== postId || existing.deleted) {
-        conflict('A comment with this id already exists');
+  // One transaction from the id check to the insert: the same item sent twice at once is stored once.
+  return await inTransaction(deps, async (deps) => {
+    if (body.id) {
+      const existing = await findComment(deps.db, body.id);
+      if (existing) {
+        if (existing.authorId !== actor.id || existing.postId !== postId || existing.deleted) {
+          conflict('A comment with this id already exists');
+        }
+        return body.id;
       }
-      return body.id;
     }
-  }
-  const post = await requirePost(deps, postId);
-  const id = body.id ?? randomUUID();
-  const at = deps.now();
-  const seen = post.authorId === actor.id ? post.writtenAt : post.createdAt;
-  const mentions = await keptMentions(deps, body.mentions);
-  await insertComment(deps.db, {
-    id,
-    postId,
-    authorId: actor.id,
-    content: body.content,
-    createdAt: at,
-    writtenAt: boundWrittenAt(body.writtenAt, seen, at),
-    updatedAt: at,
-    mentions: JSON.stringify(mentions),
-    deleted: false,
+    const post = await requirePost(deps, postId);
+    const id = body.id ?? randomUUID();
+    const at = deps.now();
+    const seen = post.authorId === actor.id ? post.writtenAt : post.createdAt;
+    const mentions = await keptMentions(deps, body.mentions);
+    await insertComment(deps.db, {
+      id,
+      postId,
+      authorId: actor.id,
+      content: body.content,
+      createdAt: at,
+      writtenAt: boundWrittenAt(body.writtenAt, seen, at),
+      updatedAt: at,
+      mentions: JSON.stringify(mentions),
+      deleted: false,
+    });
+    deps.hub.notify('comments');
+    // Only the comment's first arrival tells anyone: a re-send returned above (decision 144).
+    const source = {
+      postId,
+      commentId: id,
+      authorId: actor.id,
+      authorFirstName: actor.firstName,
+      audienceHouses: await postAudienceOf(deps, postId),
+    };
+    await notifyMentions(deps, source, mentions);
+    return id;
   });
-  deps.hub.notify('comments');
-  // Only the comment's first arrival tells anyone: a re-send returned above (decision 144).
-  const source = {
-    postId,
-    commentId: id,
-    authorId: actor.id,
-    authorFirstName: actor.firstName,
-    audienceHouses: await postAudienceOf(deps, postId),
-  };
-  await notifyMentions(deps, source, mentions);
-  return id;
 }
 
 /** POST /api/posts/{id}/comments: writeComment, answering the comment with its author. */

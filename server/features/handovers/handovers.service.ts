@@ -289,16 +289,17 @@ export async function createHandover(
     if (seesEveryHouse(account)) forbidden(HANDOVER_MESSAGES.writeForbidden);
     notFound(HANDOVER_MESSAGES.houseNotFound);
   }
-  if (body.id) {
-    const existing = await findHandover(deps.db, body.id);
-    if (existing && existing.authorId === actor.id && existing.house === house) return viewOf(deps, body.id, actor);
-    if (existing) conflict(HANDOVER_MESSAGES.idTaken);
-  }
-  checkShift(deps, body.shift);
-  await checkResidents(deps, house, body.residentIds);
   const id = body.id ?? randomUUID();
   const at = deps.now();
-  await inTransaction(deps, async (deps) => {
+  // The id check and the insert in one transaction: the same note sent twice at once is stored once.
+  const stored = await inTransaction(deps, async (deps) => {
+    if (body.id) {
+      const existing = await findHandover(deps.db, body.id);
+      if (existing && existing.authorId === actor.id && existing.house === house) return false;
+      if (existing) conflict(HANDOVER_MESSAGES.idTaken);
+    }
+    checkShift(deps, body.shift);
+    await checkResidents(deps, house, body.residentIds);
     await insertHandover(deps.db, {
       id,
       house,
@@ -315,8 +316,9 @@ export async function createHandover(
       shift: body.shift,
       residents: body.residentIds.length,
     });
+    return true;
   });
-  await notifyReaders(deps, house);
+  if (stored) await notifyReaders(deps, house);
   return viewOf(deps, id, actor);
 }
 
@@ -361,14 +363,15 @@ export async function addAddendum(
   meta: RequestMeta,
 ): Promise<HandoverView> {
   const row = await requireVisible(deps, actor, id);
-  if (body.id) {
-    const existing = await findAddendum(deps.db, body.id);
-    if (existing && existing.authorId === actor.id && existing.handoverId === id) return viewOf(deps, id, actor);
-    if (existing) conflict(HANDOVER_MESSAGES.addendumIdTaken);
-  }
   const at = deps.now();
   const addendumId = body.id ?? randomUUID();
-  await inTransaction(deps, async (deps) => {
+  // The id check and the insert in one transaction: the same addendum sent twice at once is stored once.
+  const stored = await inTransaction(deps, async (deps) => {
+    if (body.id) {
+      const existing = await findAddendum(deps.db, body.id);
+      if (existing && existing.authorId === actor.id && existing.handoverId === id) return false;
+      if (existing) conflict(HANDOVER_MESSAGES.addendumIdTaken);
+    }
     await insertAddendum(deps.db, {
       id: addendumId,
       handoverId: id,
@@ -379,8 +382,9 @@ export async function addAddendum(
     });
     await bumpHandover(deps.db, id, at);
     await audit(deps, actor, 'handover.addendum', id, meta, { addendumId });
+    return true;
   });
-  await notifyReaders(deps, row.house);
+  if (stored) await notifyReaders(deps, row.house);
   return viewOf(deps, id, actor);
 }
 

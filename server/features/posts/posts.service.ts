@@ -340,42 +340,45 @@ async function existingPost(deps: AppDeps, actor: SessionUser, id: string | unde
  * author's own uploads. Sync calls this directly: it sends no view back.
  */
 export async function writePost(deps: AppDeps, actor: SessionUser, body: CreatePostBody): Promise<string> {
-  if (body.id && (await existingPost(deps, actor, body.id))) return body.id;
-  if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
-  checkHouses(deps, body.houseTags);
-  checkHouses(deps, body.audienceHouses);
-  const at = deps.now();
-  const publishAt = publishTimeOf(body.publishAt, at);
-  const files = await resolvePostFiles(deps, actor, body);
-  const id = body.id ?? randomUUID();
-  const row = {
-    id,
-    authorId: actor.id,
-    content: body.content,
-    category: body.category,
-    isUrgent: body.isUrgent,
-    houseTags: JSON.stringify(body.houseTags),
-    audienceHouses: JSON.stringify(body.audienceHouses),
-    images: JSON.stringify(files.images),
-    attachments: JSON.stringify(files.attachments),
-    mentions: JSON.stringify(await keptMentions(deps, body.mentions)),
-    requiresConfirmation: body.requiresConfirmation,
-    confirmBy: body.confirmBy,
-    createdAt: at,
-    writtenAt: boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), at),
-    updatedAt: at,
-  };
-  if (publishAt !== null) {
-    await insertScheduledPost(deps.db, { ...row, publishAt });
-    // In no pull, list or event until published (decision 141): nothing to tell anyone yet.
+  // One transaction from the id check to the insert: the same item sent twice at once is stored once.
+  return await inTransaction(deps, async (deps) => {
+    if (body.id && (await existingPost(deps, actor, body.id))) return body.id;
+    if (body.requiresConfirmation && !canRequireConfirmation(actor)) forbidden(CONFIRM_MESSAGES.adminsOnly);
+    checkHouses(deps, body.houseTags);
+    checkHouses(deps, body.audienceHouses);
+    const at = deps.now();
+    const publishAt = publishTimeOf(body.publishAt, at);
+    const files = await resolvePostFiles(deps, actor, body);
+    const id = body.id ?? randomUUID();
+    const row = {
+      id,
+      authorId: actor.id,
+      content: body.content,
+      category: body.category,
+      isUrgent: body.isUrgent,
+      houseTags: JSON.stringify(body.houseTags),
+      audienceHouses: JSON.stringify(body.audienceHouses),
+      images: JSON.stringify(files.images),
+      attachments: JSON.stringify(files.attachments),
+      mentions: JSON.stringify(await keptMentions(deps, body.mentions)),
+      requiresConfirmation: body.requiresConfirmation,
+      confirmBy: body.confirmBy,
+      createdAt: at,
+      writtenAt: boundWrittenAt(body.writtenAt, await accountCreatedAt(deps, actor.id), at),
+      updatedAt: at,
+    };
+    if (publishAt !== null) {
+      await insertScheduledPost(deps.db, { ...row, publishAt });
+      // In no pull, list or event until published (decision 141): nothing to tell anyone yet.
+      return id;
+    }
+    await insertPost(deps.db, { ...row, deleted: false });
+    deps.hub.notify('posts');
+    // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
+    await announcePost(deps, id);
+    await notifyPostMentions(deps, id, []);
     return id;
-  }
-  await insertPost(deps.db, { ...row, deleted: false });
-  deps.hub.notify('posts');
-  // An urgent post alerts its audience, a Company Announcement is pushed (after this task has finished).
-  await announcePost(deps, id);
-  await notifyPostMentions(deps, id, []);
-  return id;
+  });
 }
 
 /**

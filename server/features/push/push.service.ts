@@ -35,7 +35,7 @@ import {
   upsertSubscription,
   type PushSubscriptionRow,
 } from './push.queries';
-import { inTransaction, type Db } from '../../db/client';
+import { appDbOf, inTransaction, whenCommitted } from '../../db/client';
 
 const VAPID_PUBLIC = 'vapid_public_key';
 const VAPID_PRIVATE = 'vapid_private_key';
@@ -61,16 +61,12 @@ interface Burst {
   options: PushOptions;
 }
 
-/**
- * What the push machinery keeps per running app: keys, the sender, sends in flight, bursts, and the app's own database
- * handle for the sends that finish after a transaction that started them has ended.
- */
+/** What the push machinery keeps per running app: keys, the sender, sends in flight, bursts. */
 interface PushState {
   vapid?: VapidKeys;
   sender: PushSender;
   inFlight: Set<Promise<void>>;
   bursts: Map<string, Burst>;
-  db?: Db;
 }
 /**
  * Kept by the app's configuration (each server has its own), which every copy of its dependencies shares:
@@ -90,7 +86,6 @@ function stateOf(deps: AppDeps): PushState {
     };
     states.set(stateKey(deps), state);
   }
-  if (!state.db && deps.db.$conn?.inTransaction === false) state.db = deps.db;
   return state;
 }
 
@@ -154,8 +149,10 @@ export async function removeSubscriptionsOf(deps: AppDeps, userId: string): Prom
 }
 
 /**
- * Sends to each subscription after the current task has finished; never throws. A gone subscription is removed through
- * the app's database handle: the transaction that started the send (a synced message's) may have ended by then.
+ * Sends to each subscription once the transaction it was asked in has committed (at once outside one), after the
+ * current task has finished; never throws. A phone opened by a push must find the change there to pull, and a change
+ * rolled back pushes nothing. A gone subscription is removed through the app's database handle: the transaction has
+ * ended by then.
  */
 async function deliver(
   deps: AppDeps,
@@ -167,7 +164,7 @@ async function deliver(
   const state = stateOf(deps);
   const vapid = await ensureVapidKeys(deps);
   const body = JSON.stringify(payload);
-  const db = state.db ?? deps.db;
+  const db = appDbOf(deps.db);
   const sendOne = async (row: PushSubscriptionRow) => {
     try {
       const target = { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } };
@@ -182,11 +179,13 @@ async function deliver(
       } else deps.log.error(`Push failed (${payload.data.type})`, error);
     }
   };
-  const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => Promise.all(rows.map(sendOne)))
-    .then(() => undefined)
-    .finally(() => state.inFlight.delete(job));
-  state.inFlight.add(job);
+  whenCommitted(deps, () => {
+    const job: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => Promise.all(rows.map(sendOne)))
+      .then(() => undefined)
+      .finally(() => state.inFlight.delete(job));
+    state.inFlight.add(job);
+  });
   return rows.length;
 }
 

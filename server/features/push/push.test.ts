@@ -8,8 +8,8 @@ import { startServer } from '../../server';
 import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { newPostDoc } from '../../test/sync-docs';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
-import { sendTestNotification } from './push.service';
-import { statement } from '../../db/client';
+import { chatPush, PUSH_OPTIONS, pushToUsers, sendTestNotification } from './push.service';
+import { inTransaction, statement } from '../../db/client';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -316,6 +316,40 @@ describe('the test receiver', () => {
     });
     expect(decryptPushBody(body, browser, auth).toString()).toBe('{"hello":"world"}');
     expect(() => decryptPushBody(body, browser, randomBytes(16))).toThrow();
+  });
+});
+
+describe('pushes and the transaction that asks for them', () => {
+  const push = (deps: TestServer['server']['deps'], userId: string) =>
+    pushToUsers(deps, [userId], chatPush('Sam', 'a-conversation'), PUSH_OPTIONS.chat);
+
+  it('leave only once it has committed: a phone opened by one finds the change there', async () => {
+    const recipient = await subscribed({ firstName: 'Rita' });
+    await inTransaction(t.server.deps, async (deps) => {
+      expect(await push(deps, recipient.user.id)).toBe(1);
+      // Long enough for a send that did not wait to reach the receiver.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.of(recipient.device)).toEqual([]);
+    });
+    expect(await receiver.waitFor(recipient.device)).toHaveLength(1);
+  });
+
+  it('never leave when it rolls back, nor when the savepoint they were asked in does', async () => {
+    const recipient = await subscribed({ firstName: 'Rob' });
+    await expect(
+      inTransaction(t.server.deps, async (deps) => {
+        await push(deps, recipient.user.id);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    await inTransaction(t.server.deps, async (deps) => {
+      await inTransaction(deps, async (deps) => {
+        await push(deps, recipient.user.id);
+        throw new Error('this row only');
+      }).catch(() => undefined);
+    });
+    await t.settlePushes();
+    expect(receiver.of(recipient.device)).toEqual([]);
   });
 });
 
