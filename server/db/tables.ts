@@ -558,6 +558,27 @@ export const pushTestSends = sqliteTable(
 );
 
 /**
+ * One colleague's pushes of one kind (`key`) in the current minute, for the burst limit (decision 125): kept in the
+ * database, not in one server's memory, so the limit and its one summary hold whichever server sends (decision 159).
+ * `summary` (JSON) is what the summary will say, `options` (JSON) how it is sent: the newest held push's.
+ */
+export const pushBursts = sqliteTable(
+  'push_bursts',
+  {
+    key: text('key').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    windowStart: integer('window_start').notNull(),
+    sent: integer('sent').notNull(),
+    held: integer('held').notNull(),
+    summary: text('summary').notNull(),
+    options: text('options').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.userId] }), index('push_bursts_window_idx').on(t.windowStart)],
+);
+
+/**
  * Staff suggestions (docs/behaviour.md, "Support and suggestions"): written by any active user, read by system
  * administrators.
  */

@@ -31,6 +31,7 @@ export const acknowledgements = pgTableOf(sqlite.acknowledgements);
 export const mentionEntries = pgTableOf(sqlite.mentionEntries);
 export const pushSubscriptions = pgTableOf(sqlite.pushSubscriptions);
 export const pushTestSends = pgTableOf(sqlite.pushTestSends);
+export const pushBursts = pgTableOf(sqlite.pushBursts);
 export const suggestions = pgTableOf(sqlite.suggestions);
 export const residents = pgTableOf(sqlite.residents);
 export const residentVersions = pgTableOf(sqlite.residentVersions);

@@ -27,7 +27,6 @@ import {
 } from '../mentions/mentions.service';
 import {
   announcementPush,
-  announcementsSummaryPush,
   PUSH_OPTIONS,
   pushToEveryoneBut,
   pushToUsers,
@@ -117,7 +116,7 @@ export async function announcePost(deps: AppDeps, postId: string): Promise<void>
     const name = authorFirstName(post);
     await pushToEveryoneBut(deps, post.authorId, announcementPush(name, postId), PUSH_OPTIONS.announcement, {
       key: `announcement:${post.authorId}`,
-      summary: (held) => announcementsSummaryPush(name, held),
+      summary: { kind: 'announcements', authorFirstName: name },
     });
   }
 }

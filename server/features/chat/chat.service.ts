@@ -31,7 +31,7 @@ import { housesByUser } from '../houses/houses.service';
 import { notifyMessageMentions } from '../mentions/mentions.service';
 import { parseList } from '../posts/posts.service';
 import { resolveMessageFiles } from '../uploads/uploads.service';
-import { chatPush, chatSummaryPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
+import { chatPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import { accountCreatedAt } from '../users/users.service';
 import {
   countUnreadOf,
@@ -515,7 +515,7 @@ export async function sendMessage(
     if (recipients.length > 0) {
       await pushToUsers(deps, recipients, chatPush(actor.firstName, conversation.id), PUSH_OPTIONS.chat, {
         key: `chat:${conversation.id}`,
-        summary: (held) => chatSummaryPush(actor.firstName, conversation.id, held),
+        summary: { kind: 'chat', senderFirstName: actor.firstName, conversationId: conversation.id },
       });
     }
     const stored = (await findConversation(deps.db, conversation.id))!;

@@ -2,7 +2,7 @@ import { listHouses } from '../../../schema/constants';
 import { canSeeMentionsOf, mentionedHouse } from '../../../schema/mention-rules';
 import type { AcknowledgementDoc } from '../../../schema/sync';
 import type { AppDeps, SessionUser } from '../../lib/context';
-import { mentionPush, mentionsSummaryPush, messageMentionPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
+import { mentionPush, messageMentionPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import {
   countUnviewedMentions,
   findMentionEntry,
@@ -76,7 +76,7 @@ export async function notifyMentions(deps: AppDeps, source: MentionSource, menti
   const name = source.authorFirstName;
   await pushToUsers(deps, created, mentionPush(name, source.postId, source.commentId), PUSH_OPTIONS.mention, {
     key: `mention:${source.authorId ?? ''}`,
-    summary: (held) => mentionsSummaryPush(name, held),
+    summary: { kind: 'mentions', authorFirstName: name },
   });
   return created;
 }
@@ -113,7 +113,7 @@ export async function notifyMessageMentions(
   const name = source.authorFirstName;
   await pushToUsers(deps, pushed, messageMentionPush(name, source.conversationId), PUSH_OPTIONS.mention, {
     key: `mention:${source.authorId}`,
-    summary: (held) => mentionsSummaryPush(name, held),
+    summary: { kind: 'mentions', authorFirstName: name },
   });
   return created;
 }

@@ -1,8 +1,9 @@
 import { and, asc, count, eq, lte, ne, notInArray, sql } from 'drizzle-orm';
 import { jsonValuesSql, preparedFor, type Db } from '../../db/client';
-import { pushSubscriptions, pushTestSends, settings, users } from '../../db/tables';
+import { pushBursts, pushSubscriptions, pushTestSends, settings, users } from '../../db/tables';
 
 export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
+export type PushBurstRow = typeof pushBursts.$inferSelect;
 
 export async function findSetting(db: Db, key: string): Promise<string | undefined> {
   return (await db.select().from(settings).where(eq(settings.key, key)).get())?.value;
@@ -144,4 +145,50 @@ export async function listRecentTestSends(db: Db, userId: string, since: number)
 
 export async function insertTestSend(db: Db, userId: string, sentAt: number): Promise<void> {
   await db.insert(pushTestSends).values({ userId, sentAt }).run();
+}
+
+/** Rows a multi-row write sends at once: seven values each stay well under SQLite's and PostgreSQL's limits. */
+const BURST_ROWS_PER_WRITE = 500;
+
+/** The bursts of one kind for these colleagues. */
+export async function listBursts(db: Db, key: string, userIds: string[]): Promise<PushBurstRow[]> {
+  if (userIds.length === 0) return [];
+  return await db
+    .select()
+    .from(pushBursts)
+    .where(
+      and(
+        eq(pushBursts.key, key),
+        sql`${pushBursts.userId} IN (SELECT value FROM ${jsonValuesSql(db, sql`${JSON.stringify(userIds)}`)})`,
+      ),
+    )
+    .all();
+}
+
+/** Stores these bursts as they now are, replacing each one's earlier state. */
+export async function saveBursts(db: Db, rows: PushBurstRow[]): Promise<void> {
+  for (let at = 0; at < rows.length; at += BURST_ROWS_PER_WRITE) {
+    await db
+      .insert(pushBursts)
+      .values(rows.slice(at, at + BURST_ROWS_PER_WRITE))
+      .onConflictDoUpdate({
+        target: [pushBursts.key, pushBursts.userId],
+        set: {
+          windowStart: sql`excluded.window_start`,
+          sent: sql`excluded.sent`,
+          held: sql`excluded.held`,
+          summary: sql`excluded.summary`,
+          options: sql`excluded.options`,
+        },
+      })
+      .run();
+  }
+}
+
+/**
+ * Removes the bursts whose window began at or before `startedBy` and answers them: one statement, so of several
+ * servers ending the same burst only one gets it (and sends its summary).
+ */
+export async function takeEndedBursts(db: Db, startedBy: number): Promise<PushBurstRow[]> {
+  return await db.delete(pushBursts).where(lte(pushBursts.windowStart, startedBy)).returning().all();
 }

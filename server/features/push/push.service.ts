@@ -30,9 +30,13 @@ import {
   insertSettingIfAbsent,
   insertTestSend,
   listActiveSubscriptions,
+  listBursts,
   listRecentTestSends,
+  saveBursts,
+  takeEndedBursts,
   trimSubscriptions,
   upsertSubscription,
+  type PushBurstRow,
   type PushSubscriptionRow,
 } from './push.queries';
 import { appDbOf, inTransaction, whenCommitted } from '../../db/client';
@@ -48,25 +52,20 @@ const DAY_SECONDS = 24 * 60 * 60;
  */
 export interface Coalescing {
   key: string;
-  summary: (heldCount: number) => PushPayload;
+  summary: SummaryOf;
 }
 
-/** One colleague's pushes of one kind from one person in the current window. */
-interface Burst {
-  userId: string;
-  windowStart: number;
-  sent: number;
-  held: number;
-  summary: Coalescing['summary'];
-  options: PushOptions;
-}
+/** What a summary of held pushes says, kept with its burst in the database (decision 159): which words, whose. */
+export type SummaryOf =
+  | { kind: 'announcements'; authorFirstName: string }
+  | { kind: 'chat'; senderFirstName: string; conversationId: string }
+  | { kind: 'mentions'; authorFirstName: string };
 
-/** What the push machinery keeps per running app: keys, the sender, sends in flight, bursts. */
+/** What the push machinery keeps per running app: keys, the sender, sends in flight. */
 interface PushState {
   vapid?: VapidKeys;
   sender: PushSender;
   inFlight: Set<Promise<void>>;
-  bursts: Map<string, Burst>;
 }
 /**
  * Kept by the app's configuration (each server has its own), which every copy of its dependencies shares:
@@ -82,7 +81,6 @@ function stateOf(deps: AppDeps): PushState {
     state = {
       sender: createPushSender(deps.config, deps.resolveHost),
       inFlight: new Set(),
-      bursts: new Map(),
     };
     states.set(stateKey(deps), state);
   }
@@ -191,7 +189,8 @@ async function deliver(
 
 /**
  * The subscriptions of the colleagues still within their budget for this kind of push; the others' pushes are
- * counted as held, to be summed up when their window ends (decision 125).
+ * counted as held, to be summed up when their window ends (decision 125). The counts are in the database, read and
+ * written in one transaction, so they hold across servers (decision 159).
  */
 async function withinBudget(
   deps: AppDeps,
@@ -199,40 +198,43 @@ async function withinBudget(
   options: PushOptions,
   coalescing: Coalescing,
 ): Promise<PushSubscriptionRow[]> {
-  const { bursts } = stateOf(deps);
-  const now = deps.now();
-  const verdicts = new Map<string, boolean>();
-  for (const userId of new Set(rows.map((row) => row.userId))) {
-    const id = `${coalescing.key}|${userId}`;
-    let burst = bursts.get(id);
-    if (!burst || now >= burst.windowStart + PUSH_BURST_WINDOW_MS) {
-      // The new window is in place before the ended one's summary is awaited, so a push meanwhile cannot send it too.
-      const ended = burst;
-      burst = { userId, windowStart: now, sent: 0, held: 0, summary: coalescing.summary, options };
-      bursts.set(id, burst);
-      if (ended) await sendSummary(deps, ended);
+  const userIds = [...new Set(rows.map((row) => row.userId))];
+  const admitted = await inTransaction(deps, async (deps) => {
+    const now = deps.now();
+    const { key } = coalescing;
+    const known = new Map((await listBursts(deps.db, key, userIds)).map((burst) => [burst.userId, burst]));
+    const latest = { summary: JSON.stringify(coalescing.summary), options: JSON.stringify(options) };
+    const ended: PushBurstRow[] = [];
+    const next: PushBurstRow[] = [];
+    const within = new Set<string>();
+    for (const userId of userIds) {
+      let burst = known.get(userId);
+      if (!burst || now >= burst.windowStart + PUSH_BURST_WINDOW_MS) {
+        if (burst) ended.push(burst);
+        burst = { key, userId, windowStart: now, sent: 0, held: 0, ...latest };
+      }
+      if (burst.sent < PUSH_BURST_LIMIT) {
+        within.add(userId);
+        next.push({ ...burst, sent: burst.sent + 1 });
+      } else next.push({ ...burst, held: burst.held + 1, ...latest });
     }
-    const admitted = burst.sent < PUSH_BURST_LIMIT;
-    if (admitted) burst.sent += 1;
-    else {
-      burst.held += 1;
-      burst.summary = coalescing.summary;
-      burst.options = options;
-    }
-    verdicts.set(userId, admitted);
-  }
-  return rows.filter((row) => verdicts.get(row.userId));
+    await saveBursts(deps.db, next);
+    for (const burst of ended) await sendSummary(deps, burst);
+    return within;
+  });
+  return rows.filter((row) => admitted.has(row.userId));
 }
 
 /** The one push that stands for those held in a burst, to the colleague's devices as they are now. */
-async function sendSummary(deps: AppDeps, burst: Burst): Promise<void> {
-  if (burst.held === 0) return;
+async function sendSummary(deps: AppDeps, burst: PushBurstRow): Promise<boolean> {
+  if (burst.held === 0) return false;
   await deliver(
     deps,
     await listActiveSubscriptions(deps.db, { userIds: [burst.userId] }),
-    burst.summary(burst.held),
-    burst.options,
+    summaryPush(JSON.parse(burst.summary) as SummaryOf, burst.held),
+    JSON.parse(burst.options) as PushOptions,
   );
+  return true;
 }
 
 /**
@@ -240,16 +242,9 @@ async function sendSummary(deps: AppDeps, burst: Burst): Promise<void> {
  * that held pushes; answers how many summaries went out.
  */
 export async function flushHeldPushes(deps: AppDeps, all = false): Promise<number> {
-  const state = states.get(stateKey(deps));
-  if (!state) return 0;
-  const now = deps.now();
+  const ended = await takeEndedBursts(deps.db, all ? Number.MAX_SAFE_INTEGER : deps.now() - PUSH_BURST_WINDOW_MS);
   let summaries = 0;
-  for (const [id, burst] of state.bursts) {
-    if (!all && now < burst.windowStart + PUSH_BURST_WINDOW_MS) continue;
-    state.bursts.delete(id);
-    if (burst.held > 0) summaries += 1;
-    await sendSummary(deps, burst);
-  }
+  for (const burst of ended) if (await sendSummary(deps, burst)) summaries += 1;
   return summaries;
 }
 
@@ -389,6 +384,18 @@ export function mentionPush(authorFirstName: string, postId: string, commentId: 
 }
 
 const plural = (count: number, word: string) => `${count} more new ${word}${count === 1 ? '' : 's'}`;
+
+/** The summary push a burst's `SummaryOf` says, for this many held pushes. */
+export function summaryPush(summary: SummaryOf, heldCount: number): PushPayload {
+  switch (summary.kind) {
+    case 'announcements':
+      return announcementsSummaryPush(summary.authorFirstName, heldCount);
+    case 'chat':
+      return chatSummaryPush(summary.senderFirstName, summary.conversationId, heldCount);
+    case 'mentions':
+      return mentionsSummaryPush(summary.authorFirstName, heldCount);
+  }
+}
 
 /** Stands for the announcements held back from one author (decision 125); opens the feed. */
 export function announcementsSummaryPush(authorFirstName: string, heldCount: number): PushPayload {

@@ -8,7 +8,14 @@ import { startServer } from '../../server';
 import { decryptPushBody, startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { newPostDoc } from '../../test/sync-docs';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
-import { chatPush, PUSH_OPTIONS, pushToUsers, sendTestNotification } from './push.service';
+import {
+  chatPush,
+  flushHeldPushes,
+  PUSH_OPTIONS,
+  pushToUsers,
+  sendTestNotification,
+  settlePushes,
+} from './push.service';
 import { inTransaction, statement } from '../../db/client';
 
 let t: TestServer;
@@ -561,6 +568,30 @@ describe('pushes one person causes to a colleague in a minute', () => {
     // A new minute starts a new budget.
     expect((await sender.client.post(`/api/conversations/${id}/messages`, { content: 'Later' })).status).toBe(201);
     await receiver.waitFor(recipient.device, 5);
+  });
+
+  it('counts a burst across servers: two servers sharing the database send three and one summary between them', async () => {
+    const colleague = await subscribed();
+    const one = t.server.deps;
+    // Another server: its own configuration, so its own push machinery, on the same database.
+    const other = { ...one, config: { ...one.config } };
+    const coalescing = {
+      key: 'chat:across-servers',
+      summary: { kind: 'chat', senderFirstName: 'Sam', conversationId: 'c1' },
+    } as const;
+    for (const deps of [one, other, one, other, other]) {
+      await pushToUsers(deps, [colleague.user.id], chatPush('Sam', 'c1'), PUSH_OPTIONS.chat, coalescing);
+    }
+    await settlePushes(other);
+    await t.settlePushes();
+    expect(receiver.of(colleague.device)).toHaveLength(3);
+    t.advance(60_000);
+    expect(await flushHeldPushes(other)).toBe(1);
+    expect(await flushHeldPushes(one)).toBe(0);
+    await settlePushes(other);
+    expect(receiver.of(colleague.device).at(-1)?.payload.body).toBe(
+      '2 more new messages. Open Staff Portal to read them.',
+    );
   });
 
   it('sends what is still held when the server stops', async () => {
