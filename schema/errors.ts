@@ -17,8 +17,12 @@ export const ERROR_CODES = [
   'unsupported_media_type',
   'rate_limited',
   'internal',
+  /** A 503 while the database is out of reach (a failover): the device keeps its change and sends it again. */
+  'unavailable',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const UNAVAILABLE_MESSAGE = 'The service is briefly unavailable. Please try again in a moment.';
 
 export const ErrorBodySchema = z.object({
   code: z.enum(ERROR_CODES),

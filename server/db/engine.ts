@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { chooseServer, isServerLost, parseServers, type Servers } from './hosts';
 
 /** Values bound to `?` (an array) or to `@name` (an object) in a statement's text. */
 export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
@@ -169,8 +170,97 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
+/** What a statement runs on: the app's pool, or a transaction's client. */
+interface Runner {
+  query(query: pg.QueryConfig | pg.QueryArrayConfig): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
 /** Every writing transaction takes this lock first, so transactions commit in sync-sequence order (docs/sync.md). */
 const WRITE_LOCK = 7_120_531;
+
+/**
+ * A node-postgres pool on the server the URL chooses (the first writable one, with target_session_attrs=read-write;
+ * see server/db/hosts.ts). When that server goes away or turns read-only (a failover), the pool is ended and the
+ * next connection chooses again, so the process follows the new primary without a restart (docs/deploy.md).
+ */
+export class PrimaryPool {
+  private readonly choice: Servers;
+  private current: pg.Pool | null = null;
+  private choosing: Promise<pg.Pool> | null = null;
+  /** The pool each client handed out came from: a late error from an ended pool must not end its successor. */
+  private readonly owners = new WeakMap<pg.PoolClient, pg.Pool>();
+  private ended = false;
+
+  constructor(
+    url: string,
+    private readonly config: Omit<pg.PoolConfig, 'connectionString'>,
+  ) {
+    this.choice = parseServers(url);
+  }
+
+  /** A client on the chosen server; its errors are watched, so a checked-out client's lost server is noticed too. */
+  async connect(): Promise<pg.PoolClient> {
+    const pool = await this.pool();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      this.forget(pool, error);
+      throw error;
+    }
+    if (!this.owners.has(client)) {
+      this.owners.set(client, pool);
+      // Without a listener, a checked-out client whose server goes away would throw it and end the process.
+      client.on('error', (error) => this.forget(pool, error));
+    }
+    return client;
+  }
+
+  async query(query: pg.QueryConfig | pg.QueryArrayConfig): Promise<pg.QueryResult> {
+    const pool = await this.pool();
+    try {
+      return await pool.query(query);
+    } catch (error) {
+      this.forget(pool, error);
+      throw error;
+    }
+  }
+
+  /** Tells the pool what a statement on one of its clients failed with: a lost server is chosen again. */
+  failed(client: pg.PoolClient, error: unknown): void {
+    const pool = this.owners.get(client);
+    if (pool) this.forget(pool, error);
+  }
+
+  private forget(pool: pg.Pool, error: unknown): void {
+    if (pool !== this.current || !isServerLost(error)) return;
+    this.current = null;
+    void pool.end().catch(() => undefined);
+  }
+
+  private pool(): Promise<pg.Pool> {
+    if (this.current) return Promise.resolve(this.current);
+    this.choosing ??= chooseServer(this.choice)
+      .then((url) => {
+        if (this.ended) throw new Error('The database pool was used after it was closed');
+        const pool = new pg.Pool({ ...this.config, connectionString: url });
+        // An idle client's error (the server restarted or was demoted): the next connection chooses again.
+        pool.on('error', (error) => this.forget(pool, error));
+        this.current = pool;
+        return pool;
+      })
+      .finally(() => {
+        this.choosing = null;
+      });
+    return this.choosing;
+  }
+
+  async end(): Promise<void> {
+    this.ended = true;
+    await this.choosing?.catch(() => undefined);
+    await this.current?.end();
+  }
+}
 
 /**
  * PostgreSQL through a pool of node-postgres clients. A transaction takes a client of its own and, first, a lock every
@@ -180,20 +270,17 @@ const WRITE_LOCK = 7_120_531;
 export class PostgresEngine implements Engine {
   readonly kind = 'postgres';
   readonly root: Connection;
-  readonly pool: pg.Pool;
+  readonly pool: PrimaryPool;
   /** Connections that hold a background job's lock while it runs, apart from the requests' pool. */
-  private readonly jobs: pg.Pool;
+  private readonly jobs: PrimaryPool;
   private readonly texts = new Map<string, Translated>();
 
   constructor(
     readonly url: string,
     max = 10,
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max, types });
-    this.jobs = new pg.Pool({ connectionString: url, max: 8, types });
-    this.jobs.on('error', () => undefined);
-    // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
-    this.pool.on('error', () => undefined);
+    this.pool = new PrimaryPool(url, { max, types });
+    this.jobs = new PrimaryPool(url, { max: 8, types });
     this.root = {
       engine: this,
       inTransaction: false,
@@ -211,13 +298,10 @@ export class PostgresEngine implements Engine {
     return translated;
   }
 
-  private async run(client: pg.Pool | pg.PoolClient, text: string, params: Params, mode: RowMode): Promise<Outcome> {
+  private async run(client: Runner, text: string, params: Params, mode: RowMode): Promise<Outcome> {
     const { sql, names } = this.translate(text);
-    const values = valuesOf(names, params);
-    const result =
-      mode === 'arrays'
-        ? await client.query<unknown[]>({ text: sql, values: values as unknown[], rowMode: 'array' })
-        : await client.query(sql, values as unknown[]);
+    const query: pg.QueryConfig | pg.QueryArrayConfig = { text: sql, values: valuesOf(names, params) };
+    const result = await client.query(mode === 'arrays' ? { ...query, rowMode: 'array' } : query);
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   }
 
@@ -256,6 +340,7 @@ export class PostgresEngine implements Engine {
       await client.query('COMMIT');
       return result;
     } catch (error) {
+      this.pool.failed(client, error);
       try {
         await client.query('ROLLBACK');
       } catch {
@@ -285,6 +370,9 @@ export class PostgresEngine implements Engine {
           broken = true; // the pool drops the connection, and the lock with it
         });
       }
+    } catch (error) {
+      this.jobs.failed(client, error);
+      throw error;
     } finally {
       client.release(broken);
     }
@@ -306,6 +394,7 @@ export class PostgresEngine implements Engine {
       }
       await client.query('COMMIT');
     } catch (error) {
+      this.pool.failed(client, error);
       broken = true;
       throw error;
     } finally {

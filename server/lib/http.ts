@@ -5,7 +5,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z, ZodType } from 'zod';
 import { MESSAGES } from '../../schema/auth';
-import type { ErrorBody } from '../../schema/errors';
+import { UNAVAILABLE_MESSAGE, type ErrorBody } from '../../schema/errors';
+import { isServerLost } from '../db/hosts';
 import { AppError } from './errors';
 import type { AppEnv } from './context';
 
@@ -51,6 +52,9 @@ export function validate<T extends ZodType, K extends Target>(target: K, schema:
   });
 }
 
+/** Seconds a device waits before sending again while the database is out of reach. */
+const DATABASE_RETRY_AFTER_S = 5;
+
 /** One error handler: AppError as JSON, framework errors by status, anything else a plain 500. */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof AppError) {
@@ -69,6 +73,12 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
     return c.json({ code, message } satisfies ErrorBody, status);
   }
   c.var.deps?.log.error(`${c.req.method} ${c.req.path} failed`, error);
+  if (isServerLost(error)) {
+    // The database went away or turned read-only (a failover): the next request finds the new primary.
+    return c.json({ code: 'unavailable', message: UNAVAILABLE_MESSAGE } satisfies ErrorBody, 503, {
+      'Retry-After': String(DATABASE_RETRY_AFTER_S),
+    });
+  }
   return c.json({ code: 'internal', message: 'Something went wrong. Please try again.' } satisfies ErrorBody, 500);
 }
 

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,8 +13,21 @@ export const POSTGRES_SKIPPED =
 export interface TestPostgres {
   /** postgres://… of the cluster's `postgres` database, as its superuser. */
   url: string;
+  /** The cluster's data folder (PGDATA). */
+  dataDir: string;
+  /** The folder of its Unix socket. */
+  socketDir: string;
+  port: number;
   /** Stops the server and removes its folder; safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** How a throwaway cluster differs from a plain one. */
+export interface ClusterOptions {
+  /** Settings appended to its postgresql.conf before it starts (WAL archiving, for one). */
+  settings?: Record<string, string>;
+  /** Fills the data folder instead of initdb (a restore from a backup, for one), through runAsClusterUser. */
+  create?: (dataDir: string) => Promise<unknown>;
 }
 
 /**
@@ -67,18 +80,19 @@ export function postgresOrSkip(where: SearchPlaces = {}): string | null {
 }
 
 /**
- * A throwaway PostgreSQL cluster for one test file: initdb into a fresh temporary folder, then a server on a free
- * loopback port with its socket in that folder and fsync off. As root it runs as the `postgres` user, since initdb
- * refuses root. Start one per file (beforeAll) and stop it after (afterAll).
+ * A throwaway PostgreSQL cluster for one test file: initdb (or `options.create`) into a fresh temporary folder, then a
+ * server on a free loopback port with its socket in that folder and fsync off. As root it runs as the `postgres` user,
+ * since initdb refuses root. Start one per file (beforeAll) and stop it after (afterAll).
  */
-export async function startTestPostgres(bin = findPostgresBin(), nextPort = freePort): Promise<TestPostgres> {
+export async function startTestPostgres(
+  bin = findPostgresBin(),
+  nextPort = freePort,
+  { settings = {}, create }: ClusterOptions = {},
+): Promise<TestPostgres> {
   if (bin === null) throw new Error(POSTGRES_SKIPPED);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'staff-portal-pg-'));
+  const dir = clusterTempDir('staff-portal-pg-');
   const data = path.join(dir, 'data');
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) chownSync(dir, ...postgresUser());
-  const pg = (tool: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
+  const pg = (tool: string, args: string[]) => runAsClusterUser(path.join(bin, tool), args);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -87,16 +101,32 @@ export async function startTestPostgres(bin = findPostgresBin(), nextPort = free
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    if (create) await create(data);
+    else await pg('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    const lines = Object.entries(settings).map(([name, value]) => `${name} = '${value.replaceAll("'", "''")}'\n`);
+    // Appending keeps the file's owner, the cluster's user.
+    if (lines.length > 0) appendFileSync(path.join(data, 'postgresql.conf'), lines.join(''));
     const port = await startOnFreePort(dir, nextPort, (port) => {
       const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
       return pg('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
     });
-    return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+    return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dataDir: data, socketDir: dir, port, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** Runs a command as the throwaway clusters' OS user: `postgres` under root (initdb refuses root), else this one. */
+export function runAsClusterUser(command: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return process.getuid?.() === 0 ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
+}
+
+/** A fresh temporary folder the clusters' OS user owns, for a cluster or what its tools write. */
+export function clusterTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (process.getuid?.() === 0) chownSync(dir, ...postgresUser());
+  return dir;
 }
 
 /**

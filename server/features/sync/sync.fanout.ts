@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { PrimaryPool } from '../../db/engine';
+import { chooseServer, parseServers } from '../../db/hosts';
 import type { Logger } from '../../lib/context';
 import type { SyncCollection } from '../../../schema/sync';
 import type { SyncHub } from './sync.hub';
@@ -42,8 +44,9 @@ export async function fanOutBetweenServers(
   log: Logger,
 ): Promise<ServersFanout> {
   const self = randomUUID();
-  const publisher = new pg.Pool({ connectionString: url, max: 1 });
-  publisher.on('error', () => undefined); // an idle client's error; the next query reconnects
+  // Both follow the primary of a URL naming several servers, as the app's pool does (docs/deploy.md).
+  const servers = parseServers(url);
+  const publisher = new PrimaryPool(url, { max: 1 });
   let stopped = false;
   let listener: pg.Client | null = null;
 
@@ -61,7 +64,7 @@ export async function fanOutBetweenServers(
   };
 
   const listen = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: await chooseServer(servers) });
     client.on('notification', (notification) => hear(notification.payload));
     const lost = (error?: unknown) => {
       if (listener !== client) return;
@@ -97,7 +100,7 @@ export async function fanOutBetweenServers(
   let flushScheduled = false;
   const send = (message: Message) => {
     publisher
-      .query('SELECT pg_notify($1, $2)', [FANOUT_CHANNEL, JSON.stringify(message)])
+      .query({ text: 'SELECT pg_notify($1, $2)', values: [FANOUT_CHANNEL, JSON.stringify(message)] })
       .catch((error: unknown) => log.error('Could not tell the other servers of a change', error));
   };
   const flush = () => {
