@@ -20,6 +20,9 @@ export interface Device {
   cut: AbortController;
   /** Push answers to drop after the server has applied them (a lost answer: the client must retry). */
   loseAnswers: number;
+  /** Behind the proxy: the backend its latest live stream and its latest accepted push went to. */
+  streamOn: number | null;
+  pushedTo: number | null;
 }
 
 /** What the operations meant the final state to be (the ledger), per document. */

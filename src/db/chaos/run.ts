@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { vi } from 'vitest';
-import Database from 'better-sqlite3';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
-import { firstValueFrom } from 'rxjs';
-// The chaos run drives real devices against the real server in its own process (docs/sync.md, "Sync chaos").
-import { closeDb, openDb } from '../../../server/db/client';
+import { filter, firstValueFrom } from 'rxjs';
+// The chaos run drives real devices against the real servers in their own processes (docs/sync.md, "Sync chaos").
+import { closeDb, statement, type Db } from '../../../server/db/client';
 import { insertUser } from '../../../server/features/users/users.queries';
 import { hashPassword } from '../../../server/lib/crypto';
-import { lockedPid, startServerProcess, type ServerProcess } from '../../../server/test/server-process';
+import { lockedPid } from '../../../server/test/server-process';
 import { TEST_PASSWORD, TestClient } from '../../../server/test/test-server';
 import { conversationIdOf } from '../../../schema/chat';
 import { POST_CATEGORIES, REACTION_TYPES, type PostCategory } from '../../../schema/posts';
@@ -29,7 +27,9 @@ import { withTimeout } from '../../lib/with-timeout';
 import { createSyncedDatabase, type UserDatabase } from '../database';
 import { startSync } from '../replication';
 import type { ChaosUser, Device, Ledger } from './ledger';
+import { BACKEND_HEADER } from './proxy';
 import { uuids, type OpKind, type Step } from './script';
+import type { Backend, ChaosServers } from './servers';
 
 /** The six collections the operations touch: two open devices use twelve of RxDB's thirteen (STACK-NOTES). */
 export const COLLECTIONS = ['posts', 'comments', 'reactions', 'conversations', 'messages', 'acknowledgements'] as const;
@@ -77,7 +77,34 @@ function wire(doc: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** One chaos run: the server in its own process, three devices, the ledger of what they wrote, and the checks. */
+/** The three users, written straight into the servers' database, as accounts made earlier would be. */
+export async function insertChaosUsers(db: Db): Promise<ChaosUser[]> {
+  const passwordHash = await hashPassword(TEST_PASSWORD);
+  const users: ChaosUser[] = (['admin', 'staff', 'staff'] as const).map((role, i) => ({
+    id: randomUUID(),
+    email: `chaos-${i}@test.example`,
+    role,
+  }));
+  for (const [i, user] of users.entries()) {
+    const now = Date.now();
+    await insertUser(db, {
+      ...user,
+      passwordHash,
+      firstName: ['Ada', 'Ben', 'Cat'][i],
+      lastName: 'Chaos',
+      isActive: true,
+      pendingApproval: false,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+  return users;
+}
+
+/**
+ * One chaos run: the servers in their own processes (one, or two behind a proxy), three devices, the ledger of what
+ * they wrote, and the checks.
+ */
 export class ChaosRun {
   readonly log: string[] = [];
   readonly anomalies: string[] = [];
@@ -95,19 +122,22 @@ export class ChaosRun {
     order: new Map(),
   };
   devices: Device[] = [];
-  server: ServerProcess | null = null;
-  url = '';
   private serial = 0;
+  /** How many server restarts have begun: with two servers the first takes one by the seed, the second the other. */
+  private restarts = 0;
 
   constructor(
-    readonly dataDir: string,
-    readonly port: number,
-    seed: number,
+    readonly servers: ChaosServers,
+    readonly seed: number,
     /** Ids whose every request and answer go to the step log as they happen (CHAOS_TRACE). */
     readonly traceIds?: string,
   ) {
-    this.url = `http://127.0.0.1:${port}`;
     this.ids = uuids(seed);
+  }
+
+  /** Where the devices send everything: the server, or the proxy in front of two. */
+  get url(): string {
+    return this.servers.url;
   }
 
   note(step: number, text: string) {
@@ -118,35 +148,23 @@ export class ChaosRun {
     this.ledger.order.set(id, (this.serial += 1));
   }
 
-  /** The three users exist before the server first starts, as accounts made earlier would. */
-  async seedUsers(): Promise<ChaosUser[]> {
-    const db = openDb(path.join(this.dataDir, 'staff-portal.db'));
-    const passwordHash = await hashPassword(TEST_PASSWORD);
-    const users: ChaosUser[] = (['admin', 'staff', 'staff'] as const).map((role, i) => ({
-      id: randomUUID(),
-      email: `chaos-${i}@test.example`,
-      role,
-    }));
-    for (const [i, user] of users.entries()) {
-      const now = Date.now();
-      await insertUser(db, {
-        ...user,
-        passwordHash,
-        firstName: ['Ada', 'Ben', 'Cat'][i],
-        lastName: 'Chaos',
-        isActive: true,
-        pendingApproval: false,
-        createdAt: now,
-        updatedAt: now,
-      });
+  /** Runs `read` on the servers' database, opened for it and closed after. */
+  private async onServerDb<T>(read: (db: Db) => Promise<T>): Promise<T> {
+    const db = await this.servers.openDb();
+    try {
+      return await read(db);
+    } finally {
+      await closeDb(db);
     }
-    await closeDb(db);
-    return users;
   }
 
-  async startServer() {
-    // Started through tsx, which compiles the server first: on a loaded two-core machine that took over 30 s.
-    this.server = await startServerProcess(this.dataDir, this.port, {}, 60_000);
+  /** The three users exist before the servers first start, as accounts made earlier would. */
+  seedUsers(): Promise<ChaosUser[]> {
+    return this.onServerDb(insertChaosUsers);
+  }
+
+  async startServers() {
+    await this.servers.startAll();
   }
 
   async signIn(users: ChaosUser[]) {
@@ -165,6 +183,8 @@ export class ChaosRun {
         online: true,
         cut: new AbortController(),
         loseAnswers: 0,
+        streamOn: null,
+        pushedTo: null,
       });
     }
   }
@@ -188,7 +208,13 @@ export class ChaosRun {
       } catch (error) {
         throw dropped(error);
       }
-      if (url.includes('/api/sync/stream')) return response;
+      const backend = response.headers.get(BACKEND_HEADER);
+      const served = backend === null ? null : Number(backend);
+      if (url.includes('/api/sync/stream')) {
+        if (response.ok) device.streamOn = served;
+        return response;
+      }
+      if (url.includes('/push') && response.ok) device.pushedTo = served;
       let body: ArrayBuffer;
       try {
         body = await response.arrayBuffer();
@@ -320,39 +346,58 @@ export class ChaosRun {
     pause: (at) => this.pause(at),
   };
 
+  /**
+   * The server a stop or a kill takes down: the only one, or with two the one the seed picks first and the other
+   * next, so each of them restarts once while the devices' streams on it move through the proxy to the other.
+   */
+  private nextToGo(): Backend {
+    const { backends } = this.servers;
+    const backend = backends[(this.seed + this.restarts) % backends.length];
+    this.restarts += 1;
+    return backend;
+  }
+
   private async serverStop(at: StepAt): Promise<boolean> {
     const { index } = at;
-    const pid = this.server!.pid;
+    const backend = this.nextToGo();
+    const server = backend.process!;
     try {
-      await within(20_000, 'a graceful server stop', this.server!.stop());
+      await within(20_000, `a graceful stop of ${backend.name}`, server.stop());
     } catch (error) {
       this.anomalies.push((error as Error).message);
-      await this.server!.kill();
+      await server.kill();
     }
-    this.server = null;
+    backend.process = null;
     // A graceful close removes its lock.
-    if (lockedPid(this.dataDir) !== null) this.anomalies.push('the lock file stayed after a graceful stop');
-    this.note(index, `server stopped gracefully (pid ${pid})`);
+    if (lockedPid(backend.dataDir) !== null)
+      this.anomalies.push(`${backend.name}'s lock file stayed after a graceful stop`);
+    this.note(index, `${backend.name} stopped gracefully (pid ${server.pid})`);
     return true;
   }
 
   private async serverKill(at: StepAt): Promise<boolean> {
     const { index } = at;
-    const pid = this.server!.pid;
-    await this.server!.kill();
-    this.server = null;
-    if (lockedPid(this.dataDir) !== pid) this.anomalies.push('a SIGKILL should leave the stale lock behind');
-    this.note(index, `server SIGKILLed (pid ${pid})`);
+    const backend = this.nextToGo();
+    const server = backend.process!;
+    await server.kill();
+    backend.process = null;
+    if (lockedPid(backend.dataDir) !== server.pid) {
+      this.anomalies.push(`a SIGKILL of ${backend.name} should leave the stale lock behind`);
+    }
+    this.note(index, `${backend.name} SIGKILLed (pid ${server.pid})`);
     return true;
   }
 
   private async serverStart(at: StepAt): Promise<boolean> {
     const { index } = at;
-    const stale = lockedPid(this.dataDir);
-    await this.startServer();
+    const backend = this.servers.backends.find((b) => b.process === null)!;
+    const stale = lockedPid(backend.dataDir);
+    await this.servers.start(backend);
     // The lock of a killed server is taken over, not refused.
-    if (lockedPid(this.dataDir) !== this.server!.pid) this.anomalies.push('the new server did not take the lock');
-    this.note(index, `server started (pid ${this.server!.pid}, stale lock ${stale ?? 'none'})`);
+    if (lockedPid(backend.dataDir) !== backend.process!.pid) {
+      this.anomalies.push(`the new ${backend.name} did not take the lock`);
+    }
+    this.note(index, `${backend.name} started (pid ${backend.process!.pid}, stale lock ${stale ?? 'none'})`);
     return true;
   }
 
@@ -638,7 +683,7 @@ export class ChaosRun {
       await this.diffConversations(problems, device);
       await this.diffAlerts(problems, device);
     }
-    this.diffStoredRows(problems);
+    await this.diffStoredRows(problems);
     return problems;
   }
 
@@ -792,43 +837,35 @@ export class ChaosRun {
   }
 
   /** Nothing twice, nothing unknown: the stored rows against the ledger. */
-  private diffStoredRows(problems: string[]) {
+  private async diffStoredRows(problems: string[]) {
     const { ledger } = this;
     // Nothing twice: every stored row is one the ledger made, and no content was stored under two ids.
-    const sqlite = new Database(path.join(this.dataDir, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-    try {
-      const tables: [string, Map<string, unknown>][] = [
-        ['posts', ledger.posts],
-        ['comments', ledger.comments],
-        ['messages', ledger.messages],
-      ];
+    const tables: [string, Map<string, unknown>][] = [
+      ['posts', ledger.posts],
+      ['comments', ledger.comments],
+      ['messages', ledger.messages],
+    ];
+    await this.onServerDb(async (db) => {
       for (const [table, made] of tables) {
-        const rows = sqlite
-          .prepare(`select id, content, ${table === 'messages' ? '0' : 'deleted'} as deleted from ${table}`)
-          .all() as {
-          id: string;
-          content: string;
-          deleted: number;
-        }[];
+        const rows = await statement<[], { id: string; content: string; deleted: number }>(
+          db,
+          `select id, content, ${table === 'messages' ? '0' : 'deleted'} as deleted from ${table}`,
+        ).all();
         for (const row of rows)
           if (!made.has(row.id)) problems.push(`${table} row ${row.id}: not written by any device`);
         const contents = rows.filter((r) => !r.deleted).map((r) => r.content);
         const twice = contents.filter((c, i) => contents.indexOf(c) !== i);
         for (const c of twice) problems.push(`${table}: "${c}" stored twice`);
       }
-    } finally {
-      sqlite.close();
-    }
+    });
   }
 
-  /** The server's change counter: the check phase must not change anything. */
-  serverSeq(): number {
-    const sqlite = new Database(path.join(this.dataDir, 'staff-portal.db'), { readonly: true, fileMustExist: true });
-    try {
-      return (sqlite.prepare('select max(seq) as v from sync_counter').get() as { v: number }).v;
-    } finally {
-      sqlite.close();
-    }
+  /** The servers' change counter: the check phase must not change anything. */
+  serverSeq(): Promise<number> {
+    return this.onServerDb(async (db) => {
+      const row = await statement<[], { v: number }>(db, 'select max(seq) as v from sync_counter').get();
+      return row!.v;
+    });
   }
 
   /** Waits until the device has nothing pending and no replication is busy; answers what is still pending. */
@@ -857,6 +894,90 @@ export class ChaosRun {
     return stuck;
   }
 
+  /** How many probe posts the live-delivery check has written (their words must differ). */
+  private probes = 0;
+
+  /** A post the writer makes for the live-delivery check, kept in the ledger as any other. */
+  private async probe(writer: Device): Promise<string> {
+    const id = this.ids();
+    const content = `probe ${(this.probes += 1)} by ${writer.name}`;
+    const category = POST_CATEGORIES[0];
+    await writer.db!.posts.insert(
+      buildPostDoc(id, writer.user.id, { content, category, isUrgent: false, houseTags: [] }, []),
+    );
+    this.remember(id);
+    this.ledger.posts.set(id, {
+      author: this.devices.indexOf(writer),
+      content,
+      category,
+      isUrgent: false,
+      deleted: false,
+    });
+    return id;
+  }
+
+  /** Whether the post shows on the device within `ms`, with nothing asked of its sync meanwhile. */
+  private async shows(device: Device, id: string, ms: number): Promise<boolean> {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(100)) {
+      if (await device.db!.posts.findOne(id).exec()) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Each open device hears of the other's new post through its live stream alone, with no pull asked for. With two
+   * servers the probes go on until one was pushed through the server the reader's stream is not on: only the
+   * fan-out between servers (decision 158) tells that reader.
+   */
+  async liveDelivery(): Promise<string[]> {
+    const problems: string[] = [];
+    const open = this.devices.filter((d) => this.isOpen(d));
+    for (const writer of open) {
+      for (const reader of open.filter((d) => d !== writer)) {
+        let done = false;
+        for (let attempt = 0; attempt < 8 && !done; attempt += 1) done = await this.probeLive(writer, reader, problems);
+        if (!done)
+          problems.push(`no probe of ${writer.name} went through a server other than ${reader.name}'s stream's`);
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * Turns the proxy's wheel with harmless requests, as other users' traffic would, until the next request goes to
+   * another backend than `avoid` (a request of the devices slipping in between only makes for another probe).
+   */
+  private async steerAwayFrom(avoid: number | null, device: Device) {
+    if (this.servers.backends.length === 1) return;
+    for (let turns = 0; turns < 3 && this.servers.nextBackend() === avoid; turns += 1) {
+      await (await fetch(`${this.url}/api/sync/posts/pull?limit=1`, { headers: { cookie: device.cookie } })).text();
+    }
+  }
+
+  /** One probe of `liveDelivery`; answers whether it settled the pair (heard across servers, or not heard at all). */
+  private async probeLive(writer: Device, reader: Device, problems: string[]): Promise<boolean> {
+    const { backends } = this.servers;
+    const on = (backend: number | null) => backends[backend ?? -1]?.name ?? 'no server';
+    // A stream that connects after the post pulls everything on connecting, which would prove nothing.
+    const connected = firstValueFrom(reader.sync!.connected$.pipe(filter(Boolean)));
+    if (!(await within(10_000, 'connecting', connected).catch(() => false))) {
+      problems.push(`${reader.name}'s live stream did not connect within 10 s (last on ${on(reader.streamOn)})`);
+      return true;
+    }
+    // The probe's push is its next request: it should reach the server the reader's stream is not on.
+    await this.steerAwayFrom(reader.streamOn, writer);
+    const id = await this.probe(writer);
+    problems.push(...(await this.flush(writer, 10_000)));
+    const route =
+      backends.length > 1 ? ` (pushed through ${on(writer.pushedTo)}, stream on ${on(reader.streamOn)})` : '';
+    const heard = await this.shows(reader, id, 10_000);
+    this.log.push(
+      `settle: ${writer.name}'s probe ${id.slice(0, 8)} ${heard ? 'reached' : 'missed'} ${reader.name}${route}`,
+    );
+    if (!heard) problems.push(`${reader.name} never heard on its live stream of ${writer.name}'s post ${id}${route}`);
+    return !heard || backends.length === 1 || writer.pushedTo !== reader.streamOn;
+  }
+
   /** Opens each device in turn (at most two at once), and waits until it matches the server. */
   async settle(): Promise<string[]> {
     const problems: string[] = [];
@@ -870,8 +991,9 @@ export class ChaosRun {
       }
       problems.push(...(await this.flush(device, 30_000)));
     }
+    problems.push(...(await this.liveDelivery()));
     await Promise.all(this.devices.map((d) => this.close(d)));
-    const seq = this.serverSeq();
+    const seq = await this.serverSeq();
     for (const device of this.devices) {
       await this.open(device);
       problems.push(...(await this.flush(device, 10_000)));
@@ -884,7 +1006,7 @@ export class ChaosRun {
       problems.push(...diff);
       await this.close(device);
     }
-    if (this.serverSeq() !== seq) problems.push('the server changed while the devices were only meant to pull');
+    if ((await this.serverSeq()) !== seq) problems.push('the server changed while the devices were only meant to pull');
     problems.push(...(await this.diffLedger()));
     return problems;
   }

@@ -6,11 +6,17 @@ import { prng } from '../test-fixtures';
  */
 export const FIXED_SEED = 2612203865;
 
-/** What a run does: its seed (CHAOS_SEED, else the fixed one), its length (CHAOS_OPS) and what to trace. */
-export function chaosSettings(env: NodeJS.ProcessEnv = process.env): { seed: number; ops: number; trace?: string } {
+/**
+ * What a run does: its seed (CHAOS_SEED, else the fixed one), its length (CHAOS_OPS, else the test file's default)
+ * and what to trace.
+ */
+export function chaosSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  defaultOps = 300,
+): { seed: number; ops: number; trace?: string } {
   return {
     seed: env.CHAOS_SEED ? Number(env.CHAOS_SEED) : FIXED_SEED,
-    ops: Number(env.CHAOS_OPS ?? 300),
+    ops: Number(env.CHAOS_OPS ?? defaultOps),
     trace: env.CHAOS_TRACE,
   };
 }
