@@ -23,6 +23,7 @@ import {
   rssBytes,
   runModeApart,
   startServerProcess,
+  SYNC_MODES,
   type ServerProcess,
   type SyncMode,
 } from './sim-server';
@@ -241,4 +242,4 @@ async function main(): Promise<void> {
   console.log(`active-load bench: ${round((performance.now() - started) / 1000)} s`);
 }
 
-benchEntry(runMode, main);
+benchEntry(SYNC_MODES, runMode, main);

@@ -184,6 +184,11 @@ export class SimDevice {
     });
   }
 
+  /** The server this device talks to. */
+  get base(): string {
+    return this.options.base;
+  }
+
   /** Whether no pull is in flight or waiting. */
   idle(): boolean {
     for (const state of this.states.values()) if (state.pulling || state.queued.length > 0) return false;

@@ -1,7 +1,11 @@
 /**
  * The server of the delivery and active-load benches, in a process of its own so the simulated devices do not share
  * its event loop: a seeded feed (bench/seed.ts), a ready session per user (no sign-in cost), then the real server.
- * Run as a child: node --import tsx bench/sim-server.ts <data dir> <users> <announce|delivery>
+ * On PostgreSQL the same SQLite database, sessions included, is seeded first and copied in by `npm run
+ * migrate-to-postgres` (decision 154), so both engines serve the same rows; a second server on that database joins
+ * it without seeding.
+ * Run as a child: node --import tsx bench/sim-server.ts <data dir> <users> <announce|delivery> <seed|join>, with
+ * DATABASE_URL set for PostgreSQL.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,14 +20,26 @@ import { SimDevice, waitUntil, type SimDeviceOptions } from './sim-device';
 import { buildDatabase } from './seed';
 
 /** `announce`: today's events and pulls (SYNC_DELIVERY=announce, the baseline); `delivery`: the server's default. */
-export type SyncMode = 'announce' | 'delivery';
+export const SYNC_MODES = ['announce', 'delivery'] as const;
+export type SyncMode = (typeof SYNC_MODES)[number];
 
 export interface BenchUser {
   id: string;
   token: string;
 }
 
-type Ready = Omit<ServerProcess, 'base' | 'pid' | 'stop'> & { port: number };
+/** What a seeding server tells the bench of its database; a joining one tells its port only. */
+type Seeded = Pick<ServerProcess, 'users' | 'seq' | 'posts'>;
+type Ready = Partial<Seeded> & { port: number };
+
+/** Where a bench server keeps its data: SQLite in its own data folder, or one PostgreSQL database (DATABASE_URL). */
+export type BenchDatabase = { engine: 'sqlite' } | { engine: 'postgres'; url: string };
+
+export interface ServerOptions {
+  database?: BenchDatabase;
+  /** A server already serving the same PostgreSQL database: this one seeds nothing and shares its users. */
+  joining?: ServerProcess;
+}
 
 export interface ServerProcess {
   base: string;
@@ -40,18 +56,8 @@ export interface ServerProcess {
 /** Posts, reactions and comments per user in the seeded feed, so pulls run against a feed of a realistic size. */
 const FEED_PER_USER = { posts: 0.4, reactions: 1.2, comments: 0.8 };
 
-async function serve(dataDir: string, count: number, mode: SyncMode): Promise<void> {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    // Benches measure sync with admins signed in by password (decision 148).
-    ADMIN_TWO_FACTOR: 'optional',
-    ...(mode === 'announce' ? { SYNC_DELIVERY: 'announce' } : {}),
-  });
-  const file = databaseFile(config);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+/** Builds the seeded SQLite database with a ready session per user, and reads what the devices need of it. */
+async function seedDatabase(file: string, count: number): Promise<Seeded> {
   await buildDatabase(
     file,
     {
@@ -79,6 +85,43 @@ async function serve(dataDir: string, count: number, mode: SyncMode): Promise<vo
     'SELECT id FROM posts WHERE deleted = 0 ORDER BY created_at DESC LIMIT 50',
   ).pluck<string>();
   await closeDb(db);
+  return { users, seq, posts };
+}
+
+/** Copies the data folder's SQLite database into PostgreSQL as an operator would: `npm run migrate-to-postgres`. */
+async function copyToPostgres(dataDir: string, url: string): Promise<void> {
+  const launch = path.join(import.meta.dirname, '..', 'scripts', 'launch.js');
+  const child = spawn(process.execPath, [launch, 'migrate-to-postgres', url], {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`npm run migrate-to-postgres failed (${code}):\n${output}`);
+}
+
+async function serve(dataDir: string, count: number, mode: SyncMode, seed: boolean): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL;
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    // Benches measure sync with admins signed in by password (decision 148).
+    ADMIN_TWO_FACTOR: 'optional',
+    ...(mode === 'announce' ? { SYNC_DELIVERY: 'announce' } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  const file = databaseFile(config);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let seeded: Seeded | undefined;
+  if (seed) {
+    // One path for both engines: the sessions are in the SQLite database before the copy, which carries them.
+    seeded = await seedDatabase(file, count);
+    if (databaseUrl) await copyToPostgres(dataDir, databaseUrl);
+  }
   const server = await startServer(config, { clientDir: path.join(dataDir, 'no-client') });
   // A saturated server (the announce baseline's) may take long to close its streams: it exits within 2 s anyway.
   const stop = () => {
@@ -87,18 +130,29 @@ async function serve(dataDir: string, count: number, mode: SyncMode): Promise<vo
   };
   process.once('SIGTERM', stop);
   process.stdin.once('close', stop).resume();
-  console.log(`READY ${JSON.stringify({ port: server.port, users, seq, posts })}`);
+  console.log(`READY ${JSON.stringify({ port: server.port, ...seeded })}`);
 }
 
-/** Starts the server process on a fresh data folder and waits until it listens. */
-export async function startServerProcess(users: number, mode: SyncMode): Promise<ServerProcess> {
+/**
+ * Starts the server process on a fresh data folder and waits until it listens: on SQLite by default, on PostgreSQL
+ * with `database`, seeded unless it is `joining` a server already on that database.
+ */
+export async function startServerProcess(
+  users: number,
+  mode: SyncMode,
+  { database = { engine: 'sqlite' }, joining }: ServerOptions = {},
+): Promise<ServerProcess> {
+  if (joining && database.engine !== 'postgres') throw new Error('Only servers on PostgreSQL share a database');
   const dataDir = tempDir('sp-bench-sim-');
   // BENCH_SERVER_FLAGS gives the server's Node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
   const flags = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
+  // A DATABASE_URL of the bench's own environment never moves a SQLite bench server to PostgreSQL.
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: undefined };
+  if (database.engine === 'postgres') env.DATABASE_URL = database.url;
   const child: ChildProcess = spawn(
     process.execPath,
-    [...process.execArgv, ...flags, import.meta.filename, dataDir, String(users), mode],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    [...process.execArgv, ...flags, import.meta.filename, dataDir, String(users), mode, joining ? 'join' : 'seed'],
+    { stdio: ['pipe', 'pipe', 'inherit'], env },
   );
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the server process stopped (${code})`)));
@@ -108,12 +162,13 @@ export async function startServerProcess(users: number, mode: SyncMode): Promise
       else console.log(`  server: ${line}`);
     });
   });
+  const seeded: Seeded = joining ?? { users: ready.users ?? [], seq: ready.seq ?? 0, posts: ready.posts ?? [] };
   return {
     base: `http://127.0.0.1:${ready.port}`,
     pid: child.pid!,
-    users: ready.users,
-    seq: ready.seq,
-    posts: ready.posts,
+    users: seeded.users,
+    seq: seeded.seq,
+    posts: seeded.posts,
     stop: () => {
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -128,7 +183,7 @@ export async function startServerProcess(users: number, mode: SyncMode): Promise
  * Runs one mode with its devices in a fresh process (the bench's file `file`, given the mode): the baseline's 5,000
  * devices leave no garbage, sockets or timers behind to slow the next mode's devices. The file calls `benchEntry`.
  */
-export function runModeApart<T>(file: string, mode: SyncMode): Promise<T> {
+export function runModeApart<T>(file: string, mode: string): Promise<T> {
   const child = spawn(process.execPath, [...process.execArgv, file, mode], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // Structured clone carries an outcome's maps.
@@ -143,18 +198,22 @@ export function runModeApart<T>(file: string, mode: SyncMode): Promise<T> {
 }
 
 /**
- * A bench's entry whose modes run apart: given a mode, runs it and sends its outcome to the bench's process;
+ * A bench's entry whose modes run apart: given one of `modes`, runs it and sends its outcome to the bench's process;
  * otherwise runs `main`.
  */
-export function benchEntry<T>(runMode: (mode: SyncMode) => Promise<T>, main: () => Promise<void>): void {
-  const mode = process.argv[2];
-  const apart = async (m: SyncMode) => {
+export function benchEntry<M extends string, T>(
+  modes: readonly M[],
+  runMode: (mode: M) => Promise<T>,
+  main: () => Promise<void>,
+): void {
+  const mode = modes.find((m) => m === process.argv[2]);
+  const apart = async (m: M) => {
     const outcome = await runMode(m);
     await new Promise<void>((resolve, reject) =>
       process.send!(outcome, (error: Error | null) => (error ? reject(error) : resolve())),
     );
   };
-  (mode === 'announce' || mode === 'delivery' ? apart(mode) : main()).then(
+  (mode === undefined ? main() : apart(mode)).then(
     () => process.exit(0),
     (error: unknown) => {
       console.error(error);
@@ -165,12 +224,42 @@ export function benchEntry<T>(runMode: (mode: SyncMode) => Promise<T>, main: () 
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat (fields 14 and 15). */
-export function cpuMs(pid: number): number {
+/**
+ * CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat (fields 14 and 15); with `reaped`, that of
+ * its children it has waited for too (fields 16 and 17).
+ */
+export function cpuMs(pid: number, reaped = false): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name, in parentheses, may hold spaces: count the fields after its closing one.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  const ticks = [11, 12, ...(reaped ? [13, 14] : [])].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return (ticks * 1000) / TICKS_PER_SECOND;
+}
+
+/** The processes whose parent is `pid` (field 4 of /proc/<pid>/stat); one that ends while they are read is left out. */
+export function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(name));
+    } catch {
+      // it ended between the listing and the read
+    }
+  }
+  return children;
+}
+
+/** The machine's busy CPU time (every core, all but idle and iowait), in ms, from the first line of /proc/stat. */
+export function machineBusyMs(): number {
+  const [, user, nice, system, , , irq, softirq, steal] = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICKS_PER_SECOND;
 }
 
 export function rssBytes(pid: number): number {
@@ -192,10 +281,11 @@ export function seededRandom(seed: number): () => number {
 
 /**
  * Connects devices until `count` are connected, in groups whose first pulls end before the next group connects (as
- * phones come and go); each starts as a device that had synced up to the seeded feed.
+ * phones come and go); each starts as a device that had synced up to the seeded feed. Given several servers on one
+ * database, device i connects to server i modulo their number, as a load balancer would spread them.
  */
 export async function connectDevices(
-  server: ServerProcess,
+  to: ServerProcess | readonly ServerProcess[],
   devices: SimDevice[],
   count: number,
   optionsOf: (
@@ -204,11 +294,13 @@ export async function connectDevices(
   ) => Pick<SimDeviceOptions, 'collections' | 'keysOf' | 'onCall' | 'deviceId'>,
 ): Promise<void> {
   const GROUP = 250;
+  const servers = 'base' in to ? [to] : to;
+  const [server] = servers;
   while (devices.length < count) {
     const group = server.users.slice(devices.length, Math.min(count, devices.length + GROUP)).map(
       (user, i) =>
         new SimDevice({
-          base: server.base,
+          base: servers[(devices.length + i) % servers.length].base,
           token: user.token,
           checkpoint: { seq: server.seq, id: '~', before: null },
           ...optionsOf(user, devices.length + i),
@@ -222,9 +314,11 @@ export async function connectDevices(
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const [dataDir, count, mode] = process.argv.slice(2);
-  serve(dataDir, Number(count), mode === 'announce' ? 'announce' : 'delivery').catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+  const [dataDir, count, mode, seed] = process.argv.slice(2);
+  serve(dataDir, Number(count), mode === 'announce' ? 'announce' : 'delivery', seed !== 'join').catch(
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

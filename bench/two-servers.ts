@@ -1,0 +1,267 @@
+/**
+ * Figures: the delivery bench's urgent post (five in turn, each held by every device p99 < 1,000 ms from its push's
+ * start), chat message (held by its recipient p99 < 25 ms) and server CPU per urgent post (< 300 ms), measured as
+ * bench/delivery.ts measures them, at 1,000, 2,000 and 5,000 devices on the live stream (BENCH_DEVICES overrides: one
+ * count or several, comma-separated), in two modes of one run, each in fresh processes:
+ * - `sqlite-one`: one server on its SQLite file (delivery.ts's delivery mode);
+ * - `postgres-two`: two servers on one PostgreSQL database (a throwaway cluster), each device on one of them (half
+ *   each), the changes written through each in turn, so every change reaches half the devices through the other
+ *   server's LISTEN/NOTIFY fan-out (decision 158).
+ * Both serve the same rows: bench/sim-server.ts seeds SQLite (bench/seed.ts, a ready session per user) and, for
+ * PostgreSQL, copies that database with `npm run migrate-to-postgres` (decision 154).
+ * Server CPU is the sum of the mode's server processes. PostgreSQL's own processes are counted apart, from /proc: the
+ * postmaster's CPU with that of its children it has waited for, plus each live child's (backends, WAL writer,
+ * checkpointer, autovacuum). SQLite runs inside the server, so sqlite-one's server CPU holds its database's work.
+ * Where a mode saturates: the smallest device count at which it misses one of the three targets, or "not within N".
+ * Every postgres-two figure's baseline is sqlite-one's of the same run.
+ *
+ * The machine has two cores. sqlite-one keeps two processes busy (its server, the devices); postgres-two keeps four
+ * (two servers, PostgreSQL, the devices) on the same two cores, so its figures show where this machine runs out, not
+ * what two servers on machines of their own would do. Each change's line prints the machine's busy cores: near 2, the
+ * machine was the limit. The throwaway cluster runs with fsync off (server/test/postgres.ts).
+ * Run: node --import tsx bench/two-servers.ts
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { findPostgresBin, startTestPostgres, type TestPostgres } from '../server/test/postgres';
+import { percentile, printFigure, printMachine, round, verdict, type BenchFigure } from './bench-report';
+import {
+  atEachSize,
+  chatSeries,
+  ms,
+  TARGETS,
+  urgentPosts,
+  type ChangeResult,
+  type Deployment,
+  type Results,
+} from './delivery';
+import type { SimDevice } from './sim-device';
+import {
+  benchEntry,
+  childrenOf,
+  cpuMs,
+  runModeApart,
+  startServerProcess,
+  type BenchDatabase,
+  type ServerProcess,
+} from './sim-server';
+
+const SIZES = (process.env.BENCH_DEVICES?.split(',').map(Number) ?? [1000, 2000, 5000]).sort((a, b) => a - b);
+// Two devices at least: the urgent posts' writers, one on each server.
+if (!SIZES.every((size) => Number.isInteger(size) && size >= 2))
+  throw new Error(
+    `BENCH_DEVICES must be device counts of 2 or more, comma-separated (it is ${process.env.BENCH_DEVICES})`,
+  );
+const NO_POSTGRES = 'PostgreSQL not found (set PG_BIN or install postgresql): the two-servers bench cannot run';
+const MODES = ['sqlite-one', 'postgres-two'] as const;
+type Mode = (typeof MODES)[number];
+type Changes = Pick<Results, 'urgent' | 'chat'>;
+type Outcome = Map<number, Changes>;
+
+async function changes(deployment: Deployment, devices: SimDevice[]): Promise<Changes> {
+  const { result: urgent } = await urgentPosts(deployment, devices);
+  return { urgent, chat: await chatSeries(deployment, devices) };
+}
+
+async function sqliteOne(): Promise<Outcome> {
+  const server = await startServerProcess(Math.max(...SIZES), 'delivery');
+  try {
+    const deployment = { servers: [server] };
+    return await atEachSize('sqlite-one', deployment, SIZES, (devices) => changes(deployment, devices));
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The app's database in the cluster, in byte order: the app refuses any other collation (server/db/client.ts). */
+async function createDatabase(postgres: TestPostgres): Promise<string> {
+  const client = new pg.Client({ connectionString: postgres.url });
+  await client.connect();
+  try {
+    await client.query("CREATE DATABASE bench TEMPLATE template0 LOCALE 'C'");
+  } finally {
+    await client.end();
+  }
+  const url = new URL(postgres.url);
+  url.pathname = '/bench';
+  return url.href;
+}
+
+/** The cluster's postmaster: the first line of postmaster.pid in its data folder. */
+function postmasterOf(postgres: TestPostgres): number {
+  return Number(fs.readFileSync(path.join(postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/**
+ * CPU PostgreSQL's processes have used, in ms: the postmaster's own and its ended children's, plus each live child's.
+ * A child that ends between the listing and its read counts nothing until the postmaster has waited for it.
+ */
+function postgresCpuMs(postmaster: number): number {
+  let sum = cpuMs(postmaster, true);
+  for (const pid of childrenOf(postmaster)) {
+    try {
+      sum += cpuMs(pid);
+    } catch {
+      // it ended after the listing
+    }
+  }
+  return sum;
+}
+
+async function postgresTwo(): Promise<Outcome> {
+  const postgres = await startTestPostgres(findPostgresBin());
+  const postmaster = postmasterOf(postgres);
+  // Should this process end without its finally (a signal), the cluster does not outlive it.
+  const orphaned = () => {
+    try {
+      process.kill(postmaster, 'SIGQUIT');
+    } catch {
+      // already stopped
+    }
+  };
+  process.once('exit', orphaned);
+  const servers: ServerProcess[] = [];
+  try {
+    const database: BenchDatabase = { engine: 'postgres', url: await createDatabase(postgres) };
+    const first = await startServerProcess(Math.max(...SIZES), 'delivery', { database });
+    servers.push(first);
+    servers.push(await startServerProcess(Math.max(...SIZES), 'delivery', { database, joining: first }));
+    const deployment: Deployment = { servers, databaseCpuMs: () => postgresCpuMs(postmaster) };
+    return await atEachSize('postgres-two', deployment, SIZES, (devices) => changes(deployment, devices));
+  } finally {
+    for (const server of servers) await server.stop();
+    await postgres.stop();
+    process.off('exit', orphaned);
+  }
+}
+
+const p99 = (r: ChangeResult) => percentile(r.times, 99);
+
+/** A target of delivery.ts's, as each mode is judged against it. */
+interface Target {
+  name: string;
+  limit: string;
+  value: (c: Changes) => number;
+  threshold: number;
+}
+
+const JUDGED: Target[] = [
+  {
+    name: 'urgent post p99',
+    limit: `< ${TARGETS.urgentP99} ms`,
+    value: (c) => p99(c.urgent),
+    threshold: TARGETS.urgentP99,
+  },
+  { name: 'chat message p99', limit: `< ${TARGETS.chatP99} ms`, value: (c) => p99(c.chat), threshold: TARGETS.chatP99 },
+  {
+    name: 'server CPU per urgent post',
+    limit: `< ${TARGETS.cpuPerChange} ms`,
+    value: (c) => c.urgent.cpuPerChange,
+    threshold: TARGETS.cpuPerChange,
+  },
+];
+
+/** The smallest device count at which a mode missed a target, with what it missed; "not within N" otherwise. */
+function saturation(outcome: ReadonlyMap<number, Changes>): string {
+  const sizes = [...outcome.keys()].sort((a, b) => a - b);
+  for (const size of sizes) {
+    const c = outcome.get(size)!;
+    const missed = JUDGED.filter((t) => !(t.value(c) < t.threshold));
+    if (missed.length > 0)
+      return `${size} devices (${missed.map((t) => `${t.name} ${ms(t.value(c))}, target ${t.limit}`).join('; ')})`;
+  }
+  return `not within ${sizes[sizes.length - 1]} devices`;
+}
+
+const ratio = (measured: number, baseline: number) => String(round(measured / Math.max(0.1, baseline), 3));
+
+/** One size's rows: each mode's urgent post, chat message and server CPU, and PostgreSQL's CPU beside them. */
+function rowsAt(size: number, sqlite: Changes, postgres: Changes): BenchFigure[] {
+  const timed = (mode: Mode, c: Changes, name: string, pick: (c: Changes) => ChangeResult, target: number) => {
+    const times = pick(c).times;
+    const base = mode === 'postgres-two' ? p99(pick(sqlite)) : null;
+    const across = pick(c).acrossTimes;
+    const other = across.length === 0 ? '' : `; through the other server p99 ${ms(percentile(across, 99))}`;
+    return {
+      figure: `${mode}: ${name} (${size} devices connected), p99 from the push`,
+      target: `< ${target} ms`,
+      measured: `${ms(p99(pick(c)))} (p50 ${ms(percentile(times, 50))}, max ${ms(times[times.length - 1])}${other})`,
+      baseline: base === null ? '-' : `sqlite-one: ${ms(base)}`,
+      ratio: base === null ? '-' : ratio(p99(pick(c)), base),
+      pass: p99(pick(c)) < target,
+    };
+  };
+  const cpu = (mode: Mode, c: Changes) => ({
+    figure:
+      mode === 'sqlite-one'
+        ? `sqlite-one: server CPU per urgent post delivered to ${size} devices`
+        : `postgres-two: both servers' CPU (their sum) per urgent post delivered to ${size} devices`,
+    target: `< ${TARGETS.cpuPerChange} ms`,
+    measured: ms(c.urgent.cpuPerChange),
+    baseline: mode === 'postgres-two' ? `sqlite-one: ${ms(sqlite.urgent.cpuPerChange)}` : '-',
+    ratio: mode === 'postgres-two' ? ratio(c.urgent.cpuPerChange, sqlite.urgent.cpuPerChange) : '-',
+    pass: c.urgent.cpuPerChange < TARGETS.cpuPerChange,
+  });
+  // postgres-two's deployment reads PostgreSQL's CPU, so its changes carry it.
+  const database = postgres.urgent.databaseCpuPerChange!;
+  const whole = postgres.urgent.cpuPerChange + database;
+  return [
+    timed('sqlite-one', sqlite, 'urgent post (5 in turn) held by every device', (c) => c.urgent, TARGETS.urgentP99),
+    timed('postgres-two', postgres, 'urgent post (5 in turn) held by every device', (c) => c.urgent, TARGETS.urgentP99),
+    timed('sqlite-one', sqlite, 'chat message held by its recipient', (c) => c.chat, TARGETS.chatP99),
+    timed('postgres-two', postgres, 'chat message held by its recipient', (c) => c.chat, TARGETS.chatP99),
+    cpu('sqlite-one', sqlite),
+    cpu('postgres-two', postgres),
+    {
+      figure: `postgres-two: PostgreSQL's processes' CPU per urgent post delivered to ${size} devices`,
+      target: '-',
+      measured: `${ms(database)}; with both servers ${ms(whole)}`,
+      baseline: `sqlite-one's server, SQLite inside: ${ms(sqlite.urgent.cpuPerChange)}`,
+      ratio: ratio(whole, sqlite.urgent.cpuPerChange),
+      pass: null,
+    },
+  ];
+}
+
+function figures(sqlite: Outcome, postgres: Outcome): void {
+  const rows = SIZES.flatMap((size) => rowsAt(size, sqlite.get(size)!, postgres.get(size)!));
+  const judged = JUDGED.map((t) => `${t.name} ${t.limit}`).join(', ');
+  const first = saturation(sqlite);
+  rows.push(
+    {
+      figure: `sqlite-one: first device count missing a target (${judged})`,
+      target: '-',
+      measured: first,
+      baseline: '-',
+      ratio: '-',
+      pass: null,
+    },
+    {
+      figure: `postgres-two: first device count missing a target (${judged})`,
+      target: '-',
+      measured: saturation(postgres),
+      baseline: `sqlite-one: ${first}`,
+      ratio: '-',
+      pass: null,
+    },
+  );
+  for (const f of rows) {
+    console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
+    printFigure(f);
+  }
+}
+
+async function main(): Promise<void> {
+  printMachine();
+  // Without PostgreSQL there is nothing to put beside SQLite: say so rather than print half a table.
+  if (findPostgresBin() === null) throw new Error(NO_POSTGRES);
+  const started = performance.now();
+  const sqlite = await runModeApart<Outcome>(import.meta.filename, 'sqlite-one');
+  const postgres = await runModeApart<Outcome>(import.meta.filename, 'postgres-two');
+  figures(sqlite, postgres);
+  console.log(`two-servers bench: ${round((performance.now() - started) / 1000)} s`);
+}
+
+benchEntry(MODES, (mode) => (mode === 'sqlite-one' ? sqliteOne() : postgresTwo()), main);
