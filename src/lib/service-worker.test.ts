@@ -69,6 +69,35 @@ describe('the service worker registration and the update banner', () => {
     expect(reload).toHaveBeenCalledTimes(1);
   });
 
+  it('reloads at once when the version it offered has already taken over (another tab updated first)', async () => {
+    const waiting = fakeWorker();
+    const { container, reload } = fakeBrowser(fakeWorker(), waiting);
+    registerServiceWorker();
+    await settle();
+    expect(appStore.get(waitingWorkerAtom)).toBe(waiting);
+    // Another tab's Update Now: the version is active and controls this page before its banner is clicked.
+    Object.assign(waiting, { state: 'activated' });
+    container.controller = waiting;
+    container.dispatchEvent(new Event('controllerchange'));
+
+    activateWaitingWorker();
+    expect(reload).toHaveBeenCalledTimes(1);
+    expect(waiting.sent).toEqual([]);
+  });
+
+  it('reloads once the version it asked to take over is active, whichever the browser tells first', async () => {
+    const waiting = fakeWorker();
+    const { container, reload } = fakeBrowser(fakeWorker(), waiting);
+    registerServiceWorker();
+    await settle();
+    activateWaitingWorker();
+    expect(waiting.sent).toEqual([{ type: SW_MESSAGES.skipWaiting }]);
+    Object.assign(waiting, { state: 'activated' });
+    waiting.dispatchEvent(new Event('statechange'));
+    container.dispatchEvent(new Event('controllerchange'));
+    expect(reload).toHaveBeenCalledTimes(1);
+  });
+
   it('offers nothing on the very first install, when no version controls the page', async () => {
     const { container } = fakeBrowser(null, fakeWorker());
     registerServiceWorker();

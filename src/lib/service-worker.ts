@@ -1,5 +1,6 @@
 import { atom } from 'jotai';
 import { Workbox } from 'workbox-window/Workbox.js';
+import { SW_MESSAGES } from '../../schema/offline';
 import { appStore } from './store';
 
 /**
@@ -8,13 +9,13 @@ import { appStore } from './store';
  */
 export const waitingWorkerAtom = atom<ServiceWorker | null>(null);
 
-/** The page's registration, through workbox-window (decision 135); null in development and without support. */
-let workbox: Workbox | null = null;
-
-/** Registers the service worker (production builds only) so the app installs and opens offline. */
+/**
+ * Registers the service worker (production builds only) so the app installs and opens offline, through
+ * workbox-window (decision 135).
+ */
 export function registerServiceWorker(): void {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
-  workbox = new Workbox('/sw.js', { scope: '/' });
+  const workbox = new Workbox('/sw.js', { scope: '/' });
   workbox.addEventListener('waiting', ({ sw }) => {
     // Only an update: the very first install has no controller and nothing to replace.
     if (sw && navigator.serviceWorker.controller) appStore.set(waitingWorkerAtom, sw);
@@ -24,14 +25,28 @@ export function registerServiceWorker(): void {
   });
 }
 
-/** "Update Now": the waiting version takes over and the page reloads once it controls the page. */
+/**
+ * "Update Now": the waiting version takes over and the page reloads once it has (it may have already: another tab's
+ * Update Now, or the page's own reload, can activate it before this click).
+ */
 export function activateWaitingWorker(): void {
-  if (!workbox) return;
+  const waiting = appStore.get(waitingWorkerAtom);
+  if (!waiting || !('serviceWorker' in navigator)) return;
   let reloaded = false;
-  workbox.addEventListener('controlling', () => {
+  const reload = () => {
     if (reloaded) return;
     reloaded = true;
     window.location.reload();
+  };
+  navigator.serviceWorker.addEventListener('controllerchange', reload);
+  waiting.addEventListener('statechange', () => {
+    if (waiting.state === 'activated') reload();
   });
-  workbox.messageSkipWaiting();
+  if (
+    waiting.state === 'activating' ||
+    waiting.state === 'activated' ||
+    navigator.serviceWorker.controller === waiting
+  ) {
+    reload();
+  } else waiting.postMessage({ type: SW_MESSAGES.skipWaiting });
 }

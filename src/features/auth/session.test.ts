@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LOCAL_DATABASE_PREFIX } from '../../../schema/offline';
 
-const calls = vi.hoisted(() => ({ toasts: [] as unknown[], logout: null as null | (() => void) }));
+const calls = vi.hoisted(() => ({
+  toasts: [] as unknown[],
+  logout: null as null | (() => void),
+  wipe: null as null | Promise<void>,
+}));
 vi.mock('../../lib/api', () => ({
   api: {
     // The logout's answer comes when the test says.
@@ -8,7 +13,8 @@ vi.mock('../../lib/api', () => ({
   },
 }));
 vi.mock('../../lib/toast', () => ({ toast: (t: unknown) => calls.toasts.push(t) }));
-vi.mock('../../db/local-store', () => ({ wipeLocalStore: async () => {} }));
+// The wipe ends when the test says, if it says.
+vi.mock('../../db/local-store', () => ({ wipeLocalStore: async () => await calls.wipe }));
 
 const { endLostSession, signOut } = await import('./session');
 const { noteActivity, wasAccessEnded } = await import('./session-marks');
@@ -39,6 +45,25 @@ describe('sign-out', () => {
     expect(calls.toasts).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(500);
     expect(navigate.mock.calls).toEqual([['/login']]);
+  });
+
+  it('goes to /login only once nothing of the user is left on the device, however long the wipe takes', async () => {
+    vi.useFakeTimers();
+    let finish!: () => void;
+    calls.wipe = new Promise<void>((resolve) => (finish = resolve));
+    vi.stubGlobal('indexedDB', { databases: async () => [{ name: `${LOCAL_DATABASE_PREFIX}someone--0--posts` }] });
+    try {
+      const navigate = vi.fn();
+      endLostSession(navigate);
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(navigate).not.toHaveBeenCalled();
+      finish();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(navigate.mock.calls).toEqual([['/login']]);
+    } finally {
+      calls.wipe = null;
+      vi.unstubAllGlobals();
+    }
   });
 
   it('says the access has ended when any 401 of the lost session says so, until the next sign-in (decision 151)', async () => {

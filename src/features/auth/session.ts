@@ -55,7 +55,7 @@ export function logOutForInactivity(navigate: NavigateFunction): Promise<void> {
 let ending = false;
 
 /**
- * The server says the session is over: "Unauthorized" toast, then /login after 500 ms
+ * The server says the session is over: "Unauthorized" toast, then /login after 500 ms, once the local data is gone
  * (docs/behaviour.md, "Sessions and signing out"). A 401 whose `code` is "access_ended" says the account's access has
  * ended instead, on the toast and on the sign-in screens (decision 151).
  */
@@ -68,10 +68,13 @@ export function endLostSession(navigate: NavigateFunction, code?: string): void 
   ending = true;
   if (accessEnded) toast({ title: 'Access ended', description: MESSAGES.accessEnded, variant: 'destructive' });
   else toast({ title: 'Unauthorized', description: 'You are logged out. Logging in again...', variant: 'destructive' });
-  void wipeLocalData();
+  // The sign-in screen comes once nothing of the user is readable on the device, as after any other sign-out.
+  const wiped = wipeLocalData();
   setTimeout(() => {
-    ending = false;
-    setSignedOut();
-    navigate('/login');
+    void wiped.then(() => {
+      ending = false;
+      setSignedOut();
+      navigate('/login');
+    });
   }, LIMITS.redirectDelayMs);
 }
