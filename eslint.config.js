@@ -69,6 +69,8 @@ export default tseslint.config(
       'server/db/pg/migrations',
       'test-results',
       'playwright-report',
+      // The journeys' servers' data and client copies (e2e/env.ts).
+      '.tmp',
     ],
   },
   js.configs.recommended,

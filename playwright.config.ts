@@ -1,7 +1,9 @@
 import { defineConfig, devices } from '@playwright/test';
 import { CHROMIUM } from './scripts/chromium';
+import { E2E_BASE_PORT, E2E_SERVER_INDEX } from './e2e/env';
 
-const PORT = Number(process.env.E2E_PORT ?? 3100);
+/** Journeys run side by side, each worker against a server of its own (decision 160); E2E_WORKERS overrides. */
+const WORKERS = Number(process.env.E2E_WORKERS ?? 2);
 
 /**
  * Journeys in a real Chromium (CHROMIUM_PATH, Playwright's own, or the system's: scripts/chromium.ts) against the real
@@ -15,14 +17,14 @@ export default defineConfig({
   timeout: 90_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
-  // One worker: the journeys share one server, where an urgent post to all staff would alert the colleagues of a
-  // journey running beside it and cover their screens (decision 118).
-  workers: 1,
+  workers: WORKERS,
   retries: 0,
   reporter: process.env.CI ? [['list']] : [['list']],
   use: {
-    baseURL: `http://localhost:${PORT}`,
-    trace: 'retain-on-failure',
+    // Read again in each worker, whose parallel index picks its own server (e2e/env.ts).
+    baseURL: `http://localhost:${E2E_BASE_PORT + E2E_SERVER_INDEX}`,
+    // A trace records every frame of every journey; CI keeps no file of its run, so it records none there.
+    trace: process.env.CI ? 'off' : 'retain-on-failure',
     launchOptions: {
       executablePath: CHROMIUM?.path,
       args: [
@@ -44,12 +46,13 @@ export default defineConfig({
       testMatch: '**/*.phone.spec.ts',
     },
   ],
-  webServer: {
+  // One server per worker, started one after the other (the first builds the client if its sources changed).
+  webServer: Array.from({ length: WORKERS }, (_, index) => ({
     command: 'node --import tsx e2e/serve.ts',
-    url: `http://localhost:${PORT}/api/config`,
+    url: `http://localhost:${E2E_BASE_PORT + index}/api/config`,
     timeout: 180_000,
     reuseExistingServer: false,
-    stdout: 'pipe',
-    env: { E2E_PORT: String(PORT) },
-  },
+    stdout: 'pipe' as const,
+    env: { E2E_PORT: String(E2E_BASE_PORT), E2E_SERVER_INDEX: String(index) },
+  })),
 });

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import type { Plugin, Rolldown } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { EMOJI_PICKER } from './schema/constants.js';
 import { FIRST_PULL_PATHS } from './schema/sync-limits.js';
 import { SIGNED_IN_PAGE } from './server/build-client.js';
@@ -168,6 +169,23 @@ function signedInPage(): Plugin {
   };
 }
 
+/**
+ * Tests that start PostgreSQL servers of their own whatever the pass (a cluster, a failover pair, a restore): the
+ * PostgreSQL pass of `npm test` would only run them a second time.
+ */
+const OWN_POSTGRES_TESTS = [
+  'server/db/client.test.ts',
+  'server/db/engine.test.ts',
+  'server/db/failover.test.ts',
+  'server/db/pg/migrations.test.ts',
+  'server/db/pgbackrest.test.ts',
+  'server/features/sync/sync.fanout.test.ts',
+  'server/features/sync/two-servers.test.ts',
+  'server/lib/jobs.test.ts',
+  'server/migrate-to-postgres.test.ts',
+  'server/test/postgres.test.ts',
+];
+
 export default defineConfig({
   plugins: [
     react(),
@@ -215,6 +233,7 @@ export default defineConfig({
   build: { outDir: 'dist', sourcemap: false, chunkSizeWarningLimit: 1500 },
   server: { proxy: { '/api': 'http://localhost:3000' } },
   test: {
+    exclude: [...configDefaults.exclude, ...(process.env.TEST_DATABASE === 'postgres' ? OWN_POSTGRES_TESTS : [])],
     include: [
       'schema/**/*.test.ts',
       'server/**/*.test.ts',
@@ -226,6 +245,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Vitest leaves a core free by default, which on a two-core machine runs one file at a time.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // A no-op unless TEST_DATABASE=postgres: then one PostgreSQL cluster serves the run (decision 157).
     globalSetup: ['server/test/postgres-suite.ts'],
   },

@@ -5,7 +5,8 @@ import { setServerClockAhead } from './support/server-clock';
 
 /**
  * An agency worker's access ends on the server's clock (decisions 145 and 151): the journey moves that clock past the
- * end and puts it back after. Journeys run one at a time (playwright.config.ts), so no other sees the moved time.
+ * end and puts it back after. Each worker has a server of its own and runs its
+ * journeys one at a time (decision 160), so no other sees the moved time.
  */
 test.describe.configure({ mode: 'serial' });
 

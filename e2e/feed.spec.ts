@@ -12,7 +12,7 @@ import {
   test,
   userIdOf,
 } from './fixtures';
-import { reloadOffline, serverRows } from './support/offline';
+import { reloadOffline, serverRows, waitForServiceWorker } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'feed-files');
 
@@ -48,12 +48,6 @@ async function writePost(page: Page, content: string, options: { category?: stri
 }
 
 const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
-
-/** The first load is not controlled by the service worker; it claims the page once it has installed. */
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
-}
 
 test('a post with two pictures, shown in the feed, opened larger and downloaded', async ({ page }) => {
   const text = `Garden party photos ${tag()}`;

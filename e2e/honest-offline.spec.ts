@@ -9,7 +9,7 @@ import {
   userIdOf,
   writeUrgentPost,
 } from './fixtures';
-import { serverRows } from './support/offline';
+import { serverRows, waitForServiceWorker } from './support/offline';
 
 /** What the app says, offline or without a server, instead of claiming the server has a change (decision 116). */
 const SAVED_ON_DEVICE = 'Saved on this device — it will be sent when you are back online';
@@ -51,12 +51,6 @@ async function editPost(page: Page, card: Locator, content: string): Promise<voi
 const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
 /** The banner under the header (the chat panel has its own copy). */
 const banner = (page: Page): Locator => page.getByRole('region', { name: 'Sync status' });
-
-/** The first load is not controlled by the service worker; it claims the page once it has installed. */
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
-}
 
 test('an edit saved offline says it is only on this device, and reaches the server once back online', async ({
   browser,

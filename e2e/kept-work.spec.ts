@@ -9,6 +9,7 @@ import {
   openInstalledApp,
   readableOnDevice,
   removeProfileDir,
+  waitForServiceWorker,
   type InstalledApp,
   type Wifi,
 } from './support/offline';
@@ -28,11 +29,6 @@ const NOT_KEPT = 'A post you changed while offline was deleted; your changes wer
 function openApp(profile: string, wifi: Wifi, online = true): Promise<InstalledApp> {
   const { launchOptions, baseURL } = test.info().project.use;
   return openInstalledApp(profile, { wifi, online, baseURL: baseURL!, launchOptions });
-}
-
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
 }
 
 /** The server's own record, read from its database file. */

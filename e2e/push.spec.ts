@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Page } from '@playwright/test';
+import { E2E_CLIENT_DIR } from './env';
 import { acknowledgePendingAlerts, ADMIN, expect, signIn, test } from './fixtures';
 
 /**
@@ -10,7 +11,7 @@ import { acknowledgePendingAlerts, ADMIN, expect, signIn, test } from './fixture
  * the returned function puts them back.
  */
 async function serveNextVersion(page: Page): Promise<() => void> {
-  const swFile = path.resolve('dist', 'sw.js');
+  const swFile = path.join(E2E_CLIENT_DIR, 'sw.js');
   const copies = [swFile, `${swFile}.br`, `${swFile}.gz`].filter((file) => fs.existsSync(file));
   const originals = new Map(copies.map((file) => [file, fs.readFileSync(file)]));
   const next = `${originals.get(swFile)!.toString('utf8')}\n// next version ${Date.now()}\n`;

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from '@playwright/test';
 import sharp from 'sharp';
 import { ADMIN, createStaffMember, expect, signIn, STAFF_PASSWORD, test } from './fixtures';
-import { readableOnDevice, reloadOffline, serverRows } from './support/offline';
+import { readableOnDevice, reloadOffline, serverRows, waitForServiceWorker } from './support/offline';
 
 /**
  * Residents' profiles edited offline (decision 120), a new photo included (decision 123): saved on the device, sent once
@@ -70,6 +70,8 @@ async function openEdit(page: Page, name: string) {
 
 /** Goes offline and waits until the app says so. */
 async function goOffline(page: Page, context: BrowserContext, wifi: { off: (c: BrowserContext) => Promise<void> }) {
+  // Ready to work offline first, as the app is after its first visit: a reload offline needs the service worker.
+  await waitForServiceWorker(page);
   await wifi.off(context);
   await expect(page.getByText('Working Offline')).toBeVisible();
 }

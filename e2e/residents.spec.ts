@@ -12,7 +12,7 @@ import {
   test,
   userIdOf,
 } from './fixtures';
-import { reloadOffline, serverRows } from './support/offline';
+import { reloadOffline, serverRows, waitForServiceWorker } from './support/offline';
 
 const FILES_DIR = path.resolve('test-results', 'resident-files');
 
@@ -34,11 +34,6 @@ const auditActions = (residentName: string): unknown[] =>
      WHERE a.target_type = 'resident' AND r.name = ? ORDER BY a.id`,
     [residentName],
   ).map((row) => row.action);
-
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
-}
 
 const residentCard = (page: Page, name: string) => page.getByRole('region', { name, exact: true });
 

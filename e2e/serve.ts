@@ -4,7 +4,8 @@ import path from 'node:path';
 import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { startServer } from '../server/server';
-import { E2E_ADMIN, E2E_CLOCK_PORT_FILE, E2E_DATA_DIR } from './env';
+import { CLIENT_DIR } from '../server/lib/paths';
+import { E2E_ADMIN, E2E_BASE_PORT, E2E_CLIENT_DIR, E2E_CLOCK_PORT_FILE, E2E_DATA_DIR, E2E_SERVER_INDEX } from './env';
 
 /**
  * The journeys' clock control, on a port of its own that only this script opens, so nothing of it is in the app:
@@ -28,23 +29,27 @@ function startClockControl(setOffset: (ms: number) => void): Promise<http.Server
 async function main() {
   fs.rmSync(E2E_DATA_DIR, { recursive: true, force: true });
   await ensureClientBuilt((m) => console.log(m));
+  fs.rmSync(E2E_CLIENT_DIR, { recursive: true, force: true });
+  fs.cpSync(CLIENT_DIR, E2E_CLIENT_DIR, { recursive: true });
   let clockOffsetMs = 0;
+  const port = String(E2E_BASE_PORT + E2E_SERVER_INDEX);
   const server = await startServer(
     loadConfig({
-      PORT: process.env.E2E_PORT ?? '3100',
+      PORT: port,
       HOST: '127.0.0.1',
       DATA_DIR: E2E_DATA_DIR,
       ADMIN_EMAIL: E2E_ADMIN.email,
       ADMIN_PASSWORD: E2E_ADMIN.password,
       ORG_NAME: 'Example Care Ltd',
       SUPPORT_EMAIL: 'help@care.example',
-      PUBLIC_URL: `http://localhost:${process.env.E2E_PORT ?? '3100'}`,
+      PUBLIC_URL: `http://localhost:${port}`,
       LOG_LEVEL: 'error',
       // Journeys sign admins in with a password; e2e/two-factor.spec.ts sets a second factor up itself (decision 148).
       ADMIN_TWO_FACTOR: 'optional',
     }),
     {
       now: () => Date.now() + clockOffsetMs,
+      clientDir: E2E_CLIENT_DIR,
       // A scheduled post appears within 2 s of its time rather than 30 (e2e/scheduled-posts.spec.ts).
       publishCheckMs: 2_000,
       // Access ends within a second of the moved clock's passing it rather than a minute (e2e/agency-access.spec.ts).

@@ -1,6 +1,8 @@
-// `npm test`: type-check and lint, unit and integration tests (vitest), then the browser journeys (Playwright).
+// `npm test`: type-check and lint, unit and integration tests (vitest), the server suite again on PostgreSQL when its
+// binaries are here, then the browser journeys (Playwright).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { findPostgresBin, POSTGRES_SKIPPED } from '../server/test/postgres';
 import { CHROMIUM, chromiumInstallCommand } from './chromium';
 
 if (!CHROMIUM) {
@@ -15,16 +17,28 @@ if (!CHROMIUM) {
 }
 console.log(`Browser tests use ${CHROMIUM.path} (${CHROMIUM.source}).`);
 
-const steps: [string, string[]][] = [
-  ['npm', ['run', 'check']],
-  ['npx', ['vitest', 'run']],
-  ['npx', ['playwright', 'test']],
+// The server suite a second time on PostgreSQL when its binaries are here (decision 157); said when it is not.
+const postgres = findPostgresBin() !== null;
+if (!postgres) console.log(`\n${POSTGRES_SKIPPED}: the server suite runs on SQLite only.`);
+interface Step {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+const steps: Step[] = [
+  { command: 'npm', args: ['run', 'check'] },
+  { command: 'npx', args: ['vitest', 'run'] },
+  ...(postgres ? [{ command: 'npx', args: ['vitest', 'run', 'server'], env: { TEST_DATABASE: 'postgres' } }] : []),
+  { command: 'npx', args: ['playwright', 'test'] },
 ];
-for (const [command, args] of steps) {
-  console.log(`\n> ${command} ${args.join(' ')}`);
-  const result = spawnSync(command, args, { stdio: 'inherit' });
+for (const { command, args, env = {} } of steps) {
+  const shown = `${Object.entries(env)
+    .map(([name, value]) => `${name}=${value} `)
+    .join('')}${command} ${args.join(' ')}`;
+  console.log(`\n> ${shown}`);
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
   if (result.status !== 0) {
-    console.error(`\n${command} ${args.join(' ')} failed`);
+    console.error(`\n${shown} failed`);
     process.exit(result.status ?? 1);
   }
 }

@@ -7,6 +7,8 @@
 export { startWifi, type Hang, type Wifi } from './wifi';
 /** An offline reload that reports offline at once on Chromium 150, as a phone without Wi-Fi does (decision 102). */
 export { reloadOffline } from './wifi';
+/** The app ready to work offline: its service worker installed and controlling the page. */
+export { waitForServiceWorker } from './wifi';
 /** An installed app closed and reopened with its storage kept, as a phone keeps it (decision 114). */
 export {
   closeInstalledApp,

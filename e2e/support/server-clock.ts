@@ -3,7 +3,7 @@ import { E2E_CLOCK_PORT_FILE } from '../env';
 
 /**
  * Sets how far the journeys' server clock runs ahead of the real one (e2e/serve.ts); 0 puts it back. The journeys run
- * one at a time (playwright.config.ts), and the one that moves the clock puts it back in `finally`.
+ * one at a time on each worker's own server (decision 160), and the one that moves the clock puts it back in `finally`.
  */
 export async function setServerClockAhead(ms: number): Promise<void> {
   const port = fs.readFileSync(E2E_CLOCK_PORT_FILE, 'utf8').trim();

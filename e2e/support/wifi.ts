@@ -198,6 +198,12 @@ export async function startWifi(): Promise<Wifi> {
  * device reports at once (decision 102); cut the Wi-Fi first so nothing is sent meanwhile.
  */
 export async function reloadOffline(page: Page): Promise<void> {
+  if (!(await page.evaluate(() => navigator.serviceWorker.controller !== null))) {
+    // Nothing would serve the reload: the journey went offline before the app was ready to work offline.
+    throw new Error(
+      'reloadOffline: no service worker controls the page; call waitForServiceWorker before going offline',
+    );
+  }
   await page.reload();
   if (await page.evaluate(() => navigator.onLine)) {
     // On purpose the browser's flag only: the Wi-Fi is already off, this fixes what the new document reports.
@@ -205,4 +211,13 @@ export async function reloadOffline(page: Page): Promise<void> {
     await page.context().setOffline(true);
   }
   await page.waitForFunction(() => !navigator.onLine);
+}
+
+/**
+ * Waits until the service worker has installed (the app shell is cached) and controls the page: the first load is
+ * not controlled, and the worker claims it once installed. Call it before a journey goes offline and reloads.
+ */
+export async function waitForServiceWorker(page: Page): Promise<void> {
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
 }
