@@ -1,18 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNAVAILABLE_MESSAGE } from '../../schema/errors';
 import type { PullResponse } from '../../schema/sync';
-import { insertUser } from '../features/users/users.queries';
-import { hashPassword } from '../lib/crypto';
 import { clusterTempDir, freePort, postgresOrSkip, runAsClusterUser } from '../test/postgres';
-import { startServerProcess, type ServerProcess } from '../test/server-process';
-import { TEST_PASSWORD, TestClient } from '../test/test-server';
-import { closeDb, openPostgres } from './client';
+import type { ServerProcess } from '../test/server-process';
+import { insertAccounts, ServersOnPostgres, twoAccounts } from '../test/servers-on-postgres';
 
 const bin = postgresOrSkip();
 const skipped = whyNoAutoFailover(bin);
@@ -143,12 +138,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe.skipIf(skipped !== null)('a PostgreSQL failover under pg_auto_failover', () => {
   let formation: Formation;
   const ports = { monitor: 0, node1: 0, node2: 0 };
-  const servers: ServerProcess[] = [];
-  const folders: string[] = [];
-  const users = {
-    reader: { id: randomUUID(), email: 'reader@test.example', role: 'staff' as const },
-    writer: { id: randomUUID(), email: 'writer@test.example', role: 'admin' as const },
-  };
+  const users = twoAccounts();
+  const servers = new ServersOnPostgres(
+    () =>
+      `postgres://postgres@127.0.0.1:${ports.node1},127.0.0.1:${ports.node2}/portal?target_session_attrs=read-write&sslmode=no-verify`,
+  );
 
   beforeAll(async () => {
     const started = Date.now();
@@ -204,46 +198,17 @@ describe.skipIf(skipped !== null)('a PostgreSQL failover under pg_auto_failover'
     await client.connect();
     await client.query(`CREATE DATABASE portal LOCALE 'C' TEMPLATE template0`);
     await client.end();
-    const db = await openPostgres(`postgres://postgres@127.0.0.1:${ports.node1}/portal`);
-    const passwordHash = await hashPassword(TEST_PASSWORD);
-    for (const user of Object.values(users)) {
-      const now = Date.now();
-      await insertUser(db, {
-        ...user,
-        passwordHash,
-        firstName: 'Fay',
-        lastName: 'Lover',
-        isActive: true,
-        pendingApproval: false,
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
-    await closeDb(db);
+    await insertAccounts(`postgres://postgres@127.0.0.1:${ports.node1}/portal`, Object.values(users));
     console.log(`failover test: monitor and two nodes ready in ${Date.now() - started} ms`);
   }, 180_000);
 
   afterAll(async () => {
-    for (const server of servers) await server.kill().catch(() => undefined);
+    await servers.stop();
     await formation?.stop();
-    for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  const start = async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-failover-'));
-    folders.push(dir);
-    const url = `postgres://postgres@127.0.0.1:${ports.node1},127.0.0.1:${ports.node2}/portal?target_session_attrs=read-write&sslmode=no-verify`;
-    const server = await startServerProcess(dir, await freePort(), { DATABASE_URL: url }, 60_000);
-    servers.push(server);
-    return server;
-  };
-
-  const signIn = async (server: ServerProcess, email: string) => {
-    const client = new TestClient(server.url);
-    const res = await client.post('/api/auth/login', { email, password: TEST_PASSWORD });
-    expect(res.status).toBe(200);
-    return client;
-  };
+  const start = () => servers.start();
+  const signIn = (server: ServerProcess, email: string) => servers.signIn(server, email);
 
   it('keeps the same app processes taking writes, serving earlier ones and telling each other, after the standby is promoted', async () => {
     const [a, b] = [await start(), await start()];

@@ -1,15 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PullResponse } from '../../../schema/sync';
-import { closeDb, openPostgres } from '../../db/client';
-import { hashPassword } from '../../lib/crypto';
 import { postgresOrSkip, startTestPostgres, type TestPostgres } from '../../test/postgres';
-import { freePort, startServerProcess, type ServerProcess } from '../../test/server-process';
-import { TEST_PASSWORD, TestClient } from '../../test/test-server';
-import { insertUser } from '../users/users.queries';
+import type { ServerProcess } from '../../test/server-process';
+import { insertAccounts, ServersOnPostgres, twoAccounts } from '../../test/servers-on-postgres';
+import { TestClient } from '../../test/test-server';
 
 const bin = postgresOrSkip();
 
@@ -19,52 +13,19 @@ const bin = postgresOrSkip();
  */
 describe.skipIf(bin === null)('two app servers on one PostgreSQL database', () => {
   let postgres: TestPostgres;
-  const servers: ServerProcess[] = [];
-  const folders: string[] = [];
-  const users = {
-    reader: { id: randomUUID(), email: 'reader@test.example', role: 'staff' as const },
-    writer: { id: randomUUID(), email: 'writer@test.example', role: 'admin' as const },
-  };
-
-  const start = async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-two-'));
-    folders.push(dir);
-    const server = await startServerProcess(dir, await freePort(), { DATABASE_URL: postgres.url }, 60_000);
-    servers.push(server);
-    return server;
-  };
-
-  const signIn = async (server: ServerProcess, email: string) => {
-    const client = new TestClient(server.url);
-    const res = await client.post('/api/auth/login', { email, password: TEST_PASSWORD });
-    expect(res.status).toBe(200);
-    return client;
-  };
+  const users = twoAccounts();
+  const servers = new ServersOnPostgres(() => postgres.url);
+  const start = () => servers.start();
+  const signIn = (server: ServerProcess, email: string) => servers.signIn(server, email);
 
   beforeAll(async () => {
     postgres = await startTestPostgres(bin);
-    const db = await openPostgres(postgres.url);
-    const passwordHash = await hashPassword(TEST_PASSWORD);
-    for (const user of Object.values(users)) {
-      const now = Date.now();
-      await insertUser(db, {
-        ...user,
-        passwordHash,
-        firstName: user.role === 'admin' ? 'Wendy' : 'Rita',
-        lastName: 'Two',
-        isActive: true,
-        pendingApproval: false,
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
-    await closeDb(db);
+    await insertAccounts(postgres.url, Object.values(users));
   }, 60_000);
 
   afterAll(async () => {
-    for (const server of servers) await server.kill().catch(() => undefined);
+    await servers.stop();
     await postgres?.stop();
-    for (const dir of folders) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('tells a device on A of a message and an urgent post written through B; after A dies, B gives it what it missed, once', async () => {
