@@ -183,6 +183,7 @@ const OWN_POSTGRES_TESTS = [
   'server/features/sync/two-servers.test.ts',
   'server/lib/jobs.test.ts',
   'server/migrate-to-postgres.test.ts',
+  'server/nginx-recipe.test.ts',
   'server/test/postgres.test.ts',
 ];
 

@@ -45,10 +45,16 @@ export class ServersOnPostgres {
 
   constructor(private readonly databaseUrl: () => string) {}
 
-  async start(): Promise<ServerProcess> {
+  /** Starts one more server; `env` adds settings (TRUST_PROXY, PUBLIC_URL behind a proxy). */
+  async start(env: Record<string, string> = {}): Promise<ServerProcess> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-servers-'));
     this.folders.push(dir);
-    const server = await startServerProcess(dir, await freePort(), { DATABASE_URL: this.databaseUrl() }, 60_000);
+    const server = await startServerProcess(
+      dir,
+      await freePort(),
+      { DATABASE_URL: this.databaseUrl(), ...env },
+      60_000,
+    );
     this.servers.push(server);
     return server;
   }
