@@ -124,6 +124,9 @@ describe('knowing when the server must be chosen again', () => {
     }
     for (const code of ['23505', '40001', '42P01', '55P03']) expect(isServerLost(withCode(code)), code).toBe(false);
     expect(isServerLost(new NoServerError('none'))).toBe(true);
+    // As the query builder throws it: its own error, the driver's as its cause.
+    expect(isServerLost(new Error('Failed query: insert into "posts"', { cause: withCode('57P01') }))).toBe(true);
+    expect(isServerLost(new Error('Failed query: insert into "posts"', { cause: withCode('23505') }))).toBe(false);
     expect(isServerLost('Connection terminated')).toBe(false);
   });
 

@@ -136,9 +136,13 @@ const LOST_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
 /** node-postgres's own errors for a connection that ended or timed out, which carry no code. */
 const LOST_MESSAGES = /^(Connection terminated|Client has encountered a connection error)/;
 
-/** Whether an error says the server must be chosen again: it went away, is restarting, or has become read-only. */
-export function isServerLost(error: unknown): boolean {
+/**
+ * Whether an error says the server must be chosen again: it went away, is restarting, or has become read-only. The
+ * query builder wraps the driver's error in one of its own (its `cause`), so the causes are read too.
+ */
+export function isServerLost(error: unknown, depth = 0): boolean {
   if (!(error instanceof Error)) return false;
+  if (error.cause !== undefined && depth < 5 && isServerLost(error.cause, depth + 1)) return true;
   if (error instanceof NoServerError) return true;
   const code = 'code' in error ? error.code : undefined;
   if (typeof code === 'string' && (LOST_STATES.has(code) || code.startsWith('08') || LOST_SOCKET_CODES.has(code))) {

@@ -23,6 +23,10 @@ describe('what an unexpected error answers', () => {
       withCode('cannot execute INSERT in a read-only transaction', '25006'),
       withCode('connect ECONNREFUSED 10.0.0.5:5432', 'ECONNREFUSED'),
       new Error('Connection terminated unexpectedly'),
+      // As the query builder throws it, the driver's error as its cause.
+      new Error('Failed query: insert into "posts"', {
+        cause: withCode('the database system is shutting down', '57P03'),
+      }),
     ]) {
       const res = await answerTo(error);
       expect(res.status, error.message).toBe(503);
