@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { SyncCollection } from '../schema/sync';
-import { percentile, printFigure, printMachine, round, verdict } from './bench-report';
+import { percentile, printFigures, printMachine, round } from './bench-report';
 import type { WriterOutcome, WriterSettings, WriteKind } from './load-writer';
 import { changeKeys, waitUntil, type CallTiming, type SimDevice, type WireDoc } from './sim-device';
 import {
@@ -220,10 +220,7 @@ function figures(baseline: Outcome, delivery: Outcome): void {
       pass: null,
     },
   );
-  for (const f of rows) {
-    console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-    printFigure(f);
-  }
+  printFigures(rows);
 }
 
 async function main(): Promise<void> {

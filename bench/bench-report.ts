@@ -40,6 +40,14 @@ export function printFigure(figure: BenchFigure): void {
   console.log(BENCH_PREFIX + JSON.stringify(figure));
 }
 
+/** Each figure as a line to read, then as the line run-all collects. */
+export function printFigures(figures: BenchFigure[]): void {
+  for (const f of figures) {
+    console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
+    printFigure(f);
+  }
+}
+
 /** The p-th percentile (0 to 100) of numbers sorted ascending. */
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;

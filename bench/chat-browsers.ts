@@ -14,16 +14,7 @@ import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { closeDb, openDb, statement } from '../server/db/client';
 import { databaseFile, startServer } from '../server/server';
-import {
-  CHROMIUM_FLAGS,
-  CHROMIUM_PATH,
-  percentile,
-  printFigure,
-  printMachine,
-  round,
-  tempDir,
-  verdict,
-} from './bench-report';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, percentile, printFigures, printMachine, round, tempDir } from './bench-report';
 import { buildDatabase } from './seed';
 import { insertReadySession } from '../server/test/ready-sessions';
 
@@ -242,10 +233,7 @@ async function main(): Promise<void> {
         pass: p99 < TARGETS.p99,
       },
     ];
-    for (const f of figures) {
-      console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-      printFigure(f);
-    }
+    printFigures(figures);
     await senderContext.close();
     await receiverContext.close();
   } finally {

@@ -21,7 +21,7 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { SyncCollection } from '../schema/sync';
-import { percentile, printFigure, printMachine, round, verdict } from './bench-report';
+import { percentile, printFigures, printMachine, round } from './bench-report';
 import {
   changeKeys,
   clock,
@@ -393,10 +393,7 @@ function figures(baseline: Map<number, Results>, delivery: Map<number, Results>)
         pass: null,
       },
     ];
-    for (const f of rows) {
-      console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-      printFigure(f);
-    }
+    printFigures(rows);
   }
 }
 

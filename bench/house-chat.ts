@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { conversationIdOf, houseChatIdOf } from '../schema/chat-rules';
 import type { SyncCollection } from '../schema/sync';
-import { percentile, printFigure, printMachine, round, verdict } from './bench-report';
+import { percentile, printFigures, printMachine, round } from './bench-report';
 import { changeKeys, clock, createRow, SimDevice, waitUntil, type WireDoc } from './sim-device';
 import { connectDevices, cpuMs, startServerProcess, type ServerProcess } from './sim-server';
 
@@ -161,10 +161,7 @@ function figures(house: Series, direct: Series): void {
       pass: null,
     },
   ];
-  for (const f of rows) {
-    console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-    printFigure(f);
-  }
+  printFigures(rows);
 }
 
 async function main(): Promise<void> {

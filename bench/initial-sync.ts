@@ -15,16 +15,7 @@ import { ensureClientBuilt } from '../server/build-client';
 import { loadConfig } from '../server/config';
 import { databaseFile, startServer } from '../server/server';
 import { filterPosts, NO_FILTERS, type FeedFilters } from '../src/features/feed/filter-posts';
-import {
-  CHROMIUM_FLAGS,
-  CHROMIUM_PATH,
-  percentile,
-  printFigure,
-  printMachine,
-  round,
-  tempDir,
-  verdict,
-} from './bench-report';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH, percentile, printFigures, printMachine, round, tempDir } from './bench-report';
 import { buildDatabase } from './seed';
 
 const SIZES = { users: 50, posts: 10_000, reactions: 50_000, comments: 20_000 };
@@ -163,10 +154,7 @@ async function main(): Promise<void> {
         pass: filterP99 < TARGETS.filterMs,
       },
     ];
-    for (const f of figures) {
-      console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-      printFigure(f);
-    }
+    printFigures(figures);
     await context.close();
   } finally {
     await browser.close();

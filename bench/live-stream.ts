@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../server/config';
 import { closeDb, openDb, transaction } from '../server/db/client';
 import { databaseFile, startServer } from '../server/server';
-import { percentile, printFigure, printMachine, round, tempDir, verdict } from './bench-report';
+import { percentile, printFigures, printMachine, round, tempDir } from './bench-report';
 import { insertSignedInUser } from '../server/test/ready-sessions';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 2000);
@@ -304,10 +304,7 @@ async function main(): Promise<void> {
         pass: perIdleClient < TARGETS.bytesPerClient,
       },
     ];
-    for (const f of figures) {
-      console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-      printFigure(f);
-    }
+    printFigures(figures);
   } finally {
     abort.abort();
     child.kill('SIGTERM');

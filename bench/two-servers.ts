@@ -26,7 +26,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { findPostgresBin, startTestPostgres, type TestPostgres } from '../server/test/postgres';
-import { percentile, printFigure, printMachine, round, verdict, type BenchFigure } from './bench-report';
+import { type BenchFigure, percentile, printFigures, printMachine, round } from './bench-report';
 import {
   atEachSize,
   chatSeries,
@@ -247,10 +247,7 @@ function figures(sqlite: Outcome, postgres: Outcome): void {
       pass: null,
     },
   );
-  for (const f of rows) {
-    console.log(`${f.figure}: ${f.measured} (target ${f.target}) ${verdict(f.pass)}; baseline ${f.baseline}`);
-    printFigure(f);
-  }
+  printFigures(rows);
 }
 
 async function main(): Promise<void> {
