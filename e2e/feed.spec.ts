@@ -14,19 +14,18 @@ import {
 } from './fixtures';
 import { reloadOffline, serverRows, waitForServiceWorker } from './support/offline';
 
-const FILES_DIR = path.resolve('test-results', 'feed-files');
-
 /** A short random word, so each journey finds its own posts on the shared e2e server. */
 const tag = () => Math.random().toString(36).slice(2, 8);
 
-/** Small real PNG pictures made for the test (the server re-encodes what it receives). */
-async function makePictures(names: string[]): Promise<string[]> {
-  fs.mkdirSync(FILES_DIR, { recursive: true });
+/** Small real PNG pictures made for the test (the server re-encodes what it receives), in the journey's own folder. */
+async function makePictures(names: string[], width = 64): Promise<string[]> {
+  const folder = test.info().outputPath('files');
+  fs.mkdirSync(folder, { recursive: true });
   const colours = ['#4C307D', '#047857', '#B45309'];
   return Promise.all(
     names.map(async (name, i) => {
-      const file = path.join(FILES_DIR, name);
-      await sharp({ create: { width: 64, height: 48, channels: 3, background: colours[i % colours.length] } })
+      const file = path.join(folder, name);
+      await sharp({ create: { width, height: 48, channels: 3, background: colours[i % colours.length] } })
         .png()
         .toFile(file);
       return file;
@@ -115,6 +114,9 @@ test('offline: a post and a comment survive a reload and reach a colleague once 
   await expect(waiting.getByText('Waiting to upload')).toBeVisible();
   await expect(waiting.getByText('offline-photo.png')).toBeVisible();
   await expect(page.getByText('3 pending')).toBeVisible();
+  // The photo is then edited on the device (a gallery app saving over it): the post keeps the picture as it was
+  // chosen (decision 162). The browser keeps a chosen file only as a reference to the device's copy.
+  await makePictures(['offline-photo.png'], 80);
 
   // The service worker serves the app shell; the pending items come back from IndexedDB.
   await reloadOffline(page);

@@ -1,6 +1,7 @@
 import { conversationIdOf } from '../../../schema/chat-rules';
 import type { ConversationLocal, MessageLocal } from '../../db/collections';
 import type { UserDatabase } from '../../db/database';
+import { copyOfFile, UnreadableFileError } from '../../lib/file-copy';
 import { saveWaitingMessage, type WaitingMessage } from './waiting-messages';
 
 /**
@@ -98,15 +99,19 @@ export async function writeWaitingMessage(
     writtenAt: now,
     content: draft.content.trim(),
     mentions: [...draft.mentions],
-    files: draft.files.map((file) => ({
-      name: file.name,
-      type: file.type,
-      size: file.size,
-      blob: file,
-      uploaded: null,
-    })),
+    files: [],
     error: null,
   };
+  for (const file of draft.files) {
+    let blob: Blob = new Blob([]);
+    try {
+      blob = await copyOfFile(file, file.name);
+    } catch (error) {
+      // The words are kept, waiting with the reason and Discard, as for a file the server refuses.
+      message.error ??= error instanceof UnreadableFileError ? error.message : String(error);
+    }
+    message.files.push({ name: file.name, type: file.type, size: file.size, blob, uploaded: null });
+  }
   await saveWaitingMessage(message);
   return message;
 }

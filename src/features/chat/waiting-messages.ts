@@ -5,6 +5,7 @@ import type { MessageLocal } from '../../db/collections';
 import type { WaitingMessageRecord } from '../../db/pending-files-db';
 import { pendingFilesAccess } from '../../db/pending-files-access';
 import { api, ApiError, NetworkError } from '../../lib/api';
+import { copyOfFile, UnreadableFileError } from '../../lib/file-copy';
 import { foldRuns } from '../../lib/fold-runs';
 
 /** A photo or file chosen for a message, kept in IndexedDB until the server has it. */
@@ -115,7 +116,9 @@ async function sendOne(message: WaitingMessage, deps: SendFilesDeps): Promise<Ou
       if (error instanceof NetworkError) return 'stop';
       if (error instanceof ApiError && (error.status === 401 || error.status >= 500)) return 'stop';
       const text = error instanceof ApiError && error.serverMessage ? error.serverMessage : String(error);
-      await messages.update(message.id, { error: `${file.name}: ${text}` });
+      await messages.update(message.id, {
+        error: error instanceof UnreadableFileError ? error.message : `${file.name}: ${text}`,
+      });
       changed$.next();
       return 'refused';
     }
@@ -151,7 +154,8 @@ export const sendWaitingMessages = foldRuns(processAll, 'Could not send waiting 
 export async function uploadChatFile(file: Blob, name: string, conversationId: string): Promise<UploadView> {
   const form = new FormData();
   form.append('conversationId', conversationId);
-  form.append('file', file, name);
+  // Sent from a copy: a chosen file changed on the device meanwhile fails to read here, not as a lost connection.
+  form.append('file', await copyOfFile(file, name), name);
   // The answer's schema loads first (decision 113): if its code cannot be fetched, nothing has been stored yet.
   const { UploadViewSchema } = await import('../../../schema/uploads');
   return UploadViewSchema.parse(await api.post('/api/uploads', form));

@@ -1,6 +1,7 @@
 import type { UploadView } from '../../../schema/uploads';
 import type { UserDatabase } from '../../db/database';
 import { ApiError, NetworkError } from '../../lib/api';
+import { copyOfFile, UnreadableFileError } from '../../lib/file-copy';
 import { savePendingPost, type PendingFile } from './pending-files';
 import { buildPostDoc, type PostDraft } from './post-draft';
 import { uploadFile } from './upload-file';
@@ -23,6 +24,12 @@ export class CreatePostError extends Error {
 /** A failure worth trying again later rather than giving up: no connection or a server fault. */
 function isTransient(error: unknown): boolean {
   return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
+}
+
+/** What to tell the user beside the form: the server's reason for refusing a file, or the file the device lost. */
+function refusalOf(error: unknown): string | null {
+  if (error instanceof UnreadableFileError) return error.message;
+  return error instanceof ApiError && error.serverMessage ? error.serverMessage : null;
 }
 
 export interface CreatePostInput {
@@ -52,8 +59,7 @@ export async function createPost({ db, userId, draft, files, onUpload }: CreateP
         uploads.push(await uploadFile(file, file.name));
       } catch (error) {
         if (!isTransient(error)) {
-          const reason = error instanceof ApiError && error.serverMessage ? error.serverMessage : null;
-          throw new CreatePostError(reason, error);
+          throw new CreatePostError(refusalOf(error), error);
         }
         offline = true;
         break;
@@ -63,19 +69,21 @@ export async function createPost({ db, userId, draft, files, onUpload }: CreateP
 
   try {
     if (offline && files.length > 0) {
-      const pending: PendingFile[] = files.map((file, index) => ({
-        name: file.name,
-        type: file.type,
-        size: file.size,
-        blob: file,
-        uploaded: uploads[index] ?? null,
-      }));
+      const pending: PendingFile[] = await Promise.all(
+        files.map(async (file, index) => ({
+          name: file.name,
+          type: file.type,
+          size: file.size,
+          blob: await copyOfFile(file, file.name),
+          uploaded: uploads[index] ?? null,
+        })),
+      );
       await savePendingPost({ ...draft, id, userId, createdAt, files: pending, error: null });
       return 'waiting';
     }
     await db.posts.insert(buildPostDoc(id, userId, draft, uploads, createdAt));
     return 'posted';
   } catch (error) {
-    throw new CreatePostError(null, error);
+    throw new CreatePostError(refusalOf(error), error);
   }
 }

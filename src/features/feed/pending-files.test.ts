@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 import { ApiError, NetworkError } from '../../lib/api';
+import { UnreadableFileError } from '../../lib/file-copy';
 import {
   dropRefusedFile,
   pendingPosts$,
@@ -127,6 +128,30 @@ describe('pending files', () => {
 
     await dropRefusedFile('p1');
     await uploadPendingPosts(server.deps);
+    expect(server.inserted.map((d) => d.images)).toEqual([['/api/uploads/u-good.png']]);
+  });
+
+  it('holds a post whose file the device can no longer read with that reason, instead of trying for ever', async () => {
+    const server = fakeServer();
+    await savePendingPost(pendingPost('p1', 'me', ['gone.png', 'good.png']));
+    // What uploadFile throws when a file kept by reference changed on the device (src/lib/file-copy.test.ts).
+    const reading: UploadDeps = {
+      ...server.deps,
+      upload: async (blob, name) => {
+        if (name === 'gone.png') throw new UnreadableFileError(name, new DOMException('', 'NotReadableError'));
+        return server.deps.upload(blob, name);
+      },
+    };
+    await uploadPendingPosts(reading);
+    const [held] = await waiting();
+    expect(held.error).toEqual({
+      fileIndex: 0,
+      message: '"gone.png" can no longer be read on this device. Remove it and choose it again.',
+    });
+    expect(server.inserted).toEqual([]);
+
+    await dropRefusedFile('p1');
+    await uploadPendingPosts(reading);
     expect(server.inserted.map((d) => d.images)).toEqual([['/api/uploads/u-good.png']]);
   });
 

@@ -2,6 +2,7 @@ import { from, startWith, Subject, switchMap, type Observable } from 'rxjs';
 import type { UploadView } from '../../../schema/uploads';
 import type { PostLocal } from '../../db/collections';
 import { ApiError, NetworkError } from '../../lib/api';
+import { UnreadableFileError } from '../../lib/file-copy';
 import { pendingFilesAccess } from '../../db/pending-files-access';
 import { foldRuns } from '../../lib/fold-runs';
 import { buildPostDoc, type PostDraft } from './post-draft';
@@ -106,7 +107,12 @@ async function uploadOne(post: PendingPost, deps: UploadDeps): Promise<Outcome> 
       // Offline, a signed-out session or a server fault: try again later, keeping what went up.
       if (error instanceof NetworkError) return 'stop';
       if (error instanceof ApiError && (error.status === 401 || error.status >= 500)) return 'stop';
-      const message = error instanceof ApiError && error.serverMessage ? error.serverMessage : String(error);
+      const message =
+        error instanceof ApiError && error.serverMessage
+          ? error.serverMessage
+          : error instanceof UnreadableFileError
+            ? error.message
+            : String(error);
       await (await db()).posts.update(post.id, { error: { fileIndex: index, message } });
       changed$.next();
       return 'refused';

@@ -3,6 +3,7 @@ import type { FieldMerge } from '../../../schema/sync';
 import { pendingFilesAccess } from '../../db/pending-files-access';
 import type { WaitingPhotoRecord } from '../../db/pending-files-db';
 import { ApiError, NetworkError } from '../../lib/api';
+import { UnreadableFileError } from '../../lib/file-copy';
 import { foldRuns } from '../../lib/fold-runs';
 
 /**
@@ -85,6 +86,11 @@ async function sendOne(photo: PendingPhoto, deps: PhotoSendDeps): Promise<boolea
     merge = await deps.send(photo);
   } catch (error) {
     if (error instanceof NetworkError) return false;
+    if (error instanceof UnreadableFileError) {
+      await (await access.db()).residentPhotos.update(photo.id, { error: error.message });
+      changed$.next();
+      return true;
+    }
     if (!(error instanceof ApiError) || error.status === 401 || error.status === 429 || error.status >= 500) {
       return false;
     }

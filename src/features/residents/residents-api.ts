@@ -10,6 +10,7 @@ import {
 import type { FieldMerge } from '../../../schema/sync';
 import type { UserDatabase } from '../../db/database';
 import { api } from '../../lib/api';
+import { copyOfFile } from '../../lib/file-copy';
 import type { PendingPhoto } from './pending-photos';
 
 /** What the resident form holds: text as typed, the date as the date input gives it ('' for none). */
@@ -47,7 +48,8 @@ export async function createResident(values: ResidentFormValues, photo: File | n
  */
 export async function sendResidentPhoto(photo: PendingPhoto): Promise<FieldMerge | undefined> {
   const form = new FormData();
-  form.append('photo', new File([photo.blob], photo.name, { type: photo.blob.type }));
+  // Sent from a copy: a chosen file changed on the device meanwhile fails to read here, not as a lost connection.
+  form.append('photo', new File([await copyOfFile(photo.blob, photo.name)], photo.name, { type: photo.blob.type }));
   form.append('photoKey', photo.id);
   form.append('baseUpdatedAt', new Date(photo.baseUpdatedAt).toISOString());
   const answer = ResidentEditAnswerSchema.parse(

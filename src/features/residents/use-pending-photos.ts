@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import type { LocalStore } from '../../db/local-store-state';
 import { recordMerges } from '../../db/merge-notices';
 import { useWhileOnline } from '../../lib/use-while-online';
+import { copyOfFile, UnreadableFileError } from '../../lib/file-copy';
 import { withTimeout } from '../../lib/with-timeout';
 import { useObservable } from '../../lib/use-observable';
 import type { ResidentLocal } from '../../db/collections';
@@ -41,12 +42,19 @@ export type PhotoState = 'sent' | 'waiting' | { refused: string };
  * if the server can be reached (decision 123).
  */
 export async function keepAndSendPhoto(store: LocalStore, shown: ResidentLocal, file: File): Promise<PhotoState> {
+  let blob: Blob;
+  try {
+    blob = await copyOfFile(file, file.name);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) return { refused: error.message };
+    throw error;
+  }
   const kept = await savePendingPhoto({
     residentId: shown.id,
     userId: store.userId,
     baseUpdatedAt: shown.updatedAt,
     name: file.name,
-    blob: file,
+    blob,
   });
   // The form waits a little for the answer; on a link that hangs the photo simply goes on waiting on the device.
   await withTimeout(sendWaitingPhotos(store), ANSWER_WAIT_MS);
