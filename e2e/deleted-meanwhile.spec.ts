@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Locator, Page } from '@playwright/test';
-import { ADMIN, createStaffMember, expect, expectServerHolds, signInSynced, test } from './fixtures';
+import { ADMIN, createStaffMember, expect, expectPostSent, expectServerHolds, signInSynced, test } from './fixtures';
 import { serverRows } from './support/offline';
 
 /** What the feed and the edit dialog say when a delete on the server won over the user's change (decision 117). */
@@ -28,7 +28,7 @@ async function writePost(page: Page, content: string): Promise<string> {
   await composer.getByLabel('Post content').fill(content);
   await composer.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(composer.getByLabel('Post content')).toHaveValue('');
-  await expect(postCard(page, content).getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+  await expectPostSent(page, content);
   const [stored] = serverRows('SELECT id FROM posts WHERE content = ?', [content]);
   return String(stored.id);
 }

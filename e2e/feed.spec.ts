@@ -6,6 +6,7 @@ import {
   ADMIN,
   createStaffMember,
   expect,
+  expectPostSent,
   expectServerHolds,
   signIn,
   STAFF_PASSWORD,
@@ -187,7 +188,7 @@ test('a new device shows the newest posts before its database opens, then the sa
   const authorPage = await authorContext.newPage();
   await signIn(authorPage, author.email, STAFF_PASSWORD);
   await writePost(authorPage, text);
-  await expect(postCard(authorPage, text).getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+  await expectPostSent(authorPage, text);
   await authorContext.close();
 
   // A new phone whose database code is slow to arrive: the storage worker is held back until released (the
@@ -317,7 +318,7 @@ test("reactions: everyone's counts and names on the bar, and the user's own togg
   await waitForServiceWorker(page);
   await writePost(page, text);
   const card = postCard(page, text);
-  await expect(card.getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+  await expectPostSent(page, text);
 
   const colleagueContext = await browser.newContext();
   const colleague = await colleagueContext.newPage();
@@ -549,8 +550,10 @@ test('a post draft survives a reload, goes once posted, and is gone at sign-out,
   await page.reload();
   await expect(postCard(page, text)).toBeVisible();
   await expect(field).toHaveValue('');
-  // The post itself must have reached the server: with an unsent item, sign-out asks first (decision 114).
+  // The post itself must have reached the server, and the device must know it (the server's copy pulled back, after
+  // the reload's first sync): with an unsent item, sign-out asks first (decision 114).
   await expectServerHolds(() => serverRows('SELECT count(*) AS n FROM posts WHERE content = ?', [text])[0]?.n, 1);
+  await expect(postCard(page, text).getByText('Pending sync')).toHaveCount(0, { timeout: 20_000 });
 
   // Signed out with a draft: nothing of it stays on the device.
   const unsent = `Half-written note ${tag()}`;

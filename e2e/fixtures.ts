@@ -63,6 +63,20 @@ export async function expectServerHolds<T>(rows: () => T, expected: T, message?:
   expect(read(), message).toEqual(expected);
 }
 
+/**
+ * A post written online has reached the server: its card shows, the server holds it, and the card no longer says
+ * "Pending sync". Checked in that order: the label is absent too before the card has rendered, so alone it proves
+ * nothing, and a journey that closed its page then would take the unsent post with it.
+ */
+export async function expectPostSent(page: Page, content: string): Promise<void> {
+  const card = page.getByRole('article').filter({ hasText: content });
+  await expect(card).toBeVisible();
+  await expect
+    .poll(() => serverRows('SELECT count(*) AS n FROM posts WHERE content = ?', [content])[0]?.n, { timeout: 15_000 })
+    .toBe(1);
+  await expect(card.getByText('Pending sync')).toHaveCount(0, { timeout: 15_000 });
+}
+
 /** A unique e-mail for one test run, so journeys never depend on each other's data. */
 export function uniqueEmail(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@care.example`;
