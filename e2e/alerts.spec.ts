@@ -2,6 +2,7 @@ import {
   ADMIN,
   createStaffMember,
   expect,
+  expectPostSent,
   expectServerHolds,
   setStaffHouses,
   signIn,
@@ -210,10 +211,17 @@ test('on a first sign-in with an alert waiting, the push prompt waits until it i
   await signIn(admin, ADMIN.email, ADMIN.password);
   const text = `Boiler failure at The Lodges ${Math.random().toString(36).slice(2, 8)}`;
   await writeUrgentPost(admin, text);
+  // Closed only once the alert has left the admin's device: a page closed sooner takes it with it.
+  await expectPostSent(admin, text);
   await adminContext.close();
 
   const context = await browser.newContext();
   const page = await context.newPage();
+  // A slow first sync: the alert reaches the device after the prompt's 2 s, as on a loaded phone (decision 163).
+  await page.route('**/api/sync/acknowledgements/pull*', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await route.continue();
+  });
   await signIn(page, staff.email, staff.password, { pushPrompt: true });
   const modal = page.getByRole('alertdialog', { name: 'EMERGENCY ALERT' });
   const prompt = page.getByRole('dialog', { name: 'Enable Push Notifications' });

@@ -5,6 +5,7 @@ import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
+import { useLocalStore } from '../../db/local-store-state';
 import { alertOpenAtom } from '../../lib/alert-open';
 import { appStore } from '../../lib/store';
 import { enablePush, isPushSupported } from './push';
@@ -14,15 +15,37 @@ import './push.css';
 export const PUSH_PROMPT_SEEN_KEY = 'hasSeenPushPrompt';
 
 /**
+ * Whether this tab's first sync is over: until then an emergency alert waiting for the user may not be on the device
+ * yet (a first sign-in), and a prompt shown meanwhile would flash and count as seen under the alert (decision 163).
+ */
+function useFirstSyncOver(): boolean {
+  const store = useLocalStore();
+  const [over, setOver] = useState(false);
+  useEffect(() => {
+    if (!store) return;
+    let live = true;
+    const done = () => {
+      if (live) setOver(true);
+    };
+    store.sync.initialSyncDone.then(done, done);
+    return () => {
+      live = false;
+    };
+  }, [store]);
+  return over;
+}
+
+/**
  * "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen
  * (docs/behaviour.md, "Notifications"). A sheet at the foot of the screen: the feed that just loaded stays in view
- * behind it (decision 104). It waits while an emergency alert is open, steps aside if one opens, and counts as seen
- * once it has shown (decision 128).
+ * behind it (decision 104). It waits for the first sync, so that an alert waiting for the user is known, and while an
+ * emergency alert is open; it steps aside if one opens, and counts as seen once it has shown (decisions 128 and 163).
  */
 export function PushPrompt({ user }: { user: CurrentUser }) {
   const [due, setDue] = useState(false);
   const alertOpen = useAtomValue(alertOpenAtom);
-  const open = due && !alertOpen;
+  const alertsKnown = useFirstSyncOver();
+  const open = due && alertsKnown && !alertOpen;
   useEffect(() => {
     // Not when the browser has already decided: a blocked permission cannot be asked for again.
     if (!isPushSupported() || Notification.permission === 'denied' || localStorage.getItem(PUSH_PROMPT_SEEN_KEY)) {
