@@ -1,4 +1,6 @@
 import { atom } from 'jotai';
+import { useEffect, useState } from 'react';
+import type { SyncCollection } from '../../schema/sync-protocol';
 import { useAtomInTransition } from '../lib/use-atom-in-transition';
 import type { UserDatabase } from './database';
 import type { SyncController } from './replication';
@@ -19,6 +21,26 @@ export const localStoreAtom = atom<LocalStore | null>(null);
 /** The local store for components; null until it is open. */
 export function useLocalStore(): LocalStore | null {
   return useAtomInTransition(localStoreAtom);
+}
+
+/**
+ * Whether the store's first sync is over (ended or failed): of every collection (`'all'`), or of one. False while
+ * there is no store or `enabled` is false.
+ */
+export function useFirstSyncOver(store: LocalStore | null, of: SyncCollection | 'all', enabled = true): boolean {
+  const [over, setOver] = useState<LocalStore | null>(null);
+  useEffect(() => {
+    if (!store || !enabled) return;
+    let live = true;
+    const done = () => {
+      if (live) setOver(store);
+    };
+    (of === 'all' ? store.sync.initialSyncDone : store.sync.collectionSynced(of)).then(done, done);
+    return () => {
+      live = false;
+    };
+  }, [store, of, enabled]);
+  return store !== null && over === store;
 }
 
 let wipes = 0;

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { map } from 'rxjs';
 import type { PostLocal } from '../../db/collections';
 import { feedPreviewAtom, isNewDevice, type FeedPreview } from '../../db/first-pull';
-import type { LocalStore } from '../../db/local-store-state';
+import { useFirstSyncOver, type LocalStore } from '../../db/local-store-state';
 import { appStore } from '../../lib/store';
 import { useAtomInTransition } from '../../lib/use-atom-in-transition';
 import { useObservable } from '../../lib/use-observable';
@@ -82,21 +82,10 @@ export function useFeedReady(
 }
 
 /** Whether a collection's first sync is over on a new device; at once on a device that already held the store. */
-function useFirstSyncOver(store: LocalStore | null, collection: 'comments' | 'reactions'): boolean {
-  const [synced, setSynced] = useState<LocalStore | null>(null);
+function useCollectionKnown(store: LocalStore | null, collection: 'comments' | 'reactions'): boolean {
   const filling = store !== null && isNewDevice(store.userId);
-  useEffect(() => {
-    if (!store || !filling) return;
-    let live = true;
-    const done = () => {
-      if (live) setSynced(store);
-    };
-    store.sync.collectionSynced(collection).then(done, done);
-    return () => {
-      live = false;
-    };
-  }, [store, filling, collection]);
-  return store !== null && (!filling || synced === store);
+  const synced = useFirstSyncOver(store, collection, filling);
+  return store !== null && (!filling || synced);
 }
 
 /**
@@ -106,7 +95,7 @@ function useFirstSyncOver(store: LocalStore | null, collection: 'comments' | 're
  * rather than a wrong "0 comments".
  */
 export function useCommentCountsKnown(store: LocalStore | null): boolean {
-  return useFirstSyncOver(store, 'comments');
+  return useCollectionKnown(store, 'comments');
 }
 
 /**
@@ -114,5 +103,5 @@ export function useCommentCountsKnown(store: LocalStore | null): boolean {
  * reaction from the posts' lists, and the reaction buttons wait, so a count never drops by one and comes back.
  */
 export function useOwnReactionsKnown(store: LocalStore | null): boolean {
-  return useFirstSyncOver(store, 'reactions');
+  return useCollectionKnown(store, 'reactions');
 }

@@ -5,7 +5,7 @@ import type { CurrentUser } from '../../../schema/auth';
 import { LIMITS } from '../../../schema/constants';
 import { Button } from '../../components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogTitle } from '../../components/ui/dialog';
-import { useLocalStore } from '../../db/local-store-state';
+import { useFirstSyncOver, useLocalStore } from '../../db/local-store-state';
 import { alertOpenAtom } from '../../lib/alert-open';
 import { appStore } from '../../lib/store';
 import { enablePush, isPushSupported } from './push';
@@ -13,27 +13,6 @@ import './push.css';
 
 /** localStorage flag: the prompt has been shown once on this browser (docs/behaviour.md, "Notifications"). */
 export const PUSH_PROMPT_SEEN_KEY = 'hasSeenPushPrompt';
-
-/**
- * Whether this tab's first sync is over: until then an emergency alert waiting for the user may not be on the device
- * yet (a first sign-in), and a prompt shown meanwhile would flash and count as seen under the alert (decision 163).
- */
-function useFirstSyncOver(): boolean {
-  const store = useLocalStore();
-  const [over, setOver] = useState(false);
-  useEffect(() => {
-    if (!store) return;
-    let live = true;
-    const done = () => {
-      if (live) setOver(true);
-    };
-    store.sync.initialSyncDone.then(done, done);
-    return () => {
-      live = false;
-    };
-  }, [store]);
-  return over;
-}
 
 /**
  * "Enable Push Notifications": once, 2 s after load, when supported, signed in and not yet seen
@@ -44,7 +23,8 @@ function useFirstSyncOver(): boolean {
 export function PushPrompt({ user }: { user: CurrentUser }) {
   const [due, setDue] = useState(false);
   const alertOpen = useAtomValue(alertOpenAtom);
-  const alertsKnown = useFirstSyncOver();
+  // Until the first sync is over, an alert waiting for the user may not be on the device yet (decision 163).
+  const alertsKnown = useFirstSyncOver(useLocalStore(), 'all');
   const open = due && alertsKnown && !alertOpen;
   useEffect(() => {
     // Not when the browser has already decided: a blocked permission cannot be asked for again.
