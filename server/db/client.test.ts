@@ -17,6 +17,7 @@ import {
 } from './client';
 import { toPostgres } from './engine';
 import { settings, syncCounter } from './tables';
+import { committedSeq, nextSeq } from '../lib/seq.queries';
 
 const bin = postgresOrSkip();
 
@@ -163,6 +164,71 @@ function dataLayerOn(name: string, open: () => Promise<Db>, skip = false) {
       ).toBeGreaterThan(1);
     });
 
+    it('runs the same text again and again, with other values, in and out of transactions', async () => {
+      const read = (on: Db, key: string) =>
+        statement<[string], { value: string }>(on, 'SELECT value FROM settings WHERE key = ?').get([key]);
+      for (let i = 0; i < 12; i += 1) {
+        expect((await read(db, `h-${name}-1`))?.value).toBe(`A ${name}`);
+        expect(await read(db, `h-${name}-none-${i}`)).toBeUndefined();
+        await transaction(db, async (tx) => expect((await read(tx, `h-${name}-3`))?.value).toBeDefined());
+      }
+      if (dialectOf(db) !== 'postgres') return;
+      // Prepared once on a connection: PostgreSQL lists it once however often it ran there.
+      const listed = await transaction(db, async (tx) => {
+        await read(tx, `h-${name}-1`);
+        await read(tx, `h-${name}-3`);
+        return await statement(tx, 'SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = ?').pluck([
+          'SELECT value FROM settings WHERE key = $1',
+        ]);
+      });
+      expect(listed).toEqual([1]);
+    });
+
+    it('never reports a commit PostgreSQL turned into a rollback, nor loses a savepoint’s failure', async () => {
+      if (dialectOf(db) !== 'postgres') return; // SQLite goes on after a failed statement
+      const before = await countSettings();
+      const failing = (tx: Db) => statement(tx, 'SELECT no_such_column FROM settings').all();
+      // The work swallows a failed statement (outside a savepoint) and ends: PostgreSQL rolls it all back.
+      await expect(
+        transaction(db, async (tx) => {
+          await tx
+            .insert(settings)
+            .values({ key: `h-${name}-lost`, value: 'x' })
+            .run();
+          await failing(tx).catch(() => undefined);
+        }),
+      ).rejects.toThrow(/rolled back/);
+      // A savepoint sent into the aborted transaction, its failure unread by the work.
+      await expect(
+        transaction(db, async (tx) => {
+          await failing(tx).catch(() => undefined);
+          await transaction(tx, async () => undefined);
+        }),
+      ).rejects.toThrow(/aborted/);
+      expect(await countSettings()).toBe(before);
+    });
+
+    it('reads the committed sequence only once the writer running now has committed', async () => {
+      let commit!: () => void;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      let taken = 0;
+      let started!: () => void;
+      const writing = new Promise<void>((resolve) => (started = resolve));
+      const writer = transaction(db, async (tx) => {
+        taken = await nextSeq(tx);
+        started();
+        await held;
+      });
+      await writing;
+      let read: number | null = null;
+      const reading = committedSeq(db).then((seq) => (read = seq));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(read).toBeNull();
+      commit();
+      await writer;
+      expect(await reading).toBe(taken);
+    });
+
     it('streams a long read a page at a time', async () => {
       const all = [];
       for await (const row of iterate(db, 'SELECT key FROM settings WHERE key LIKE ? ORDER BY key', [`h-${name}-%`]))
@@ -261,7 +327,7 @@ describe.skipIf(bin === null)('a PostgreSQL database that orders text otherwise'
 
 describe('statements in SQLite’s words, for PostgreSQL', () => {
   it('numbers ? in order and leaves quoted text alone', () => {
-    expect(toPostgres(`SELECT '?', "a?" FROM t WHERE a = ? AND b = ?`)).toEqual({
+    expect(toPostgres(`SELECT '?', "a?" FROM t WHERE a = ? AND b = ?`)).toMatchObject({
       sql: `SELECT '?', "a?" FROM t WHERE a = $1 AND b = $2`,
       names: null,
     });
@@ -272,9 +338,22 @@ describe('statements in SQLite’s words, for PostgreSQL', () => {
     ).toBe('insert into "t" ("a") values ($1) on conflict ("a", "b") do update set "a" = $2');
   });
   it('numbers each @name once, however often it appears', () => {
-    expect(toPostgres('SELECT * FROM t WHERE a = @id OR b = @other OR c = @id')).toEqual({
+    expect(toPostgres('SELECT * FROM t WHERE a = @id OR b = @other OR c = @id')).toMatchObject({
       sql: 'SELECT * FROM t WHERE a = $1 OR b = $2 OR c = $1',
       names: ['id', 'other'],
     });
+  });
+  it('names a statement after its text, to be prepared once per connection', () => {
+    const one = toPostgres('SELECT * FROM t WHERE a = ?').name;
+    expect(one).toMatch(/^s[\w-]+$/);
+    expect(toPostgres('SELECT * FROM t WHERE a = ?').name).toBe(one);
+    expect(toPostgres('SELECT * FROM t WHERE b = ?').name).not.toBe(one);
+    expect(toPostgres('SELECT seq FROM sync_counter WHERE id = 1').name).toMatch(/^s/);
+  });
+  it('leaves unprepared a text with many parameters, and several statements in one text', () => {
+    const list = (n: number) => `SELECT * FROM t WHERE a IN (${Array.from({ length: n }, () => '?').join(', ')})`;
+    expect(toPostgres(list(32)).name).not.toBeNull();
+    expect(toPostgres(list(33)).name).toBeNull();
+    expect(toPostgres('SELECT 1; SELECT 2').name).toBeNull();
   });
 });

@@ -216,6 +216,14 @@ export function exclusive<T>(db: Db, name: string, work: () => Promise<T>): Prom
   return db.$conn.engine.exclusive(name, work);
 }
 
+/**
+ * Reads (a text without parameters) once every writing transaction running now has committed, so what it reads holds
+ * every change numbered before it; one round trip on either engine.
+ */
+export async function readAfterWriters<R>(db: Db, text: string): Promise<R[]> {
+  return (await db.$conn.engine.readAfterWriters(text)) as R[];
+}
+
 /** A statement in SQL text, with `?` or `@name` parameters: for what the query builder does not say well. */
 export interface Statement<P extends Params, R> {
   all(params?: P): Promise<R[]>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { chooseServer, isServerLost, parseServers, type Servers } from './hosts';
@@ -34,6 +35,8 @@ export interface Engine {
   iterate(text: string, params: Params): AsyncIterable<unknown[]>;
   /** Runs `work` unless another server is running the work of this name; null when it was not run. */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T | null>;
+  /** Runs a read (a text without parameters) once every writing transaction running now has committed. */
+  readAfterWriters(text: string): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
@@ -133,6 +136,11 @@ export class SqliteEngine implements Engine {
   /** One server holds the data folder (its lock file), so nothing else runs this work. */
   exclusive<T>(_name: string, work: () => Promise<T>): Promise<T | null> {
     return work();
+  }
+
+  /** The app's connection waits for a running transaction anyway. */
+  async readAfterWriters(text: string): Promise<unknown[]> {
+    return (await this.root.query(text, [], 'objects')).rows;
   }
 
   /** A read-only connection of its own reads a steady snapshot (WAL) while the app writes (decision 130). */
@@ -299,8 +307,9 @@ export class PostgresEngine implements Engine {
   }
 
   private async run(client: Runner, text: string, params: Params, mode: RowMode): Promise<Outcome> {
-    const { sql, names } = this.translate(text);
-    const query: pg.QueryConfig | pg.QueryArrayConfig = { text: sql, values: valuesOf(names, params) };
+    const { sql, names, name } = this.translate(text);
+    const values = valuesOf(names, params);
+    const query: pg.QueryConfig | pg.QueryArrayConfig = { text: sql, values, ...(name && { name }) };
     const result = await client.query(mode === 'arrays' ? { ...query, rowMode: 'array' } : query);
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   }
@@ -309,6 +318,17 @@ export class PostgresEngine implements Engine {
     const client = await this.pool.connect();
     let depth = 1;
     let open = true;
+    // Savepoints are sent without waiting for their answers: the client runs its statements in order, so the next
+    // one follows, and a failure shows there or before COMMIT. A writer holds the lock a few round trips less.
+    const unwaited: Promise<{ error: unknown } | null>[] = [];
+    const send = (text: string) => {
+      unwaited.push(
+        client.query(text).then(
+          () => null,
+          (error: unknown) => ({ error }),
+        ),
+      );
+    };
     const tx: Connection = {
       engine: this,
       inTransaction: true,
@@ -318,11 +338,11 @@ export class PostgresEngine implements Engine {
       },
       transaction: async (inner) => {
         const name = `sp${depth}`;
-        await client.query(`SAVEPOINT ${name}`);
+        send(`SAVEPOINT ${name}`);
         depth += 1;
         try {
           const result = await inner(tx);
-          await client.query(`RELEASE SAVEPOINT ${name}`);
+          send(`RELEASE SAVEPOINT ${name}`);
           return result;
         } catch (error) {
           await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
@@ -334,14 +354,19 @@ export class PostgresEngine implements Engine {
     };
     let broken = false;
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+      // One round trip: the transaction and the lock every writer takes first.
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
       const result = await work(tx);
-      await client.query('COMMIT');
+      const failed = (await Promise.all(unwaited)).find((answer) => answer !== null);
+      if (failed) throw failed.error;
+      // PostgreSQL answers COMMIT of a transaction a failed statement aborted with a rollback, not an error.
+      const ended = await client.query('COMMIT');
+      if (ended.command !== 'COMMIT') throw new Error('The transaction was rolled back: one of its statements failed');
       return result;
     } catch (error) {
       this.pool.failed(client, error);
       try {
+        await Promise.all(unwaited);
         await client.query('ROLLBACK');
       } catch {
         broken = true; // the connection is gone: the pool drops it
@@ -376,6 +401,17 @@ export class PostgresEngine implements Engine {
     } finally {
       client.release(broken);
     }
+  }
+
+  /**
+   * The lock every writer holds, then the read, sent as one simple query: PostgreSQL runs the two in one implicit
+   * transaction (the lock is let go at its end, or if it fails) and takes the read's snapshot once the lock is granted.
+   */
+  async readAfterWriters(text: string): Promise<unknown[]> {
+    const results = (await this.pool.query({
+      text: `SELECT pg_advisory_xact_lock(${WRITE_LOCK}); ${text}`,
+    })) as unknown as pg.QueryResult[];
+    return results[1]!.rows;
   }
 
   /** A cursor in a read-only transaction on a client of its own, fetched a page at a time. */
@@ -418,7 +454,16 @@ interface Translated {
   sql: string;
   /** For `@name` parameters: the name of each `$n` in order. */
   names: string[] | null;
+  /**
+   * The name it is prepared under on each connection, so PostgreSQL parses it once per connection rather than at
+   * every run; null for a text with many parameters, whose variants (a list's length) would each stay prepared, and
+   * for several statements in one text.
+   */
+  name: string | null;
 }
+
+/** Texts with more parameters run unprepared (a long `IN` list or a multi-row insert comes in many lengths). */
+const PREPARED_MAX_PARAMS = 32;
 
 /** SQLite's `?` and `@name` become PostgreSQL's `$n`; quoted text and identifiers are left as they are. */
 export function toPostgres(text: string): Translated {
@@ -455,5 +500,9 @@ export function toPostgres(text: string): Translated {
     /\bon conflict \(([^)]*)\)/gi,
     (_, target: string) => `on conflict (${target.replace(/"[^"]+"\./g, '')})`,
   );
-  return { sql: out, names: names.length > 0 ? names : null };
+  const count = Math.max(n, names.length);
+  // Named after its text: the same text always has the same name, on every connection and after the cache forgets it.
+  const prepared = count <= PREPARED_MAX_PARAMS && !out.includes(';'); // several statements go as a simple query
+  const name = prepared ? `s${createHash('sha1').update(out).digest('base64url')}` : null;
+  return { sql: out, names: names.length > 0 ? names : null, name };
 }

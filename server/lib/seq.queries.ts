@@ -1,4 +1,4 @@
-import { preparedFor, statement, type Db } from '../db/client';
+import { preparedFor, readAfterWriters, statement, type Db } from '../db/client';
 
 /**
  * Takes the next value of the global sync sequence (docs/sync.md). Call it inside the transaction that writes
@@ -22,6 +22,14 @@ const readSeq = preparedFor((db) => statement<[], { seq: number }>(db, 'SELECT s
 /** The last value handed out; everything written so far has a server_seq at or below it. */
 export async function currentSeq(db: Db): Promise<number> {
   return (await readSeq(db).get())?.seq ?? 0;
+}
+
+/**
+ * The sequence up to which every change has committed: read once every writing transaction now running has ended,
+ * so a change a service told of from inside its transaction is there to read with everything numbered before it.
+ */
+export async function committedSeq(db: Db): Promise<number> {
+  return (await readAfterWriters<{ seq: number }>(db, 'SELECT seq FROM sync_counter WHERE id = 1'))[0]?.seq ?? 0;
 }
 
 /** The tables of the collections a client pushes to, by collection (openings of both kinds: decision 142). */

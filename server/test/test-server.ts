@@ -10,8 +10,10 @@ import { classifyAddress } from '../lib/addresses';
 import { hashPassword } from '../lib/crypto';
 import type { HostResolver } from '../lib/push';
 import { startServer } from '../server';
+import { transaction } from '../db/client';
 import { syncAlertAudience } from '../features/alerts/alerts.service';
 import {
+  findConversation,
   insertConversation,
   insertMessage,
   newConversationRow,
@@ -169,7 +171,11 @@ export async function startTestServer(env: Record<string, string> = {}) {
         writtenAt: at,
         ...overrides,
       };
-      await insertMessage(server.deps.db, row);
+      await transaction(server.deps.db, async (tx) => {
+        const last = (await findConversation(tx, conversationId))?.lastMessageAt ?? 0;
+        row.createdAt = Math.max(row.createdAt, last + 1);
+        await insertMessage(tx, row);
+      });
       return row;
     },
     /** Waits until every push the server has queued has reached its push service (or failed). */

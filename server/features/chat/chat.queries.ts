@@ -446,27 +446,24 @@ const insertMessageQueries = preparedFor((db) => ({
     .prepare(),
 }));
 
-const lastMessageAtQuery = preparedFor((db) =>
-  statement<[string], { at: number | null }>(db, 'SELECT last_message_at AS at FROM conversations WHERE id = ?'),
-);
-
-export async function insertMessage(db: Db, row: NewMessageRow): Promise<void> {
-  await transaction(db, async (db) => {
-    // Prepared on the transaction's handle: the app's would wait for this transaction for ever (SQLite).
-    const queries = insertMessageQueries(db);
-    // Strictly after the conversation's last message, read here: another send may have committed since the caller read it.
-    const last = await lastMessageAtQuery(db).get([row.conversationId]);
-    const values = {
-      ...row,
-      createdAt: Math.max(row.createdAt, (last?.at ?? 0) + 1),
-      mentions: row.mentions ?? '[]',
-      images: row.images ?? '[]',
-      attachments: row.attachments ?? '[]',
-      serverSeq: await nextSeq(db),
-    };
-    await queries.message.run(values);
-    await queries.conversation.run(values);
-  });
+/**
+ * Stores a message and moves its conversation's last-message time, at one sequence. Call it inside the transaction
+ * that read the conversation and chose `createdAt` after its last message: writers run one at a time, so nothing has
+ * moved it since.
+ */
+export async function insertMessage(db: Db, row: NewMessageRow): Promise<MessageRow> {
+  const values = {
+    ...row,
+    mentions: row.mentions ?? '[]',
+    images: row.images ?? '[]',
+    attachments: row.attachments ?? '[]',
+    serverSeq: await nextSeq(db),
+  };
+  // Prepared on the transaction's handle: the app's would wait for this transaction for ever (SQLite).
+  const queries = insertMessageQueries(db);
+  await queries.message.run(values);
+  await queries.conversation.run(values);
+  return values;
 }
 
 /**

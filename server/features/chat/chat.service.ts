@@ -426,7 +426,7 @@ async function conversationForMessage(
   conversationId: string,
 ): Promise<ConversationRow> {
   const row = await findConversation(deps.db, conversationId);
-  if (row) return await requireConversation(deps, actor, conversationId);
+  if (row) return (await isMember(deps.db, row.id, actor.id)) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
   const pair = participantsOf(conversationId);
   const otherId = pair?.[0] === actor.id ? pair[1] : pair?.[1] === actor.id ? pair[0] : null;
   if (!otherId) return notFound(CHAT_MESSAGES.conversationNotFound);
@@ -496,7 +496,7 @@ export async function sendMessage(
     const members = await membershipOf(deps, conversation.id);
     const mentions = keptMessageMentions(conversation, members.memberIds, body.mentions);
     const files = await resolveMessageFiles(deps, actor, conversation.id, body);
-    await insertMessage(deps.db, {
+    const message = await insertMessage(deps.db, {
       id,
       conversationId: conversation.id,
       senderId: actor.id,
@@ -518,8 +518,8 @@ export async function sendMessage(
         summary: { kind: 'chat', senderFirstName: actor.firstName, conversationId: conversation.id },
       });
     }
-    const stored = (await findConversation(deps.db, conversation.id))!;
-    return toMessageView((await findMessageWithSender(deps.db, id))!, stored, members, actor.id);
+    // What was stored, without reading it back: the message as inserted, its sender the actor.
+    return toMessageView({ message, senderFirstName: actor.firstName }, conversation, members, actor.id);
   });
 }
 

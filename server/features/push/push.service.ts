@@ -267,8 +267,9 @@ export function startHeldPushes(
 }
 
 /**
- * Pushes to these users' devices (active users only); answers how many subscriptions it goes to now. With
- * `coalescing`, a colleague over the burst limit gets a summary later instead (decision 125); alerts pass none.
+ * Pushes to these users' devices (active users only). With `coalescing`, a colleague over the burst limit gets a
+ * summary later instead (decision 125); alerts pass none. Asked inside a transaction, all of it (whose devices, the
+ * budget) runs once that has committed, in a transaction of its own (decision 164).
  */
 export async function pushToUsers(
   deps: AppDeps,
@@ -276,9 +277,8 @@ export async function pushToUsers(
   payload: PushPayload,
   options: PushOptions,
   coalescing?: Coalescing,
-): Promise<number> {
-  const rows = await listActiveSubscriptions(deps.db, { userIds });
-  return await deliver(deps, coalescing ? await withinBudget(deps, rows, options, coalescing) : rows, payload, options);
+): Promise<void> {
+  await pushOnceCommitted(deps, (db) => listActiveSubscriptions(db, { userIds }), payload, options, coalescing);
 }
 
 /** Pushes to every active user's devices but one user's (the author of an announcement), as pushToUsers. */
@@ -288,9 +288,42 @@ export async function pushToEveryoneBut(
   payload: PushPayload,
   options: PushOptions,
   coalescing?: Coalescing,
-): Promise<number> {
-  const rows = await listActiveSubscriptions(deps.db, { exceptUserId: userId });
-  return await deliver(deps, coalescing ? await withinBudget(deps, rows, options, coalescing) : rows, payload, options);
+): Promise<void> {
+  await pushOnceCommitted(
+    deps,
+    (db) => listActiveSubscriptions(db, { exceptUserId: userId }),
+    payload,
+    options,
+    coalescing,
+  );
+}
+
+/**
+ * Runs a push now outside a transaction, else once the transaction has committed: its reads and the budget's writes
+ * then do not lengthen the writer's hold of the lock every writer takes (decision 157), and a change rolled back
+ * pushes nothing. The push touches only the database, so it runs on the app's connection.
+ */
+async function pushOnceCommitted(
+  deps: AppDeps,
+  audience: (db: AppDeps['db']) => Promise<PushSubscriptionRow[]>,
+  payload: PushPayload,
+  options: PushOptions,
+  coalescing: Coalescing | undefined,
+): Promise<void> {
+  const push = async (deps: AppDeps) => {
+    const rows = await audience(deps.db);
+    if (rows.length === 0) return; // no device to push to: no budget to count either
+    await deliver(deps, coalescing ? await withinBudget(deps, rows, options, coalescing) : rows, payload, options);
+  };
+  if (!deps.afterCommit) return await push(deps);
+  const outside: AppDeps = { ...deps, db: appDbOf(deps.db), afterCommit: undefined };
+  const state = stateOf(deps);
+  deps.afterCommit(() => {
+    const job: Promise<void> = push(outside)
+      .catch((error: unknown) => deps.log.error(`Push failed (${payload.data.type})`, error))
+      .finally(() => state.inFlight.delete(job));
+    state.inFlight.add(job);
+  });
 }
 
 /** Waits for the pushes in flight (server shutdown, tests). */
@@ -319,7 +352,8 @@ export async function sendTestNotification(
     }
     await insertTestSend(deps.db, actor.id, now);
   });
-  return { sent: await pushToUsers(deps, [actor.id], testPush(), { ttlSeconds: 60, urgency: 'normal' }) };
+  const rows = await listActiveSubscriptions(deps.db, { userIds: [actor.id] });
+  return { sent: await deliver(deps, rows, testPush(), { ttlSeconds: 60, urgency: 'normal' }) };
 }
 
 /*

@@ -17,6 +17,7 @@ import {
   settlePushes,
 } from './push.service';
 import { inTransaction, statement } from '../../db/client';
+import { listBursts } from './push.queries';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -333,12 +334,27 @@ describe('pushes and the transaction that asks for them', () => {
   it('leave only once it has committed: a phone opened by one finds the change there', async () => {
     const recipient = await subscribed({ firstName: 'Rita' });
     await inTransaction(t.server.deps, async (deps) => {
-      expect(await push(deps, recipient.user.id)).toBe(1);
+      await push(deps, recipient.user.id);
       // Long enough for a send that did not wait to reach the receiver.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(receiver.of(recipient.device)).toEqual([]);
     });
     expect(await receiver.waitFor(recipient.device)).toHaveLength(1);
+  });
+
+  it('count their burst after the commit, outside the transaction that asked for them', async () => {
+    const recipient = await subscribed({ firstName: 'Rhea' });
+    const coalescing = {
+      key: 'chat:after-commit',
+      summary: { kind: 'chat', senderFirstName: 'Sam', conversationId: 'c2' },
+    } as const;
+    await inTransaction(t.server.deps, async (deps) => {
+      await pushToUsers(deps, [recipient.user.id], chatPush('Sam', 'c2'), PUSH_OPTIONS.chat, coalescing);
+      expect(await listBursts(deps.db, coalescing.key, [recipient.user.id])).toEqual([]);
+    });
+    await t.settlePushes();
+    expect(await listBursts(t.server.deps.db, coalescing.key, [recipient.user.id])).toMatchObject([{ sent: 1 }]);
+    expect(receiver.of(recipient.device)).toHaveLength(1);
   });
 
   it('never leave when it rolls back, nor when the savepoint they were asked in does', async () => {

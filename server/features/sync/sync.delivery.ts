@@ -1,7 +1,6 @@
 import type { PullQuery, SyncCollection } from '../../../schema/sync';
-import { dialectOf, transaction, type Db } from '../../db/client';
 import type { AppDeps } from '../../lib/context';
-import { currentSeq } from '../../lib/seq.queries';
+import { committedSeq, currentSeq } from '../../lib/seq.queries';
 import { findSessionUserById } from '../users/users.service';
 import type { HubDelivery } from './sync.hub';
 import { SYNC_HANDLERS } from './sync.handlers';
@@ -29,15 +28,6 @@ export function hubDeliveryOf(deps: () => AppDeps): HubDelivery {
     },
     failed: (error) => deps().log.error('Live stream: change events could not be read; announced instead', error),
   };
-}
-
-/**
- * The sequence up to which every change has committed. A service tells the hub of its change from inside its
- * transaction; on SQLite a read waits for that transaction, and on PostgreSQL a transaction of its own waits for the
- * lock every writer holds (decision 157), so the read sees the change and everything numbered before it.
- */
-function committedSeq(db: Db): Promise<number> {
-  return dialectOf(db) === 'postgres' ? transaction(db, (tx) => currentSeq(tx)) : currentSeq(db);
 }
 
 /** Events for many users read together, one read per starting point (`pullOfUsers`). */

@@ -337,16 +337,24 @@ export function createSyncHub(
       }
       const planned: [SyncCollection, { stream: Stream; data: string }[]][] = [];
       const failed: [SyncCollection, Stream[]][] = [];
-      for (const [collection, list] of lists) {
-        if (closed) return;
-        try {
-          planned.push([collection, await planDelivery(how, collection, list, through)]);
-        } catch (error) {
-          failed.push([collection, list]);
-          readFailed(how, error, []);
-        }
-      }
+      // The collections' reads side by side (a chat message's conversation and the message itself), written in order.
+      const outcomes = await Promise.all(
+        lists.map(([collection, list]) =>
+          planDelivery(how, collection, list, through).then(
+            (writes) => ({ writes }),
+            (error: unknown) => ({ error }),
+          ),
+        ),
+      );
       if (closed) return;
+      lists.forEach(([collection, list], i) => {
+        const outcome = outcomes[i];
+        if ('writes' in outcome) planned.push([collection, outcome.writes]);
+        else {
+          failed.push([collection, list]);
+          readFailed(how, outcome.error, []);
+        }
+      });
       const wasEmpty = lane.length === 0;
       for (const [collection, writes] of planned) {
         for (const { stream, data } of writes) {
