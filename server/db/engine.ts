@@ -318,17 +318,6 @@ export class PostgresEngine implements Engine {
     const client = await this.pool.connect();
     let depth = 1;
     let open = true;
-    // Savepoints are sent without waiting for their answers: the client runs its statements in order, so the next
-    // one follows, and a failure shows there or before COMMIT. A writer holds the lock a few round trips less.
-    const unwaited: Promise<{ error: unknown } | null>[] = [];
-    const send = (text: string) => {
-      unwaited.push(
-        client.query(text).then(
-          () => null,
-          (error: unknown) => ({ error }),
-        ),
-      );
-    };
     const tx: Connection = {
       engine: this,
       inTransaction: true,
@@ -338,11 +327,11 @@ export class PostgresEngine implements Engine {
       },
       transaction: async (inner) => {
         const name = `sp${depth}`;
-        send(`SAVEPOINT ${name}`);
+        await client.query(`SAVEPOINT ${name}`);
         depth += 1;
         try {
           const result = await inner(tx);
-          send(`RELEASE SAVEPOINT ${name}`);
+          await client.query(`RELEASE SAVEPOINT ${name}`);
           return result;
         } catch (error) {
           await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
@@ -357,8 +346,6 @@ export class PostgresEngine implements Engine {
       // One round trip: the transaction and the lock every writer takes first.
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
       const result = await work(tx);
-      const failed = (await Promise.all(unwaited)).find((answer) => answer !== null);
-      if (failed) throw failed.error;
       // PostgreSQL answers COMMIT of a transaction a failed statement aborted with a rollback, not an error.
       const ended = await client.query('COMMIT');
       if (ended.command !== 'COMMIT') throw new Error('The transaction was rolled back: one of its statements failed');
@@ -366,7 +353,6 @@ export class PostgresEngine implements Engine {
     } catch (error) {
       this.pool.failed(client, error);
       try {
-        await Promise.all(unwaited);
         await client.query('ROLLBACK');
       } catch {
         broken = true; // the connection is gone: the pool drops it
