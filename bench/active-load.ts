@@ -1,19 +1,27 @@
 /**
  * Figures: 5,000 devices connected (BENCH_DEVICES overrides) and a realistic share of them active for 60 s: p99 of
  * each call (push and pull per collection; target < 100 ms), p99 of delivery (write to held), server CPU (%) and
- * memory (RSS). Baseline in the same run: the same load on a server with SYNC_DELIVERY=announce (first), then the
- * server's delivery, a fresh server each. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
+ * memory (RSS). Three modes in one run, a fresh server each: `announce` (SYNC_DELIVERY=announce), the baseline of
+ * `delivery` (one server on SQLite), which is in turn the baseline of `postgres-two`: two delivery servers sharing one
+ * PostgreSQL database in a throwaway cluster (bench/bench-postgres.ts), devices and writers spread over both. There
+ * server CPU is both servers' sum, RSS the larger server's, and PostgreSQL's own CPU a row apart; without PostgreSQL
+ * the mode is skipped with a line saying why. Devices apply docs/sync.md's protocol (bench/sim-device.ts).
  *
- * Three processes per mode: the server; this file's own, started afresh for the mode, holding every device's stream;
- * and the writers (bench/load-writer.ts, which describes the load), so a push's time is the server's answer, not
- * the devices' event-loop delay. Pulls are timed there. Delivery is measured for every message (its recipient) and, for broadcast changes, on one device in ten
- * (each would need 5,000 held times otherwise). Each process's CPU use and event-loop delay is printed.
+ * Three processes per mode (postgres-two adds a server and PostgreSQL's): the server; this file's own, started afresh
+ * for the mode, holding every device's stream; and the writers (bench/load-writer.ts, which describes the load), so a
+ * push's time is the server's answer, not the devices' event-loop delay. Pulls are timed there. Delivery is measured
+ * for every message (its recipient) and, for broadcast changes, on one device in ten (each would need 5,000 held
+ * times otherwise). Each process's CPU use and event-loop delay is printed. On a two-core machine postgres-two's
+ * processes share the cores that delivery's fewer had: its figures show where the machine runs out.
+ * BENCH_MODES picks modes (comma-separated, e.g. `delivery,postgres-two`); BENCH_BASELINE=0 runs delivery alone. A
+ * mode's figures need its baseline in the same run.
  * Run: node --import tsx bench/active-load.ts
  */
 import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { SyncCollection } from '../schema/sync';
-import { percentile, printFigures, printMachine, round } from './bench-report';
+import { postgresMissing, startPostgresPair } from './bench-postgres';
+import { percentile, printFigures, printMachine, round, type BenchFigure } from './bench-report';
 import type { WriterOutcome, WriterSettings, WriteKind } from './load-writer';
 import { changeKeys, waitUntil, type CallTiming, type SimDevice, type WireDoc } from './sim-device';
 import {
@@ -25,10 +33,11 @@ import {
   startServerProcess,
   SYNC_MODES,
   type ServerProcess,
-  type SyncMode,
 } from './sim-server';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 5000);
+const MODES = [...SYNC_MODES, 'postgres-two'] as const;
+type Mode = (typeof MODES)[number];
 const COLLECTIONS: SyncCollection[] = [
   'posts',
   'comments',
@@ -48,8 +57,12 @@ interface Outcome {
   delivery: number[];
   /** Held times expected but not seen by the end of the drain. */
   missing: number;
+  /** The servers' CPU, summed over them (one core = 100 %). */
   cpuPercent: number;
+  /** The largest RSS of any one server. */
   rssMaxMb: number;
+  /** PostgreSQL's processes' CPU, where the mode runs on it. */
+  databaseCpuPercent?: number;
   conflicts: number;
   retried: number;
   failed: number;
@@ -58,8 +71,21 @@ interface Outcome {
   writer: { cpu: number; loopP99: number };
 }
 
-async function runMode(mode: SyncMode): Promise<Outcome> {
+/** A mode's servers and, on PostgreSQL, its processes' CPU so far (ms). */
+interface Deployed {
+  servers: ServerProcess[];
+  databaseCpuMs?: () => number;
+  stop: () => Promise<void>;
+}
+
+async function deploy(mode: Mode): Promise<Deployed> {
+  if (mode === 'postgres-two') return startPostgresPair(DEVICES);
   const server = await startServerProcess(DEVICES, mode);
+  return { servers: [server], stop: server.stop };
+}
+
+async function runMode(mode: Mode): Promise<Outcome> {
+  const deployed = await deploy(mode);
   const devices: SimDevice[] = [];
   const pulls = new Map<string, number[]>();
   const onCall = (call: CallTiming) => {
@@ -74,7 +100,7 @@ async function runMode(mode: SyncMode): Promise<Outcome> {
     collection === 'messages' ? [`messages/${doc.id}`] : [];
   try {
     const connecting = performance.now();
-    await connectDevices(server, devices, DEVICES, (_, i) => ({
+    await connectDevices(deployed.servers, devices, DEVICES, (_, i) => ({
       collections: COLLECTIONS,
       deviceId: `load-device-${i}`,
       keysOf: sampled(i) ? changeKeys : messageKeys,
@@ -83,10 +109,10 @@ async function runMode(mode: SyncMode): Promise<Outcome> {
     console.log(`${mode}: ${DEVICES} devices connected in ${round((performance.now() - connecting) / 1000)} s`);
     pulls.clear();
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    return await activeMinute(server, devices, pulls, sampled);
+    return await activeMinute(deployed, devices, pulls, sampled);
   } finally {
     devices.forEach((d) => d.close());
-    await server.stop();
+    await deployed.stop();
   }
 }
 
@@ -103,26 +129,33 @@ function runWriters(settings: WriterSettings): Promise<WriterOutcome> {
 }
 
 async function activeMinute(
-  server: ServerProcess,
+  { servers, databaseCpuMs }: Deployed,
   devices: SimDevice[],
   pulls: Map<string, number[]>,
   sampled: (index: number) => boolean,
 ): Promise<Outcome> {
   const sample = devices.filter((_, i) => sampled(i));
   const loop = monitorEventLoopDelay({ resolution: 10 });
-  const cpuBefore = cpuMs(server.pid);
+  const serversCpuMs = () => servers.reduce((sum, s) => sum + cpuMs(s.pid), 0);
+  const cpuBefore = serversCpuMs();
+  const databaseBefore = databaseCpuMs?.() ?? 0;
   const readerBefore = process.cpuUsage();
-  let rssMax = rssBytes(server.pid);
-  const rssTimer = setInterval(() => (rssMax = Math.max(rssMax, rssBytes(server.pid))), 1000);
+  const rssMax = servers.map((s) => rssBytes(s.pid));
+  const rssTimer = setInterval(
+    () => servers.forEach((s, i) => (rssMax[i] = Math.max(rssMax[i], rssBytes(s.pid)))),
+    1000,
+  );
   const started = performance.now();
   loop.enable();
   const written = await runWriters({
-    base: server.base,
-    users: server.users.slice(0, devices.length),
-    posts: server.posts,
+    bases: servers.map((s) => s.base),
+    users: servers[0].users.slice(0, devices.length),
+    posts: servers[0].posts,
   });
   const elapsed = performance.now() - started;
-  const cpuPercent = ((cpuMs(server.pid) - cpuBefore) / elapsed) * 100;
+  const percentOf = (cpu: number) => (cpu / elapsed) * 100;
+  const cpuPercent = percentOf(serversCpuMs() - cpuBefore);
+  const databaseCpuPercent = databaseCpuMs && percentOf(databaseCpuMs() - databaseBefore);
   const reader = process.cpuUsage(readerBefore);
   loop.disable();
   clearInterval(rssTimer);
@@ -145,7 +178,8 @@ async function activeMinute(
     delivery: delivery.sort((a, b) => a - b),
     missing,
     cpuPercent,
-    rssMaxMb: rssMax / 2 ** 20,
+    rssMaxMb: Math.max(...rssMax) / 2 ** 20,
+    databaseCpuPercent,
     conflicts: written.conflicts,
     retried: written.retried,
     failed: written.failed,
@@ -155,10 +189,13 @@ async function activeMinute(
   };
 }
 
-function describe(mode: SyncMode, o: Outcome): void {
+function describe(mode: Mode, o: Outcome): void {
+  const servers = mode === 'postgres-two' ? "both servers' CPU (their sum)" : 'server CPU';
+  const database =
+    o.databaseCpuPercent === undefined ? '' : `, PostgreSQL's processes' CPU ${round(o.databaseCpuPercent)} %`;
   console.log(
     `${mode}: writes ${JSON.stringify(Object.fromEntries(o.writes))}, ${o.conflicts} refused rows, ${o.retried} pushes sent again, ${o.failed} never sent, ` +
-      `server CPU ${round(o.cpuPercent)} %, RSS max ${round(o.rssMaxMb)} MB; devices' process CPU ` +
+      `${servers} ${round(o.cpuPercent)} %${database}, RSS max ${round(o.rssMaxMb)} MB; devices' process CPU ` +
       `${round(o.reader.cpu, 2)} cores, loop delay p99 ${round(o.reader.loopP99)} ms; writers' process CPU ` +
       `${round(o.writer.cpu, 2)} cores, loop delay p99 ${round(o.writer.loopP99)} ms`,
   );
@@ -174,69 +211,133 @@ function describe(mode: SyncMode, o: Outcome): void {
   );
 }
 
-function figures(baseline: Outcome, delivery: Outcome): void {
+/** How a mode's rows are named against its baseline's. */
+interface Naming {
+  /** Before the calls' and delivery's figures: none for delivery's, whose names older results carry. */
+  prefix: string;
+  /** The baseline as the rows name it. */
+  baseline: string;
+  cpu: string;
+  memory: string;
+}
+
+/** A mode's rows against its baseline's: each call's p99 (with its target), delivery, server CPU and memory. */
+function comparedRows(measured: Outcome, baseline: Outcome, naming: Naming): BenchFigure[] {
   const p99 = (times: number[] | undefined) =>
     percentile(
       [...(times ?? [])].sort((a, b) => a - b),
       99,
     );
-  const calls = [...new Set([...baseline.calls.keys(), ...delivery.calls.keys()])].sort();
+  const calls = [...new Set([...baseline.calls.keys(), ...measured.calls.keys()])].sort();
   const rows = calls.map((call) => {
-    const [measured, base] = [p99(delivery.calls.get(call)), p99(baseline.calls.get(call))];
-    const count = delivery.calls.get(call)?.length ?? 0;
+    const [value, base] = [p99(measured.calls.get(call)), p99(baseline.calls.get(call))];
+    const count = measured.calls.get(call)?.length ?? 0;
     return {
-      figure: `${call}, p99, ${DEVICES} devices connected and active (60 s)`,
+      figure: `${naming.prefix}${call}, p99, ${DEVICES} devices connected and active (60 s)`,
       target: `< ${TARGET_CALL_P99} ms`,
-      measured: count === 0 ? 'no calls' : `${round(measured)} ms (${count} calls)`,
-      baseline: `announce and pull: ${round(base)} ms (${baseline.calls.get(call)?.length ?? 0} calls)`,
-      ratio: count === 0 ? '-' : String(round(measured / base, 3)),
-      pass: count === 0 ? null : measured < TARGET_CALL_P99,
+      measured: count === 0 ? 'no calls' : `${round(value)} ms (${count} calls)`,
+      baseline: `${naming.baseline}: ${round(base)} ms (${baseline.calls.get(call)?.length ?? 0} calls)`,
+      ratio: count === 0 ? '-' : String(round(value / base, 3)),
+      pass: count === 0 ? null : value < TARGET_CALL_P99,
     };
   });
-  const held = (o: Outcome) => `${round(percentile(o.delivery, 99))} ms (${o.missing} not held)`;
+  const against = (figure: string, show: (o: Outcome) => string, value: (o: Outcome) => number) => ({
+    figure,
+    target: '-',
+    measured: show(measured),
+    baseline: `${naming.baseline}: ${show(baseline)}`,
+    ratio: String(round(value(measured) / value(baseline), 3)),
+    pass: null,
+  });
   rows.push(
-    {
-      figure: `Delivery under load, write to held, p99 (${DEVICES} devices)`,
-      target: '-',
-      measured: held(delivery),
-      baseline: `announce and pull: ${held(baseline)}`,
-      ratio: String(round(percentile(delivery.delivery, 99) / percentile(baseline.delivery, 99), 3)),
-      pass: null,
-    },
-    {
-      figure: `Server CPU under load (${DEVICES} devices, one core = 100 %)`,
-      target: '-',
-      measured: `${round(delivery.cpuPercent)} %`,
-      baseline: `announce and pull: ${round(baseline.cpuPercent)} %`,
-      ratio: String(round(delivery.cpuPercent / baseline.cpuPercent, 3)),
-      pass: null,
-    },
-    {
-      figure: `Server memory under load, RSS max (${DEVICES} devices)`,
-      target: '-',
-      measured: `${round(delivery.rssMaxMb)} MB`,
-      baseline: `announce and pull: ${round(baseline.rssMaxMb)} MB`,
-      ratio: String(round(delivery.rssMaxMb / baseline.rssMaxMb, 3)),
-      pass: null,
-    },
+    against(
+      `${naming.prefix}Delivery under load, write to held, p99 (${DEVICES} devices)`,
+      (o) => `${round(percentile(o.delivery, 99))} ms (${o.missing} not held)`,
+      (o) => percentile(o.delivery, 99),
+    ),
+    against(
+      naming.cpu,
+      (o) => `${round(o.cpuPercent)} %`,
+      (o) => o.cpuPercent,
+    ),
+    against(
+      naming.memory,
+      (o) => `${round(o.rssMaxMb)} MB`,
+      (o) => o.rssMaxMb,
+    ),
   );
-  printFigures(rows);
+  return rows;
+}
+
+/** PostgreSQL's CPU, and with both servers', beside the SQLite server's, which holds its database's work. */
+function databaseRow(postgres: Outcome, sqlite: Outcome): BenchFigure {
+  const database = postgres.databaseCpuPercent ?? NaN;
+  const whole = postgres.cpuPercent + database;
+  return {
+    figure: `postgres-two: PostgreSQL's processes' CPU under load (${DEVICES} devices, one core = 100 %)`,
+    target: '-',
+    measured: `${round(database)} %; with both servers ${round(whole)} %`,
+    baseline: `delivery's server, SQLite inside: ${round(sqlite.cpuPercent)} %`,
+    ratio: String(round(whole / sqlite.cpuPercent, 3)),
+    pass: null,
+  };
+}
+
+function figures(outcomes: ReadonlyMap<Mode, Outcome>): void {
+  const [announce, delivery, postgres] = MODES.map((mode) => outcomes.get(mode));
+  const rows: BenchFigure[] = [];
+  if (announce && delivery)
+    rows.push(
+      ...comparedRows(delivery, announce, {
+        prefix: '',
+        baseline: 'announce and pull',
+        cpu: `Server CPU under load (${DEVICES} devices, one core = 100 %)`,
+        memory: `Server memory under load, RSS max (${DEVICES} devices)`,
+      }),
+    );
+  if (delivery && postgres)
+    rows.push(
+      ...comparedRows(postgres, delivery, {
+        prefix: 'postgres-two: ',
+        baseline: 'delivery on SQLite',
+        cpu: `postgres-two: servers' CPU under load (their sum; ${DEVICES} devices, one core = 100 %)`,
+        memory: `postgres-two: server memory under load, RSS max of either server (${DEVICES} devices)`,
+      }),
+      databaseRow(postgres, delivery),
+    );
+  if (rows.length > 0) printFigures(rows);
+  else
+    console.log(
+      'No figures: a mode is compared with its baseline run beside it (delivery with announce, postgres-two with delivery)',
+    );
+}
+
+/** BENCH_MODES (comma-separated) when set; else delivery alone with BENCH_BASELINE=0, for trying a change; else all. */
+function chosenModes(): Mode[] {
+  const names = process.env.BENCH_MODES?.split(',').map((name) => name.trim());
+  if (names === undefined) return process.env.BENCH_BASELINE === '0' ? ['delivery'] : [...MODES];
+  const known = new Set<string>(MODES);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`BENCH_MODES names ${unknown.join(', ')}: the modes are ${MODES.join(', ')}`);
+  return MODES.filter((mode) => names.includes(mode));
 }
 
 async function main(): Promise<void> {
   printMachine();
   const started = performance.now();
-  // BENCH_BASELINE=0 measures delivery alone, for trying a change; the table's figures need the baseline's run.
-  if (process.env.BENCH_BASELINE === '0') {
-    describe('delivery', await runModeApart<Outcome>(import.meta.filename, 'delivery'));
-    return;
+  const outcomes = new Map<Mode, Outcome>();
+  for (const mode of chosenModes()) {
+    const missing = mode === 'postgres-two' ? postgresMissing() : null;
+    if (missing !== null) {
+      console.log(`postgres-two skipped: ${missing}`);
+      continue;
+    }
+    const outcome = await runModeApart<Outcome>(import.meta.filename, mode);
+    describe(mode, outcome);
+    outcomes.set(mode, outcome);
   }
-  const baseline = await runModeApart<Outcome>(import.meta.filename, 'announce');
-  describe('announce', baseline);
-  const delivery = await runModeApart<Outcome>(import.meta.filename, 'delivery');
-  describe('delivery', delivery);
-  figures(baseline, delivery);
+  figures(outcomes);
   console.log(`active-load bench: ${round((performance.now() - started) / 1000)} s`);
 }
 
-benchEntry(SYNC_MODES, runMode, main);
+benchEntry(MODES, runMode, main);

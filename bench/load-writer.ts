@@ -43,7 +43,8 @@ const MIX = [
 export type WriteKind = (typeof MIX)[number][0] | 'urgent' | 'ack';
 
 export interface WriterSettings {
-  base: string;
+  /** The servers' bases: writer i writes through bases[i % n], the server connectDevices gives device i's stream. */
+  bases: string[];
   users: BenchUser[];
   /** The newest posts of the seeded feed, newest first. */
   posts: string[];
@@ -99,7 +100,13 @@ export async function writeForARun(settings: WriterSettings): Promise<WriterOutc
   };
   const devices = settings.users.map(
     (user, i) =>
-      new SimDevice({ base: settings.base, token: user.token, deviceId: `load-device-${i}`, collections: [], onCall }),
+      new SimDevice({
+        base: settings.bases[i % settings.bases.length],
+        token: user.token,
+        deviceId: `load-device-${i}`,
+        collections: [],
+        onCall,
+      }),
   );
   const userOf = (index: number) => settings.users[index].id;
   const posts = [...settings.posts.slice(0, 20)];

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { childrenOf, cpuMs } from './sim-server';
 
-/** What bench/two-servers.ts counts as PostgreSQL's CPU rests on these two readings of /proc. */
+/** What bench/bench-postgres.ts counts as PostgreSQL's CPU rests on these two readings of /proc. */
 describe("a process's CPU as the benches read it from /proc", () => {
   it('lists the processes a process started', async () => {
     const sleeper = spawn('sleep', ['30']);

@@ -9,8 +9,8 @@
  *   server's LISTEN/NOTIFY fan-out (decision 158).
  * Both serve the same rows: bench/sim-server.ts seeds SQLite (bench/seed.ts, a ready session per user) and, for
  * PostgreSQL, copies that database with `npm run migrate-to-postgres` (decision 154).
- * Server CPU is the sum of the mode's server processes. PostgreSQL's own processes are counted apart, from /proc: the
- * postmaster's CPU with that of its children it has waited for, plus each live child's (backends, WAL writer,
+ * Server CPU is the sum of the mode's server processes. PostgreSQL's own processes are counted apart, from /proc
+ * (bench/bench-postgres.ts, which deploys the pair): the postmaster's CPU with that of its children it has waited for, plus each live child's (backends, WAL writer,
  * checkpointer, autovacuum). SQLite runs inside the server, so sqlite-one's server CPU holds its database's work.
  * Where a mode saturates: the smallest device count at which it misses one of the three targets, or "not within N".
  * Every postgres-two figure's baseline is sqlite-one's of the same run.
@@ -21,11 +21,8 @@
  * machine was the limit. The throwaway cluster runs with fsync off (server/test/postgres.ts).
  * Run: node --import tsx bench/two-servers.ts
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
-import { findPostgresBin, startTestPostgres, type TestPostgres } from '../server/test/postgres';
+import { postgresMissing, startPostgresPair } from './bench-postgres';
 import { type BenchFigure, percentile, printFigures, printMachine, round } from './bench-report';
 import {
   atEachSize,
@@ -38,15 +35,7 @@ import {
   type Results,
 } from './delivery';
 import type { SimDevice } from './sim-device';
-import {
-  benchEntry,
-  childrenOf,
-  cpuMs,
-  runModeApart,
-  startServerProcess,
-  type BenchDatabase,
-  type ServerProcess,
-} from './sim-server';
+import { benchEntry, runModeApart, startServerProcess } from './sim-server';
 
 const SIZES = (process.env.BENCH_DEVICES?.split(',').map(Number) ?? [1000, 2000, 5000]).sort((a, b) => a - b);
 // Two devices at least: the urgent posts' writers, one on each server.
@@ -54,7 +43,6 @@ if (!SIZES.every((size) => Number.isInteger(size) && size >= 2))
   throw new Error(
     `BENCH_DEVICES must be device counts of 2 or more, comma-separated (it is ${process.env.BENCH_DEVICES})`,
   );
-const NO_POSTGRES = 'PostgreSQL not found (set PG_BIN or install postgresql): the two-servers bench cannot run';
 const MODES = ['sqlite-one', 'postgres-two'] as const;
 type Mode = (typeof MODES)[number];
 type Changes = Pick<Results, 'urgent' | 'chat'>;
@@ -75,65 +63,12 @@ async function sqliteOne(): Promise<Outcome> {
   }
 }
 
-/** The app's database in the cluster, in byte order: the app refuses any other collation (server/db/client.ts). */
-async function createDatabase(postgres: TestPostgres): Promise<string> {
-  const client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
-  try {
-    await client.query("CREATE DATABASE bench TEMPLATE template0 LOCALE 'C'");
-  } finally {
-    await client.end();
-  }
-  const url = new URL(postgres.url);
-  url.pathname = '/bench';
-  return url.href;
-}
-
-/** The cluster's postmaster: the first line of postmaster.pid in its data folder. */
-function postmasterOf(postgres: TestPostgres): number {
-  return Number(fs.readFileSync(path.join(postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-}
-
-/**
- * CPU PostgreSQL's processes have used, in ms: the postmaster's own and its ended children's, plus each live child's.
- * A child that ends between the listing and its read counts nothing until the postmaster has waited for it.
- */
-function postgresCpuMs(postmaster: number): number {
-  let sum = cpuMs(postmaster, true);
-  for (const pid of childrenOf(postmaster)) {
-    try {
-      sum += cpuMs(pid);
-    } catch {
-      // it ended after the listing
-    }
-  }
-  return sum;
-}
-
 async function postgresTwo(): Promise<Outcome> {
-  const postgres = await startTestPostgres(findPostgresBin());
-  const postmaster = postmasterOf(postgres);
-  // Should this process end without its finally (a signal), the cluster does not outlive it.
-  const orphaned = () => {
-    try {
-      process.kill(postmaster, 'SIGQUIT');
-    } catch {
-      // already stopped
-    }
-  };
-  process.once('exit', orphaned);
-  const servers: ServerProcess[] = [];
+  const pair = await startPostgresPair(Math.max(...SIZES));
   try {
-    const database: BenchDatabase = { engine: 'postgres', url: await createDatabase(postgres) };
-    const first = await startServerProcess(Math.max(...SIZES), 'delivery', { database });
-    servers.push(first);
-    servers.push(await startServerProcess(Math.max(...SIZES), 'delivery', { database, joining: first }));
-    const deployment: Deployment = { servers, databaseCpuMs: () => postgresCpuMs(postmaster) };
-    return await atEachSize('postgres-two', deployment, SIZES, (devices) => changes(deployment, devices));
+    return await atEachSize('postgres-two', pair, SIZES, (devices) => changes(pair, devices));
   } finally {
-    for (const server of servers) await server.stop();
-    await postgres.stop();
-    process.off('exit', orphaned);
+    await pair.stop();
   }
 }
 
@@ -253,7 +188,8 @@ function figures(sqlite: Outcome, postgres: Outcome): void {
 async function main(): Promise<void> {
   printMachine();
   // Without PostgreSQL there is nothing to put beside SQLite: say so rather than print half a table.
-  if (findPostgresBin() === null) throw new Error(NO_POSTGRES);
+  const missing = postgresMissing();
+  if (missing !== null) throw new Error(`${missing}: the two-servers bench cannot run`);
   const started = performance.now();
   const sqlite = await runModeApart<Outcome>(import.meta.filename, 'sqlite-one');
   const postgres = await runModeApart<Outcome>(import.meta.filename, 'postgres-two');
