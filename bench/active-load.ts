@@ -232,12 +232,13 @@ function comparedRows(measured: Outcome, baseline: Outcome, naming: Naming): Ben
   const rows = calls.map((call) => {
     const [value, base] = [p99(measured.calls.get(call)), p99(baseline.calls.get(call))];
     const count = measured.calls.get(call)?.length ?? 0;
+    const baseCount = baseline.calls.get(call)?.length ?? 0;
     return {
       figure: `${naming.prefix}${call}, p99, ${DEVICES} devices connected and active (60 s)`,
       target: `< ${TARGET_CALL_P99} ms`,
       measured: count === 0 ? 'no calls' : `${round(value)} ms (${count} calls)`,
-      baseline: `${naming.baseline}: ${round(base)} ms (${baseline.calls.get(call)?.length ?? 0} calls)`,
-      ratio: count === 0 ? '-' : String(round(value / base, 3)),
+      baseline: `${naming.baseline}: ${baseCount === 0 ? 'no calls' : `${round(base)} ms (${baseCount} calls)`}`,
+      ratio: count === 0 || baseCount === 0 ? '-' : String(round(value / base, 3)),
       pass: count === 0 ? null : value < TARGET_CALL_P99,
     };
   });
