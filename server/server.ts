@@ -17,7 +17,7 @@ import { startMailOutbox, type MailOutbox } from './features/mail/mail.service';
 import { ensureHouseChats } from './features/chat/chat.service';
 import { ensureVapidKeys, settlePushes, startHeldPushes } from './features/push/push.service';
 import { startUploadSweeps } from './features/uploads/uploads.service';
-import { createSyncHub } from './features/sync/sync.hub';
+import { createSyncHub, POSTGRES_LANE_SLICE } from './features/sync/sync.hub';
 import { hubDeliveryOf } from './features/sync/sync.delivery';
 import { fanOutBetweenServers } from './features/sync/sync.fanout';
 import { SYNC_COLLECTIONS } from '../schema/sync';
@@ -98,6 +98,8 @@ export async function startServer(
   // Change events carry the change unless the server is set to only announce it (decision 131).
   const ownHub = createSyncHub({
     delivery: config.syncDelivery === 'documents' ? hubDeliveryOf(() => deps) : undefined,
+    // A PostgreSQL writer waits for a turn between its round trips, holding the write lock: shorter turns (decision 164).
+    ...(config.databaseUrl && { laneSlice: POSTGRES_LANE_SLICE }),
   });
   // Several servers on one PostgreSQL tell each other of their changes (decision 158).
   const fanout = config.databaseUrl

@@ -162,6 +162,27 @@ describe('the sync hub', () => {
     expect(between).toBe(FANOUT_SLICE);
   });
 
+  it('writes a smaller slice per turn when told to (a server on PostgreSQL)', async () => {
+    hub = createSyncHub({
+      laneSlice: 25,
+      delivery: {
+        currentSeq: async () => 2,
+        sameForEveryone: () => true,
+        eventsFor: async (collection, wanted) => wanted.map(() => JSON.stringify({ collection })),
+      },
+    });
+    const streams = Array.from({ length: FANOUT_SLICE + 5 }, (_, i) => fakeConnection(`user-${i}`));
+    for (const stream of streams) await hub.connect(stream.connection);
+    const written = () => streams.filter((s) => s.sent.length > 0).length;
+    hub.notify('posts');
+    await microtasks();
+    await turn();
+    expect(written()).toBe(25);
+    await turn();
+    expect(written()).toBe(50);
+    await vi.waitFor(() => expect(written()).toBe(streams.length), { timeout: 5000, interval: 5 });
+  });
+
   it('computes one event per starting point for a collection everyone sees alike, one per user otherwise', async () => {
     let seq = 10;
     const computed: string[] = [];
