@@ -101,8 +101,12 @@ function otherSideOf(row: ConversationRow, userId: string): string | null {
 
 /** The conversation if this user is in it now; everyone else gets 404. */
 async function requireConversation(deps: AppDeps, actor: SessionUser, id: string): Promise<ConversationRow> {
-  const row = await findConversation(deps.db, id);
-  return row && (await isMember(deps.db, id, actor.id)) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
+  return await ifMember(deps, actor, await findConversation(deps.db, id));
+}
+
+/** A conversation already read, if this user is in it now; everyone else gets 404. */
+async function ifMember(deps: AppDeps, actor: SessionUser, row: ConversationRow | undefined): Promise<ConversationRow> {
+  return row && (await isMember(deps.db, row.id, actor.id)) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
 }
 
 function toChatUser(other: ConversationListRow['other']): ChatUser {
@@ -426,7 +430,7 @@ async function conversationForMessage(
   conversationId: string,
 ): Promise<ConversationRow> {
   const row = await findConversation(deps.db, conversationId);
-  if (row) return (await isMember(deps.db, row.id, actor.id)) ? row : notFound(CHAT_MESSAGES.conversationNotFound);
+  if (row) return await ifMember(deps, actor, row);
   const pair = participantsOf(conversationId);
   const otherId = pair?.[0] === actor.id ? pair[1] : pair?.[1] === actor.id ? pair[0] : null;
   if (!otherId) return notFound(CHAT_MESSAGES.conversationNotFound);
