@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postgresOrSkip, startTestPostgres, type TestPostgres } from '../test/postgres';
 import {
   closeDb,
@@ -85,6 +86,59 @@ function dataLayerOn(name: string, open: () => Promise<Db>, skip = false) {
         }).catch(() => undefined);
       });
       expect(await countSettings()).toBe(before + 1);
+    });
+
+    it('keeps a failed statement inside its savepoint when the outer work catches it', async () => {
+      const before = await countSettings();
+      await transaction(db, async (tx) => {
+        await tx
+          .insert(settings)
+          .values({ key: `h-${name}-sp1`, value: `E ${name}` })
+          .run();
+        await transaction(tx, (inner) => statement(inner, 'SELECT no_such_column FROM settings').all()).catch(
+          () => undefined,
+        );
+        await transaction(tx, async (inner) => {
+          await transaction(inner, async () => undefined);
+          await inner
+            .insert(settings)
+            .values({ key: `h-${name}-sp2`, value: `F ${name}` })
+            .run();
+        });
+      });
+      expect(await countSettings()).toBe(before + 2);
+    });
+
+    it('sends a transaction’s start and savepoints with its next statement, and no release before its commit', async () => {
+      if (dialectOf(db) !== 'postgres') return; // SQLite's statements are no round trips
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args) {
+        const config = args[0] as unknown as string | { text: string };
+        sent.push(typeof config === 'string' ? config : config.text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args) as never;
+      });
+      try {
+        await transaction(db, (tx) =>
+          transaction(tx, (a) =>
+            transaction(a, (b) =>
+              b
+                .insert(settings)
+                .values({ key: `h-${name}-sp3`, value: `G ${name}` })
+                .run(),
+            ),
+          ),
+        );
+      } finally {
+        spy.mockRestore();
+      }
+      expect(sent).toHaveLength(3);
+      expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(\d+\); SAVEPOINT sp1; SAVEPOINT sp2$/);
+      expect(sent[1]).toMatch(/^insert into "settings"/);
+      expect(sent[2]).toBe('COMMIT');
+      expect(await statement(db, 'SELECT value FROM settings WHERE key = ?').pluck([`h-${name}-sp3`])).toEqual([
+        `G ${name}`,
+      ]);
     });
 
     it('runs concurrent transactions one after the other, so a read-then-write never loses an update', async () => {
@@ -198,11 +252,11 @@ function dataLayerOn(name: string, open: () => Promise<Db>, skip = false) {
           await failing(tx).catch(() => undefined);
         }),
       ).rejects.toThrow(/rolled back/);
-      // A savepoint asked for in the aborted transaction fails it.
+      // A savepoint asked for in the aborted transaction fails it (it is sent with its first statement).
       await expect(
         transaction(db, async (tx) => {
           await failing(tx).catch(() => undefined);
-          await transaction(tx, async () => undefined);
+          await transaction(tx, (inner) => countSettings(inner));
         }),
       ).rejects.toThrow(/aborted/);
       expect(await countSettings()).toBe(before);

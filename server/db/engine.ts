@@ -318,23 +318,51 @@ export class PostgresEngine implements Engine {
     const client = await this.pool.connect();
     let depth = 1;
     let open = true;
+    /**
+     * Statements without parameters not sent yet: the transaction's start and lock, savepoints and their releases.
+     * They go together, in one simple query, with the next statement's round trip before it; at COMMIT what is left
+     * (releases, a savepoint nothing ran in) is dropped, since COMMIT ends them all.
+     */
+    let pending: { text: string; scope?: { sent: boolean } }[] = [
+      { text: `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})` },
+    ];
+    let begun = false;
+    const sendPending = async () => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      begun = true;
+      await client.query(batch.map(({ text }) => text).join('; '));
+      for (const { scope } of batch) if (scope) scope.sent = true;
+    };
     const tx: Connection = {
       engine: this,
       inTransaction: true,
-      query: (text, params, mode) => {
-        if (!open) return Promise.reject(new Error('A transaction’s connection was used after the transaction ended'));
+      query: async (text, params, mode) => {
+        if (!open) throw new Error('A transaction’s connection was used after the transaction ended');
+        await sendPending();
         return this.run(client, text, params, mode);
       },
       transaction: async (inner) => {
         const name = `sp${depth}`;
-        await client.query(`SAVEPOINT ${name}`);
+        const scope = { sent: false };
+        pending.push({ text: `SAVEPOINT ${name}`, scope });
         depth += 1;
         try {
           const result = await inner(tx);
-          await client.query(`RELEASE SAVEPOINT ${name}`);
+          // A savepoint nothing ran in is dropped with its release.
+          if (pending[pending.length - 1]?.scope === scope) pending.pop();
+          else pending.push({ text: `RELEASE SAVEPOINT ${name}` });
           return result;
         } catch (error) {
-          await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          const unsent = pending.findIndex((entry) => entry.scope === scope);
+          if (unsent >= 0)
+            pending.splice(unsent); // nothing ran in it
+          else if (scope.sent) {
+            // What is still pending came after it, and goes with the rollback.
+            pending = [];
+            await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          }
           throw error;
         } finally {
           depth -= 1;
@@ -343,19 +371,24 @@ export class PostgresEngine implements Engine {
     };
     let broken = false;
     try {
-      // One round trip: the transaction and the lock every writer takes first.
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
       const result = await work(tx);
-      // PostgreSQL answers COMMIT of a transaction a failed statement aborted with a rollback, not an error.
-      const ended = await client.query('COMMIT');
-      if (ended.command !== 'COMMIT') throw new Error('The transaction was rolled back: one of its statements failed');
+      pending = [];
+      if (begun) {
+        // PostgreSQL answers COMMIT of a transaction a failed statement aborted with a rollback, not an error.
+        const ended = await client.query('COMMIT');
+        if (ended.command !== 'COMMIT')
+          throw new Error('The transaction was rolled back: one of its statements failed');
+      }
       return result;
     } catch (error) {
       this.pool.failed(client, error);
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true; // the connection is gone: the pool drops it
+      pending = [];
+      if (begun) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true; // the connection is gone: the pool drops it
+        }
       }
       throw error;
     } finally {
