@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config';
-import { closeDb, openDb } from './db/client';
+import { closeDb, dialectOf, openDatabase, sqliteOf, statement, type Db } from './db/client';
 import { databaseFile } from './server';
+import { testDatabase } from './test/postgres-suite';
 import { insertSignedInUser } from './test/ready-sessions';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -17,15 +17,27 @@ const ROUNDS = 6;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-sigkill-'));
 const children = new Set<ChildProcess>();
+/** On the PostgreSQL pass, the database of its own the app server writes to (decision 157); null on SQLite. */
+let postgres: Awaited<ReturnType<typeof testDatabase>> = null;
 
-afterAll(() => {
+beforeAll(async () => {
+  postgres = await testDatabase();
+});
+
+afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
+  await Promise.all([...children].map((child) => exited(child)));
+  await postgres?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The database the app server runs on: the SQLite file in the data folder, or PostgreSQL on that pass. */
+const openAppDatabase = () =>
+  openDatabase({ databaseUrl: postgres?.url, file: databaseFile(loadConfig({ DATA_DIR: dataDir })) });
+
 /** Two accounts with sessions ready, written before the first start (no sign-in between kills). */
 async function seedAccounts(): Promise<{ cookies: [string, string]; ids: [string, string] }> {
-  const db = openDb(databaseFile(loadConfig({ DATA_DIR: dataDir })));
+  const db = await openAppDatabase();
   const now = Date.now();
   const made: { id: string; cookie: string }[] = [];
   for (const i of [0, 1]) {
@@ -44,7 +56,14 @@ async function seedAccounts(): Promise<{ cookies: [string, string]; ids: [string
 async function startChild(): Promise<{ child: ChildProcess; base: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/test/child-server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' },
+    env: {
+      ...process.env,
+      ...(postgres && { DATABASE_URL: postgres.url }),
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -64,6 +83,14 @@ const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
     : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+/** The ids of `ids` that `table` lacks. */
+async function absentRows(db: Db, table: string, ids: string[]): Promise<string[]> {
+  const has = statement(db, `select 1 from ${table} where id = ?`);
+  const absent: string[] = [];
+  for (const id of ids) if (!(await has.get([id]))) absent.push(id);
+  return absent;
+}
 
 describe('a write acknowledged to a client', () => {
   it('survives a SIGKILL of the server the moment after, and the server restarts on the stale lock', async () => {
@@ -125,19 +152,16 @@ describe('a write acknowledged to a client', () => {
     }
 
     const { child } = await startChild();
-    const sqlite = new Database(path.join(dataDir, 'staff-portal.db'), { readonly: true });
+    const db = await openAppDatabase();
     try {
-      const absent = (table: string, list: string[]) => {
-        const has = sqlite.prepare(`select 1 from ${table} where id = ?`);
-        return list.filter((id) => !has.get(id));
-      };
       expect(acked.posts.length + acked.messages.length + acked.comments.length).toBeGreaterThanOrEqual(ROUNDS + 1);
-      expect(absent('posts', acked.posts)).toEqual([]);
-      expect(absent('messages', acked.messages)).toEqual([]);
-      expect(absent('comments', acked.comments)).toEqual([]);
-      expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(await absentRows(db, 'posts', acked.posts)).toEqual([]);
+      expect(await absentRows(db, 'messages', acked.messages)).toEqual([]);
+      expect(await absentRows(db, 'comments', acked.comments)).toEqual([]);
+      // Only SQLite's file is written by the killed process itself; PostgreSQL's server was never killed.
+      if (dialectOf(db) === 'sqlite') expect(sqliteOf(db).pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
-      sqlite.close();
+      await closeDb(db);
       child.kill('SIGTERM');
       await exited(child);
     }

@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config';
 import { startServer } from './server';
+import { testDatabase } from './test/postgres-suite';
 import { startTestServer, TestClient } from './test/test-server';
 import { sqliteOf, statement } from './db/client';
 
@@ -16,7 +17,19 @@ const tempDir = () => {
   tempDirs.push(dir);
   return dir;
 };
-afterAll(() => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+const databases: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+  for (const drop of databases.splice(0)) await drop();
+});
+
+/** On the PostgreSQL pass, DATABASE_URL of a fresh database of its own (decision 157); on SQLite, nothing. */
+async function databaseEnv(): Promise<{ DATABASE_URL?: string }> {
+  const postgres = await testDatabase();
+  if (!postgres) return {};
+  databases.push(postgres.drop);
+  return { DATABASE_URL: postgres.url };
+}
 
 /** Runs `npm start`'s entry point as a real process and collects what it prints. */
 function runMain(env: Record<string, string>, untilMatch: RegExp, timeoutMs = 20_000) {
@@ -79,11 +92,13 @@ describe('configuration', () => {
 describe('the data folder', () => {
   it('refuses a second server on the same folder with a clear message', async () => {
     const dataDir = tempDir();
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    // Each server keeps a data folder of its own on PostgreSQL too (docs/deploy.md).
+    const database = await databaseEnv();
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
     const first = await startServer(config, { clientDir: dataDir });
     try {
       await expect(startServer(config, { clientDir: dataDir })).rejects.toThrow(/already using the data folder/);
-      const run = await runMain({ PORT: '0', DATA_DIR: dataDir }, /$^/);
+      const run = await runMain({ PORT: '0', DATA_DIR: dataDir, ...database }, /$^/);
       expect(run.code).toBe(1);
       expect(run.output).toMatch(/Another Staff Portal server \(process \d+\) is already using the data folder/);
     } finally {
@@ -121,8 +136,9 @@ describe('first start without a System Administrator', () => {
     const dataDir = tempDir();
     const logs: string[] = [];
     const original = console.log;
+    const database = await databaseEnv();
     console.log = (...args: unknown[]) => logs.push(args.join(' '));
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
     const server = await startServer(config, { clientDir: dataDir }).finally(() => (console.log = original));
     try {
       const link = /http:\/\/\S+\/setup\?token=\S+/.exec(logs.join('\n'))?.[0];
@@ -158,6 +174,7 @@ describe('first start without a System Administrator', () => {
 describe('mail without SMTP', () => {
   it('writes each message as an .eml file under DATA_DIR/outbox and logs its link', async () => {
     const dataDir = tempDir();
+    const database = await databaseEnv();
     const logs: string[] = [];
     const original = console.log;
     console.log = (...args: unknown[]) => logs.push(args.join(' '));
@@ -168,6 +185,7 @@ describe('mail without SMTP', () => {
         DATA_DIR: dataDir,
         ADMIN_EMAIL: 'root@care.example',
         ADMIN_PASSWORD: 'R00t!Passw0rd',
+        ...database,
       });
       const server = await startServer(config, { clientDir: dataDir });
       try {
@@ -190,6 +208,7 @@ describe('mail without SMTP', () => {
   });
   it('in production logs only that a mail waits in the outbox, with its id, never its link', async () => {
     const dataDir = tempDir();
+    const database = await databaseEnv();
     const logs: string[] = [];
     const original = console.log;
     console.log = (...args: unknown[]) => logs.push(args.join(' '));
@@ -200,6 +219,7 @@ describe('mail without SMTP', () => {
         DATA_DIR: dataDir,
         ADMIN_EMAIL: 'root@care.example',
         ADMIN_PASSWORD: 'R00t!Passw0rd',
+        ...database,
         NODE_ENV: 'production',
       });
       const server = await startServer(config, { clientDir: dataDir });
@@ -268,7 +288,13 @@ describe('the built client', () => {
     fs.writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>Staff Portal</title>');
     fs.writeFileSync(path.join(clientDir, 'assets', 'app.js'), script);
     fs.writeFileSync(path.join(clientDir, 'assets', 'app.js.br'), zlib.brotliCompressSync(script));
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ...(await databaseEnv()),
+    });
     const server = await startServer(config, { clientDir });
     try {
       const url = `http://127.0.0.1:${server.port}/assets/app.js`;

@@ -20,6 +20,7 @@ const BOUNDARY = 'BigFormBoundary7MA4YWxkTrZu0gW';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-big-forms-'));
 let server: ServerProcess;
 let cookie = '';
+let close: (() => Promise<void>) | undefined;
 
 /** A post form of one attachment, `total` bytes in all, generated as it is sent (the test holds 1 MB of it). */
 function bigForm(total: number): Readable {
@@ -82,7 +83,7 @@ function send(urlPath: string, total: number, withLength: boolean, declared = to
 }
 
 beforeAll(async () => {
-  ({ server, cookie } = await startSignedInServerProcess(dataDir, {
+  ({ server, cookie, close } = await startSignedInServerProcess(dataDir, {
     email: 'forms@care.example',
     firstName: 'Form',
     lastName: 'Tester',
@@ -91,7 +92,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await server?.stop();
+  await close?.();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -21,9 +21,10 @@ const GROWTH_LIMIT_MB = 300;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-image-bombs-'));
 let server: ServerProcess;
 let cookie = '';
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  ({ server, cookie } = await startSignedInServerProcess(dataDir, {
+  ({ server, cookie, close } = await startSignedInServerProcess(dataDir, {
     email: 'bombs@care.example',
     firstName: 'Bomb',
     lastName: 'Tester',
@@ -32,7 +33,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await server?.stop();
+  await close?.();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
