@@ -49,7 +49,10 @@ for (const { command, args, env = {} } of steps) {
     .map(([name, value]) => `${name}=${value} `)
     .join('')}${command} ${args.join(' ')}`;
   console.log(`\n> ${shown}`);
+  const started = Date.now();
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  // Each step's time, so a run that grows towards CI's limit shows which step grew.
+  console.log(`\n> ${shown}: ${Math.round((Date.now() - started) / 1000)} s`);
   if (result.status !== 0) {
     console.error(`\n${shown} failed`);
     process.exit(result.status ?? 1);
