@@ -4,7 +4,7 @@ import type { AppDeps } from '../../lib/context';
 import { localDayAndHour } from '../../lib/time-zone';
 import { queueMail } from '../mail/mail.service';
 import { listAccessEndingBetween, listActiveSystemAdmins } from '../users/users.queries';
-import { findSettingValue, upsertSetting } from './admin.queries';
+import { claimSetting, findSettingValue } from './admin.queries';
 import { inTransaction } from '../../db/client';
 import { startJob, type Job } from '../../lib/jobs';
 
@@ -25,7 +25,8 @@ function digestLine(
 /**
  * Once a day, e-mails every active System Administrator the accounts whose access ends within 48 hours, through the
  * mail outbox; nothing when there are none, and then a later check that day may still send (decision 147). Answers
- * how many e-mails were queued.
+ * how many e-mails were queued. The day is claimed in the transaction that queues them, so of two servers checking at
+ * once (the job's lock is lost with its connection) one sends.
  */
 export async function sendAccessDigest(deps: AppDeps): Promise<number> {
   const at = deps.now();
@@ -42,12 +43,12 @@ export async function sendAccessDigest(deps: AppDeps): Promise<number> {
     '',
     'To extend one, edit its access end on the admin page.',
   ].join('\n');
-  await inTransaction(deps, async (deps) => {
-    await upsertSetting(deps.db, DIGEST_DAY_KEY, today);
+  return inTransaction(deps, async (deps) => {
+    if (!(await claimSetting(deps.db, DIGEST_DAY_KEY, today))) return 0;
     for (const admin of admins)
       await queueMail(deps, { to: admin.email, subject: 'Staff Portal: access ending soon', text });
+    return admins.length;
   });
-  return admins.length;
 }
 
 /** The daily e-mail's check, every `everyMs` (an hour); `check` runs one at once (tests). */

@@ -4,6 +4,8 @@ import { sweepExpired } from '../auth/auth.service';
 import { updateUser } from '../users/users.queries';
 import { ADMIN, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { statement } from '../../db/client';
+import { sendAccessDigest } from './access.service';
+import { expireAccounts } from './admin.service';
 
 let t: TestServer;
 let admin: TestClient;
@@ -116,6 +118,50 @@ describe('agency and bank staff', () => {
     expect(JSON.parse(audit[0].details)).toMatchObject({ type: 'agency' });
     // Once is enough: a later check finds nothing more to end.
     expect(await t.server.accessExpiry.check()).toBe(0);
+  });
+});
+
+describe('two servers running the access jobs at the same moment, as they would without the lock', () => {
+  it('ends each account once, with one audit entry each', async () => {
+    const s = await startTestServer();
+    try {
+      const ending = [
+        await s.buildUser({ accountType: 'agency', accessEndsAt: Date.now() + MINUTE }),
+        await s.buildUser({ accountType: 'bank', accessEndsAt: Date.now() + MINUTE }),
+      ];
+      s.advance(2 * MINUTE);
+      const ended = await Promise.all([expireAccounts(s.server.deps), expireAccounts(s.server.deps)]);
+      for (const user of ending) {
+        const audit = await statement(
+          s.db,
+          "select count(*) as n from audit_log where action = 'user.access_expired' and target_id = ?",
+        ).get([user.id]);
+        expect(audit).toEqual({ n: 1 });
+        expect(await statement(s.db, 'select is_active as "isActive" from users where id = ?').get([user.id])).toEqual({
+          isActive: 0,
+        });
+      }
+      expect(ended[0] + ended[1]).toBe(2);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('sends each System Administrator one access ending e-mail', async () => {
+    const s = await startTestServer();
+    try {
+      await s.buildUser({ accountType: 'agency', firstName: 'Sooner', accessEndsAt: Date.now() + HOUR });
+      const other = await s.buildUser({ role: 'system_admin' });
+      const queued = await Promise.all([sendAccessDigest(s.server.deps), sendAccessDigest(s.server.deps)]);
+      await s.server.outbox.settle();
+      for (const email of [ADMIN.email, other.email]) {
+        await s.smtp.waitFor(email);
+        expect(s.smtp.to(email).filter((m) => m.subject === 'Staff Portal: access ending soon')).toHaveLength(1);
+      }
+      expect(queued[0] + queued[1]).toBe(2);
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -37,6 +37,7 @@ import {
 import { releaseAuthorContent } from '../posts/posts.service';
 import { directoryChanged, toAdminUser } from '../users/users.service';
 import { inTransaction } from '../../db/client';
+import { claimAccessEnded } from './admin.queries';
 
 const LAST_ADMIN = 'There must always be at least one active System Administrator.';
 const DAY_MS = 86_400_000;
@@ -261,13 +262,15 @@ async function cutOff(deps: AppDeps, id: string, reason?: 'access_ended'): Promi
 
 /**
  * Deactivates every active account whose access end has come (decision 145), as an admin's deactivation does, each
- * audited as the server's; answers how many.
+ * audited as the server's; answers how many. Each account is claimed by its deactivation, so of two servers running
+ * at once (the job's lock is lost with its connection) only the one that deactivated it goes on.
  */
 export async function expireAccounts(deps: AppDeps): Promise<number> {
   const at = deps.now();
-  const due = await listAccessEnded(deps.db, at);
-  for (const target of due) {
-    await updateUser(deps.db, target.id, { isActive: false, updatedAt: at });
+  let ended = 0;
+  for (const target of await listAccessEnded(deps.db, at)) {
+    if (!(await claimAccessEnded(deps.db, target.id, at))) continue;
+    ended += 1;
     await houseChatMembersChanged(deps, target.id, (await housesByUser(deps, [target.id])).get(target.id) ?? []);
     await cutOff(deps, target.id, 'access_ended');
     await recordAudit(deps.db, {
@@ -279,8 +282,8 @@ export async function expireAccounts(deps: AppDeps): Promise<number> {
       at,
     });
   }
-  if (due.length > 0) directoryChanged(deps);
-  return due.length;
+  if (ended > 0) directoryChanged(deps);
+  return ended;
 }
 
 /** The access expiry of the server process: checks every `everyMs` (a minute); `check` runs one at once (tests). */

@@ -340,10 +340,25 @@ export async function listDueReminders(db: Db, alertedBefore: number, limit: num
     .all();
 }
 
-/** Marks reminders as sent (not part of the synced document: no new sequence). */
-export async function updateReminded(db: Db, ids: string[], at: number): Promise<void> {
-  if (ids.length === 0) return;
-  await db.update(acknowledgements).set({ remindedAt: at }).where(inArray(acknowledgements.id, ids)).run();
+/**
+ * Marks reminders as sent where none was yet and the alert is still open, answering the ids this call marked: of two
+ * checks at once, each reminder is claimed by one (not part of the synced document: no new sequence).
+ */
+export async function claimReminders(db: Db, ids: string[], at: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const claimed = await db
+    .update(acknowledgements)
+    .set({ remindedAt: at })
+    .where(
+      and(
+        inArray(acknowledgements.id, ids),
+        isNull(acknowledgements.remindedAt),
+        isNull(acknowledgements.acknowledgedAt),
+      ),
+    )
+    .returning({ id: acknowledgements.id })
+    .all();
+  return claimed.map((row) => row.id);
 }
 
 const listAcknowledgementsSinceQuery = preparedFor((db) =>

@@ -35,6 +35,7 @@ import {
 } from '../push/push.service';
 import {
   applyAudienceChange,
+  claimReminders,
   countUnviewed,
   findAcknowledgement,
   findAlertPost,
@@ -46,7 +47,6 @@ import {
   listReportRows,
   listUnacknowledged,
   updateAcknowledged,
-  updateReminded,
   updateViewed,
   type AcknowledgementDocRow,
   type AcknowledgementRow,
@@ -332,17 +332,21 @@ export function alertReportCsv(report: AlertReport): Generator<string> {
 
 /**
  * Sends the one reminder push to every member of a live alert who has not acknowledged it 15 minutes after
- * it reached them. Marked before sending, so a reminder never repeats even when a push fails.
+ * it reached them. Claimed before sending, so a reminder never repeats even when a push fails, nor when two servers
+ * check at once (the job's lock is lost with its connection): each pushes only the reminders its own claim marked.
  */
 export async function sendDueReminders(deps: AppDeps): Promise<number> {
   const now = deps.now();
-  const due = await listDueReminders(deps.db, now - ALERT_REMINDER_AFTER_MS, REMINDERS_PER_CHECK);
-  if (due.length === 0) return 0;
-  await updateReminded(
-    deps.db,
-    due.map((row) => row.id),
-    now,
+  const listed = await listDueReminders(deps.db, now - ALERT_REMINDER_AFTER_MS, REMINDERS_PER_CHECK);
+  if (listed.length === 0) return 0;
+  const claimed = new Set(
+    await claimReminders(
+      deps.db,
+      listed.map((row) => row.id),
+      now,
+    ),
   );
+  const due = listed.filter((row) => claimed.has(row.id));
   const byPost = new Map<string, { author: string; userIds: string[] }>();
   for (const row of due) {
     const entry = byPost.get(row.postId) ?? { author: authorFirstName(row), userIds: [] };

@@ -6,7 +6,7 @@ import type { AcknowledgementDoc, PostDoc, PullResponse, PushResponse, SyncCheck
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { parseInput } from '../../lib/http';
 import { actorOf, startTestServer, type TestClient, type TestServer } from '../../test/test-server';
-import { acknowledgeAlert } from './alerts.service';
+import { acknowledgeAlert, sendDueReminders } from './alerts.service';
 import { statement } from '../../db/client';
 
 let t: TestServer;
@@ -440,6 +440,35 @@ describe('reminders', () => {
         await s.settlePushes();
         expect(receiver.of('reminder-waiting')).toHaveLength(2);
         expect(receiver.of('reminder-done')).toHaveLength(1);
+      },
+      { PUSH_ALLOW_HOSTS: receiver.origin },
+    );
+  });
+
+  it('pushes each reminder once when two checks run at the same moment, as two servers without the lock would', async () => {
+    await withFreshServer(
+      async (s) => {
+        const author = await s.signedIn({ role: 'admin', firstName: 'Ada' });
+        const members = [await s.signedIn(), await s.signedIn()];
+        for (const [i, member] of members.entries()) {
+          await member.client.post('/api/push/subscribe', receiver.subscription(`twice-${i}`));
+        }
+        await author.client.post('/api/posts', { content: 'Alert', isUrgent: true });
+        for (const i of members.keys()) await receiver.waitFor(`twice-${i}`);
+
+        const check = () => sendDueReminders(s.server.deps);
+        await s.settlePushes();
+        // Before the time there is nothing to send; the pair also readies two connections, so that on PostgreSQL too
+        // the pair below reads the due rows at the same moment.
+        expect(await Promise.all([check(), check()])).toEqual([0, 0]);
+        s.advance(15 * 60_000);
+        const sent = await Promise.all([check(), check()]);
+        await s.settlePushes();
+        for (const i of members.keys()) {
+          expect(receiver.of(`twice-${i}`).map((push) => push.payload.data.type)).toEqual(['urgent', 'reminder']);
+        }
+        // The two members and the first administrator (who has no device), each counted by one of the checks.
+        expect(sent[0] + sent[1]).toBe(3);
       },
       { PUSH_ALLOW_HOSTS: receiver.origin },
     );

@@ -108,12 +108,26 @@ export async function listDueConfirmations(db: Db, today: string, maxReminders: 
   ).all({ today, max: maxReminders });
 }
 
-/** Counts a confirmation reminder as sent (not part of the synced document: no new sequence). */
-export async function updateConfirmReminded(db: Db, ids: string[], at: number): Promise<void> {
-  if (ids.length === 0) return;
-  await statement(
-    db,
-    `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
-       WHERE id IN (SELECT value FROM ${jsonValues(db, '?')})`,
-  ).run([at, JSON.stringify(ids)]);
+/**
+ * Counts a confirmation reminder as sent for each row whose count is still the one read, answering the ids this call
+ * counted: of two checks at once, each reminder is claimed by one (not part of the synced document: no new sequence).
+ */
+export async function claimConfirmReminders(
+  db: Db,
+  due: Pick<DueConfirmationRow, 'id' | 'confirmReminders'>[],
+  at: number,
+): Promise<string[]> {
+  const claimed: string[] = [];
+  // One statement per count read: a handful at most (CONFIRM_REMINDERS_MAX).
+  for (const count of new Set(due.map((row) => row.confirmReminders))) {
+    const ids = due.filter((row) => row.confirmReminders === count).map((row) => row.id);
+    claimed.push(
+      ...(await statement(
+        db,
+        `UPDATE acknowledgements SET confirm_reminders = confirm_reminders + 1, confirm_reminded_at = ?
+           WHERE id IN (SELECT value FROM ${jsonValues(db, '?')}) AND confirm_reminders = ? RETURNING id`,
+      ).pluck<string>([at, JSON.stringify(ids), count])),
+    );
+  }
+  return claimed;
 }

@@ -24,11 +24,11 @@ import { asksConfirmation, findOwnRow, recordAcknowledgement, reportAudience } f
 import { groupByHouse, houseGroupsCsv, parseHouseList } from '../houses/houses.service';
 import { confirmReminderPush, PUSH_OPTIONS, pushToUsers } from '../push/push.service';
 import {
+  claimConfirmReminders,
   listDueConfirmations,
   listOutstanding,
   listOverview,
   listViewerConfirmations,
-  updateConfirmReminded,
 } from './confirmations.queries';
 
 /** Whole percent confirmed, rounded down so 100 means everyone; an audience of no one has nothing outstanding. */
@@ -182,22 +182,20 @@ export const inQuietHours = (hour: number) => hour >= QUIET_HOURS_START || hour 
 
 /**
  * Sends the confirmation reminders that are due: one on the due date, then one a day until confirmed, at most 5,
- * never in quiet hours, all in the provider's time zone (decision 136). A reminder is counted before it is sent, so
- * none repeats even when a push fails; "a day" is the next calendar day, so a check every 30 s sends each once.
+ * never in quiet hours, all in the provider's time zone (decision 136). A reminder is claimed (counted) before it is
+ * sent, so none repeats even when a push fails, nor when two servers check at once (the job's lock is lost with its
+ * connection); "a day" is the next calendar day, so a check every 30 s sends each once.
  */
 export async function sendDueConfirmReminders(deps: AppDeps): Promise<number> {
   const now = deps.now();
   const { day, hour } = localDayAndHour(now, deps.config.timeZone);
   if (inQuietHours(hour)) return 0;
-  const due = (await listDueConfirmations(deps.db, day, CONFIRM_REMINDERS_MAX)).filter(
+  const listed = (await listDueConfirmations(deps.db, day, CONFIRM_REMINDERS_MAX)).filter(
     (row) => row.confirmRemindedAt === null || localDayAndHour(row.confirmRemindedAt, deps.config.timeZone).day < day,
   );
-  if (due.length === 0) return 0;
-  await updateConfirmReminded(
-    deps.db,
-    due.map((row) => row.id),
-    now,
-  );
+  if (listed.length === 0) return 0;
+  const claimed = new Set(await claimConfirmReminders(deps.db, listed, now));
+  const due = listed.filter((row) => claimed.has(row.id));
   const byPost = new Map<string, { author: string; userIds: string[] }>();
   for (const row of due) {
     const entry = byPost.get(row.postId) ?? { author: row.authorFirstName ?? DELETED_AUTHOR.firstName, userIds: [] };

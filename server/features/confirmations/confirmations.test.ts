@@ -13,6 +13,7 @@ import { newPostDoc } from '../../test/sync-docs';
 import { startPushReceiver, type PushReceiver } from '../../test/push-receiver';
 import { startTestServer, type TestClient, type TestServer } from '../../test/test-server';
 import { statement } from '../../db/client';
+import { sendDueConfirmReminders } from './confirmations.service';
 
 let t: TestServer;
 let receiver: PushReceiver;
@@ -492,6 +493,37 @@ describe('confirmation reminders', () => {
         });
         const doneTypes = receiver.of('confirm-done').map((p) => (p.payload as { data: { type: string } }).data.type);
         expect(doneTypes).not.toContain('confirm_reminder');
+      },
+      { PUSH_ALLOW_HOSTS: receiver.origin },
+    );
+  });
+
+  it('pushes each reminder once when two checks run at the same moment, as two servers without the lock would', async () => {
+    await withFreshServer(
+      async (s) => {
+        const admin = await s.signedIn({ role: 'admin', firstName: 'Ada' });
+        const members = [await s.signedIn(), await s.signedIn()];
+        for (const [i, member] of members.entries()) {
+          await member.client.post('/api/push/subscribe', receiver.subscription(`confirm-twice-${i}`));
+        }
+        const due = addDays(localDayAndHour(s.server.deps.now(), 'Europe/London').day, 2);
+        await confirmPostBy(admin.client, { confirmBy: due });
+        const at = (day: string, hour: number) => s.advance(londonAt(day, hour) - s.server.deps.now());
+        const check = () => sendDueConfirmReminders(s.server.deps);
+        await s.settlePushes();
+        // Before the due date there is nothing to send; the pair also readies two connections, so that on PostgreSQL
+        // too the pair below reads the due rows at the same moment.
+        at(addDays(due, -1), 12);
+        expect(await Promise.all([check(), check()])).toEqual([0, 0]);
+        at(due, 12);
+        const sent = await Promise.all([check(), check()]);
+        await s.settlePushes();
+        for (const i of members.keys()) {
+          const types = receiver.of(`confirm-twice-${i}`).map((p) => p.payload.data.type);
+          expect(types.filter((type) => type === 'confirm_reminder')).toHaveLength(1);
+        }
+        // The two members and the first System Administrator (who has no device), each counted by one of the checks.
+        expect(sent[0] + sent[1]).toBe(3);
       },
       { PUSH_ALLOW_HOSTS: receiver.origin },
     );

@@ -32,6 +32,19 @@ export async function listDueMail(db: Db, at: number, limit: number): Promise<Ma
     .all();
 }
 
+/**
+ * Takes a listed mail for sending: still pending and due as it was read, it is put off until `until`, so no other
+ * sender lists it meanwhile; false when another sender took it first (or sent or gave it up).
+ */
+export async function claimMail(db: Db, mail: Pick<MailRow, 'id' | 'nextAttemptAt'>, until: number): Promise<boolean> {
+  const result = await db
+    .update(mailOutbox)
+    .set({ nextAttemptAt: until })
+    .where(and(eq(mailOutbox.id, mail.id), eq(mailOutbox.nextAttemptAt, mail.nextAttemptAt), pending))
+    .run();
+  return result.changes === 1;
+}
+
 /** When the next pending mail is due, or null when none waits. */
 export async function findNextMailDueAt(db: Db): Promise<number | null> {
   return (

@@ -2,6 +2,7 @@ import { exclusive } from '../../db/client';
 import { LIMITS } from '../../../schema/constants';
 import type { AppDeps } from '../../lib/context';
 import {
+  claimMail,
   deleteFinishedMailBefore,
   findNextMailDueAt,
   insertMail,
@@ -31,6 +32,8 @@ const IDLE_CHECK_MS = 60_000;
 /** A graceful close waits at most this long for a send in flight. */
 const STOP_WAIT_MS = 5_000;
 const BATCH = 20;
+/** A claimed mail is not due again for this long, past any send's SMTP timeouts: one whose sender died is retried. */
+const CLAIM_MS = 10 * 60_000;
 
 /**
  * Puts a mail in the outbox; the worker sends it after the answer. Call it inside the transaction that writes
@@ -54,6 +57,53 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_FIRST_MS * 2 ** (attempts - 1), RETRY_MAX_MS);
 }
 
+/** What a graceful close tells a sender: take no more mail; and, once it has waited, record no send in flight. */
+export interface MailSender {
+  stopped: boolean;
+  abandoned: boolean;
+}
+
+/** Sends one claimed mail; a failure is recorded for the next attempt. Answers whether it went. */
+async function deliver(deps: Omit<AppDeps, 'outbox'>, sender: MailSender, mail: MailRow & { text: string }) {
+  try {
+    await deps.mailer.send({ id: mail.id, to: mail.to, subject: mail.subject, text: mail.text });
+    if (!sender.abandoned) await markMailSent(deps.db, mail.id, deps.now());
+    return true;
+  } catch (error) {
+    if (sender.abandoned) return false;
+    const at = deps.now();
+    const attempts = mail.attempts + 1;
+    const giveUp = at - mail.createdAt >= GIVE_UP_AFTER_MS;
+    const nextAttemptAt = at + retryDelayMs(attempts);
+    const lastError = error instanceof Error ? error.message.slice(0, 500) : String(error).slice(0, 500);
+    await markMailFailed(deps.db, mail.id, { attempts, nextAttemptAt, lastError, giveUp });
+    const then = giveUp ? 'given up' : `next attempt at ${new Date(nextAttemptAt).toISOString()}`;
+    deps.log.error(`Mail ${mail.id} to ${mail.to} could not be sent (attempt ${attempts}; ${then}):`, lastError);
+    return false;
+  }
+}
+
+/**
+ * Sends the mail due now, one at a time; answers how many went. Each mail is claimed before it is sent, so of two
+ * senders at once (servers whose outbox lock was lost with its connection) only one sends it.
+ */
+export async function sendDueMail(
+  deps: Omit<AppDeps, 'outbox'>,
+  sender: MailSender = { stopped: false, abandoned: false },
+): Promise<number> {
+  await deleteFinishedMailBefore(deps.db, deps.now() - KEEP_FINISHED_MS);
+  let sent = 0;
+  for (;;) {
+    const due = await listDueMail(deps.db, deps.now(), BATCH);
+    if (due.length === 0) return sent;
+    for (const mail of due) {
+      if (sender.stopped) return sent;
+      if (mail.text === null || !(await claimMail(deps.db, mail, deps.now() + CLAIM_MS))) continue;
+      if (await deliver(deps, sender, { ...mail, text: mail.text })) sent += 1;
+    }
+  }
+}
+
 export interface MailOutbox {
   /** Looks for due mail at once (after a mail is queued). */
   wake: () => void;
@@ -65,8 +115,7 @@ export interface MailOutbox {
 
 /** The worker of the server process that sends due mail, one at a time, with exponential back-off. */
 export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
-  let stopped = false;
-  let abandoned = false;
+  const sender: MailSender = { stopped: false, abandoned: false };
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
   let again = false;
@@ -77,42 +126,13 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
     timer.unref();
   };
 
-  async function deliver(mail: MailRow & { text: string }): Promise<void> {
-    try {
-      await deps.mailer.send({ id: mail.id, to: mail.to, subject: mail.subject, text: mail.text });
-      if (!abandoned) await markMailSent(deps.db, mail.id, deps.now());
-    } catch (error) {
-      if (abandoned) return;
-      const at = deps.now();
-      const attempts = mail.attempts + 1;
-      const giveUp = at - mail.createdAt >= GIVE_UP_AFTER_MS;
-      const nextAttemptAt = at + retryDelayMs(attempts);
-      const lastError = error instanceof Error ? error.message.slice(0, 500) : String(error).slice(0, 500);
-      await markMailFailed(deps.db, mail.id, { attempts, nextAttemptAt, lastError, giveUp });
-      const then = giveUp ? 'given up' : `next attempt at ${new Date(nextAttemptAt).toISOString()}`;
-      deps.log.error(`Mail ${mail.id} to ${mail.to} could not be sent (attempt ${attempts}; ${then}):`, lastError);
-    }
-  }
-
-  async function sendDue(): Promise<void> {
-    await deleteFinishedMailBefore(deps.db, deps.now() - KEEP_FINISHED_MS);
-    for (;;) {
-      const due = await listDueMail(deps.db, deps.now(), BATCH);
-      if (due.length === 0) return;
-      for (const mail of due) {
-        if (stopped) return;
-        if (mail.text !== null) await deliver({ ...mail, text: mail.text });
-      }
-    }
-  }
-
   async function nextCheckMs(): Promise<number> {
     const next = await findNextMailDueAt(deps.db);
     return next === null ? IDLE_CHECK_MS : Math.min(Math.max(next - deps.now(), 0), IDLE_CHECK_MS);
   }
 
   function run(): void {
-    if (stopped) return;
+    if (sender.stopped) return;
     if (running) {
       again = true;
       return;
@@ -122,7 +142,7 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
       let nextMs = IDLE_CHECK_MS;
       try {
         // Of several servers on one database, one sends at a time: the others' outboxes skip the turn.
-        await exclusive(deps.db, 'The mail outbox', sendDue);
+        await exclusive(deps.db, 'The mail outbox', () => sendDueMail(deps, sender));
       } catch (error) {
         deps.log.error('The mail outbox failed:', error);
       }
@@ -132,32 +152,32 @@ export function startMailOutbox(deps: Omit<AppDeps, 'outbox'>): MailOutbox {
         deps.log.error('The mail outbox failed:', error);
       }
       running = null;
-      if (!stopped) schedule(again ? 0 : nextMs);
+      if (!sender.stopped) schedule(again ? 0 : nextMs);
     })();
   }
 
   schedule(0);
   return {
     wake: () => {
-      if (stopped) return;
+      if (sender.stopped) return;
       if (running) again = true;
       else schedule(0);
     },
     async settle() {
-      while (running || (!stopped && (await listDueMail(deps.db, deps.now(), 1)).length > 0)) {
+      while (running || (!sender.stopped && (await listDueMail(deps.db, deps.now(), 1)).length > 0)) {
         if (!running) run();
         await running;
       }
     },
     async stop() {
-      stopped = true;
+      sender.stopped = true;
       clearTimeout(timer);
       if (running) {
         let wait: NodeJS.Timeout | undefined;
         await Promise.race([running, new Promise((resolve) => (wait = setTimeout(resolve, STOP_WAIT_MS)))]);
         clearTimeout(wait);
       }
-      abandoned = true;
+      sender.abandoned = true;
     },
   };
 }

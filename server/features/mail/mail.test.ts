@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MESSAGES } from '../../../schema/auth';
 import { closedSmtpUrl, startSmtpServer } from '../../test/smtp';
 import { startTestServer, type TestServer } from '../../test/test-server';
-import { retryDelayMs } from './mail.service';
+import { queueMail, retryDelayMs, sendDueMail } from './mail.service';
 import { statement } from '../../db/client';
 
 interface OutboxRow {
@@ -56,6 +56,24 @@ describe('the mail outbox', () => {
       expect(await outboxRowOf(user.email)).toMatchObject({ attempts: 2, sentAt: expect.any(Number), text: null });
     } finally {
       await smtp.close();
+    }
+  });
+
+  it('sends each mail once when two senders run at the same moment, as two servers without the lock would', async () => {
+    const s = await startTestServer();
+    try {
+      // The server's own worker stays out of it: the two senders below are all there is.
+      await s.server.outbox.stop();
+      const to = ['one', 'two', 'three'].map((name) => `${name}-${Date.now()}@test.example`);
+      for (const address of to) await queueMail(s.server.deps, { to: address, subject: 'Hello', text: 'A mail' });
+      const sent = await Promise.all([sendDueMail(s.server.deps), sendDueMail(s.server.deps)]);
+      for (const address of to) {
+        await s.smtp.waitFor(address);
+        expect(s.smtp.to(address)).toHaveLength(1);
+      }
+      expect(sent[0] + sent[1]).toBe(3);
+    } finally {
+      await s.close();
     }
   });
 
