@@ -169,6 +169,60 @@ describe('first start without a System Administrator', () => {
       await server.close();
     }
   });
+
+  it('makes one System Administrator when the link is sent twice at once', async () => {
+    const dataDir = tempDir();
+    const logs: string[] = [];
+    const original = console.log;
+    const database = await databaseEnv();
+    console.log = (...args: unknown[]) => logs.push(args.join(' '));
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
+    const server = await startServer(config, { clientDir: dataDir }).finally(() => (console.log = original));
+    try {
+      const token = new URL(/http:\/\/\S+\/setup\?token=\S+/.exec(logs.join('\n'))![0]).searchParams.get('token')!;
+      const base = `http://127.0.0.1:${server.port}`;
+      const form = { token, firstName: 'Bo', lastName: 'Ss', password: 'F1rst!Admin', confirmPassword: 'F1rst!Admin' };
+      const sent = await Promise.all(
+        ['one@care.example', 'two@care.example'].map((email) =>
+          new TestClient(base).post('/api/setup', { ...form, email }),
+        ),
+      );
+      expect(sent.map((res) => res.status).sort()).toEqual([201, 409]);
+      const admins = await statement(server.deps.db, "SELECT email FROM users WHERE role = 'system_admin'").pluck();
+      expect(admins).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('first start of several servers at once', () => {
+  // Several servers share one database only on PostgreSQL; a SQLite file has one server (its data folder's lock).
+  it.skipIf(process.env.TEST_DATABASE !== 'postgres')(
+    'makes one System Administrator from ADMIN_EMAIL however many servers start together',
+    async () => {
+      const database = await databaseEnv();
+      const settings = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...database };
+      const admin = { ADMIN_EMAIL: 'root@care.example', ADMIN_PASSWORD: 'R00t!Passw0rd' };
+      const servers = await Promise.all(
+        [tempDir(), tempDir(), tempDir()].map((dir) =>
+          startServer(loadConfig({ ...settings, ...admin, DATA_DIR: dir }), { clientDir: dir }),
+        ),
+      );
+      try {
+        const { db } = servers[0].deps;
+        const admins = await statement(db, "SELECT email FROM users WHERE role = 'system_admin'").pluck();
+        expect(admins).toEqual(['root@care.example']);
+        const audited = await statement(
+          db,
+          "SELECT count(*) AS n FROM audit_log WHERE action = 'setup.admin_from_env'",
+        ).get();
+        expect(Number(audited?.n)).toBe(1);
+      } finally {
+        await Promise.all(servers.map((server) => server.close()));
+      }
+    },
+  );
 });
 
 describe('mail without SMTP', () => {

@@ -455,37 +455,41 @@ export async function sweepExpired(deps: AppDeps): Promise<void> {
  * setup link for the person at the console. Returns null when a System Administrator already exists.
  */
 export async function ensureFirstAdmin(deps: AppDeps): Promise<{ created?: string; setupLink?: string } | null> {
-  if ((await countActiveSystemAdmins(deps.db)) > 0) {
-    await deleteSetting(deps.db, SETUP_TOKEN_KEY);
-    return null;
-  }
   const { adminEmail, adminPassword } = deps.config;
-  if (adminEmail && adminPassword) {
-    const user = await createSystemAdmin(deps, {
-      email: adminEmail,
-      firstName: 'System',
-      lastName: 'Administrator',
-      password: adminPassword,
-    });
-    await recordAudit(deps.db, {
-      actor: { id: null, email: null },
-      action: 'setup.admin_from_env',
-      ip: 'console',
-      target: { type: 'user', id: user.id },
-      at: deps.now(),
-    });
-    return { created: adminEmail };
-  }
-  const token = randomToken();
-  await writeSetting(deps.db, SETUP_TOKEN_KEY, hashToken(token));
-  return { setupLink: `${baseUrl(deps.config)}/setup?token=${encodeURIComponent(token)}` };
+  // Hashed before the transaction, which the first start of several servers at once takes one after the other.
+  const passwordHash = adminEmail && adminPassword ? await hashPassword(adminPassword) : null;
+  return inTransaction(deps, async (deps) => {
+    if ((await countActiveSystemAdmins(deps.db)) > 0) {
+      await deleteSetting(deps.db, SETUP_TOKEN_KEY);
+      return null;
+    }
+    if (adminEmail && passwordHash) {
+      const user = await createSystemAdmin(deps, {
+        email: adminEmail,
+        firstName: 'System',
+        lastName: 'Administrator',
+        passwordHash,
+      });
+      await recordAudit(deps.db, {
+        actor: { id: null, email: null },
+        action: 'setup.admin_from_env',
+        ip: 'console',
+        target: { type: 'user', id: user.id },
+        at: deps.now(),
+      });
+      return { created: adminEmail };
+    }
+    const token = randomToken();
+    await writeSetting(deps.db, SETUP_TOKEN_KEY, hashToken(token));
+    return { setupLink: `${baseUrl(deps.config)}/setup?token=${encodeURIComponent(token)}` };
+  });
 }
 
 async function createSystemAdmin(
   deps: AppDeps,
-  input: { email: string; firstName: string; lastName: string; password: string },
+  input: { email: string; firstName: string; lastName: string; passwordHash: string },
 ) {
-  const passwordHash = await hashPassword(input.password);
+  const { passwordHash } = input;
   const at = deps.now();
   const existing = await findUserByEmail(deps.db, input.email);
   if (existing) {
@@ -529,16 +533,22 @@ export async function checkSetupLink(deps: AppDeps, token: string): Promise<{ va
 /** Creates the first System Administrator through the one-time console link and signs them in. */
 export async function completeSetup(deps: AppDeps, body: SetupBody, meta: RequestMeta): Promise<StartedSession> {
   await checkSetupToken(deps, body.token);
-  const user = await createSystemAdmin(deps, body);
-  await deleteSetting(deps.db, SETUP_TOKEN_KEY);
-  await recordAudit(deps.db, {
-    actor: { id: user.id, email: user.email },
-    action: 'setup.admin_created',
-    ip: meta.ip,
-    target: { type: 'user', id: user.id },
-    at: deps.now(),
+  const passwordHash = await hashPassword(body.password);
+  // Checked again with the write: the same link sent twice at once makes one administrator, and the other is told.
+  const user = await inTransaction(deps, async (deps) => {
+    await checkSetupToken(deps, body.token);
+    const made = await createSystemAdmin(deps, { ...body, passwordHash });
+    await deleteSetting(deps.db, SETUP_TOKEN_KEY);
+    await recordAudit(deps.db, {
+      actor: { id: made.id, email: made.email },
+      action: 'setup.admin_created',
+      ip: meta.ip,
+      target: { type: 'user', id: made.id },
+      at: deps.now(),
+    });
+    await updateUser(deps.db, made.id, { lastLoginAt: deps.now() });
+    return made;
   });
-  await updateUser(deps.db, user.id, { lastLoginAt: deps.now() });
   return { token: await startSession(deps, user.id, meta), user: toCurrentUser(user) };
 }
 
