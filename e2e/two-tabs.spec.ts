@@ -1,4 +1,4 @@
-import type { BrowserContext, Locator, Page } from '@playwright/test';
+import type { BrowserContext, Locator, Page, Request } from '@playwright/test';
 import { createStaffMember, expect, signIn, STAFF_PASSWORD, test, userIdOf } from './fixtures';
 import { serverRows } from './support/offline';
 
@@ -11,14 +11,28 @@ const serverReactions = (postId: string) =>
 
 const postCard = (page: Page, text: string): Locator => page.getByRole('article').filter({ hasText: text });
 
-/** Counts the live streams a tab opens and the pushes it sends (only the tab that replicates does either). */
-function countSyncTraffic(page: Page): { streams: number; pushes: number } {
-  const traffic = { streams: 0, pushes: 0 };
+/**
+ * Counts the live streams a tab opens and the pushes it sends (only the tab that replicates does either), and keeps
+ * the sync requests' outcomes, for the message of a run that does not settle.
+ */
+function countSyncTraffic(page: Page): { streams: number; pushes: number; log: string[] } {
+  const traffic = { streams: 0, pushes: 0, log: [] as string[] };
+  const started = Date.now();
+  const note = (request: Request, outcome: string) => {
+    const { pathname, search } = new URL(request.url());
+    if (pathname.startsWith('/api/sync/'))
+      traffic.log.push(`${Date.now() - started} ms ${pathname}${search} ${outcome}`);
+  };
   page.on('request', (request) => {
     const { pathname } = new URL(request.url());
     if (pathname === '/api/sync/stream') traffic.streams += 1;
     if (/^\/api\/sync\/\w+\/push$/.test(pathname)) traffic.pushes += 1;
   });
+  page.on(
+    'requestfinished',
+    (request) => void request.response().then((answer) => note(request, String(answer?.status()))),
+  );
+  page.on('requestfailed', (request) => note(request, `failed: ${request.failure()?.errorText ?? ''}`));
   return traffic;
 }
 
@@ -84,9 +98,18 @@ test('two tabs of one user reacting offline end, once online, on the choice made
     await postCard(tabB, text).getByRole('button', { name: 'Love', exact: true }).click();
     for (const tab of [tabA, tabB]) await expectLoveShown(tab, text);
 
+    const since = { a: syncA.log.length, b: syncB.log.length };
     await wifi.on(context);
     for (const tab of [tabA, tabB]) {
-      await expect(tab.getByText(/pending/), `run ${run}: nothing left to send`).toHaveCount(0, { timeout: 20_000 });
+      // A run that does not settle says what each tab asked of the server since the Wi-Fi came back.
+      const traffic = () =>
+        `; server rows ${JSON.stringify(serverReactions(postId))}; tab A's sync requests since: ` +
+        `${syncA.log.slice(since.a).join(', ')}; tab B's: ${syncB.log.slice(since.b).join(', ')}`;
+      await expect(tab.getByText(/pending/), `run ${run}: nothing left to send`)
+        .toHaveCount(0, { timeout: 20_000 })
+        .catch((error: Error) => {
+          throw new Error(`${error.message}${traffic()}`);
+        });
     }
     // The server holds the last choice, as one row; both tabs show it.
     await expect
