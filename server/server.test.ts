@@ -131,15 +131,21 @@ describe('the data folder', () => {
   });
 });
 
+/** A server on a fresh folder and database with no System Administrator, and what it printed as it started. */
+async function startWithoutAdmin() {
+  const dataDir = tempDir();
+  const logs: string[] = [];
+  const original = console.log;
+  const database = await databaseEnv();
+  console.log = (...args: unknown[]) => logs.push(args.join(' '));
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
+  const server = await startServer(config, { clientDir: dataDir }).finally(() => (console.log = original));
+  return { server, logs };
+}
+
 describe('first start without a System Administrator', () => {
   it('prints a one-time link that creates the first System Administrator and signs them in', async () => {
-    const dataDir = tempDir();
-    const logs: string[] = [];
-    const original = console.log;
-    const database = await databaseEnv();
-    console.log = (...args: unknown[]) => logs.push(args.join(' '));
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
-    const server = await startServer(config, { clientDir: dataDir }).finally(() => (console.log = original));
+    const { server, logs } = await startWithoutAdmin();
     try {
       const link = /http:\/\/\S+\/setup\?token=\S+/.exec(logs.join('\n'))?.[0];
       expect(link).toBeDefined();
@@ -171,13 +177,7 @@ describe('first start without a System Administrator', () => {
   });
 
   it('makes one System Administrator when the link is sent twice at once', async () => {
-    const dataDir = tempDir();
-    const logs: string[] = [];
-    const original = console.log;
-    const database = await databaseEnv();
-    console.log = (...args: unknown[]) => logs.push(args.join(' '));
-    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...database });
-    const server = await startServer(config, { clientDir: dataDir }).finally(() => (console.log = original));
+    const { server, logs } = await startWithoutAdmin();
     try {
       const token = new URL(/http:\/\/\S+\/setup\?token=\S+/.exec(logs.join('\n'))![0]).searchParams.get('token')!;
       const base = `http://127.0.0.1:${server.port}`;
