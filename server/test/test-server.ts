@@ -380,6 +380,19 @@ export class TestClient {
           });
         }
       },
+      /**
+       * The data of the first change event of `collection` after `after` events were seen: the hub keeps each
+       * collection's events in order, not one collection's against another's.
+       */
+      async change(collection: string, after = 0, timeoutMs = 3000) {
+        const deadline = Date.now() + timeoutMs;
+        for (let from = after; ;) {
+          const event = await this.next('change', from, Math.max(0, deadline - Date.now()));
+          from = events.indexOf(event) + 1;
+          const data = JSON.parse(event.data) as { collection: string; documents?: unknown[] };
+          if (data.collection === collection) return data;
+        }
+      },
       close: () => controller.abort(),
     };
   }

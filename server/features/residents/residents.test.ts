@@ -480,8 +480,7 @@ describe('residents sync', () => {
     await stream.next('RESYNC');
     const seen = stream.events.length;
     const created = await createResident(staff);
-    const change = await stream.next('change', seen);
-    expect(JSON.parse(change.data)).toMatchObject({ collection: 'residents', documents: [{ id: created.id }] });
+    expect(await stream.change('residents', seen)).toMatchObject({ documents: [{ id: created.id }] });
     stream.close();
   });
 });
@@ -642,8 +641,7 @@ describe('resident edits from devices, merged field by field (decision 120)', ()
     await stream.next('RESYNC');
     const before = stream.events.length;
     await push(staff, [{ newDocumentState: { ...seen, medication: 'Streamed' }, assumedMasterState: seen }]);
-    expect(JSON.parse((await stream.next('change', before)).data)).toMatchObject({
-      collection: 'residents',
+    expect(await stream.change('residents', before)).toMatchObject({
       documents: [{ id: created.id, medication: 'Streamed' }],
     });
     stream.close();
