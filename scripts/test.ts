@@ -25,21 +25,23 @@ interface Step {
   args: string[];
   env?: Record<string, string>;
 }
-/**
- * Tests that compare answer times (the same time for a known and an unknown address): run on their own, since vitest
- * runs two files at a time and another file's work would fall on one of the two compared requests more than the other.
- */
-const ALONE = ['server/features/mail/mail-timing.test.ts'];
-const notAlone = ALONE.flatMap((file) => ['--exclude', file]);
+// The projects of vite.config.ts: `alone` holds the tests that compare answer times, run after the others on their
+// own, since another file's work would fall on one of the two compared requests more than the other.
+const together = ['--project', 'server', '--project', 'client'];
+const alone = ['--project', 'alone'];
 const steps: Step[] = [
   { command: 'npm', args: ['run', 'check'] },
-  { command: 'npx', args: ['vitest', 'run', ...notAlone] },
-  { command: 'npx', args: ['vitest', 'run', ...ALONE] },
+  { command: 'npx', args: ['vitest', 'run', ...together] },
+  { command: 'npx', args: ['vitest', 'run', ...alone] },
   ...(postgres
     ? [
-        // `server/`: a filter matches anywhere in a path, and `server` also ran src/, bench/ and scripts/ files again.
-        { command: 'npx', args: ['vitest', 'run', 'server/', ...notAlone], env: { TEST_DATABASE: 'postgres' } },
-        { command: 'npx', args: ['vitest', 'run', ...ALONE], env: { TEST_DATABASE: 'postgres' } },
+        // The server's own tests: a filter matches anywhere in a path, and `server` alone also matched src/ files.
+        {
+          command: 'npx',
+          args: ['vitest', 'run', 'server/', '--project', 'server'],
+          env: { TEST_DATABASE: 'postgres' },
+        },
+        { command: 'npx', args: ['vitest', 'run', ...alone], env: { TEST_DATABASE: 'postgres' } },
       ]
     : []),
   { command: 'npx', args: ['playwright', 'test'] },
