@@ -1,8 +1,8 @@
 // The production install for real (docs/deploy.md, decision 135): build here, copy the app without node_modules into a
-// temporary folder, `npm ci --omit=dev` there (install scripts included: better-sqlite3 is compiled where no prebuilt
-// binary can be fetched), then `npm start` and `npm run backup` must work with no build tools installed, and
-// `npm run migrate-to-postgres` must move what the app stored to a throwaway PostgreSQL that `npm start` then serves.
-// Run by .ci/run; about a minute and a half, most of it npm, so it is not part of the vitest suite.
+// temporary folder, `npm ci --omit=dev` there (install scripts included: better-sqlite3 takes the binary the
+// development install built, as prebuild-install would download one), then `npm start` and `npm run backup` must work
+// with no build tools installed, and `npm run migrate-to-postgres` must move what the app stored to a throwaway
+// PostgreSQL that `npm start` then serves. Run by .ci/run, so it is not part of the vitest suite.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -151,6 +151,26 @@ async function checkMoveToPostgres(app: string, dataDir: string): Promise<void> 
   console.log(`Moved to PostgreSQL in ${((Date.now() - started) / 1000).toFixed(1)} s: ${took.join(', ')}.`);
 }
 
+/**
+ * The better-sqlite3 binary the development install built, packed as the prebuilt one prebuild-install downloads from
+ * GitHub, which this machine cannot reach: `npm ci --omit=dev` in `scratch`'s app then installs it as an install with
+ * internet access would, instead of compiling SQLite a second time (decision 169). Its name says this platform; a
+ * system whose prebuilt binaries are named otherwise (musl) finds none and compiles it, as it would with none packed.
+ */
+function packLocalPrebuild(scratch: string): void {
+  const packageDir = path.join(ROOT, 'node_modules', 'better-sqlite3');
+  const binary = 'build/Release/better_sqlite3.node';
+  if (!fs.existsSync(path.join(packageDir, binary))) return;
+  const { version } = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const dir = path.join(scratch, 'prebuilds');
+  fs.mkdirSync(dir);
+  execFileSync('tar', ['-czf', path.join(dir, name), '-C', packageDir, binary]);
+  // prebuild-install reads its settings from the first .prebuild-installrc up from the package: the app stays as
+  // deployed, and an npm setting in the environment would make npm warn.
+  fs.writeFileSync(path.join(scratch, '.prebuild-installrc'), JSON.stringify({ 'local-prebuilds': dir }));
+}
+
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sp-production-'));
 const app = path.join(scratch, 'app');
 try {
@@ -161,6 +181,7 @@ try {
     filter: (from) => !LEFT_OUT.has(path.basename(from)),
   });
   let started = Date.now();
+  packLocalPrebuild(scratch);
   run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], app);
   console.log(`npm ci --omit=dev took ${((Date.now() - started) / 1000).toFixed(0)} s`);
   for (const tool of ['vite', 'tsx', 'esbuild', 'vitest']) {
