@@ -194,6 +194,8 @@ const ownPostgresTests = process.env.TEST_DATABASE === 'postgres' ? OWN_POSTGRES
  * runs two files at a time and another file's work would fall on one of the two compared requests more than the other.
  */
 const ALONE_TESTS = ['server/features/mail/mail-timing.test.ts'];
+/** A no-op unless TEST_DATABASE=postgres: then one PostgreSQL cluster serves the run (decision 157). */
+const POSTGRES_SUITE = ['server/test/postgres-suite.ts'];
 
 export default defineConfig({
   plugins: [
@@ -258,8 +260,7 @@ export default defineConfig({
           // These files share no module state they change (no mocks, stubs or environment changes), and loading the
           // server's modules again for each file took half of the PostgreSQL pass's time.
           isolate: false,
-          // A no-op unless TEST_DATABASE=postgres: then one PostgreSQL cluster serves the run (decision 157).
-          globalSetup: ['server/test/postgres-suite.ts'],
+          globalSetup: POSTGRES_SUITE,
         },
       },
       {
@@ -269,7 +270,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE_TESTS, globalSetup: ['server/test/postgres-suite.ts'] },
+        test: { name: 'alone', include: ALONE_TESTS, globalSetup: POSTGRES_SUITE },
       },
     ],
   },

@@ -25,8 +25,7 @@ interface Step {
   args: string[];
   env?: Record<string, string>;
 }
-// The projects of vite.config.ts: `alone` holds the tests that compare answer times, run after the others on their
-// own, since another file's work would fall on one of the two compared requests more than the other.
+// The projects of vite.config.ts; `alone` (tests that compare answer times) runs after the others, on its own.
 const together = ['--project', 'server', '--project', 'client'];
 const alone = ['--project', 'alone'];
 const steps: Step[] = [

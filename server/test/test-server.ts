@@ -241,6 +241,11 @@ export interface TestResponse<T = Record<string, unknown>> {
   text: string;
 }
 
+/** One server-sent event of a live stream. */
+interface SseEvent {
+  event: string;
+  data: string;
+}
 /** A tiny HTTP client with a cookie jar, like a browser tab without JavaScript. */
 export class TestClient {
   cookie = '';
@@ -316,7 +321,7 @@ export class TestClient {
       headers: this.cookie ? { cookie: this.cookie } : {},
       signal: controller.signal,
     });
-    const events: { event: string; data: string }[] = [];
+    const events: SseEvent[] = [];
     const comments: string[] = [];
     const waiters = new Set<() => void>();
     let buffer = '';
@@ -354,6 +359,23 @@ export class TestClient {
     })();
     let closed = false;
     void ended.then(() => (closed = true));
+    /** The first event after `after` that `matches`, waited for up to `timeoutMs`. */
+    const firstAfter = async (after: number, timeoutMs: number, what: string, matches: (e: SseEvent) => boolean) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = events.slice(after).find(matches);
+        if (found) return found;
+        if (closed || Date.now() > deadline) throw new Error(`no ${what} event within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            waiters.delete(wake);
+            resolve();
+          };
+          waiters.add(wake);
+          setTimeout(wake, 50);
+        });
+      }
+    };
     return {
       status: res.status,
       headers: res.headers,
@@ -364,34 +386,15 @@ export class TestClient {
         return closed;
       },
       /** Waits for the next event of that name after `after` events were seen. */
-      async next(name: string, after = 0, timeoutMs = 3000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-          const found = events.slice(after).find((e) => e.event === name);
-          if (found) return found;
-          if (closed || Date.now() > deadline) throw new Error(`no ${name} event within ${timeoutMs} ms`);
-          await new Promise<void>((resolve) => {
-            const wake = () => {
-              waiters.delete(wake);
-              resolve();
-            };
-            waiters.add(wake);
-            setTimeout(wake, 50);
-          });
-        }
-      },
+      next: (name: string, after = 0, timeoutMs = 3000) => firstAfter(after, timeoutMs, name, (e) => e.event === name),
       /**
        * The data of the first change event of `collection` after `after` events were seen: the hub keeps each
        * collection's events in order, not one collection's against another's.
        */
       async change(collection: string, after = 0, timeoutMs = 3000) {
-        const deadline = Date.now() + timeoutMs;
-        for (let from = after; ;) {
-          const event = await this.next('change', from, Math.max(0, deadline - Date.now()));
-          from = events.indexOf(event) + 1;
-          const data = JSON.parse(event.data) as { collection: string; documents?: unknown[] };
-          if (data.collection === collection) return data;
-        }
+        const dataOf = (e: SseEvent) => JSON.parse(e.data) as { collection: string; documents?: unknown[] };
+        const isIt = (e: SseEvent) => e.event === 'change' && dataOf(e).collection === collection;
+        return dataOf(await firstAfter(after, timeoutMs, `${collection} change`, isIt));
       },
       close: () => controller.abort(),
     };
